@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The topology file (YAML, parsed with libyaml) as a plain value. Loading
+ * is pure: it opens nothing and changes nothing, so a file with an error is
+ * rejected whole ("file:line:col: message 'token'") before any port exists.
+ * Flow strings are kept as text with their line numbers; ofp_parse checks
+ * them once the port names are known (config_check_flows in main.c).
+ */
+#ifndef VXS_CONFIG_H
+#define VXS_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+
+#define CFG_NAME_MAX 64
+#define CFG_PATH_MAX 256
+#define CFG_ERR_MAX 512
+#define CFG_MAX_CORES 128
+#define CFG_MAX_VNIS 64
+
+enum cfg_port_type {
+	CFG_PORT_DPDK,			/* any ethdev: devargs or PCI address */
+	CFG_PORT_VHOST_SERVER,		/* "dpdkvhostuser": we own the socket */
+	CFG_PORT_VHOST_CLIENT,		/* "dpdkvhostuserclient": VM owns it */
+	CFG_PORT_VXLAN,			/* the overlay's tunnel port */
+};
+
+struct cfg_rxq_affinity {
+	uint16_t queue;
+	uint16_t core;			/* lcore id of a PMD */
+};
+
+struct cfg_port {
+	char name[CFG_NAME_MAX];
+	enum cfg_port_type type;
+	int line;			/* where it was defined, for errors */
+	uint32_t ofport;		/* 0 = assign the next free number */
+
+	/* dpdk */
+	char devargs[CFG_PATH_MAX];
+	uint16_t n_rxq;			/* default 1 */
+	uint16_t rxd, txd;		/* default 1024; vhost rings are
+					 * sized by the guest, not here */
+	uint16_t mtu;			/* 0 = leave as is */
+
+	/* vhost */
+	char path[CFG_PATH_MAX];
+
+	/* rxq -> PMD core; queues not listed are spread round-robin */
+	uint16_t n_affinity;
+	struct cfg_rxq_affinity affinity[16];
+
+	/* vxlan: "flow" = 0 / false, else fixed */
+	bool remote_ip_flow, local_ip_flow, key_flow;
+	rte_be32_t remote_ip, local_ip;
+	uint32_t key;
+	uint16_t dst_port;		/* default 4789 */
+	uint16_t n_vnis;		/* accepted VNIs; 0 = those the flows use */
+	uint32_t vnis[CFG_MAX_VNIS];
+};
+
+struct cfg_route {
+	rte_be32_t prefix;
+	uint8_t plen;
+	rte_be32_t gateway;		/* 0 = directly connected */
+	char port[CFG_NAME_MAX];	/* default: the underlay port */
+	int line;
+};
+
+struct cfg_arp {
+	rte_be32_t ip;
+	struct rte_ether_addr mac;
+	int line;
+};
+
+struct cfg_flow {
+	char *text;			/* ovs-ofctl syntax, malloc'd */
+	int line;
+};
+
+struct vxs_config {
+	char file[CFG_PATH_MAX];
+
+	/* eal: turned into an argv by config_eal_argv() */
+	char eal_lcores[128];		/* "-l"; default: main + pmd cores */
+	int eal_main_lcore;		/* -1 = EAL default */
+	uint32_t eal_memory_mb;		/* -m; 0 = not given */
+	char eal_socket_mem[64];	/* --socket-mem */
+	char eal_file_prefix[64];	/* default "vxswitch" */
+	char eal_huge_dir[CFG_PATH_MAX];
+	bool eal_no_pci;
+	bool eal_no_huge;		/* for tests on hosts with no hugepages */
+	int n_eal_extra;
+	char **eal_extra;		/* verbatim extra EAL args */
+
+	/* datapath */
+	uint16_t n_pmd_cores;
+	uint16_t pmd_cores[CFG_MAX_CORES];	/* default {1} */
+	uint32_t n_mbufs;		/* 0 = sized from the ports */
+	uint32_t emc_insert_inv_prob;	/* default 100; 0 = EMC off */
+	uint32_t flow_max_idle_ms;	/* default 10000 */
+	uint32_t max_megaflows;		/* per PMD, default 65536 */
+	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
+
+	/* underlay: the NIC side and our VTEP */
+	char underlay_port[CFG_NAME_MAX];	/* a dpdk port's name, or "" */
+	rte_be32_t vtep_ip;
+	uint8_t vtep_plen;
+	bool vtep_mac_set;
+	struct rte_ether_addr vtep_mac;	/* default: the NIC's MAC */
+	uint16_t n_routes;
+	struct cfg_route routes[64];
+	uint16_t n_arp;
+	struct cfg_arp arp[256];
+
+	uint16_t n_ports;
+	struct cfg_port *ports;		/* malloc'd array */
+
+	uint16_t n_flows;
+	struct cfg_flow *flows;		/* malloc'd array */
+};
+
+/* Loads and validates a topology file. On error returns -1 and writes
+ * "file:line:col: message" to err; cfg is then left empty (freed). */
+int config_load(const char *path, struct vxs_config *cfg, char *err,
+		size_t errlen);
+
+void config_free(struct vxs_config *cfg);
+
+/* Builds the EAL argv (argv[0] = prog). Returns argc; *argv is malloc'd,
+ * strings owned by the returned array (free with config_free_argv). */
+int config_eal_argv(const struct vxs_config *cfg, const char *prog,
+		    char ***argv);
+void config_free_argv(int argc, char **argv);
+
+const struct cfg_port *config_find_port(const struct vxs_config *cfg,
+					const char *name);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The control thread's side of what PMDs report: ARP learned, MACs
+ * missing (we send the ARP request, rate-limited per address, as the
+ * kernel's neighbour code would), and counters of retired megaflows. */
+#include <string.h>
+#include <time.h>
+#include <rte_arp.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include "ofproto.h"
+#include "pmd.h"
+#include "vxswitch.h"
+
+#define ARP_RETRY_MS 1000
+#define ARP_PENDING_MAX 64
+
+static struct {
+	rte_be32_t ip;
+	uint64_t sent_ms;
+} arp_pending[ARP_PENDING_MAX];
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool
+arp_rate_limited(rte_be32_t ip)
+{
+	uint64_t now = now_ms();
+	int slot = -1, oldest = 0;
+
+	for (int i = 0; i < ARP_PENDING_MAX; i++) {
+		if (arp_pending[i].ip == ip) {
+			slot = i;
+			break;
+		}
+		if (arp_pending[i].sent_ms < arp_pending[oldest].sent_ms)
+			oldest = i;
+	}
+	if (slot >= 0 && now - arp_pending[slot].sent_ms < ARP_RETRY_MS)
+		return true;
+	if (slot < 0)
+		slot = oldest;
+	arp_pending[slot].ip = ip;
+	arp_pending[slot].sent_ms = now;
+	return false;
+}
+
+static void
+arp_request_send(rte_be32_t ip)
+{
+	const struct dp_snapshot *s = dp_snapshot_get();
+	struct port *u = port_underlay();
+	struct rte_mbuf *m;
+
+	if (!u || !s->has_underlay || arp_rate_limited(ip))
+		return;
+	m = rte_pktmbuf_alloc(pktmbuf_pool);
+	if (!m)
+		return;
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)rte_pktmbuf_append(
+		m, sizeof *eh + sizeof(struct rte_arp_hdr));
+	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
+
+	memset(&eh->dst_addr, 0xff, sizeof eh->dst_addr);
+	eh->src_addr = s->vtep_mac;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	ah->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
+	ah->arp_plen = 4;
+	ah->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
+	ah->arp_data.arp_sha = s->vtep_mac;
+	ah->arp_data.arp_sip = s->vtep_ip;
+	memset(&ah->arp_data.arp_tha, 0, sizeof ah->arp_data.arp_tha);
+	ah->arp_data.arp_tip = ip;
+	port_tx_burst(u, u->ctl_txq, &m, 1);
+}
+
+void
+ctl_events_process(void)
+{
+	struct ctl_event ev[64];
+	unsigned n;
+
+	if (!ctl_event_ring)
+		return;
+	while ((n = rte_ring_sc_dequeue_burst_elem(ctl_event_ring, ev,
+						   sizeof ev[0], 64, NULL))) {
+		for (unsigned i = 0; i < n; i++) {
+			switch (ev[i].type) {
+			case CTL_EV_NEIGH_LEARN:
+				neigh_learn(ev[i].ip, &ev[i].mac);
+				break;
+			case CTL_EV_NEIGH_MISS:
+				arp_request_send(ev[i].ip);
+				break;
+			case CTL_EV_RULE_STATS:
+				ofproto_account_retired(ev[i].rule_uid,
+							ev[i].packets,
+							ev[i].bytes);
+				break;
+			}
+		}
+	}
+}

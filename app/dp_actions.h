@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Datapath actions: what a megaflow does with its packets. Produced by the
+ * slow path (xlate.c) from OpenFlow rules, executed per batch by
+ * dp_execute.c. Self-contained values (no pointers into control-plane
+ * state), so a megaflow never dangles when the rules or neighbours change:
+ * revalidation re-translates and compares instead.
+ */
+#ifndef VXS_DP_ACTIONS_H
+#define VXS_DP_ACTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <rte_ether.h>
+#include "drop_reason.h"
+
+#define DP_MAX_ACTIONS 8
+
+/* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
+#define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
+#define VXLAN_UDP_PORT 4789
+
+/* Per-tunnel header template built once at translation time. The IPv4
+ * total length, IP id, checksum and UDP length/source port are filled per
+ * packet; ip_csum_partial is the checksum over the template with those
+ * fields zero, so the per-packet checksum is one incremental update. */
+struct vxlan_tnl_template {
+	uint8_t hdr[VXLAN_TNL_HDR_LEN];
+	uint16_t ip_csum_partial;	/* host order, not complemented */
+};
+
+enum dp_action_type {
+	DP_ACT_OUTPUT,		/* port: datapath port index */
+	DP_ACT_TNL_PUSH,	/* VXLAN encap with actions->tnl */
+	DP_ACT_TNL_POP,		/* VXLAN decap, then inner lookup as port */
+	DP_ACT_SET_ETH_SRC,	/* actions->eth_src */
+	DP_ACT_SET_ETH_DST,	/* actions->eth_dst */
+	DP_ACT_ARP_RESPOND,	/* VTEP ARP: answer/learn, on the in port */
+	DP_ACT_DROP,		/* reason */
+};
+
+struct dp_action {
+	uint8_t type;		/* enum dp_action_type */
+	uint8_t reason;		/* DP_ACT_DROP: enum drop_reason */
+	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP: port index */
+};
+
+struct dp_actions {
+	uint8_t n;
+	struct dp_action act[DP_MAX_ACTIONS];
+	struct rte_ether_addr eth_src, eth_dst;
+	struct vxlan_tnl_template tnl;
+};
+
+static inline bool
+dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
+{
+	if (a->n != b->n ||
+	    memcmp(a->act, b->act, a->n * sizeof a->act[0]))
+		return false;
+	for (int i = 0; i < a->n; i++) {
+		switch (a->act[i].type) {
+		case DP_ACT_TNL_PUSH:
+			if (memcmp(&a->tnl, &b->tnl, sizeof a->tnl))
+				return false;
+			break;
+		case DP_ACT_SET_ETH_SRC:
+			if (!rte_is_same_ether_addr(&a->eth_src, &b->eth_src))
+				return false;
+			break;
+		case DP_ACT_SET_ETH_DST:
+			if (!rte_is_same_ether_addr(&a->eth_dst, &b->eth_dst))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+#endif

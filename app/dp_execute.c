@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Actions run a whole batch at a time: one encap template, one decap
+ * pass, one tx buffer append per megaflow and action. */
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include "dp_execute.h"
+#include "miniflow.h"
+#include "vxlan_decap.h"
+#include "vxlan_encap.h"
+
+static void
+tx_flush(struct pmd *pmd, uint16_t port_idx)
+{
+	struct pmd_txbuf *tb = &pmd->txbufs[port_idx];
+	struct port *p = ports[port_idx];
+	struct pmd_port_stats *ps = &pmd->port_stats[port_idx];
+	uint32_t lens[BATCH_MAX];
+	uint16_t n = tb->n, sent;
+	uint64_t bytes = 0;
+
+	if (!n)
+		return;
+	tb->n = 0;
+	if (p->kind == PORT_VHOST && !port_vhost_ready(p)) {
+		rte_pktmbuf_free_bulk(tb->pkts, n);
+		ps->tx_dropped += n;
+		pmd_count_drops(pmd, DROP_PORT_DOWN, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+	sent = port_tx_burst(p, port_txq_for(p, pmd->idx), tb->pkts, n);
+	for (uint16_t i = 0; i < sent; i++)
+		bytes += lens[i];
+	ps->tx_packets += sent;
+	ps->tx_bytes += bytes;
+	pmd->stats.tx_batches++;
+	pmd->stats.tx_packets += sent;
+	if (sent < n) {
+		ps->tx_dropped += n - sent;
+		pmd_count_drops(pmd, DROP_TX_FULL, n - sent);
+	}
+}
+
+void
+dp_tx_enqueue(struct pmd *pmd, uint16_t port_idx, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	struct pmd_txbuf *tb = &pmd->txbufs[port_idx];
+
+	for (uint16_t i = 0; i < n; i++) {
+		tb->pkts[tb->n++] = pkts[i];
+		if (tb->n == BATCH_MAX)
+			tx_flush(pmd, port_idx);
+	}
+}
+
+void
+dp_tx_flush_all(struct pmd *pmd)
+{
+	for (uint16_t i = 0; i < n_ports; i++)
+		if (pmd->txbufs[i].n)
+			tx_flush(pmd, i);
+}
+
+/* An output that is not the last action sends copies: later actions
+ * (encap, header rewrites) must not change what this port gets. */
+static void
+output_copy(struct pmd *pmd, uint16_t port_idx, const struct pkt_batch *b)
+{
+	struct rte_mbuf *copies[BATCH_MAX];
+	uint16_t n = 0;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(b->pkts[i], pktmbuf_pool,
+						      0, UINT32_MAX);
+		if (c)
+			copies[n++] = c;
+		else
+			pmd_count_drops(pmd, DROP_TX_FULL, 1);
+	}
+	dp_tx_enqueue(pmd, port_idx, copies, n);
+}
+
+static void
+set_eth_addr(struct pkt_batch *b, const struct rte_ether_addr *a, bool src)
+{
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(b->pkts[i], struct rte_ether_hdr *);
+		if (src)
+			eh->src_addr = *a;
+		else
+			eh->dst_addr = *a;
+	}
+}
+
+static void
+drop_batch(struct pmd *pmd, struct pkt_batch *b, enum drop_reason why)
+{
+	pmd_count_drops(pmd, why, b->n);
+	pkt_batch_free(b);
+}
+
+static void
+tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
+	 const uint32_t hashes[], const uint8_t idx[])
+{
+	uint32_t h[BATCH_MAX];
+	struct pkt_batch dropped;
+
+	for (uint16_t j = 0; j < b->n; j++)
+		h[j] = hashes[idx[j]];
+	pkt_batch_init(&dropped);
+	vxlan_encap_batch(b, &f->actions.tnl, h, &pmd->ip_id, &dropped);
+	pmd->stats.tunnel_pushes += b->n;
+	if (dropped.n)
+		drop_batch(pmd, &dropped, DROP_NO_HEADROOM);
+}
+
+static void
+tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
+	const struct flow_key keys[], const uint8_t idx[], int depth)
+{
+	struct flow_key inner[BATCH_MAX];
+	struct pkt_batch bad;
+
+	if (depth) {		/* xlate never nests tunnels; be safe */
+		drop_batch(pmd, b, DROP_BAD_VXLAN);
+		return;
+	}
+	for (uint16_t j = 0; j < b->n; j++)
+		inner[j] = keys[idx[j]];
+	pkt_batch_init(&bad);
+	vxlan_decap_batch(b, inner, ports[tnl_idx]->ofport, &bad);
+	if (bad.n)
+		drop_batch(pmd, &bad, DROP_BAD_VXLAN);
+	pmd->stats.tunnel_pops += b->n;
+	if (miniflow_extract_batch(b, inner, &bad))
+		drop_batch(pmd, &bad, DROP_MALFORMED);
+	dp_lookup_and_execute(pmd, b, inner, depth + 1);
+}
+
+void
+dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
+	   const struct flow_key keys[], const uint32_t hashes[],
+	   const uint8_t idx[], int depth)
+{
+	const struct dp_actions *acts = &f->actions;
+
+	for (uint8_t i = 0; i < acts->n && b->n; i++) {
+		const struct dp_action *a = &acts->act[i];
+		bool last = i == acts->n - 1;
+
+		switch (a->type) {
+		case DP_ACT_OUTPUT:
+			if (last) {
+				dp_tx_enqueue(pmd, a->port, b->pkts, b->n);
+				b->n = 0;
+			} else {
+				output_copy(pmd, a->port, b);
+			}
+			break;
+		case DP_ACT_TNL_PUSH:
+			tnl_push(pmd, f, b, hashes, idx);
+			break;
+		case DP_ACT_TNL_POP:
+			tnl_pop(pmd, a->port, b, keys, idx, depth);
+			return;		/* the inner lookup owns the packets */
+		case DP_ACT_SET_ETH_SRC:
+			set_eth_addr(b, &acts->eth_src, true);
+			break;
+		case DP_ACT_SET_ETH_DST:
+			set_eth_addr(b, &acts->eth_dst, false);
+			break;
+		case DP_ACT_ARP_RESPOND:
+			arp_respond_batch(pmd, b, a->port);
+			return;
+		case DP_ACT_DROP:
+			drop_batch(pmd, b, a->reason);
+			return;
+		}
+	}
+	if (b->n)	/* actions ended without a destination */
+		drop_batch(pmd, b, DROP_RULE_DROP);
+}

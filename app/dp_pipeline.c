@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * One burst through the datapath, as in ARCHITECTURE.md:
+ *
+ *   miniflow extract -> hash -> EMC -> dpcls -> upcall (misses)
+ *     -> group by megaflow -> batched actions (dp_execute.c)
+ *
+ * A VXLAN packet goes round once more inside the same call: tnl_pop strips
+ * the outer header and the inner packet is looked up right there with
+ * in_port=vxlan and its tunnel metadata, with no second pass of the PMD
+ * loop (OVS recirculates).
+ */
+#include <rte_cycles.h>
+#include "dp_execute.h"
+#include "dpcls.h"
+#include "emc.h"
+#include "flow_hash.h"
+#include "miniflow.h"
+#include "pmd.h"
+
+/* The microflow hash of every key. Packets of one burst often belong to
+ * the same microflow; comparing a key with the previous one is cheaper
+ * than hashing it again. The one hash function is flow_hash_key(). */
+static void
+flow_hash_batch(const struct flow_key keys[], uint16_t n, uint32_t hashes[])
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if (i && flow_key_equal(&keys[i], &keys[i - 1]))
+			hashes[i] = hashes[i - 1];
+		else
+			hashes[i] = flow_hash_key(&keys[i]);
+	}
+}
+
+static inline bool
+emc_should_insert(struct pmd *pmd)
+{
+	uint32_t p = pmd->emc_insert_inv_prob;
+	if (p <= 1)
+		return p == 1;
+	/* xorshift: cheap, and only the PMD uses it */
+	uint32_t x = pmd->rand_state;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	pmd->rand_state = x;
+	return x % p == 0;
+}
+
+static void
+lookup_batch(struct pmd *pmd, const struct flow_key keys[],
+	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[])
+{
+	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
+	uint32_t miss = all, miss_cls;
+
+	if (pmd->emc_insert_inv_prob) {
+		miss = emc_lookup(pmd->emc, keys, hashes, all, flows);
+		pmd->stats.emc_hits += __builtin_popcount(all & ~miss);
+	}
+	if (!miss)
+		return;
+	miss_cls = dpcls_lookup(pmd->cls, keys, miss, flows);
+	pmd->stats.megaflow_hits += __builtin_popcount(miss & ~miss_cls);
+
+	for (uint32_t m = miss; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		if (miss_cls & (1u << i)) {
+			uint64_t t0 = rte_rdtsc();
+			flows[i] = dp_upcall(pmd, &keys[i]);
+			pmd->stats.upcalls++;
+			pmd->stats.upcall_cycles += rte_rdtsc() - t0;
+		}
+		if (flows[i] && pmd->emc_insert_inv_prob &&
+		    emc_should_insert(pmd))
+			emc_insert(pmd->emc, &keys[i], hashes[i], flows[i]);
+	}
+}
+
+struct flow_group {
+	struct megaflow *flow;
+	struct pkt_batch b;
+	uint8_t idx[BATCH_MAX];		/* positions in the burst */
+};
+
+void
+dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
+		      struct flow_key keys[], int depth)
+{
+	uint32_t hashes[BATCH_MAX];
+	struct megaflow *flows[BATCH_MAX];
+	struct flow_group groups[BATCH_MAX];
+	uint16_t n_groups = 0;
+	uint64_t now = rte_rdtsc();
+
+	if (!b->n)
+		return;
+	flow_hash_batch(keys, b->n, hashes);
+	lookup_batch(pmd, keys, hashes, b->n, flows);
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct megaflow *f = flows[i];
+		struct flow_group *g = NULL;
+
+		if (!f) {
+			rte_pktmbuf_free(b->pkts[i]);
+			pmd_count_drops(pmd, DROP_UPCALL_FAIL, 1);
+			continue;
+		}
+		/* Consecutive packets usually share a flow. */
+		if (n_groups && groups[n_groups - 1].flow == f)
+			g = &groups[n_groups - 1];
+		for (uint16_t k = 0; !g && k < n_groups; k++)
+			if (groups[k].flow == f)
+				g = &groups[k];
+		if (!g) {
+			g = &groups[n_groups++];
+			g->flow = f;
+			g->b.n = 0;
+		}
+		g->idx[g->b.n] = i;
+		pkt_batch_add(&g->b, b->pkts[i]);
+		f->n_bytes += rte_pktmbuf_pkt_len(b->pkts[i]);
+	}
+	b->n = 0;
+
+	for (uint16_t k = 0; k < n_groups; k++) {
+		struct flow_group *g = &groups[k];
+		g->flow->n_packets += g->b.n;
+		g->flow->used_tsc = now;
+		dp_execute(pmd, g->flow, &g->b, keys, hashes, g->idx, depth);
+	}
+}
+
+void
+dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
+{
+	struct flow_key keys[BATCH_MAX];
+	struct pkt_batch malformed;
+	struct pmd_port_stats *ps = &pmd->port_stats[in->idx];
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		keys[i].w[0] = 0;
+		keys[i].in_port = in->ofport;
+		keys[i].w[1] = 0;
+		keys[i].w[6] = keys[i].w[7] = 0;
+		bytes += rte_pktmbuf_pkt_len(b->pkts[i]);
+	}
+	ps->rx_packets += b->n;
+	ps->rx_bytes += bytes;
+	pmd->stats.packets += b->n;
+
+	pkt_batch_init(&malformed);
+	if (miniflow_extract_batch(b, keys, &malformed)) {
+		pmd_count_drops(pmd, DROP_MALFORMED, malformed.n);
+		pkt_batch_free(&malformed);
+	}
+	dp_lookup_and_execute(pmd, b, keys, 0);
+}

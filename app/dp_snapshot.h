@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * What the slow path needs to translate a packet, frozen: the OpenFlow
+ * rules, routes, neighbours and the VTEP's addresses. The control thread
+ * builds a new snapshot for every change and publishes it with one atomic
+ * pointer store; PMDs read it without locks and report quiescent states
+ * (rte_rcu_qsbr) once per loop, after which the old one is freed. The
+ * generation number tells a PMD its megaflows need revalidating.
+ */
+#ifndef VXS_DP_SNAPSHOT_H
+#define VXS_DP_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+#include "ofp_rule.h"
+
+struct neigh_entry {
+	rte_be32_t ip;
+	struct rte_ether_addr mac;
+	bool is_static;			/* tnl/arp/set or topology */
+	uint64_t updated_ms;
+};
+
+struct route_entry {
+	rte_be32_t prefix;
+	uint8_t plen;
+	rte_be32_t gateway;		/* 0: directly connected */
+	uint16_t port_idx;		/* egress (underlay) port */
+	bool connected;			/* from the VTEP's own prefix */
+};
+
+struct dp_snapshot {
+	uint64_t gen;
+
+	uint32_t n_rules;
+	struct ofp_rule *rules;		/* priority descending, then by uid */
+
+	/* underlay / VTEP */
+	bool has_underlay;
+	uint16_t underlay_idx;
+	uint32_t underlay_ofport;
+	rte_be32_t vtep_ip;
+	uint8_t vtep_plen;
+	struct rte_ether_addr vtep_mac;
+
+	/* the vxlan port */
+	bool has_tunnel;
+	uint16_t tnl_idx;
+	uint32_t tnl_ofport;
+	uint16_t tnl_dst_port;
+	bool tnl_remote_flow, tnl_local_flow, tnl_key_flow;
+	rte_be32_t tnl_remote_ip, tnl_local_ip;
+	uint32_t tnl_key;
+	uint16_t n_vnis;		/* 0: accept every VNI */
+	uint32_t *vnis;
+
+	uint16_t n_routes;
+	struct route_entry *routes;	/* longest prefix first */
+	uint16_t n_neigh;
+	struct neigh_entry *neigh;
+};
+
+extern struct dp_snapshot *dp_snapshot_current;
+
+static inline const struct dp_snapshot *
+dp_snapshot_get(void)
+{
+	return __atomic_load_n(&dp_snapshot_current, __ATOMIC_ACQUIRE);
+}
+
+const struct neigh_entry *dp_snapshot_neigh(const struct dp_snapshot *s,
+					    rte_be32_t ip);
+const struct route_entry *dp_snapshot_route(const struct dp_snapshot *s,
+					    rte_be32_t dst);
+bool dp_snapshot_vni_known(const struct dp_snapshot *s, uint32_t vni);
+
+#endif

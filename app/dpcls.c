@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The megaflow classifier: subtable management, insert/remove, ranking.
+ * The per-subtable lookups live in dpcls_lookup.c.
+ *
+ * Why a hand-rolled hash table and not rte_hash: rte_hash is built for
+ * concurrent readers (lock-free cuckoo with key-version counters and
+ * atomics) and stores its own copy of each key, so a lookup would first
+ * have to materialise every masked key of the batch, then hash, then
+ * compare through a key-compare call. Here the PMD is the only user, the
+ * megaflow already holds the masked key, and the compare applies the mask
+ * on the fly over a compile-time word set. A chained table (chains through
+ * megaflow->next, power-of-two buckets, doubled when load exceeds 1) needs
+ * no atomics, no key copies and no extra memory per flow beyond one
+ * pointer, and an insert never fails for lack of a cuckoo path.
+ */
+#include <errno.h>
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include "dpcls.h"
+#include "flow_hash.h"
+
+#define DPCLS_MIN_BUCKETS 16u
+#define DPCLS_MIN_SUBTABLE_SLOTS 8u
+
+struct dpcls {
+	struct dpcls_subtable **subtables;	/* rank order, most hit first */
+	uint32_t n_subtables;
+	uint32_t subtable_slots;		/* allocated size of subtables */
+	uint32_t n_flows;
+	uint32_t max_flows;
+	int socket_id;
+	bool force_generic;
+};
+
+struct dpcls *
+dpcls_create(int socket_id, uint32_t max_flows)
+{
+	struct dpcls *cls = rte_zmalloc_socket("dpcls", sizeof *cls,
+					       RTE_CACHE_LINE_SIZE, socket_id);
+	if (!cls)
+		return NULL;
+	cls->max_flows = max_flows;
+	cls->socket_id = socket_id;
+	return cls;
+}
+
+static void
+subtable_free(struct dpcls_subtable *st)
+{
+	rte_free(st->buckets);
+	rte_free(st);
+}
+
+void
+dpcls_destroy(struct dpcls *cls)
+{
+	if (!cls)
+		return;
+	/* The megaflows are not touched: the caller may have freed them. */
+	for (uint32_t i = 0; i < cls->n_subtables; i++)
+		subtable_free(cls->subtables[i]);
+	rte_free(cls->subtables);
+	rte_free(cls);
+}
+
+/* All eight words: a mask or key may use the reserved words some day. */
+static bool
+keys_identical(const struct flow_key *a, const struct flow_key *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+static struct dpcls_subtable *
+subtable_find(const struct dpcls *cls, const struct flow_key *mask)
+{
+	for (uint32_t i = 0; i < cls->n_subtables; i++)
+		if (keys_identical(&cls->subtables[i]->mask, mask))
+			return cls->subtables[i];
+	return NULL;
+}
+
+static struct megaflow **
+bucket_of(struct dpcls_subtable *st, uint32_t hash)
+{
+	return &st->buckets[hash & st->bucket_mask];
+}
+
+static struct megaflow *
+subtable_find_flow(struct dpcls_subtable *st, uint32_t hash,
+		   const struct flow_key *masked_key)
+{
+	for (struct megaflow *f = *bucket_of(st, hash); f; f = f->next)
+		if (f->hash == hash && keys_identical(&f->key, masked_key))
+			return f;
+	return NULL;
+}
+
+static struct megaflow **
+buckets_alloc(const struct dpcls *cls, uint32_t n_buckets)
+{
+	return rte_zmalloc_socket("dpcls_buckets",
+				  n_buckets * sizeof(struct megaflow *),
+				  RTE_CACHE_LINE_SIZE, cls->socket_id);
+}
+
+/* Moves every flow to a table of n_buckets. On allocation failure the old
+ * table stays: a load above 1 is slower, not wrong. */
+static void
+subtable_rehash(const struct dpcls *cls, struct dpcls_subtable *st,
+		uint32_t n_buckets)
+{
+	struct megaflow **nb = buckets_alloc(cls, n_buckets);
+
+	if (!nb)
+		return;
+	for (uint32_t b = 0; b <= st->bucket_mask; b++) {
+		struct megaflow *f = st->buckets[b];
+
+		while (f) {
+			struct megaflow *next = f->next;
+			struct megaflow **head = &nb[f->hash & (n_buckets - 1)];
+
+			f->next = *head;
+			*head = f;
+			f = next;
+		}
+	}
+	rte_free(st->buckets);
+	st->buckets = nb;
+	st->bucket_mask = n_buckets - 1;
+}
+
+static int
+subtables_reserve_slot(struct dpcls *cls)
+{
+	if (cls->n_subtables < cls->subtable_slots)
+		return 0;
+
+	uint32_t slots = RTE_MAX(DPCLS_MIN_SUBTABLE_SLOTS,
+				 cls->subtable_slots * 2);
+	struct dpcls_subtable **arr =
+		rte_realloc_socket(cls->subtables, slots * sizeof *arr,
+				   RTE_CACHE_LINE_SIZE, cls->socket_id);
+	if (!arr)
+		return -ENOMEM;
+	cls->subtables = arr;
+	cls->subtable_slots = slots;
+	return 0;
+}
+
+/* A new subtable ranks last: it has no hits yet (as in OVS). */
+static struct dpcls_subtable *
+subtable_create(struct dpcls *cls, const struct flow_key *mask)
+{
+	if (subtables_reserve_slot(cls))
+		return NULL;
+
+	struct dpcls_subtable *st =
+		rte_zmalloc_socket("dpcls_subtable", sizeof *st,
+				   RTE_CACHE_LINE_SIZE, cls->socket_id);
+	if (!st)
+		return NULL;
+	st->buckets = buckets_alloc(cls, DPCLS_MIN_BUCKETS);
+	if (!st->buckets) {
+		rte_free(st);
+		return NULL;
+	}
+	st->bucket_mask = DPCLS_MIN_BUCKETS - 1;
+	st->mask = *mask;
+	st->wordmap = flow_mask_wordmap(mask);
+	if (cls->force_generic) {
+		st->lookup = dpcls_lookup_generic;
+		st->lookup_name = DPCLS_LOOKUP_GENERIC_NAME;
+	} else {
+		st->lookup = dpcls_lookup_select(st->wordmap, &st->lookup_name);
+	}
+	cls->subtables[cls->n_subtables++] = st;
+	return st;
+}
+
+static void
+subtable_destroy(struct dpcls *cls, struct dpcls_subtable *st)
+{
+	uint32_t i = 0;
+
+	while (cls->subtables[i] != st)
+		i++;
+	memmove(&cls->subtables[i], &cls->subtables[i + 1],
+		(cls->n_subtables - i - 1) * sizeof cls->subtables[0]);
+	cls->n_subtables--;
+	subtable_free(st);
+}
+
+static uint32_t
+subtable_hash(const struct dpcls_subtable *st, const struct flow_key *key)
+{
+	return flow_hash_masked(key, &st->mask, st->wordmap);
+}
+
+int
+dpcls_insert(struct dpcls *cls, struct megaflow *f)
+{
+	/* A key with bits outside its mask would hash and compare as
+	 * something no packet can match; mask it rather than trust it. */
+	flow_key_mask(&f->key, &f->key, &f->mask);
+
+	struct dpcls_subtable *st = subtable_find(cls, &f->mask);
+
+	if (st && subtable_find_flow(st, subtable_hash(st, &f->key), &f->key))
+		return -EEXIST;
+	if (cls->n_flows >= cls->max_flows)
+		return -ENOSPC;
+	if (!st) {
+		st = subtable_create(cls, &f->mask);
+		if (!st)
+			return -ENOMEM;
+	}
+	if (st->n_flows > st->bucket_mask)
+		subtable_rehash(cls, st, (st->bucket_mask + 1) * 2);
+
+	struct megaflow **head;
+
+	f->hash = subtable_hash(st, &f->key);
+	f->subtable = st;
+	head = bucket_of(st, f->hash);
+	f->next = *head;
+	*head = f;
+	st->n_flows++;
+	cls->n_flows++;
+	return 0;
+}
+
+void
+dpcls_remove(struct dpcls *cls, struct megaflow *f)
+{
+	struct dpcls_subtable *st = f->subtable;
+
+	if (!st)
+		return;
+
+	struct megaflow **pp = bucket_of(st, f->hash);
+
+	while (*pp && *pp != f)
+		pp = &(*pp)->next;
+	if (!*pp)
+		return;		/* not linked: a caller bug, but harmless */
+	*pp = f->next;
+	f->next = NULL;
+	f->subtable = NULL;
+	cls->n_flows--;
+	if (--st->n_flows == 0)
+		subtable_destroy(cls, st);
+}
+
+uint32_t
+dpcls_lookup(struct dpcls *cls, const struct flow_key keys[],
+	     uint32_t keys_map, struct megaflow *flows[])
+{
+	for (uint32_t i = 0; i < cls->n_subtables && keys_map; i++) {
+		struct dpcls_subtable *st = cls->subtables[i];
+		uint32_t hits = st->lookup(st, keys_map, keys, flows);
+
+		if (hits) {
+			unsigned n = __builtin_popcount(hits);
+
+			st->hits += n;
+			st->rank_hits += n;
+			keys_map &= ~hits;
+		}
+	}
+	return keys_map;
+}
+
+struct megaflow *
+dpcls_find(struct dpcls *cls, const struct flow_key *masked_key,
+	   const struct flow_key *mask)
+{
+	struct dpcls_subtable *st = subtable_find(cls, mask);
+	struct flow_key key;
+
+	if (!st)
+		return NULL;
+	flow_key_mask(&key, masked_key, mask);
+	return subtable_find_flow(st, subtable_hash(st, &key), &key);
+}
+
+uint32_t
+dpcls_count(const struct dpcls *cls)
+{
+	return cls->n_flows;
+}
+
+/* Calls cb for every flow of st. Counting the flows left, not the buckets,
+ * is what makes removal safe: st is not touched after its last flow has
+ * been visited, and removing that flow may have freed st. */
+static void
+subtable_foreach(struct dpcls_subtable *st,
+		 void (*cb)(struct megaflow *f, void *aux), void *aux)
+{
+	uint32_t left = st->n_flows;
+
+	for (uint32_t b = 0; left; b++) {
+		struct megaflow *f = st->buckets[b];
+
+		while (f) {
+			struct megaflow *next = f->next;
+
+			left--;
+			cb(f, aux);
+			f = next;
+		}
+	}
+}
+
+void
+dpcls_foreach(struct dpcls *cls, void (*cb)(struct megaflow *f, void *aux),
+	      void *aux)
+{
+	/* Backwards: a subtable freed under us only shifts the ones after
+	 * it, which have been visited already. */
+	for (uint32_t i = cls->n_subtables; i-- > 0;)
+		subtable_foreach(cls->subtables[i], cb, aux);
+}
+
+/* Removals never shrink a table (dpcls_foreach relies on the buckets
+ * staying put), so sparse tables are shrunk here, back to a load of 1/2. */
+static void
+subtable_shrink_if_sparse(const struct dpcls *cls, struct dpcls_subtable *st)
+{
+	uint32_t n_buckets = st->bucket_mask + 1;
+
+	if (n_buckets > DPCLS_MIN_BUCKETS && st->n_flows < n_buckets / 4)
+		subtable_rehash(cls, st,
+				RTE_MAX(DPCLS_MIN_BUCKETS,
+					rte_align32pow2(st->n_flows * 2)));
+}
+
+void
+dpcls_rank_subtables(struct dpcls *cls)
+{
+	struct dpcls_subtable **s = cls->subtables;
+
+	/* Insertion sort: a few dozen subtables, mostly in order already, and
+	 * it is stable, so equally hit subtables keep their order. */
+	for (uint32_t i = 1; i < cls->n_subtables; i++) {
+		struct dpcls_subtable *st = s[i];
+		uint32_t j = i;
+
+		for (; j > 0 && s[j - 1]->rank_hits < st->rank_hits; j--)
+			s[j] = s[j - 1];
+		s[j] = st;
+	}
+	for (uint32_t i = 0; i < cls->n_subtables; i++) {
+		s[i]->rank_hits = 0;
+		subtable_shrink_if_sparse(cls, s[i]);
+	}
+}
+
+void
+dpcls_foreach_subtable(const struct dpcls *cls,
+		       void (*cb)(uint8_t wordmap, const char *lookup_name,
+				  uint32_t n_flows, uint64_t hits, void *aux),
+		       void *aux)
+{
+	for (uint32_t i = 0; i < cls->n_subtables; i++) {
+		const struct dpcls_subtable *st = cls->subtables[i];
+
+		cb(st->wordmap, st->lookup_name, st->n_flows, st->hits, aux);
+	}
+}
+
+const char *
+dpcls_lookup_name_for(uint8_t wordmap)
+{
+	const char *name;
+
+	dpcls_lookup_select(wordmap, &name);
+	return name;
+}
+
+void
+dpcls_force_generic(struct dpcls *cls, bool on)
+{
+	cls->force_generic = on;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The megaflow classifier (OVS dpcls): one subtable per distinct mask, each
+ * a hash table of masked keys, searched in rank order (most hit first).
+ *
+ * Owned by one PMD thread, which alone inserts, looks up and removes: no
+ * locks, no atomics. Control-plane changes reach the PMD as a generation
+ * number it revalidates against, never as concurrent edits here.
+ *
+ * Megaflows are allocated and freed by the caller; dpcls only links them
+ * through their dpcls-owned fields (->subtable, ->next, ->hash).
+ */
+#ifndef VXS_DPCLS_H
+#define VXS_DPCLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "flow_key.h"
+#include "megaflow.h"
+
+struct dpcls;
+struct dpcls_subtable;
+
+/* For each bit i of keys_map: look keys[i] up in st, on a hit set flows[i].
+ * Returns the map of hits. */
+typedef uint32_t (*dpcls_subtable_lookup_fn)(struct dpcls_subtable *st,
+					     uint32_t keys_map,
+					     const struct flow_key keys[],
+					     struct megaflow *flows[]);
+
+struct dpcls *dpcls_create(int socket_id, uint32_t max_flows);
+
+/* Frees the subtables, not the megaflows. */
+void dpcls_destroy(struct dpcls *cls);
+
+/* f->key must be masked by f->mask (dpcls re-masks it in place, which is a
+ * no-op for a correct caller). Returns 0, -ENOSPC (max_flows reached),
+ * -EEXIST (same key and mask present) or -ENOMEM. */
+int dpcls_insert(struct dpcls *cls, struct megaflow *f);
+
+/* Unlinks f; a subtable left empty is freed. f must be in cls. */
+void dpcls_remove(struct dpcls *cls, struct megaflow *f);
+
+/* Looks up keys[i] for each bit i of keys_map, setting flows[i] on a hit
+ * and leaving it alone on a miss. Returns the map of keys NOT found.
+ * Counts subtable hits for ranking. */
+uint32_t dpcls_lookup(struct dpcls *cls, const struct flow_key keys[],
+		      uint32_t keys_map, struct megaflow *flows[]);
+
+/* The megaflow with exactly this masked key and mask, or NULL. */
+struct megaflow *dpcls_find(struct dpcls *cls,
+			    const struct flow_key *masked_key,
+			    const struct flow_key *mask);
+
+uint32_t dpcls_count(const struct dpcls *cls);
+
+/* Calls cb for every megaflow; cb may call dpcls_remove on the flow it was
+ * given (and on no other). */
+void dpcls_foreach(struct dpcls *cls,
+		   void (*cb)(struct megaflow *f, void *aux), void *aux);
+
+/* Re-orders subtables by hits since the previous call and shrinks hash
+ * tables that removals left sparse. The PMD calls it about once a second. */
+void dpcls_rank_subtables(struct dpcls *cls);
+
+/* For pmd-perf-show / dpctl, in rank order. hits is the subtable's total. */
+void dpcls_foreach_subtable(const struct dpcls *cls,
+			    void (*cb)(uint8_t wordmap, const char *lookup_name,
+				       uint32_t n_flows, uint64_t hits,
+				       void *aux),
+			    void *aux);
+
+/* Which lookup a new subtable with this wordmap gets. */
+const char *dpcls_lookup_name_for(uint8_t wordmap);
+
+/* Test hook: subtables created from now on use the generic lookup. */
+void dpcls_force_generic(struct dpcls *cls, bool on);
+
+/* ---- Internals shared by dpcls.c and dpcls_lookup.c; not for users. ---- */
+
+struct dpcls_subtable {
+	struct flow_key mask;		/* first: lookups read it per key */
+	struct megaflow **buckets;	/* chains through megaflow->next */
+	uint32_t bucket_mask;		/* n_buckets - 1, a power of two */
+	uint32_t n_flows;
+	uint8_t wordmap;		/* flow_mask_wordmap(&mask) */
+	dpcls_subtable_lookup_fn lookup;
+	const char *lookup_name;
+	uint64_t hits;			/* since creation, for display */
+	uint64_t rank_hits;		/* since the last ranking */
+};
+
+/* The lookup for wordmap: a specialised one if registered, else generic.
+ * *name gets its name. */
+dpcls_subtable_lookup_fn dpcls_lookup_select(uint8_t wordmap,
+					     const char **name);
+
+uint32_t dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
+			      const struct flow_key keys[],
+			      struct megaflow *flows[]);
+
+#define DPCLS_LOOKUP_GENERIC_NAME "dpcls_lookup_generic"
+
+#endif

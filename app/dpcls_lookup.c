@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Subtable lookups: one generic (any mask) and several specialised at
+ * compile time for the mask word shapes the switch actually installs. A
+ * specialised lookup only fixes WHICH words the mask touches (its wordmap),
+ * so the hash and compare loops unroll to straight-line code; it still
+ * applies the subtable's real mask, since different masks can share a
+ * wordmap.
+ *
+ * Batch-shaped as in OVS: hash every key of the batch and prefetch its
+ * bucket first, then prefetch the chain heads, then compare, so the cache
+ * misses of a batch overlap instead of being paid one key at a time.
+ */
+#include <rte_common.h>
+#include <rte_prefetch.h>
+#include "dpcls.h"
+#include "flow_hash.h"
+#include "pkt_batch.h"
+
+_Static_assert(BATCH_MAX <= 32, "keys_map is 32 bits");
+
+/* Does key, masked by mask, equal masked_key? Only the words of wordmap are
+ * compared: outside them the mask is zero and masked_key is too. */
+static inline __attribute__((always_inline)) bool
+key_matches(const struct flow_key *key, const struct flow_key *mask,
+	    const struct flow_key *masked_key, uint8_t wordmap)
+{
+	uint64_t diff = 0;
+
+	/* -O2 only peels loops completely when that does not grow the code,
+	 * which would leave a constant wordmap tested bit by bit at run time. */
+#pragma GCC unroll 8
+	for (int i = 0; i < FLOW_KEY_WORDS; i++)
+		if (wordmap & (1u << i))
+			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
+	return diff == 0;
+}
+
+static inline struct megaflow *
+chain_find(struct megaflow *f, const struct flow_key *key,
+	   const struct flow_key *mask, uint8_t wordmap)
+{
+	/* The hash is not compared first: f->hash lives on another cache line
+	 * of the megaflow than f->key, and chains average under one entry. */
+	for (; f; f = f->next)
+		if (key_matches(key, mask, &f->key, wordmap))
+			return f;
+	return NULL;
+}
+
+/* The one lookup body. Inlined with a constant wordmap it is a specialised
+ * lookup; with st->wordmap it is the generic one. */
+static inline __attribute__((always_inline)) uint32_t
+lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
+	    const struct flow_key keys[], struct megaflow *flows[],
+	    uint8_t wordmap)
+{
+	struct megaflow *const *buckets = st->buckets;
+	const uint32_t bucket_mask = st->bucket_mask;
+	struct megaflow *heads[32];
+	uint32_t slots[32];
+	uint32_t hits = 0;
+
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+
+		slots[i] = flow_hash_masked(&keys[i], &st->mask, wordmap) &
+			   bucket_mask;
+		rte_prefetch0(&buckets[slots[i]]);
+	}
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+
+		heads[i] = buckets[slots[i]];
+		if (heads[i])
+			rte_prefetch0(&heads[i]->key);
+	}
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+		struct megaflow *f = chain_find(heads[i], &keys[i], &st->mask,
+						wordmap);
+
+		if (f) {
+			flows[i] = f;
+			hits |= 1u << i;
+		}
+	}
+	return hits;
+}
+
+uint32_t
+dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
+		     const struct flow_key keys[], struct megaflow *flows[])
+{
+	return lookup_impl(st, keys_map, keys, flows, st->wordmap);
+}
+
+#define DPCLS_DEFINE_LOOKUP(NAME, WORDMAP)                                     \
+	static uint32_t NAME(struct dpcls_subtable *st, uint32_t keys_map,     \
+			     const struct flow_key keys[],                     \
+			     struct megaflow *flows[])                         \
+	{                                                                      \
+		return lookup_impl(st, keys_map, keys, flows, (WORDMAP));      \
+	}
+
+/* The shapes worth a specialised lookup. Word layout: see flow_key.h. */
+#define DPCLS_SPECIALISED_LOOKUPS(X)                                           \
+	X(dpcls_lookup_w0, 0x01)       /* in_port: encap from a VM port   */ \
+	X(dpcls_lookup_w0w2, 0x05)     /* in_port, dl_dst: L2 forwarding  */ \
+	X(dpcls_lookup_w0w3, 0x09)     /* in_port, dl_type                */ \
+	X(dpcls_lookup_w0w2w3, 0x0d)   /* in_port, dl_dst, dl_type        */ \
+	X(dpcls_lookup_w0w3w4, 0x19)   /* in_port, dl_type, nw_*          */ \
+	X(dpcls_lookup_w0w1w3w4, 0x1b) /* decap inner: + tunnel          */ \
+	X(dpcls_lookup_w0w3w4w5, 0x39) /* underlay tunnel pop: + L4       */
+
+DPCLS_SPECIALISED_LOOKUPS(DPCLS_DEFINE_LOOKUP)
+
+struct lookup_impl_entry {
+	uint8_t wordmap;
+	dpcls_subtable_lookup_fn fn;
+	const char *name;
+};
+
+#define DPCLS_REGISTER_LOOKUP(NAME, WORDMAP) { (WORDMAP), NAME, #NAME },
+
+static const struct lookup_impl_entry lookup_registry[] = {
+	DPCLS_SPECIALISED_LOOKUPS(DPCLS_REGISTER_LOOKUP)
+};
+
+dpcls_subtable_lookup_fn
+dpcls_lookup_select(uint8_t wordmap, const char **name)
+{
+	for (unsigned i = 0; i < RTE_DIM(lookup_registry); i++) {
+		if (lookup_registry[i].wordmap == wordmap) {
+			*name = lookup_registry[i].name;
+			return lookup_registry[i].fn;
+		}
+	}
+	*name = DPCLS_LOOKUP_GENERIC_NAME;
+	return dpcls_lookup_generic;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Why the datapath dropped a packet. Every drop is counted under exactly one
+ * of these, per PMD (pmd-stats-show) and in telemetry. */
+#ifndef VXS_DROP_REASON_H
+#define VXS_DROP_REASON_H
+
+#define DROP_REASONS(X)                                                        \
+	X(MALFORMED,      "malformed")      /* failed header sanity checks  */ \
+	X(NO_RULE,        "no_rule")        /* no OpenFlow rule matched     */ \
+	X(RULE_DROP,      "rule_drop")      /* rule said actions=drop       */ \
+	X(NOT_VTEP,       "not_vtep")       /* underlay packet not for us   */ \
+	X(BAD_VXLAN,      "bad_vxlan")      /* VXLAN flags/length wrong     */ \
+	X(UNKNOWN_VNI,    "unknown_vni")    /* VNI not configured           */ \
+	X(NO_NEIGH,       "no_neigh")       /* remote VTEP MAC unresolved   */ \
+	X(NO_ROUTE,       "no_route")       /* no route to remote VTEP      */ \
+	X(ARP_IGNORED,    "arp_ignored")    /* ARP not for our VTEP IP      */ \
+	X(PORT_DOWN,      "port_down")      /* output port not connected    */ \
+	X(NO_HEADROOM,    "no_headroom")    /* no room to push outer header */ \
+	X(TX_FULL,        "tx_full")        /* tx queue or vring full       */ \
+	X(UPCALL_FAIL,    "upcall_fail")    /* megaflow table full          */ \
+	X(LOOP,           "loop")           /* output to the input port     */
+
+enum drop_reason {
+#define X(name, str) DROP_##name,
+	DROP_REASONS(X)
+#undef X
+	DROP_N_REASONS
+};
+
+const char *drop_reason_name(enum drop_reason r);
+
+#endif

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The exact-match cache. One entry is one cache line: the key's used words,
+ * the megaflow pointer and the hash, so a probe costs one line (plus the
+ * megaflow's, which the caller touches anyway to run its actions).
+ */
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+#include "emc.h"
+
+#define EMC_SLOT_BITS 13u
+#define EMC_SLOT_MASK (EMC_ENTRIES - 1)
+
+_Static_assert(EMC_ENTRIES == 1u << EMC_SLOT_BITS, "slot bits");
+_Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
+
+/* The words past FLOW_KEY_USED_WORDS are always zero, so they are not
+ * stored; flow_key_equal ignores them too. */
+struct emc_entry {
+	uint64_t key[FLOW_KEY_USED_WORDS];
+	struct megaflow *flow;		/* NULL: empty */
+	uint32_t hash;
+} __rte_cache_aligned;
+
+_Static_assert(sizeof(struct emc_entry) == RTE_CACHE_LINE_SIZE,
+	       "one entry, one cache line");
+
+struct emc {
+	struct emc_entry entries[EMC_ENTRIES];
+};
+
+struct emc *
+emc_create(int socket_id)
+{
+	return rte_zmalloc_socket("emc", sizeof(struct emc),
+				  RTE_CACHE_LINE_SIZE, socket_id);
+}
+
+void
+emc_destroy(struct emc *emc)
+{
+	rte_free(emc);
+}
+
+/* Way w of a hash: successive bit fields of it, as OVS does. */
+static inline struct emc_entry *
+emc_slot(struct emc *emc, uint32_t hash, unsigned way)
+{
+	return &emc->entries[(hash >> (way * EMC_SLOT_BITS)) & EMC_SLOT_MASK];
+}
+
+static inline bool
+entry_has_key(const struct emc_entry *e, const struct flow_key *key,
+	      uint32_t hash)
+{
+	uint64_t diff = e->hash ^ hash;
+
+	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+		diff |= e->key[i] ^ key->w[i];
+	return diff == 0;
+}
+
+static inline bool
+entry_alive(const struct emc_entry *e)
+{
+	return e->flow && !e->flow->dead;
+}
+
+static struct megaflow *
+emc_find(struct emc *emc, const struct flow_key *key, uint32_t hash)
+{
+	for (unsigned w = 0; w < EMC_WAYS; w++) {
+		struct emc_entry *e = emc_slot(emc, hash, w);
+
+		if (entry_has_key(e, key, hash) && entry_alive(e))
+			return e->flow;
+	}
+	return NULL;
+}
+
+uint32_t
+emc_lookup(struct emc *emc, const struct flow_key keys[],
+	   const uint32_t hashes[], uint32_t keys_map,
+	   struct megaflow *flows[])
+{
+	uint32_t hits = 0;
+
+	/* All slots of the batch first, so their misses overlap. */
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+
+		for (unsigned w = 0; w < EMC_WAYS; w++)
+			rte_prefetch0(emc_slot(emc, hashes[i], w));
+	}
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+		struct megaflow *f = emc_find(emc, &keys[i], hashes[i]);
+
+		if (f) {
+			flows[i] = f;
+			hits |= 1u << i;
+		}
+	}
+	return keys_map & ~hits;
+}
+
+/* Is a a better victim than b? Empty or dead first; between two of a kind
+ * the lower stored hash, an arbitrary but stateless tie-break that spreads
+ * replacements over both ways (as OVS does). */
+static bool
+better_victim(const struct emc_entry *a, const struct emc_entry *b)
+{
+	if (entry_alive(a) != entry_alive(b))
+		return !entry_alive(a);
+	return a->hash < b->hash;
+}
+
+void
+emc_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
+	   struct megaflow *flow)
+{
+	struct emc_entry *victim = NULL;
+
+	if (flow->dead)
+		return;
+	for (unsigned w = 0; w < EMC_WAYS; w++) {
+		struct emc_entry *e = emc_slot(emc, hash, w);
+
+		if (e->flow && entry_has_key(e, key, hash)) {
+			e->flow = flow;
+			return;
+		}
+		if (!victim || better_victim(e, victim))
+			victim = e;
+	}
+	memcpy(victim->key, key->w, sizeof victim->key);
+	victim->hash = hash;
+	victim->flow = flow;
+}
+
+void
+emc_purge_dead(struct emc *emc)
+{
+	for (unsigned i = 0; i < EMC_ENTRIES; i++) {
+		struct emc_entry *e = &emc->entries[i];
+
+		if (e->flow && e->flow->dead)
+			e->flow = NULL;
+	}
+}
+
+void
+emc_clear(struct emc *emc)
+{
+	memset(emc->entries, 0, sizeof emc->entries);
+}

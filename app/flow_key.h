@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The flow key: every header field the switch can match on, in one cache
+ * line of eight 64-bit words so that masking, hashing and comparing are word
+ * loops the compiler unrolls. Packet fields are kept in network byte order
+ * (as on the wire, as in OVS's struct flow); metadata in host order.
+ *
+ * Word layout (used by the specialised dpcls lookups, so keep it stable):
+ *   w0  in_port | tun_id            metadata, set before extraction
+ *   w1  tun_src | tun_dst           outer IPv4 of a decapsulated packet
+ *   w2  dl_dst | vlan_tci
+ *   w3  dl_src | dl_type
+ *   w4  nw_src | nw_dst             ARP: spa | tpa
+ *   w5  nw_proto nw_tos nw_ttl nw_frag | tp_src | tp_dst
+ *   w6  reserved (zero)             room for ct state, recirc id, ...
+ *   w7  reserved (zero)
+ */
+#ifndef VXS_FLOW_KEY_H
+#define VXS_FLOW_KEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#define FLOW_KEY_WORDS 8
+#define FLOW_KEY_USED_WORDS 6	/* w6, w7 are always zero today */
+
+/* nw_frag bits, as in OVS */
+#define FLOW_NW_FRAG_ANY   0x01	/* any fragment, first included */
+#define FLOW_NW_FRAG_LATER 0x02	/* not the first fragment: no L4 */
+#define FLOW_NW_FRAG_MASK  0x03
+
+/* vlan_tci: the CFI bit marks "a tag is present", as in OVS */
+#define FLOW_VLAN_CFI 0x1000
+
+struct flow_key {
+	union {
+		uint64_t w[FLOW_KEY_WORDS];
+		struct {
+			uint32_t in_port;	/* ofport number, host order */
+			uint32_t tun_id;	/* VNI, host order, 0 = none */
+
+			rte_be32_t tun_src;
+			rte_be32_t tun_dst;
+
+			struct rte_ether_addr dl_dst;
+			rte_be16_t vlan_tci;
+
+			struct rte_ether_addr dl_src;
+			rte_be16_t dl_type;
+
+			rte_be32_t nw_src;
+			rte_be32_t nw_dst;
+
+			uint8_t nw_proto;	/* ARP: low byte of opcode */
+			uint8_t nw_tos;
+			uint8_t nw_ttl;
+			uint8_t nw_frag;
+			rte_be16_t tp_src;	/* ICMP: type */
+			rte_be16_t tp_dst;	/* ICMP: code */
+
+			uint64_t reserved[2];
+		};
+	};
+} __rte_aligned(64);
+
+_Static_assert(sizeof(struct flow_key) == 64, "flow_key is one cache line");
+_Static_assert(offsetof(struct flow_key, tun_src) == 8, "w1");
+_Static_assert(offsetof(struct flow_key, dl_dst) == 16, "w2");
+_Static_assert(offsetof(struct flow_key, dl_src) == 24, "w3");
+_Static_assert(offsetof(struct flow_key, nw_src) == 32, "w4");
+_Static_assert(offsetof(struct flow_key, nw_proto) == 40, "w5");
+
+/* The matchable fields, for parsing, formatting and mask building. */
+enum mf_id {
+	MFF_IN_PORT,
+	MFF_TUN_ID,
+	MFF_TUN_SRC,
+	MFF_TUN_DST,
+	MFF_DL_DST,
+	MFF_VLAN_TCI,
+	MFF_DL_SRC,
+	MFF_DL_TYPE,
+	MFF_NW_SRC,
+	MFF_NW_DST,
+	MFF_NW_PROTO,
+	MFF_NW_TOS,
+	MFF_NW_TTL,
+	MFF_NW_FRAG,
+	MFF_TP_SRC,
+	MFF_TP_DST,
+	MFF_N_IDS
+};
+
+struct mf_field {
+	enum mf_id id;
+	const char *name;	/* ovs-ofctl name */
+	uint16_t offset;	/* byte offset in struct flow_key */
+	uint8_t len;		/* bytes */
+};
+
+extern const struct mf_field mf_fields[MFF_N_IDS];
+
+static inline void
+flow_key_zero(struct flow_key *k)
+{
+	memset(k, 0, sizeof *k);
+}
+
+static inline bool
+flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+{
+	uint64_t diff = 0;
+	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+		diff |= a->w[i] ^ b->w[i];
+	return diff == 0;
+}
+
+/* dst = key & mask */
+static inline void
+flow_key_mask(struct flow_key *dst, const struct flow_key *key,
+	      const struct flow_key *mask)
+{
+	for (int i = 0; i < FLOW_KEY_WORDS; i++)
+		dst->w[i] = key->w[i] & mask->w[i];
+}
+
+/* Does key match (masked_key, mask)? masked_key must already be masked. */
+static inline bool
+flow_key_match(const struct flow_key *key, const struct flow_key *masked_key,
+	       const struct flow_key *mask)
+{
+	uint64_t diff = 0;
+	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+		diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
+	return diff == 0;
+}
+
+/* Sets every bit of field f in mask. */
+static inline void
+flow_mask_set_field(struct flow_key *mask, enum mf_id f)
+{
+	memset((uint8_t *)mask + mf_fields[f].offset, 0xff, mf_fields[f].len);
+}
+
+/* True if any bit of field f is set in mask. */
+bool flow_mask_has_field(const struct flow_key *mask, enum mf_id f);
+
+/* True if the field values differ under the mask. */
+bool flow_field_differs(const struct flow_key *a, const struct flow_key *b,
+			const struct flow_key *mask, enum mf_id f);
+
+#endif

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * vxswitch: start-up, the control thread's loop, and shutdown.
+ *
+ * Everything that can be wrong with the topology is found before the EAL
+ * starts (config_load, then every flow parsed against the port names), so a
+ * bad file changes nothing on the host.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include "config.h"
+#include "control.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "port.h"
+#include "vxswitch.h"
+
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_signal(int sig)
+{
+	quit_signal = sig;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vxswitch --config FILE [OPTION]...\n"
+"A DPDK poll-mode virtual switch for VXLAN overlays of vhost-user VMs.\n"
+"\n"
+"  -c, --config FILE      topology file (YAML; see topology/)\n"
+"      --check            validate the topology and its flows, then exit\n"
+"      --pmd-cores LIST   override datapath.pmd-cores (e.g. 1 or 2-5)\n"
+"      --ctl-socket PATH  override datapath.ctl-socket\n"
+"      --eal-args ARGS    extra EAL arguments, appended (one string)\n"
+"      --duration SECS    run for SECS seconds, then shut down cleanly\n"
+"      --detach           run in the background (with --pidfile)\n"
+"      --pidfile FILE     write the daemon's pid to FILE\n"
+"      --stats-on-exit    print port and PMD counters at shutdown\n"
+"  -h, --help             this help\n"
+"      --version          print the version\n"
+"\n"
+"Control it with vxswitch-ctl (see vxswitch-ctl --help).\n");
+}
+
+struct options {
+	const char *config;
+	const char *pmd_cores;
+	const char *ctl_socket;
+	const char *eal_args;
+	const char *pidfile;
+	double duration;
+	bool check, detach, stats_on_exit;
+};
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
+	       O_STATS, O_VERSION };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "pmd-cores", required_argument, NULL, O_PMD },
+		{ "ctl-socket", required_argument, NULL, O_CTL },
+		{ "eal-args", required_argument, NULL, O_EAL },
+		{ "duration", required_argument, NULL, O_DUR },
+		{ "detach", no_argument, NULL, O_DETACH },
+		{ "pidfile", required_argument, NULL, O_PID },
+		{ "stats-on-exit", no_argument, NULL, O_STATS },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case O_CHECK: o->check = true; break;
+		case O_PMD: o->pmd_cores = optarg; break;
+		case O_CTL: o->ctl_socket = optarg; break;
+		case O_EAL: o->eal_args = optarg; break;
+		case O_DUR: o->duration = atof(optarg); break;
+		case O_DETACH: o->detach = true; break;
+		case O_PID: o->pidfile = optarg; break;
+		case O_STATS: o->stats_on_exit = true; break;
+		case 'h': usage(stdout); exit(0);
+		case O_VERSION: printf("vxswitch %s\n", VXSWITCH_VERSION);
+			exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vxswitch: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!o->config) {
+		fprintf(stderr, "vxswitch: --config FILE is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* "1,3-5" -> cores */
+static int
+parse_core_list(const char *s, struct vxs_config *cfg)
+{
+	char *end;
+	cfg->n_pmd_cores = 0;
+	while (*s) {
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0 || a >= CFG_MAX_CORES)
+			return -1;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a || b >= CFG_MAX_CORES)
+				return -1;
+			s = end;
+		}
+		for (long c = a; c <= b; c++)
+			cfg->pmd_cores[cfg->n_pmd_cores++] = c;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return cfg->n_pmd_cores ? 0 : -1;
+}
+
+/* ---- flows checked against the topology's own port names ---------------- */
+
+static uint32_t
+cfg_port_by_name(const char *name, void *aux)
+{
+	const struct vxs_config *cfg = aux;
+	const struct cfg_port *p = config_find_port(cfg, name);
+	if (!p || !strcmp(p->name, cfg->underlay_port))
+		return 0;
+	return p->ofport;
+}
+
+static int
+check_flows(const struct vxs_config *cfg)
+{
+	const struct ofp_port_map map = { .port_by_name = cfg_port_by_name,
+					  .aux = (void *)cfg };
+	char err[CFG_ERR_MAX];
+	struct ofp_rule r;
+
+	for (uint16_t i = 0; i < cfg->n_flows; i++) {
+		if (ofp_parse_flow(cfg->flows[i].text, OFP_PARSE_ADD, &map, &r,
+				   err, sizeof err)) {
+			fprintf(stderr, "vxswitch: %s:%d: %s\n", cfg->file,
+				cfg->flows[i].line, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- mbufs ------------------------------------------------------------- */
+
+#define MBUF_CACHE 256
+
+/* Every place an mbuf can sit: NIC rx/tx rings, vhost bursts, PMD tx
+ * buffers, per-lcore caches, plus headroom for control traffic. */
+static uint32_t
+mbufs_needed(const struct vxs_config *cfg)
+{
+	uint64_t n = 4096;
+	for (uint16_t i = 0; i < cfg->n_ports; i++) {
+		const struct cfg_port *p = &cfg->ports[i];
+		uint16_t nq = p->n_rxq ? p->n_rxq : 1;
+		if (p->type == CFG_PORT_DPDK)
+			n += (uint64_t)nq * (p->rxd ? p->rxd : 1024) +
+			     (uint64_t)(cfg->n_pmd_cores + 1) *
+				     (p->txd ? p->txd : 1024);
+		n += (uint64_t)(cfg->n_pmd_cores + 1) * BATCH_MAX * 2;
+	}
+	n += (uint64_t)(cfg->n_pmd_cores + 1) * MBUF_CACHE * 2;
+	uint32_t pow = 1;
+	while (pow < n)
+		pow <<= 1;
+	return pow - 1;		/* 2^n - 1 is the mempool's best size */
+}
+
+static struct rte_mempool *
+create_pool(const struct vxs_config *cfg)
+{
+	uint32_t n = cfg->n_mbufs ? cfg->n_mbufs : mbufs_needed(cfg);
+	struct rte_mempool *mp = rte_pktmbuf_pool_create(
+		"vxs_mbufs", n, MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		rte_socket_id());
+	if (!mp)
+		fprintf(stderr, "vxswitch: cannot create a pool of %u mbufs: "
+			"%s (more hugepages, or eal.memory-mb?)\n", n,
+			rte_strerror(rte_errno));
+	return mp;
+}
+
+uint32_t
+mbufs_in_use(void)
+{
+	return pktmbuf_pool ? pktmbuf_pool->size -
+				      rte_mempool_avail_count(pktmbuf_pool)
+			    : 0;
+}
+
+/* ---- process ----------------------------------------------------------- */
+
+static int
+write_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "vxswitch: cannot write pidfile %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	return 0;
+}
+
+static int
+detach(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	int fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+static int
+build_eal_argv(const struct vxs_config *cfg, const char *extra, char ***out)
+{
+	char **argv;
+	int argc = config_eal_argv(cfg, "vxswitch", &argv);
+	if (argc < 0 || !extra || !*extra) {
+		*out = argv;
+		return argc;
+	}
+	char *copy = strdup(extra), *save = NULL;
+	for (char *t = strtok_r(copy, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		argv = realloc(argv, (argc + 2) * sizeof *argv);
+		argv[argc++] = strdup(t);
+		argv[argc] = NULL;
+	}
+	free(copy);
+	*out = argv;
+	return argc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options opt = { 0 };
+	struct vxs_config cfg;
+	char err[CFG_ERR_MAX];
+	char **eal_argv;
+	int eal_argc, rc = 1;
+
+	if (parse_options(argc, argv, &opt))
+		return 2;
+	if (config_load(opt.config, &cfg, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		return 2;
+	}
+	if (opt.pmd_cores && parse_core_list(opt.pmd_cores, &cfg)) {
+		fprintf(stderr, "vxswitch: --pmd-cores: bad core list '%s'\n",
+			opt.pmd_cores);
+		return 2;
+	}
+	if (opt.ctl_socket)
+		snprintf(cfg.ctl_socket, sizeof cfg.ctl_socket, "%s",
+			 opt.ctl_socket);
+	if (check_flows(&cfg))
+		return 2;
+	if (opt.check) {
+		printf("%s: ok (%u ports, %u flows)\n", cfg.file, cfg.n_ports,
+		       cfg.n_flows);
+		config_free(&cfg);
+		return 0;
+	}
+	if (opt.detach && detach())
+		return 1;
+	if (opt.pidfile && write_pidfile(opt.pidfile))
+		return 1;
+
+	eal_argc = build_eal_argv(&cfg, opt.eal_args, &eal_argv);
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "vxswitch: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (control_init(cfg.ctl_socket, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		goto out_eal;
+	}
+	pktmbuf_pool = create_pool(&cfg);
+	if (!pktmbuf_pool)
+		goto out_ctl;
+	if (ports_create(&cfg, pktmbuf_pool, cfg.n_pmd_cores, err,
+			 sizeof err) ||
+	    pmds_create(&cfg, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		goto out_ports;
+	}
+	port_vhost_set_rcu(pmd_qsbr);
+	if (ofproto_init(&cfg, pmd_qsbr, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		goto out_ports;
+	}
+	commands_register();
+	telemetry_register();
+	if (ports_start(err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		goto out_ofproto;
+	}
+	if (pmds_start()) {
+		fprintf(stderr, "vxswitch: cannot launch PMD threads\n");
+		goto out_stop_ports;
+	}
+	printf("vxswitch: running: %u ports, %u PMDs, %u flows, control "
+	       "socket %s\n", n_ports, n_pmds, ofproto_n_rules(),
+	       cfg.ctl_socket);
+	fflush(stdout);
+
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!quit_signal) {
+		control_poll(20);
+		ctl_events_process();
+		if (opt.duration > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec +
+				    (t.tv_nsec - t0.tv_nsec) / 1e9 >=
+			    opt.duration)
+				break;
+		}
+	}
+	printf("vxswitch: shutting down%s\n",
+	       quit_signal ? " (signal)" : "");
+	pmds_stop();
+	if (opt.stats_on_exit)
+		print_exit_stats(stdout);
+	rc = 0;
+out_stop_ports:
+	pmds_stop();
+	ports_stop();
+	ctl_events_process();
+out_ofproto:
+	ofproto_fini();
+out_ports:
+	pmds_destroy();
+	ports_destroy();
+	if (pktmbuf_pool) {
+		uint32_t leaked = mbufs_in_use();
+		printf("vxswitch: mbufs in use at exit: %u\n", leaked);
+		if (leaked)
+			rc = 3;
+		rte_mempool_free(pktmbuf_pool);
+		pktmbuf_pool = NULL;
+	}
+out_ctl:
+	control_fini();
+out_eal:
+	rte_eal_cleanup();
+	config_free_argv(eal_argc, eal_argv);
+	config_free(&cfg);
+	if (opt.pidfile)
+		unlink(opt.pidfile);
+	return rc;
+}

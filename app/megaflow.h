@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A megaflow: a wildcarded flow (masked key + mask) with the datapath
+ * actions the slow path computed for it, and its counters. Owned by one PMD:
+ * only that PMD inserts, hits, revalidates and frees it, so none of these
+ * fields needs atomics; the control plane sees them through the PMD's
+ * request mailbox (pmd.h).
+ */
+#ifndef VXS_MEGAFLOW_H
+#define VXS_MEGAFLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "flow_key.h"
+#include "dp_actions.h"
+
+struct dpcls_subtable;
+
+struct megaflow {
+	struct flow_key key;		/* already masked */
+	struct flow_key mask;
+	struct dp_actions actions;
+	/* The key of the packet it was translated from: revalidation
+	 * translates it again and keeps the flow only if mask and actions
+	 * come out the same. */
+	struct flow_key upcall_key;
+
+	uint64_t n_packets;
+	uint64_t n_bytes;
+	uint64_t used_tsc;		/* last hit, 0 = never */
+	uint64_t created_tsc;
+
+	uint32_t hash;			/* subtable hash of key (dpcls-owned) */
+	uint32_t rule_uid;		/* OpenFlow rule it was made from, 0 none */
+	uint64_t id;			/* unique per PMD, shown as ufid */
+	bool dead;			/* removed; EMC entries must not use it */
+
+	struct dpcls_subtable *subtable;	/* dpcls-owned */
+	struct megaflow *next;			/* dpcls-owned hash chain */
+};
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Miniflow extract: the first datapath stage, turning each received packet
+ * into the header words of its flow key (OVS's flow_extract meaning, byte
+ * order as in flow_key.h).
+ *
+ * Only w2..w5 (dl_dst .. tp_dst) are written, and always all of them, with
+ * zero where a header is absent, so keys compare and hash as plain words.
+ * w0/w1 (in_port, tunnel metadata) and w6/w7 are the caller's.
+ *
+ * "Malformed" means a header that claims to be there but is cut short or
+ * inconsistent (runt Ethernet, bad IPv4 version/IHL/total length, truncated
+ * VLAN tag, ARP or L4 header). Protocols we do not parse (IPv6, 802.3
+ * length frames, QinQ inner headers, ...) are not malformed: they simply
+ * get L2 fields only.
+ */
+#ifndef VXS_MINIFLOW_H
+#define VXS_MINIFLOW_H
+
+#include <stdint.h>
+#include <rte_mbuf.h>
+#include "flow_key.h"
+#include "pkt_batch.h"
+
+/* dl_type of an 802.3 frame (length instead of ethertype), as in OVS. */
+#define FLOW_DL_TYPE_NONE 0x05ff
+
+/* Fills key words w2..w5 (dl_dst..tp_dst) from the packet; w0, w1 (in_port,
+ * tunnel metadata) and w6, w7 are left exactly as the caller set them.
+ * Returns 0, or -1 if the packet is malformed (then w2..w5 are
+ * unspecified). Headers may span segments; bounds are by pkt_len. */
+int miniflow_extract(const struct rte_mbuf *m, struct flow_key *key);
+
+/* Batch stage: keys[i] (w0/w1 prefilled by the caller) belong to
+ * b->pkts[i]. Malformed packets are appended, in order, to *malformed,
+ * which must have room for b->n more; good ones are compacted in b
+ * together with their keys, keeping their order. Returns the number
+ * moved. */
+uint16_t miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
+				struct pkt_batch *malformed);
+
+#endif

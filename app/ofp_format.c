@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * struct ofp_rule -> ovs-ofctl dump-flows text, and the rule comparisons
+ * del-flows and add-flow need.
+ *
+ * The output is written so that ofp_parse_flow() reads it back into the
+ * same rule: values are printed masked, shorthands (ip, udp, ...) stand in
+ * for dl_type/nw_proto, and a field whose mask is empty is not printed.
+ */
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ofp_rule.h"
+
+/* snprintf-like accumulation: keeps counting past the end of buf so that
+ * the caller learns the length it would have needed. */
+struct sbuf {
+	char *buf;
+	size_t size;
+	size_t len;
+	bool need_comma;	/* between match items */
+};
+
+static void
+sbuf_init(struct sbuf *b, char *buf, size_t size)
+{
+	b->buf = buf;
+	b->size = buf ? size : 0;
+	b->len = 0;
+	b->need_comma = false;
+	if (b->size)
+		buf[0] = '\0';
+}
+
+static void
+sbuf_vput(struct sbuf *b, const char *fmt, va_list ap)
+{
+	size_t room = b->len < b->size ? b->size - b->len : 0;
+	int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
+
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vput(b, fmt, ap);
+	va_end(ap);
+}
+
+/* A comma-separated match item. */
+static void __attribute__((format(printf, 2, 3)))
+item(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->need_comma)
+		put(b, ",");
+	b->need_comma = true;
+	va_start(ap, fmt);
+	sbuf_vput(b, fmt, ap);
+	va_end(ap);
+}
+
+static int
+sbuf_result(const struct sbuf *b)
+{
+	return b->len > INT32_MAX ? INT32_MAX : (int)b->len;
+}
+
+/* ---- values ----------------------------------------------------------- */
+
+static void
+put_ipv4(struct sbuf *b, rte_be32_t ip)
+{
+	const uint8_t *o = (const uint8_t *)&ip;
+
+	put(b, "%u.%u.%u.%u", o[0], o[1], o[2], o[3]);
+}
+
+/* a.b.c.d, a.b.c.d/len for a CIDR mask, a.b.c.d/m.m.m.m otherwise. */
+static void
+put_ipv4_masked(struct sbuf *b, const char *name, rte_be32_t ip,
+		rte_be32_t mask)
+{
+	uint32_t m = rte_be_to_cpu_32(mask);
+	uint32_t host_bits = ~m;
+
+	item(b, "%s=", name);
+	put_ipv4(b, ip);
+	if (m == UINT32_MAX)
+		return;
+	if ((host_bits & (host_bits + 1)) == 0) {
+		put(b, "/%d", __builtin_popcount(m));
+	} else {
+		put(b, "/");
+		put_ipv4(b, mask);
+	}
+}
+
+static void
+put_mac(struct sbuf *b, const struct rte_ether_addr *mac)
+{
+	const uint8_t *o = mac->addr_bytes;
+
+	put(b, "%02x:%02x:%02x:%02x:%02x:%02x", o[0], o[1], o[2], o[3], o[4],
+	    o[5]);
+}
+
+static bool
+mac_is_full(const struct rte_ether_addr *mask)
+{
+	static const struct rte_ether_addr ones = {
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+
+	return rte_is_same_ether_addr(mask, &ones);
+}
+
+static void
+put_mac_masked(struct sbuf *b, const char *name,
+	       const struct rte_ether_addr *mac,
+	       const struct rte_ether_addr *mask)
+{
+	item(b, "%s=", name);
+	put_mac(b, mac);
+	if (!mac_is_full(mask)) {
+		put(b, "/");
+		put_mac(b, mask);
+	}
+}
+
+static void
+put_port(struct sbuf *b, const struct ofp_port_map *ports, uint32_t port)
+{
+	const char *name = ports && ports->name_by_port
+				   ? ports->name_by_port(port, ports->aux)
+				   : NULL;
+
+	if (name)
+		put(b, "%s", name);
+	else
+		put(b, "%" PRIu32, port);
+}
+
+/* ---- match ------------------------------------------------------------ */
+
+static bool
+is_dl_type(const struct flow_key *match, const struct flow_key *mask,
+	   uint16_t type)
+{
+	return mask->dl_type && match->dl_type == rte_cpu_to_be_16(type);
+}
+
+static bool
+is_ip_proto(const struct flow_key *match, const struct flow_key *mask,
+	    uint8_t proto)
+{
+	return is_dl_type(match, mask, RTE_ETHER_TYPE_IPV4) && mask->nw_proto &&
+	       match->nw_proto == proto;
+}
+
+/* "ip", "udp", "arp", ... or dl_type=0x...; true if nw_proto went too. */
+static bool
+put_protocol(struct sbuf *b, const struct flow_key *match,
+	     const struct flow_key *mask)
+{
+	static const struct {
+		const char *name;
+		uint8_t proto;
+	} ip_protos[] = {
+		{ "icmp", IPPROTO_ICMP },
+		{ "tcp", IPPROTO_TCP },
+		{ "udp", IPPROTO_UDP },
+	};
+
+	if (!mask->dl_type)
+		return false;
+	for (size_t i = 0; i < RTE_DIM(ip_protos); i++) {
+		if (is_ip_proto(match, mask, ip_protos[i].proto)) {
+			item(b, "%s", ip_protos[i].name);
+			return true;
+		}
+	}
+	if (is_dl_type(match, mask, RTE_ETHER_TYPE_IPV4))
+		item(b, "ip");
+	else if (is_dl_type(match, mask, RTE_ETHER_TYPE_ARP))
+		item(b, "arp");
+	else if (is_dl_type(match, mask, RTE_ETHER_TYPE_IPV6))
+		item(b, "ipv6");
+	else
+		item(b, "dl_type=0x%04x", rte_be_to_cpu_16(match->dl_type));
+	return false;
+}
+
+static void
+put_tunnel(struct sbuf *b, const struct flow_key *match,
+	   const struct flow_key *mask)
+{
+	if (mask->tun_id == UINT32_MAX)
+		item(b, "tun_id=0x%" PRIx32, match->tun_id);
+	else if (mask->tun_id)
+		item(b, "tun_id=0x%" PRIx32 "/0x%" PRIx32, match->tun_id,
+		     mask->tun_id);
+	if (mask->tun_src)
+		put_ipv4_masked(b, "tun_src", match->tun_src, mask->tun_src);
+	if (mask->tun_dst)
+		put_ipv4_masked(b, "tun_dst", match->tun_dst, mask->tun_dst);
+}
+
+/* dl_vlan=VID for what dl_vlan= produces, vlan_tci=V[/M] otherwise. */
+static void
+put_vlan(struct sbuf *b, const struct flow_key *match,
+	 const struct flow_key *mask)
+{
+	uint16_t tci = rte_be_to_cpu_16(match->vlan_tci);
+	uint16_t m = rte_be_to_cpu_16(mask->vlan_tci);
+
+	if (!m)
+		return;
+	if (m == (FLOW_VLAN_CFI | 0x0fff) && (tci & FLOW_VLAN_CFI))
+		item(b, "dl_vlan=%u", tci & 0x0fff);
+	else if (m == UINT16_MAX)
+		item(b, "vlan_tci=0x%04x", tci);
+	else
+		item(b, "vlan_tci=0x%04x/0x%04x", tci, m);
+}
+
+static void
+put_l2(struct sbuf *b, const struct flow_key *match,
+       const struct flow_key *mask)
+{
+	put_vlan(b, match, mask);
+	if (!rte_is_zero_ether_addr(&mask->dl_src))
+		put_mac_masked(b, "dl_src", &match->dl_src, &mask->dl_src);
+	if (!rte_is_zero_ether_addr(&mask->dl_dst))
+		put_mac_masked(b, "dl_dst", &match->dl_dst, &mask->dl_dst);
+}
+
+static void
+put_ip_frag(struct sbuf *b, uint8_t value, uint8_t mask)
+{
+	static const struct {
+		const char *name;
+		uint8_t value, mask;
+	} frags[] = {
+		{ "no", 0, FLOW_NW_FRAG_ANY },
+		{ "yes", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_ANY },
+		{ "first", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK },
+		{ "later", FLOW_NW_FRAG_MASK, FLOW_NW_FRAG_MASK },
+		{ "not_later", 0, FLOW_NW_FRAG_LATER },
+	};
+
+	for (size_t i = 0; i < RTE_DIM(frags); i++) {
+		if (frags[i].value == value && frags[i].mask == mask) {
+			item(b, "ip_frag=%s", frags[i].name);
+			return;
+		}
+	}
+	/* Not something the parser makes; shown for debugging only. */
+	item(b, "nw_frag=0x%x/0x%x", value, mask);
+}
+
+static void
+put_l3(struct sbuf *b, const struct flow_key *match,
+       const struct flow_key *mask, bool proto_done)
+{
+	bool arp = is_dl_type(match, mask, RTE_ETHER_TYPE_ARP);
+
+	if (mask->nw_src)
+		put_ipv4_masked(b, arp ? "arp_spa" : "nw_src", match->nw_src,
+				mask->nw_src);
+	if (mask->nw_dst)
+		put_ipv4_masked(b, arp ? "arp_tpa" : "nw_dst", match->nw_dst,
+				mask->nw_dst);
+	if (mask->nw_proto && !proto_done)
+		item(b, "%s=%u", arp ? "arp_op" : "nw_proto", match->nw_proto);
+	if (mask->nw_tos)
+		item(b, "nw_tos=%u", match->nw_tos);
+	if (mask->nw_ttl)
+		item(b, "nw_ttl=%u", match->nw_ttl);
+	if (mask->nw_frag)
+		put_ip_frag(b, match->nw_frag, mask->nw_frag);
+}
+
+static void
+put_l4_port(struct sbuf *b, const char *name, rte_be16_t port, rte_be16_t mask)
+{
+	uint16_t v = rte_be_to_cpu_16(port), m = rte_be_to_cpu_16(mask);
+
+	if (m == UINT16_MAX)
+		item(b, "%s=%u", name, v);
+	else if (m)
+		item(b, "%s=0x%x/0x%x", name, v, m);
+}
+
+static void
+put_l4(struct sbuf *b, const struct flow_key *match,
+       const struct flow_key *mask)
+{
+	if (is_ip_proto(match, mask, IPPROTO_ICMP)) {
+		if (mask->tp_src)
+			item(b, "icmp_type=%u", rte_be_to_cpu_16(match->tp_src));
+		if (mask->tp_dst)
+			item(b, "icmp_code=%u", rte_be_to_cpu_16(match->tp_dst));
+		return;
+	}
+	put_l4_port(b, "tp_src", match->tp_src, mask->tp_src);
+	put_l4_port(b, "tp_dst", match->tp_dst, mask->tp_dst);
+}
+
+/* Order as in the rules people write: in_port first, then the protocol,
+ * then outward-in from tunnel to L4. */
+static void
+put_match(struct sbuf *b, const struct flow_key *match,
+	  const struct flow_key *mask, const struct ofp_port_map *ports)
+{
+	bool proto_done;
+
+	if (mask->in_port) {
+		item(b, "in_port=");
+		put_port(b, ports, match->in_port);
+	}
+	proto_done = put_protocol(b, match, mask);
+	put_tunnel(b, match, mask);
+	put_l2(b, match, mask);
+	put_l3(b, match, mask, proto_done);
+	put_l4(b, match, mask);
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+static void
+put_action(struct sbuf *b, const struct ofp_action *a,
+	   const struct ofp_port_map *ports)
+{
+	switch (a->type) {
+	case OFPACT_OUTPUT:
+		if (a->port == OFPP_IN_PORT) {
+			put(b, "in_port");
+		} else {
+			put(b, "output:");
+			put_port(b, ports, a->port);
+		}
+		return;
+	case OFPACT_SET_TUNNEL:
+		put(b, "set_tunnel:0x%" PRIx32, a->u32);
+		return;
+	case OFPACT_SET_TUN_SRC:
+	case OFPACT_SET_TUN_DST:
+		put(b, "set_field:");
+		put_ipv4(b, a->ip);
+		put(b, "->%s", a->type == OFPACT_SET_TUN_SRC ? "tun_src"
+							     : "tun_dst");
+		return;
+	case OFPACT_SET_ETH_SRC:
+	case OFPACT_SET_ETH_DST:
+		put(b, "%s:", a->type == OFPACT_SET_ETH_SRC ? "mod_dl_src"
+							    : "mod_dl_dst");
+		put_mac(b, &a->mac);
+		return;
+	}
+	put(b, "unknown_action_%d", (int)a->type);
+}
+
+static void
+put_actions(struct sbuf *b, const struct ofp_rule *r,
+	    const struct ofp_port_map *ports)
+{
+	unsigned n = r->n_actions < OFP_MAX_ACTIONS ? r->n_actions
+						    : OFP_MAX_ACTIONS;
+
+	if (!n)
+		put(b, "drop");
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			put(b, ",");
+		put_action(b, &r->actions[i], ports);
+	}
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+int
+ofp_format_match(const struct flow_key *match, const struct flow_key *mask,
+		 const struct ofp_port_map *p, char *buf, size_t len)
+{
+	struct sbuf b;
+
+	sbuf_init(&b, buf, len);
+	put_match(&b, match, mask, p);
+	return sbuf_result(&b);
+}
+
+int
+ofp_format_actions(const struct ofp_rule *r, const struct ofp_port_map *p,
+		   char *buf, size_t len)
+{
+	struct sbuf b;
+
+	sbuf_init(&b, buf, len);
+	put_actions(&b, r, p);
+	return sbuf_result(&b);
+}
+
+int
+ofp_format_rule(const struct ofp_rule *r, const struct ofp_port_map *p,
+		char *buf, size_t len)
+{
+	struct sbuf b;
+
+	sbuf_init(&b, buf, len);
+	if (r->priority != OFP_DEFAULT_PRIORITY)
+		item(&b, "priority=%u", r->priority);
+	put_match(&b, &r->match, &r->mask, p);
+	put(&b, "%sactions=", b.len ? " " : "");
+	put_actions(&b, r, p);
+	return sbuf_result(&b);
+}
+
+bool
+ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
+{
+	uint64_t stray = 0;
+
+	/* r must match every bit the filter matches, with the same value. */
+	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++) {
+		uint64_t fm = filter->mask.w[i];
+		stray |= fm & ~r->mask.w[i];
+		stray |= (r->match.w[i] ^ filter->match.w[i]) & fm;
+	}
+	return stray == 0;
+}
+
+bool
+ofp_rule_same_match(const struct ofp_rule *a, const struct ofp_rule *b)
+{
+	return a->priority == b->priority &&
+	       flow_key_equal(&a->mask, &b->mask) &&
+	       flow_key_equal(&a->match, &b->match);
+}

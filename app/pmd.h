@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A PMD thread: one per core, polling its rx queues and owning everything
+ * on its packet path (EMC, megaflow classifier, tx buffers, counters), so
+ * that path takes no locks.
+ *
+ * The control thread reaches a PMD in two ways only:
+ *  - a new dp_snapshot (RCU): the PMD revalidates its megaflows;
+ *  - pmd_call(): a function run by the PMD between two bursts (dump flows,
+ *    clear stats, flush), while the control thread waits.
+ */
+#ifndef VXS_PMD_H
+#define VXS_PMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+#include "drop_reason.h"
+#include "megaflow.h"
+#include "pkt_batch.h"
+#include "port.h"
+
+#define PMD_MAX_RXQS 128
+
+struct pmd_rxq {
+	struct port *port;
+	uint16_t qid;
+	uint64_t packets;		/* received on this queue */
+	uint64_t busy_cycles;		/* spent on its bursts */
+};
+
+struct pmd_stats {
+	uint64_t packets;		/* received */
+	uint64_t emc_hits;
+	uint64_t megaflow_hits;
+	uint64_t upcalls;		/* misses sent to translation */
+	uint64_t upcall_cycles;
+	uint64_t tunnel_pops, tunnel_pushes;
+	uint64_t arp_replies;
+	uint64_t drops[DROP_N_REASONS];
+	uint64_t busy_cycles;		/* iterations that moved packets */
+	uint64_t idle_cycles;
+	uint64_t iterations;
+	uint64_t tx_batches, tx_packets;	/* for packets per send */
+	uint64_t revalidations, megaflows_expired, megaflows_revalidated_out;
+};
+
+struct pmd_port_stats {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t tx_packets, tx_bytes, tx_dropped;
+};
+
+struct pmd_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[BATCH_MAX];
+};
+
+struct pmd_request {
+	void (*fn)(struct pmd_request *req);
+	struct pmd *pmd;
+	void *arg;
+	int done;
+};
+
+struct emc;
+struct dpcls;
+
+struct pmd {
+	unsigned lcore;
+	uint16_t idx;			/* 0..n_pmds-1: RCU id and tx sender */
+	bool running;
+	bool stop;
+
+	uint16_t n_rxqs;
+	struct pmd_rxq rxqs[PMD_MAX_RXQS];
+
+	struct emc *emc;
+	struct dpcls *cls;
+	struct megaflow *flow_pool;	/* max_megaflows, preallocated */
+	struct megaflow **flow_free;
+	uint32_t n_free, max_flows;
+	uint64_t next_flow_id;
+
+	struct pmd_txbuf *txbufs;	/* one per port */
+	struct pmd_port_stats *port_stats;	/* one per port */
+	struct pmd_stats stats;
+	uint16_t ip_id;
+	uint32_t emc_insert_inv_prob;
+	uint32_t rand_state;
+	uint64_t max_idle_tsc;
+
+	uint64_t seen_gen;
+	const struct dp_snapshot *snap;	/* valid between quiescent states */
+	uint64_t next_sweep_tsc;
+
+	struct pmd_request *req;	/* mailbox, set by the control thread */
+};
+
+extern struct pmd *pmds;
+extern uint16_t n_pmds;
+extern struct rte_mempool *pktmbuf_pool;
+extern struct rte_rcu_qsbr *pmd_qsbr;
+extern struct rte_ring *ctl_event_ring;
+
+/* What PMDs tell the control thread, through ctl_event_ring. */
+enum ctl_event_type {
+	CTL_EV_NEIGH_LEARN,		/* ARP seen: ip is at mac */
+	CTL_EV_NEIGH_MISS,		/* need the MAC of ip: send ARP */
+	CTL_EV_RULE_STATS,		/* a retired megaflow's counters */
+};
+
+struct ctl_event {
+	uint8_t type;
+	struct rte_ether_addr mac;
+	rte_be32_t ip;
+	uint32_t rule_uid;
+	uint64_t packets, bytes;
+};
+
+int pmds_create(const struct vxs_config *cfg, char *err, size_t errlen);
+int pmds_start(void);
+void pmds_stop(void);
+void pmds_destroy(void);
+
+/* Runs fn in the PMD's context between bursts and waits for it (runs it
+ * here directly if the PMD is not running). */
+int pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg);
+
+/* Per PMD, exported for the control plane. */
+void pmd_flush_flows(struct pmd *pmd);
+void pmd_clear_stats(struct pmd *pmd);
+
+/* The datapath entry points (dp_pipeline.c / dp_execute.c). */
+void dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b);
+void dp_tx_flush_all(struct pmd *pmd);
+struct megaflow *dp_upcall(struct pmd *pmd, const struct flow_key *key);
+void pmd_megaflow_retire(struct pmd *pmd, struct megaflow *f);
+void pmd_revalidate(struct pmd *pmd);
+void pmd_expire_idle(struct pmd *pmd, uint64_t now);
+void pmd_push_event(struct pmd *pmd, const struct ctl_event *ev);
+
+static inline void
+pmd_count_drops(struct pmd *pmd, enum drop_reason why, uint16_t n)
+{
+	pmd->stats.drops[why] += n;
+}
+
+#endif

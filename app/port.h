@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Ports of the switch. The table is built once at start-up from the
+ * topology and never changes shape while PMDs run; what changes at run time
+ * (a vhost-user guest connecting or going away) is per-port state published
+ * with atomics and retired through RCU (port_vhost.c).
+ *
+ * Three kinds:
+ *  - PORT_ETHDEV: any DPDK ethdev (the NIC, or a tap/af_packet/pcap port);
+ *  - PORT_VHOST:  a vhost-user socket driven through the rte_vhost library,
+ *                 not net_vhost, so the number of VMs is not bounded by
+ *                 RTE_MAX_ETHPORTS (32 on Debian);
+ *  - PORT_VXLAN:  the overlay's tunnel port; has no queues of its own:
+ *                 output to it is encap + output to the underlay port.
+ */
+#ifndef VXS_PORT_H
+#define VXS_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_spinlock.h>
+#include "config.h"
+#include "ofp_rule.h"
+
+#define PORT_MAX_QUEUES 16
+
+enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN };
+
+struct port {
+	char name[CFG_NAME_MAX];
+	enum port_kind kind;
+	uint16_t idx;			/* datapath index: ports[idx] */
+	uint32_t ofport;		/* OpenFlow port number */
+	bool is_underlay;		/* the NIC carrying our VTEP */
+	const struct cfg_port *cfg;
+
+	uint16_t n_rxq;
+	uint16_t n_txq;
+	uint16_t rxd, txd;
+
+	/* ethdev */
+	uint16_t eth_port_id;
+	struct rte_ether_addr mac;
+	uint16_t ctl_txq;		/* tx queue reserved for the control thread */
+
+	/* vhost: vid and ready are written by the vhost-events thread */
+	char path[CFG_PATH_MAX];
+	bool vhost_server;
+	int vid;			/* -1 when no guest */
+	bool ready;			/* guest up: PMDs may poll/enqueue */
+	uint64_t n_connects;		/* how many times a guest came up */
+	/* More senders than tx queues (a vhost guest has one rx vring; a
+	 * pcap port has one tx queue per tx_pcap file): sends to one queue
+	 * must not race. Taken only when tx_shared, as OVS does with its
+	 * XPS locks; with one PMD and a queue per sender it never is. */
+	bool tx_shared;
+	rte_spinlock_t tx_lock[PORT_MAX_QUEUES];
+};
+
+extern struct port **ports;
+extern uint16_t n_ports;
+
+int ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
+		 uint16_t n_pmds, char *err, size_t errlen);
+int ports_start(char *err, size_t errlen);
+void ports_stop(void);
+void ports_destroy(void);
+
+struct port *port_by_name(const char *name);
+struct port *port_by_ofport(uint32_t ofport);
+struct port *port_underlay(void);
+struct port *port_vxlan(void);
+
+/* Port map for ofp_parse/format: overlay ports only (the underlay NIC is
+ * not part of the OpenFlow bridge, as br-phy is apart from br-int). */
+const struct ofp_port_map *ports_ofp_map(void);
+
+const char *port_kind_name(const struct port *p);
+const char *port_state_name(const struct port *p);
+
+/* ethdev */
+int port_ethdev_create(struct port *p, struct rte_mempool *pool,
+		       uint16_t n_txq, char *err, size_t errlen);
+int port_ethdev_start(struct port *p, char *err, size_t errlen);
+void port_ethdev_stop(struct port *p);
+
+/* vhost */
+int port_vhost_create(struct port *p, char *err, size_t errlen);
+int port_vhost_start(struct port *p, char *err, size_t errlen);
+void port_vhost_stop(struct port *p);
+void port_vhost_set_rcu(struct rte_rcu_qsbr *qsbr);
+
+/* The per-packet I/O, inline so the PMD loop has no indirect calls.
+ * Transmit consumes every packet: sent or freed. Returns the number sent. */
+#include <rte_ethdev.h>
+#include <rte_vhost.h>
+
+/* The tx queue a sender (PMD index, or n_pmds for the control thread)
+ * uses on port p. */
+static inline uint16_t
+port_txq_for(const struct port *p, uint16_t sender)
+{
+	return sender % p->n_txq;
+}
+
+#define VHOST_QUEUE_RX(q) ((q) * 2 + 0)	/* guest rx ring: we enqueue */
+#define VHOST_QUEUE_TX(q) ((q) * 2 + 1)	/* guest tx ring: we dequeue */
+
+static inline bool
+port_vhost_ready(const struct port *p)
+{
+	return __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE);
+}
+
+static inline uint16_t
+port_rx_burst(struct port *p, uint16_t qid, struct rte_mempool *pool,
+	      struct rte_mbuf **pkts, uint16_t n)
+{
+	if (p->kind == PORT_ETHDEV)
+		return rte_eth_rx_burst(p->eth_port_id, qid, pkts, n);
+	if (!port_vhost_ready(p))
+		return 0;
+	return rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid), pool,
+				       pkts, n);
+}
+
+static inline uint16_t
+port_tx_burst(struct port *p, uint16_t qid, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	uint16_t sent = 0;
+
+	if (p->tx_shared)
+		rte_spinlock_lock(&p->tx_lock[qid]);
+	if (p->kind == PORT_ETHDEV) {
+		/* A NIC ring that is momentarily full usually drains within a
+		 * couple of retries; give up when no progress is made. */
+		for (int tries = 0; sent < n && tries < 4; tries++) {
+			uint16_t k = rte_eth_tx_burst(p->eth_port_id, qid,
+						      pkts + sent, n - sent);
+			if (!k)
+				break;
+			sent += k;
+		}
+		if (p->tx_shared)
+			rte_spinlock_unlock(&p->tx_lock[qid]);
+		if (sent < n)
+			rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		return sent;
+	}
+	if (port_vhost_ready(p))
+		sent = rte_vhost_enqueue_burst(p->vid, VHOST_QUEUE_RX(qid),
+					       pkts, n);
+	if (p->tx_shared)
+		rte_spinlock_unlock(&p->tx_lock[qid]);
+	/* rte_vhost copies into guest memory: we free all either way. */
+	rte_pktmbuf_free_bulk(pkts, n);
+	return sent;
+}
+
+#endif

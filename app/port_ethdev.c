@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * An ethdev port: the NIC (E810 in production) or any vdev used in its
+ * place (net_pcap, net_af_packet, net_tap, net_af_xdp, virtio-user). */
+#include <stdio.h>
+#include <string.h>
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include "port.h"
+
+/* "0000:18:00.0" or "18:00.0": EAL already probed it (unless --no-pci). */
+static bool
+devargs_is_pci(const char *devargs)
+{
+	unsigned d, b, s, f;
+	char tail;
+	return sscanf(devargs, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) == 4 ||
+	       sscanf(devargs, "%x:%x.%x%c", &b, &s, &f, &tail) == 3;
+}
+
+static int
+find_or_probe(const char *devargs, uint16_t *port_id, char *err,
+	      size_t errlen)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n = strcspn(devargs, ",");
+
+	if (n >= sizeof name) {
+		snprintf(err, errlen, "device name too long in '%s'", devargs);
+		return -1;
+	}
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	int rc = rte_dev_probe(devargs);
+	if (rc) {
+		snprintf(err, errlen, "cannot probe device '%s': %s%s", devargs,
+			 strerror(-rc),
+			 devargs_is_pci(devargs) ?
+				 " (is it bound to vfio-pci, and no-pci off?)" :
+				 "");
+		return -1;
+	}
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	snprintf(err, errlen, "device '%s' probed but no ethdev named '%s'",
+		 devargs, name);
+	return -1;
+}
+
+int
+port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
+		   char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf = { 0 };
+	uint16_t id;
+	int rc;
+
+	if (find_or_probe(p->cfg->devargs, &id, err, errlen))
+		return -1;
+	p->eth_port_id = id;
+	rc = rte_eth_dev_info_get(id, &info);
+	if (rc) {
+		snprintf(err, errlen, "%s: dev_info: %s", p->name,
+			 strerror(-rc));
+		return -1;
+	}
+	if (p->n_rxq > info.max_rx_queues) {
+		snprintf(err, errlen, "%s: n-rxq %u > device maximum %u",
+			 p->name, p->n_rxq, info.max_rx_queues);
+		return -1;
+	}
+	p->n_txq = RTE_MIN(n_txq, RTE_MIN(info.max_tx_queues,
+					  PORT_MAX_QUEUES));
+	p->tx_shared = p->n_txq < n_txq;
+	p->ctl_txq = port_txq_for(p, n_txq - 1);
+
+	if (p->n_rxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
+			info.flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
+	if (rc) {
+		snprintf(err, errlen, "%s: configure %u rxq %u txq: %s",
+			 p->name, p->n_rxq, p->n_txq, strerror(-rc));
+		return -1;
+	}
+	rte_eth_dev_adjust_nb_rx_tx_desc(id, &p->rxd, &p->txd);
+	int socket = rte_eth_dev_socket_id(id);
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(id, q, p->rxd, socket, NULL, pool);
+		if (rc) {
+			snprintf(err, errlen, "%s: rx queue %u: %s", p->name, q,
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	for (uint16_t q = 0; q < p->n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(id, q, p->txd, socket, NULL);
+		if (rc) {
+			snprintf(err, errlen, "%s: tx queue %u: %s", p->name, q,
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	if (p->cfg->mtu) {
+		rc = rte_eth_dev_set_mtu(id, p->cfg->mtu);
+		if (rc) {
+			snprintf(err, errlen, "%s: mtu %u: %s", p->name,
+				 p->cfg->mtu, strerror(-rc));
+			return -1;
+		}
+	}
+	rte_eth_macaddr_get(id, &p->mac);
+	return 0;
+}
+
+int
+port_ethdev_start(struct port *p, char *err, size_t errlen)
+{
+	int rc = rte_eth_dev_start(p->eth_port_id);
+	if (rc) {
+		snprintf(err, errlen, "%s: start: %s", p->name, strerror(-rc));
+		return -1;
+	}
+	/* Tunnel traffic is addressed to the VTEP MAC, which the topology
+	 * may set apart from the NIC's own; overlay ethdevs switch any MAC. */
+	rte_eth_promiscuous_enable(p->eth_port_id);
+	return 0;
+}
+
+void
+port_ethdev_stop(struct port *p)
+{
+	rte_eth_dev_stop(p->eth_port_id);
+	rte_eth_dev_close(p->eth_port_id);
+}

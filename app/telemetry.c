@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Port and PMD counters through rte_telemetry, so Debian's
+ * dpdk-telemetry.py (and any client of the telemetry socket in
+ * /var/run/dpdk/<file-prefix>/) reads them:
+ *   /vxswitch/ports          port names
+ *   /vxswitch/port_stats,N   counters of port N (name or index)
+ *   /vxswitch/pmd_stats,C    counters of the PMD on core C
+ * Callbacks run in the telemetry thread: they only read counters. */
+#include <stdlib.h>
+#include <string.h>
+#include <rte_telemetry.h>
+#include "pmd.h"
+#include "vxswitch.h"
+
+static uint64_t
+ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd, (void)params;
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (uint16_t i = 0; i < n_ports; i++)
+		rte_tel_data_add_array_string(d, ports[i]->name);
+	return 0;
+}
+
+static struct port *
+port_param(const char *params)
+{
+	char *end;
+	if (!params || !*params)
+		return NULL;
+	struct port *p = port_by_name(params);
+	if (p)
+		return p;
+	long idx = strtol(params, &end, 10);
+	return !*end && idx >= 0 && idx < n_ports ? ports[idx] : NULL;
+}
+
+static int
+tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	struct port *p = port_param(params);
+	struct pmd_port_stats sum = { 0 };
+
+	if (!p)
+		return -EINVAL;
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		const struct pmd_port_stats *s = &pmds[i].port_stats[p->idx];
+		sum.rx_packets += ld(&s->rx_packets);
+		sum.rx_bytes += ld(&s->rx_bytes);
+		sum.tx_packets += ld(&s->tx_packets);
+		sum.tx_bytes += ld(&s->tx_bytes);
+		sum.tx_dropped += ld(&s->tx_dropped);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", p->name);
+	rte_tel_data_add_dict_string(d, "type", port_kind_name(p));
+	rte_tel_data_add_dict_string(d, "state", port_state_name(p));
+	rte_tel_data_add_dict_u64(d, "rx_packets", sum.rx_packets);
+	rte_tel_data_add_dict_u64(d, "rx_bytes", sum.rx_bytes);
+	rte_tel_data_add_dict_u64(d, "tx_packets", sum.tx_packets);
+	rte_tel_data_add_dict_u64(d, "tx_bytes", sum.tx_bytes);
+	rte_tel_data_add_dict_u64(d, "tx_dropped", sum.tx_dropped);
+	return 0;
+}
+
+static int
+tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	const struct pmd *pmd = NULL;
+	long core = params && *params ? strtol(params, NULL, 10) : -1;
+
+	for (uint16_t i = 0; i < n_pmds; i++)
+		if (core < 0 || pmds[i].lcore == (unsigned)core)
+			pmd = &pmds[i];
+	if (!pmd)
+		return -EINVAL;
+	const struct pmd_stats *s = &pmd->stats;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "core", pmd->lcore);
+	rte_tel_data_add_dict_u64(d, "packets", ld(&s->packets));
+	rte_tel_data_add_dict_u64(d, "emc_hits", ld(&s->emc_hits));
+	rte_tel_data_add_dict_u64(d, "megaflow_hits", ld(&s->megaflow_hits));
+	rte_tel_data_add_dict_u64(d, "upcalls", ld(&s->upcalls));
+	rte_tel_data_add_dict_u64(d, "tunnel_pops", ld(&s->tunnel_pops));
+	rte_tel_data_add_dict_u64(d, "tunnel_pushes", ld(&s->tunnel_pushes));
+	rte_tel_data_add_dict_u64(d, "busy_cycles", ld(&s->busy_cycles));
+	rte_tel_data_add_dict_u64(d, "idle_cycles", ld(&s->idle_cycles));
+	for (int r = 0; r < DROP_N_REASONS; r++) {
+		char name[48];
+		snprintf(name, sizeof name, "drop_%s", drop_reason_name(r));
+		rte_tel_data_add_dict_u64(d, name, ld(&s->drops[r]));
+	}
+	rte_tel_data_add_dict_u64(d, "mbufs_in_use", mbufs_in_use());
+	return 0;
+}
+
+void
+telemetry_register(void)
+{
+	rte_telemetry_register_cmd("/vxswitch/ports", tel_ports,
+				   "Port names. Takes no parameters");
+	rte_telemetry_register_cmd("/vxswitch/port_stats", tel_port_stats,
+				   "Port counters. Parameter: port name or index");
+	rte_telemetry_register_cmd("/vxswitch/pmd_stats", tel_pmd_stats,
+				   "PMD counters. Parameter: core id");
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * VXLAN decapsulation (see vxlan_decap.h). Unlike encap, nothing about the
+ * outer headers is known in advance: a remote VTEP may add a VLAN tag or IP
+ * options, and anyone on the underlay can send us garbage on port 4789, so
+ * every offset comes from the packet and every length is checked before
+ * it is used.
+ */
+#include <string.h>
+#include <rte_branch_prediction.h>
+#include <rte_mbuf_ptype.h>
+
+#include "vxlan_decap.h"
+#include "vxlan_tnl.h"
+
+/* UDP + VXLAN + inner Ethernet: the least a UDP length may cover. */
+#define MIN_UDP_LEN ((uint32_t)(sizeof(struct rte_udp_hdr) + \
+				sizeof(struct rte_vxlan_hdr) + RTE_ETHER_HDR_LEN))
+
+static inline rte_be16_t
+load_be16(const uint8_t *p)
+{
+	rte_be16_t v;
+
+	memcpy(&v, p, sizeof v);	/* frames need not be 2-byte aligned */
+	return v;
+}
+
+/* Which outer checksums the NIC already verified. A NIC that parses VXLAN
+ * itself (a tunnel packet type) reports the inner headers in the plain
+ * flags and the outer UDP in the OUTER_ ones, and has no "outer IP good"
+ * flag at all; otherwise the plain flags are about the outer headers. */
+static inline void
+outer_csum_verified(const struct rte_mbuf *m, bool *ip_good, bool *udp_good)
+{
+	const uint64_t f = m->ol_flags;
+
+	if (m->packet_type & RTE_PTYPE_TUNNEL_MASK) {
+		*ip_good = false;
+		*udp_good = (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) ==
+			    RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+	} else {
+		*ip_good = (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+			   RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		*udp_good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			    RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	}
+}
+
+/* The ones-complement sum of len bytes at off, across segments. Not
+ * rte_raw_cksum_mbuf: in DPDK 22.11 it truncates a segment's unfolded sum
+ * to 16 bits before byte-swapping it, so it is wrong whenever a segment
+ * starts at an odd offset of the summed data. Folding first is right. */
+static bool
+raw_cksum_segs(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+	       uint16_t *cksum)
+{
+	uint32_t sum = 0;
+	bool odd_so_far = false;
+
+	for (const struct rte_mbuf *seg = m; seg != NULL && len;
+	     seg = seg->next) {
+		const uint32_t seg_len = rte_pktmbuf_data_len(seg);
+		if (off >= seg_len) {
+			off -= seg_len;
+			continue;
+		}
+		const uint32_t n = RTE_MIN(seg_len - off, len);
+		uint16_t part = rte_raw_cksum(
+			rte_pktmbuf_mtod_offset(seg, const void *, off), n);
+		/* data starting at an odd position pairs its bytes the
+		 * other way round */
+		if (odd_so_far)
+			part = rte_bswap16(part);
+		sum += part;
+		odd_so_far ^= n & 1;
+		len -= n;
+		off = 0;
+	}
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	*cksum = (uint16_t)sum;
+	return len == 0;	/* else the chain is shorter than pkt_len */
+}
+
+/* The UDP checksum over udp_len bytes at l4_off plus the IPv4
+ * pseudo-header. The pseudo-header takes the UDP length, not the IP
+ * payload length: they differ when IP carries bytes past the datagram. */
+static bool
+udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+	    uint32_t l4_off, rte_be16_t udp_len_be)
+{
+	const uint32_t udp_len = rte_be_to_cpu_16(udp_len_be);
+	uint16_t data_sum;
+
+	if (likely(l4_off + udp_len <= rte_pktmbuf_data_len(m)))
+		data_sum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
+					 const void *, l4_off), udp_len);
+	else if (!raw_cksum_segs(m, l4_off, udp_len, &data_sum))
+		return false;
+
+	/* Every term as the CPU loads the wire bytes, like rte_raw_cksum. */
+	uint32_t sum = data_sum;
+	sum += (ip->src_addr & 0xffff) + (ip->src_addr >> 16);
+	sum += (ip->dst_addr & 0xffff) + (ip->dst_addr >> 16);
+	sum += rte_cpu_to_be_16(IPPROTO_UDP);
+	sum += udp_len_be;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* Checks one packet and, if it is good, strips it and fills its key.
+ * A bad packet is left exactly as it came. */
+static inline bool
+vxlan_decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
+{
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	/* Enough to read the Ethernet type and the IPv4 version/IHL below,
+	 * even behind a VLAN tag. */
+	if (unlikely(seg_len < VXLAN_DECAP_MIN_LEN))
+		return false;
+
+	uint32_t l3_off = RTE_ETHER_HDR_LEN;
+	rte_be16_t eth_type = load_be16(frame + l3_off - 2);
+	if (eth_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+	    eth_type == RTE_BE16(RTE_ETHER_TYPE_QINQ)) {
+		l3_off += sizeof(struct rte_vlan_hdr);
+		eth_type = load_be16(frame + l3_off - 2);
+	}
+	if (unlikely(eth_type != RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+		return false;
+
+	const struct rte_ipv4_hdr *ip =
+		(const struct rte_ipv4_hdr *)(frame + l3_off);
+	const uint32_t ihl = (ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) *
+			     RTE_IPV4_IHL_MULTIPLIER;
+	if (unlikely((ip->version_ihl >> 4) != 4 ||
+		     ihl < sizeof(struct rte_ipv4_hdr)))
+		return false;
+
+	const uint32_t l4_off = l3_off + ihl;
+	const uint32_t inner_off = l4_off + sizeof(struct rte_udp_hdr) +
+				   sizeof(struct rte_vxlan_hdr);
+	/* Headers contiguous in the first segment: adj can only strip from
+	 * there, and the caller re-extracts the inner Ethernet header. */
+	if (unlikely(seg_len < inner_off + RTE_ETHER_HDR_LEN))
+		return false;
+
+	if (unlikely(ip->next_proto_id != IPPROTO_UDP ||
+		     (ip->fragment_offset &
+		      RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))))
+		return false;
+
+	const struct rte_udp_hdr *udp =
+		(const struct rte_udp_hdr *)(frame + l4_off);
+	const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
+	const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
+	if (unlikely(udp_len < MIN_UDP_LEN || ihl + udp_len > ip_len ||
+		     l3_off + ip_len > pkt_len))
+		return false;
+
+	const struct rte_vxlan_hdr *vxh =
+		(const struct rte_vxlan_hdr *)(frame + l4_off +
+					       sizeof(struct rte_udp_hdr));
+	if (unlikely(vxh->vx_flags != RTE_BE32(VXLAN_FLAGS_WORD)))
+		return false;
+
+	/* Checksums last: they are the only checks that cost more than a
+	 * compare, and most garbage has failed something cheaper by now. */
+	bool ip_verified, udp_verified;
+	outer_csum_verified(m, &ip_verified, &udp_verified);
+	if (!ip_verified && unlikely(rte_raw_cksum(ip, ihl) != 0xffff))
+		return false;
+	if (udp->dgram_cksum != 0 && !udp_verified &&
+	    unlikely(!udp_csum_ok(m, ip, l4_off, udp->dgram_len)))
+		return false;
+
+	/* Bytes past the datagram (Ethernet padding, trailers) are not part
+	 * of the inner frame. trim can only cut from the last segment: a
+	 * trailer longer than that is too odd to be worth walking for. */
+	const uint32_t excess = pkt_len - (l4_off + udp_len);
+	if (unlikely(excess != 0) &&
+	    (excess > UINT16_MAX || rte_pktmbuf_trim(m, (uint16_t)excess) < 0))
+		return false;
+
+	const rte_be32_t tun_src = ip->src_addr;
+	const rte_be32_t tun_dst = ip->dst_addr;
+	const uint32_t vni = rte_be_to_cpu_32(vxh->vx_vni) >> 8;
+
+	rte_pktmbuf_adj(m, (uint16_t)inner_off);
+	m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
+	m->packet_type = RTE_PTYPE_UNKNOWN;
+
+	key->in_port = tnl_ofport;
+	key->tun_id = vni;
+	key->tun_src = tun_src;
+	key->tun_dst = tun_dst;
+	memset(&key->w[2], 0, (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
+	return true;
+}
+
+uint16_t
+vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
+		  uint32_t tnl_ofport, struct pkt_batch *bad)
+{
+	const uint16_t n = b->n;
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+
+		/* keys[kept] is free to overwrite: decap does not read the
+		 * outer key, and kept <= i. */
+		if (likely(vxlan_decap_one(m, &keys[kept], tnl_ofport)))
+			b->pkts[kept++] = m;
+		else
+			pkt_batch_add(bad, m);
+	}
+
+	b->n = kept;
+	return (uint16_t)(n - kept);
+}

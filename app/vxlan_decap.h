@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * VXLAN decapsulation of a batch: the DP_ACT_TNL_POP stage.
+ */
+#ifndef VXS_VXLAN_DECAP_H
+#define VXS_VXLAN_DECAP_H
+
+#include <stdint.h>
+#include "flow_key.h"
+#include "pkt_batch.h"
+
+/* Outer Ethernet + IPv4 without options + UDP + VXLAN + inner Ethernet:
+ * nothing shorter can be a VXLAN packet worth delivering. */
+#define VXLAN_DECAP_MIN_LEN (RTE_ETHER_HDR_LEN + 20 + 8 + 8 + RTE_ETHER_HDR_LEN)
+
+/* Strips the outer headers off every packet of b. The megaflow that sent
+ * them here matched our VTEP address and UDP port; this re-reads the outer
+ * headers from the packet itself (one optional 802.1Q/802.1ad tag, IPv4
+ * options) and checks what a receiving VTEP must:
+ *   - the outer headers and the inner Ethernet header are in the first
+ *     segment, and the IPv4 and UDP lengths fit the packet;
+ *   - IPv4 version 4, IHL >= 5, not a fragment (no reassembly here);
+ *   - VXLAN flags exactly I (0x08) and the 24 reserved bits after them zero
+ *     (as Linux's vxlan_rcv; the reserved byte after the VNI is ignored,
+ *     as RFC 7348 says);
+ *   - the IPv4 header checksum, and the UDP checksum when non-zero, verify
+ *     unless the NIC already verified that header (RX offload flags).
+ * Packets failing any check are moved unchanged to the end of *bad (which
+ * must have room for b->n more), order kept; the caller counts them as
+ * DROP_BAD_VXLAN.
+ *
+ * Each good packet loses its outer headers (and any bytes past the UDP
+ * length, e.g. Ethernet padding) and its key is rewritten for the inner
+ * lookup: in_port = tnl_ofport, tun_id = VNI, tun_src/tun_dst = outer IPv4
+ * addresses, every other word zero for the caller to re-extract into.
+ * keys[] on input need not hold anything; it is compacted with b->pkts[].
+ *
+ * Returns the number of packets moved to *bad. */
+uint16_t vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
+			   uint32_t tnl_ofport, struct pkt_batch *bad);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * VXLAN encapsulation of a batch: the DP_ACT_TNL_PUSH stage.
+ */
+#ifndef VXS_VXLAN_ENCAP_H
+#define VXS_VXLAN_ENCAP_H
+
+#include <stdint.h>
+#include <rte_byteorder.h>
+#include "dp_actions.h"
+#include "pkt_batch.h"
+
+/* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
+#define VXLAN_ENCAP_MAX_INNER_LEN \
+	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+
+/* Prepends t to every packet of b and fills in the per-packet fields: IPv4
+ * total length, id ((*ip_id)++, so consecutive packets of a tunnel get
+ * consecutive ids whatever DF says) and header checksum, UDP length and
+ * source port (from hashes[i], the inner flow hash), UDP checksum 0.
+ *
+ * A packet with less than VXLAN_TNL_HDR_LEN bytes of headroom, or longer
+ * than VXLAN_ENCAP_MAX_INNER_LEN, is moved untouched to the end of *dropped
+ * (which must have room for b->n more) and b is compacted, order kept;
+ * hashes[] is compacted with it so it stays indexed like b->pkts[].
+ *
+ * Any TX offload request already on a packet (l2_len/l3_len, checksum or
+ * TSO flags, e.g. from a vhost guest) still describes the inner headers and
+ * is not rewritten into tunnel offloads: resolve it before encap.
+ *
+ * Returns the number of packets moved to *dropped. */
+uint16_t vxlan_encap_batch(struct pkt_batch *b,
+			   const struct vxlan_tnl_template *t,
+			   uint32_t hashes[], uint16_t *ip_id,
+			   struct pkt_batch *dropped);
+
+/* The outer IPv4 header checksum (network order, ready to store) of a
+ * packet of template t with the given total length and id (host order):
+ * one incremental update of the template's partial sum. */
+static inline rte_be16_t
+vxlan_encap_ip_csum(const struct vxlan_tnl_template *t, uint16_t total_len,
+		    uint16_t ip_id)
+{
+	/* At most three 16-bit terms: two folds always absorb the carries. */
+	uint32_t sum = (uint32_t)t->ip_csum_partial + total_len + ip_id;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The VXLAN outer header as this switch writes it (RFC 7348 over IPv4), and
+ * the per-tunnel template that encap copies in front of every packet.
+ *
+ * The template is built once, when the slow path translates a flow, so the
+ * per-packet work in vxlan_encap.c is a fixed-size copy plus the handful of
+ * fields that depend on the packet (lengths, IP id and checksum, UDP source
+ * port). Decap (vxlan_decap.c) reads whatever a remote VTEP sent, so it
+ * shares only the wire constants below, not the template.
+ */
+#ifndef VXS_VXLAN_TNL_H
+#define VXS_VXLAN_TNL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+#include <rte_vxlan.h>
+#include "dp_actions.h"
+
+/* Where each header sits in the template (and so in an encapsulated
+ * packet): no VLAN tag and no IP options on the way out. */
+#define VXLAN_TNL_IP_OFF	RTE_ETHER_HDR_LEN
+#define VXLAN_TNL_UDP_OFF	(VXLAN_TNL_IP_OFF + (int)sizeof(struct rte_ipv4_hdr))
+#define VXLAN_TNL_VXLAN_OFF	(VXLAN_TNL_UDP_OFF + (int)sizeof(struct rte_udp_hdr))
+
+_Static_assert(VXLAN_TNL_VXLAN_OFF + sizeof(struct rte_vxlan_hdr) ==
+	       VXLAN_TNL_HDR_LEN, "template is eth + ipv4 + udp + vxlan");
+
+/* The first word of the VXLAN header: the I flag ("VNI is valid") and
+ * nothing else; the three bytes after the flags are reserved (zero). */
+#define VXLAN_FLAG_I		0x08
+#define VXLAN_FLAGS_WORD	((uint32_t)VXLAN_FLAG_I << 24)
+
+#define VXLAN_VNI_MAX		0xffffffu
+
+/* UDP source ports come from the inner flow hash, in the IANA dynamic range
+ * (as Linux's udp_flow_src_port does by default), so a receiving NIC's RSS
+ * spreads the flows of one tunnel over its queues. */
+#define VXLAN_SRC_PORT_MIN	49152u
+#define VXLAN_SRC_PORT_MASK	0x3fffu
+
+static inline uint16_t
+vxlan_udp_src_port(uint32_t inner_hash)
+{
+	return (uint16_t)(VXLAN_SRC_PORT_MIN | (inner_hash & VXLAN_SRC_PORT_MASK));
+}
+
+/* RX offload results that describe headers a tunnel stage has just added or
+ * removed. Both encap and decap clear them (and the packet type) so nothing
+ * downstream trusts a checksum verdict or a stripped VLAN tag that belongs to
+ * another header. The RSS hash and flow director marks stay: they are still
+ * a stable per-flow value, which is all anyone uses them for. */
+#define VXLAN_STALE_RX_FLAGS						\
+	(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |	\
+	 RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD |				\
+	 RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK |				\
+	 RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |		\
+	 RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED)
+
+/* Fills t with the outer headers for one tunnel. Addresses and ports as
+ * on the wire (src_ip, dst_ip network order) except dst_port, host order.
+ * vni must be at most VXLAN_VNI_MAX (higher bits are dropped). The IPv4
+ * total length, id and checksum and the UDP source port and length are left
+ * zero for encap to fill; ip_csum_partial is the checksum sum over the rest. */
+void vxlan_tnl_template_build(struct vxlan_tnl_template *t,
+			      const struct rte_ether_addr *src_mac,
+			      const struct rte_ether_addr *dst_mac,
+			      rte_be32_t src_ip, rte_be32_t dst_ip,
+			      uint32_t vni, uint16_t dst_port,
+			      uint8_t ttl, bool df);
+
+/* Writes t in the form of OVS's tnl_push action (ovs-appctl dpctl/dump-flows)
+ * into buf, always NUL-terminated when len > 0. Returns what snprintf does:
+ * the length the full text needs, so a return >= len means it was cut. */
+int vxlan_tnl_template_format(const struct vxlan_tnl_template *t,
+			      char *buf, size_t len);
+
+#endif

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Megaflows as ovs-appctl dpctl/dump-flows prints them: only fields the
+ * mask touches, value/mask where the mask is partial. */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "port.h"
+#include "vxlan_tnl.h"
+#include "xlate.h"
+
+struct buf {
+	char *p;
+	size_t len, used;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = b->used < b->len ? b->len - b->used : 0;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p + (room ? b->used : 0), room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->used += n;
+}
+
+static void
+put_ip(struct buf *b, const char *name, rte_be32_t v, rte_be32_t m)
+{
+	char s[INET_ADDRSTRLEN], ms[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &v, s, sizeof s);
+	if (m == UINT32_MAX) {
+		put(b, "%s=%s,", name, s);
+	} else {
+		inet_ntop(AF_INET, &m, ms, sizeof ms);
+		put(b, "%s=%s/%s,", name, s, ms);
+	}
+}
+
+static void
+put_mac(struct buf *b, const char *name, const struct rte_ether_addr *v,
+	const struct rte_ether_addr *m)
+{
+	char s[RTE_ETHER_ADDR_FMT_SIZE], ms[RTE_ETHER_ADDR_FMT_SIZE];
+	static const struct rte_ether_addr full = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	rte_ether_format_addr(s, sizeof s, v);
+	if (rte_is_same_ether_addr(m, &full)) {
+		put(b, "%s=%s,", name, s);
+	} else {
+		rte_ether_format_addr(ms, sizeof ms, m);
+		put(b, "%s=%s/%s,", name, s, ms);
+	}
+}
+
+static void
+close_group(struct buf *b, size_t start)
+{
+	/* "name(" ... "," -> "name(...)" */
+	if (b->used > start && b->used <= b->len && b->p[b->used - 1] == ',')
+		b->p[b->used - 1] = ')';
+	else
+		put(b, ")");
+	put(b, ",");
+}
+
+static const char *
+port_name(uint32_t ofport, char *tmp, size_t len)
+{
+	const struct port *p = port_by_ofport(ofport);
+	if (p)
+		return p->name;
+	snprintf(tmp, len, "%u", ofport);
+	return tmp;
+}
+
+int
+xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
+			    char *out, size_t len)
+{
+	struct buf b = { out, len, 0 };
+	char tmp[16];
+	size_t start;
+
+	if (len)
+		out[0] = '\0';
+	if (m->tun_id || m->tun_src || m->tun_dst) {
+		put(&b, "tunnel(");
+		start = b.used;
+		if (m->tun_id)
+			put(&b, "tun_id=0x%x,", k->tun_id);
+		if (m->tun_src)
+			put_ip(&b, "src", k->tun_src, m->tun_src);
+		if (m->tun_dst)
+			put_ip(&b, "dst", k->tun_dst, m->tun_dst);
+		close_group(&b, start);
+	}
+	if (m->in_port)
+		put(&b, "in_port(%s),", port_name(k->in_port, tmp, sizeof tmp));
+	if (!rte_is_zero_ether_addr(&m->dl_src) ||
+	    !rte_is_zero_ether_addr(&m->dl_dst)) {
+		put(&b, "eth(");
+		start = b.used;
+		if (!rte_is_zero_ether_addr(&m->dl_src))
+			put_mac(&b, "src", &k->dl_src, &m->dl_src);
+		if (!rte_is_zero_ether_addr(&m->dl_dst))
+			put_mac(&b, "dst", &k->dl_dst, &m->dl_dst);
+		close_group(&b, start);
+	}
+	if (m->vlan_tci)
+		put(&b, "vlan(tci=0x%04x/0x%04x),",
+		    rte_be_to_cpu_16(k->vlan_tci), rte_be_to_cpu_16(m->vlan_tci));
+	if (m->dl_type)
+		put(&b, "eth_type(0x%04x),", rte_be_to_cpu_16(k->dl_type));
+	bool arp = k->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP);
+	if (m->nw_src || m->nw_dst || m->nw_proto || m->nw_tos || m->nw_ttl ||
+	    m->nw_frag) {
+		put(&b, arp ? "arp(" : "ipv4(");
+		start = b.used;
+		if (m->nw_src)
+			put_ip(&b, arp ? "sip" : "src", k->nw_src, m->nw_src);
+		if (m->nw_dst)
+			put_ip(&b, arp ? "tip" : "dst", k->nw_dst, m->nw_dst);
+		if (m->nw_proto)
+			put(&b, "%s=%u,", arp ? "op" : "proto", k->nw_proto);
+		if (m->nw_tos)
+			put(&b, "tos=0x%x,", k->nw_tos);
+		if (m->nw_ttl)
+			put(&b, "ttl=%u,", k->nw_ttl);
+		if (m->nw_frag)
+			put(&b, "frag=%s,", !k->nw_frag ? "no" :
+				(k->nw_frag & FLOW_NW_FRAG_LATER) ? "later"
+								   : "first");
+		close_group(&b, start);
+	}
+	if (m->tp_src || m->tp_dst) {
+		const char *l4 = k->nw_proto == 6 ? "tcp" :
+				 k->nw_proto == 17 ? "udp" :
+				 k->nw_proto == 1 ? "icmp" : "l4";
+		bool icmp = k->nw_proto == 1;
+		put(&b, "%s(", l4);
+		start = b.used;
+		if (m->tp_src)
+			put(&b, "%s=%u,", icmp ? "type" : "src",
+			    rte_be_to_cpu_16(k->tp_src));
+		if (m->tp_dst)
+			put(&b, "%s=%u,", icmp ? "code" : "dst",
+			    rte_be_to_cpu_16(k->tp_dst));
+		close_group(&b, start);
+	}
+	if (b.used && b.used <= len && out[b.used - 1] == ',')
+		out[--b.used] = '\0';
+	return (int)b.used;
+}
+
+int
+xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
+{
+	struct buf b = { out, len, 0 };
+	char tmp[512];
+
+	if (len)
+		out[0] = '\0';
+	for (int i = 0; i < a->n; i++) {
+		const struct dp_action *x = &a->act[i];
+		if (i)
+			put(&b, ",");
+		switch (x->type) {
+		case DP_ACT_OUTPUT:
+			put(&b, "%s", ports[x->port]->name);
+			break;
+		case DP_ACT_TNL_PUSH:
+			vxlan_tnl_template_format(&a->tnl, tmp, sizeof tmp);
+			put(&b, "%s", tmp);
+			break;
+		case DP_ACT_TNL_POP:
+			put(&b, "tnl_pop(%s)", ports[x->port]->name);
+			break;
+		case DP_ACT_SET_ETH_SRC:
+		case DP_ACT_SET_ETH_DST: {
+			char mac[RTE_ETHER_ADDR_FMT_SIZE];
+			rte_ether_format_addr(mac, sizeof mac,
+				x->type == DP_ACT_SET_ETH_SRC ? &a->eth_src
+							      : &a->eth_dst);
+			put(&b, "set(eth(%s=%s))",
+			    x->type == DP_ACT_SET_ETH_SRC ? "src" : "dst", mac);
+			break;
+		}
+		case DP_ACT_ARP_RESPOND:
+			put(&b, "arp_responder(%s)", ports[x->port]->name);
+			break;
+		case DP_ACT_DROP:
+			put(&b, "drop(%s)", drop_reason_name(x->reason));
+			break;
+		}
+	}
+	return (int)b.used;
+}
