@@ -1237,6 +1237,21 @@ check_affinity(struct loader *ld, const struct port_ctx *pc)
 	return 0;
 }
 
+/* One device cannot be probed twice. */
+static int
+check_dpdk(struct loader *ld, const struct port_ctx *pc)
+{
+	const struct cfg_port *p = pc->port;
+	if (pc->devargs == NULL)
+		return fail(ld, pc->map, "missing key 'devargs' in port '%s'",
+			    p->name);
+	for (unsigned i = 0; i < pc->index; i++)
+		if (strcmp(ld->cfg->ports[i].devargs, p->devargs) == 0)
+			return fail(ld, pc->devargs, "duplicate devargs '%s'",
+				    p->devargs);
+	return 0;
+}
+
 static int
 check_vhost(struct loader *ld, const struct port_ctx *pc)
 {
@@ -1288,11 +1303,7 @@ check_port(struct loader *ld, const struct port_ctx *pc)
 		return -1;
 	switch (p->type) {
 	case CFG_PORT_DPDK:
-		if (pc->devargs == NULL)
-			return fail(ld, pc->map,
-				    "missing key 'devargs' in port '%s'",
-				    p->name);
-		return 0;
+		return check_dpdk(ld, pc);
 	case CFG_PORT_VHOST_SERVER:
 	case CFG_PORT_VHOST_CLIENT:
 		return check_vhost(ld, pc);
@@ -1675,13 +1686,13 @@ parse_flows(struct loader *ld)
 static int
 keep_section(struct loader *ld, const yaml_node_t *v, void *obj)
 {
-	*(const yaml_node_t **)obj = v;
 	(void)ld;
+	*(const yaml_node_t **)obj = v;
 	return 0;
 }
 
-/* Each top-level rule stores its node into the loader field whose offset
- * it is given, so the sections can be walked in dependency order. */
+/* Only notes where each section is, so that load_topology() can walk them
+ * in dependency order whatever order the file has them in. */
 static int
 find_sections(struct loader *ld)
 {

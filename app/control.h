@@ -36,7 +36,7 @@
 
 #define CONTROL_DEFAULT_SOCKET "/var/run/vxswitch/vxswitch.ctl"
 #define CONTROL_JSON_OPTION "--json"
-#define CONTROL_MAX_REQUEST (4 * 1024 * 1024)
+#define CONTROL_MAX_REQUEST (2 * 1024 * 1024)
 #define CONTROL_MAX_ARGS 16384
 /* How long one client may take to send its request, and again to take its
  * response, before the server gives up on it. It bounds how long a stuck

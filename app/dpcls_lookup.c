@@ -2,9 +2,10 @@
  * Subtable lookups: one generic (any mask) and several specialised at
  * compile time for the mask word shapes the switch actually installs. A
  * specialised lookup only fixes WHICH words the mask touches (its wordmap),
- * so the hash and compare loops unroll to straight-line code; it still
- * applies the subtable's real mask, since different masks can share a
- * wordmap.
+ * so the compare loop unrolls to straight-line code, and so does the hash
+ * loop where flow_hash_masked() lets the compiler unroll it (GCC at -O2
+ * needs a #pragma GCC unroll there, as in key_matches() below). It still
+ * applies the subtable's real mask: different masks can share a wordmap.
  *
  * Batch-shaped as in OVS: hash every key of the batch and prefetch its
  * bucket first, then prefetch the chain heads, then compare, so the cache

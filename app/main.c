@@ -257,25 +257,42 @@ detach(void)
 	return 0;
 }
 
+/* --eal-args words join the topology's extra EAL args, so the argv that
+ * config_eal_argv() builds (and rte_eal_init() reorders) stays one piece. */
 static int
-build_eal_argv(const struct vxs_config *cfg, const char *extra, char ***out)
+add_eal_args(struct vxs_config *cfg, const char *extra)
 {
-	char **argv;
-	int argc = config_eal_argv(cfg, "vxswitch", &argv);
-	if (argc < 0 || !extra || !*extra) {
-		*out = argv;
-		return argc;
-	}
 	char *copy = strdup(extra), *save = NULL;
+
+	if (!copy)
+		return -1;
 	for (char *t = strtok_r(copy, " \t", &save); t;
 	     t = strtok_r(NULL, " \t", &save)) {
-		argv = realloc(argv, (argc + 2) * sizeof *argv);
-		argv[argc++] = strdup(t);
-		argv[argc] = NULL;
+		char **v = realloc(cfg->eal_extra,
+				   (cfg->n_eal_extra + 1) * sizeof *v);
+		if (!v || !(v[cfg->n_eal_extra] = strdup(t))) {
+			free(copy);
+			return -1;
+		}
+		cfg->eal_extra = v;
+		cfg->n_eal_extra++;
 	}
 	free(copy);
-	*out = argv;
-	return argc;
+	return 0;
+}
+
+/* After --pmd-cores, the EAL core list is the main lcore plus the PMDs. */
+static void
+rebuild_lcores(struct vxs_config *cfg)
+{
+	int main_lcore = cfg->eal_main_lcore >= 0 ? cfg->eal_main_lcore
+						   : atoi(cfg->eal_lcores);
+	size_t n = snprintf(cfg->eal_lcores, sizeof cfg->eal_lcores, "%d",
+			    main_lcore);
+	for (uint16_t i = 0; i < cfg->n_pmd_cores && n < sizeof cfg->eal_lcores;
+	     i++)
+		n += snprintf(cfg->eal_lcores + n, sizeof cfg->eal_lcores - n,
+			      ",%u", cfg->pmd_cores[i]);
 }
 
 int
@@ -293,10 +310,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "vxswitch: %s\n", err);
 		return 2;
 	}
-	if (opt.pmd_cores && parse_core_list(opt.pmd_cores, &cfg)) {
-		fprintf(stderr, "vxswitch: --pmd-cores: bad core list '%s'\n",
-			opt.pmd_cores);
-		return 2;
+	if (opt.pmd_cores) {
+		if (parse_core_list(opt.pmd_cores, &cfg)) {
+			fprintf(stderr, "vxswitch: --pmd-cores: bad core list "
+				"'%s'\n", opt.pmd_cores);
+			return 2;
+		}
+		rebuild_lcores(&cfg);
+	}
+	if (opt.eal_args && add_eal_args(&cfg, opt.eal_args)) {
+		fprintf(stderr, "vxswitch: out of memory\n");
+		return 1;
 	}
 	if (opt.ctl_socket)
 		snprintf(cfg.ctl_socket, sizeof cfg.ctl_socket, "%s",
@@ -314,7 +338,7 @@ main(int argc, char **argv)
 	if (opt.pidfile && write_pidfile(opt.pidfile))
 		return 1;
 
-	eal_argc = build_eal_argv(&cfg, opt.eal_args, &eal_argv);
+	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		fprintf(stderr, "vxswitch: EAL init failed: %s\n",
 			rte_strerror(rte_errno));

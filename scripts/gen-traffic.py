@@ -19,8 +19,10 @@ Microflows: --flows M distinct inner 5-tuples; flow f goes to VM f % N
 5001). Packet k belongs to flow (k // --burst) % M.
 
 The outer UDP source port is derived from the inner header as Linux and
-OVS do (RFC 7348 s.5): h = CRC32(inner src, dst, sport, dport, proto);
-h ^= h << 16; sport = ((h * (max - min + 1)) >> 32) + min over 49152-65535.
+OVS do (RFC 7348 s.5): h = fmix32(CRC32(inner src, dst, sport, dport,
+proto)) (murmur3's finaliser, for a non-linear hash like the kernel's);
+then as Linux's udp_flow_src_port(): h ^= h << 16; sport = ((h * (max -
+min + 1)) >> 32) + min, over 49152-65535 by default.
 
 --size is the total frame length without FCS (outer frame for --nic/--bad,
 the VM's frame for --vm; default 128 and 78 = 128 - 50 bytes of outer
@@ -89,6 +91,14 @@ def remote_port(j):
 def vxlan_sport(src, dst, sport, dport, proto=17, lo=49152, hi=65535):
     """Outer UDP source port from the inner 5-tuple (ints, host order)."""
     h = zlib.crc32(struct.pack("!IIHHB", src, dst, sport, dport, proto))
+    # murmur3's finaliser: CRC32 alone is linear, and a linear hash of
+    # 5-tuples that differ in a few bits collides far more than chance
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    # Linux udp_flow_src_port(): fold the low half in, scale to the range
     h = (h ^ (h << 16)) & 0xFFFFFFFF
     return ((h * (hi - lo + 1)) >> 32) + lo
 

@@ -22,7 +22,8 @@ PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev
 	libyaml-dev libpcap-dev libnuma-dev libbsd-dev libelf-dev zlib1g-dev
 	# tests, traffic generation, charts
-	python3 python3-pytest python3-scapy python3-yaml python3-matplotlib
+	python3 python3-pytest python3-pytest-timeout python3-scapy python3-yaml
+	python3-matplotlib
 	tshark tcpdump
 	# network plumbing used by integration tests and demos
 	iproute2 iputils-ping netcat-openbsd socat ethtool

@@ -845,6 +845,9 @@ static const struct bad_file bad_files[] = {
 	{ "root-list", "- a\n", 1, 1, "expected a mapping for 'topology'" },
 	{ "two-documents", "ports:\n" NIC "---\nfoo: 1\n", 4, 1,
 	  "more than one YAML document '---'" },
+	{ "dup-devargs",
+	  "ports:\n" NIC "  - {name: nic2, type: dpdk, devargs: net_null0}\n",
+	  3, 39, "duplicate devargs 'net_null0'" },
 	{ "dup-socket-path",
 	  "ports:\n  - {name: a, type: dpdkvhostuser, path: /tmp/x.sock}\n"
 	  "  - {name: b, type: dpdkvhostuserclient, path: /tmp/x.sock}\n", 3,
@@ -885,6 +888,7 @@ test_bad_file(const struct bad_file *b)
 static void
 test_bad_files(void)
 {
+	unsetenv("VXS_TEST_UNSET_VAR");
 	for (size_t i = 0; i < RTE_DIM(bad_files); i++)
 		test_bad_file(&bad_files[i]);
 }

@@ -410,7 +410,7 @@ check_packets(const struct world *w, unsigned n_packets)
 }
 
 struct subtable_names {
-	unsigned n, wrong;
+	unsigned n, wrong, specialised;
 	bool generic;
 };
 
@@ -424,11 +424,13 @@ check_subtable_name(uint8_t wordmap, const char *name, uint32_t n_flows,
 
 	(void)hits;
 	s->n++;
+	s->specialised += strcmp(name, DPCLS_LOOKUP_GENERIC_NAME) != 0;
 	if (strcmp(name, want) || !n_flows)
 		s->wrong++;
 }
 
-static void
+/* Returns how many subtables use a specialised lookup. */
+static unsigned
 check_subtables(const struct world *w)
 {
 	struct subtable_names s = { .generic = false };
@@ -443,6 +445,7 @@ check_subtables(const struct world *w)
 	      dpcls_count(w->cls_gen) == world_live_count(w),
 	      "count %u %u want %u", dpcls_count(w->cls_spec),
 	      dpcls_count(w->cls_gen), world_live_count(w));
+	return s.specialised;
 }
 
 static void
@@ -479,7 +482,10 @@ test_random_vs_oracle(unsigned n_flows, unsigned n_packets)
 		;
 	printf("  %u megaflows over %d masks\n", w.n, N_MASKS);
 	CHECK(w.n >= n_flows * 9 / 10, "only %u flows generated", w.n);
-	check_subtables(&w);
+	unsigned n_specialised = check_subtables(&w);
+
+	printf("  %u subtables with a specialised lookup\n", n_specialised);
+	CHECK(n_specialised > 0, "no specialised lookup exercised");
 	unsigned checked = check_packets(&w, n_packets);
 
 	/* Remove a third, re-check; ranking in between must change nothing

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""pytest fixtures for vxswitch's integration tests (see vxlib.py).
+
+  build_dir        the build to test (env VXS_BUILD_DIR, default ./build);
+                   fails (never skips) when vxswitch/vxswitch-ctl are missing
+  hugepages        reserves/mounts hugepages, cleans stale DPDK files;
+                   the number of free 2 MB pages
+  rundir           a short per-test directory for unix sockets, removed after
+  make_switch      make_switch(topology_dict, **kw) -> vxlib.Switch, started
+  make_testpmd     make_testpmd(sockets=[...], **kw) -> vxlib.Testpmd, started
+
+After each test that passed, every switch still running must have returned
+its mbufs (vxlib.assert_no_mbuf_leak against the count right after start)
+and must exit 0 on SIGTERM; a failure there is reported as a test error.
+Whatever the outcome, every process the harness started is killed and its
+hugepage files and runtime dir are removed.
+"""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import vxlib  # noqa: E402
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the item (item.rep_setup/rep_call)."""
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+def _test_passed(request):
+    rep = getattr(request.node, "rep_call", None)
+    return rep is not None and rep.passed
+
+
+@pytest.fixture(scope="session")
+def is_root():
+    return os.geteuid() == 0
+
+
+@pytest.fixture(scope="session")
+def build_dir():
+    """The build under test. Fails when the binaries are missing: CI builds
+    before it runs these tests (scripts/run-tests.sh)."""
+    d = vxlib.build_dir()
+    try:
+        vxlib.find_binary("vxswitch", d)
+        vxlib.find_binary("vxswitch-ctl", d)
+    except vxlib.HarnessError as e:
+        pytest.fail(str(e), pytrace=False)
+    return d
+
+
+@pytest.fixture(scope="session")
+def hugepages():
+    """Free 2 MB hugepages after scripts/hugepages.sh ran."""
+    if os.geteuid() != 0:
+        pytest.fail("integration tests need root (hugepages, vhost sockets, "
+                    "netns)", pytrace=False)
+    try:
+        free = vxlib.ensure_hugepages()
+    except vxlib.HarnessError as e:
+        pytest.fail(str(e), pytrace=False)
+    if free < 64:
+        pytest.fail("only %d free 2 MB hugepages (need >= 64); see "
+                    "scripts/hugepages.sh" % free, pytrace=False)
+    return free
+
+
+@pytest.fixture
+def rundir():
+    """Short directory for vhost-user and control sockets."""
+    d = vxlib.short_tmpdir("vxt")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _reap_processes():
+    """Kills whatever the harness started and the test left running."""
+    yield
+    killed = vxlib.reap_all()
+    if killed:
+        # the fixtures below stop their own processes; anything here was
+        # started directly from vxlib and not stopped by the test
+        print("harness: killed leftover processes: %s" % ", ".join(killed))
+
+
+@pytest.fixture
+def make_switch(request, build_dir, hugepages, tmp_path, rundir):
+    """make_switch(topology, name="vxswitch", **kw) -> started vxlib.Switch.
+
+    kw as vxlib.Switch: args=[...] (extra vxswitch options), env, start,
+    ready_timeout, isolate. Logs and the written topology are in tmp_path.
+    """
+    switches = []
+
+    def make(topology, name=None, **kw):
+        name = name or ("vxswitch" if not switches
+                        else "vxswitch%d" % len(switches))
+        kw.setdefault("rundir", rundir)
+        start = kw.pop("start", True)
+        sw = vxlib.Switch(topology, tmp_path, name=name, start=False, **kw)
+        switches.append(sw)
+        if start:
+            sw.start()
+        return sw
+
+    yield make
+
+    errors = []
+    check = _test_passed(request)
+    for sw in switches:
+        if not sw.running:
+            sw.kill()       # cleans its files
+            continue
+        try:
+            if check and sw.mbuf_baseline is not None:
+                vxlib.assert_no_mbuf_leak(sw)
+        except AssertionError as e:
+            errors.append(str(e))
+        try:
+            rc = sw.stop()
+            if check and rc != 0:
+                errors.append("%s exited with %d on SIGTERM\n%s"
+                              % (sw.name, rc, sw.log_tail(20)))
+        except AssertionError as e:
+            errors.append(str(e))
+        finally:
+            sw.kill()
+    if errors:
+        pytest.fail("\n\n".join(errors), pytrace=False)
+
+
+@pytest.fixture
+def make_testpmd(request, hugepages, tmp_path, rundir):
+    """make_testpmd(sockets=None, n=None, **kw) -> started vxlib.Testpmd.
+
+    sockets: vhost-user socket paths; or n: that many, named
+    RUNDIR/vhost{i}.sock (the paths are on .sockets). kw as vxlib.Testpmd.
+    """
+    pmds = []
+
+    def make(sockets=None, n=None, name=None, **kw):
+        if sockets is None and n is not None:
+            sockets = [rundir / ("vhost%d.sock" % i) for i in range(n)]
+        name = name or ("testpmd" if not pmds else "testpmd%d" % len(pmds))
+        start = kw.pop("start", True)
+        tp = vxlib.Testpmd(tmp_path, sockets=sockets or (), name=name,
+                           start=False, **kw)
+        pmds.append(tp)
+        if start:
+            tp.start()
+        return tp
+
+    yield make
+
+    for tp in pmds:
+        try:
+            if tp.running:
+                tp.stop()
+        except AssertionError as e:
+            print("harness: %s" % e)
+        finally:
+            tp.kill()
