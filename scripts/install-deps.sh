@@ -27,7 +27,7 @@ PACKAGES=(
 	tshark tcpdump
 	# network plumbing used by integration tests and demos
 	iproute2 iputils-ping netcat-openbsd socat ethtool
-	# process inspection (fuser for stale hugepage files), debugging
+	# process inspection, debugging, JSON from vxswitch-ctl --json
 	psmisc procps valgrind jq gdb
 	# hugepage mounting
 	util-linux
@@ -109,7 +109,7 @@ else
 fi
 
 # sanity: the tools the build and tests call by name
-for tool in meson ninja pkg-config dpdk-testpmd dpdk-telemetry.py tshark fuser; do
+for tool in meson ninja pkg-config dpdk-testpmd dpdk-telemetry.py tshark ethtool; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "install-deps: '$tool' not found on PATH after install" >&2
 		exit 1

@@ -64,7 +64,9 @@ skip() {	# skip NAME WHY
 meson_setup() {
 	local dir=$1; shift
 	if [ -f "$dir/build.ninja" ] && [ -d "$dir/meson-private" ]; then
-		meson setup --reconfigure "$dir" "$@" "${meson_extra[@]}"
+		meson setup --reconfigure "$dir" "$@" "${meson_extra[@]}" ||
+			{ echo "run-tests: reconfigure failed, wiping $dir" >&2
+			  meson setup --wipe "$dir" "$@" "${meson_extra[@]}"; }
 	else
 		rm -rf "$dir"
 		meson setup "$dir" "$@" "${meson_extra[@]}"
