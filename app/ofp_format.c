@@ -243,21 +243,21 @@ put_l2(struct sbuf *b, const struct flow_key *match,
 		put_mac_masked(b, "dl_dst", &match->dl_dst, &mask->dl_dst);
 }
 
+/* ip_frag=NAME <-> nw_frag value/mask, as ovs-ofctl spells them. */
+const struct ofp_ip_frag_name ofp_ip_frag_names[OFP_N_IP_FRAG_NAMES] = {
+	{ "no", 0, FLOW_NW_FRAG_ANY },
+	{ "yes", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_ANY },
+	{ "first", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK },
+	{ "later", FLOW_NW_FRAG_MASK, FLOW_NW_FRAG_MASK },
+	{ "not_later", 0, FLOW_NW_FRAG_LATER },
+};
+
 static void
 put_ip_frag(struct sbuf *b, uint8_t value, uint8_t mask)
 {
-	static const struct {
-		const char *name;
-		uint8_t value, mask;
-	} frags[] = {
-		{ "no", 0, FLOW_NW_FRAG_ANY },
-		{ "yes", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_ANY },
-		{ "first", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK },
-		{ "later", FLOW_NW_FRAG_MASK, FLOW_NW_FRAG_MASK },
-		{ "not_later", 0, FLOW_NW_FRAG_LATER },
-	};
+	const struct ofp_ip_frag_name *frags = ofp_ip_frag_names;
 
-	for (size_t i = 0; i < RTE_DIM(frags); i++) {
+	for (size_t i = 0; i < OFP_N_IP_FRAG_NAMES; i++) {
 		if (frags[i].value == value && frags[i].mask == mask) {
 			item(b, "ip_frag=%s", frags[i].name);
 			return;

@@ -415,18 +415,9 @@ value_dscp(char *s, struct field_value *fv, struct bad_value *e)
 static bool
 value_ip_frag(char *s, struct field_value *fv, struct bad_value *e)
 {
-	static const struct {
-		const char *name;
-		uint8_t value, mask;
-	} frags[] = {
-		{ "no", 0, FLOW_NW_FRAG_ANY },
-		{ "yes", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_ANY },
-		{ "first", FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK },
-		{ "later", FLOW_NW_FRAG_MASK, FLOW_NW_FRAG_MASK },
-		{ "not_later", 0, FLOW_NW_FRAG_LATER },
-	};
+	const struct ofp_ip_frag_name *frags = ofp_ip_frag_names;
 
-	for (size_t i = 0; i < RTE_DIM(frags); i++) {
+	for (size_t i = 0; i < OFP_N_IP_FRAG_NAMES; i++) {
 		if (!strcmp(s, frags[i].name)) {
 			fv->v[0] = frags[i].value;
 			fv->m[0] = frags[i].mask;

@@ -58,6 +58,14 @@ enum ofp_parse_mode {
 	OFP_PARSE_MATCH,	/* del-flows/dump-flows filter: no actions */
 };
 
+/* ip_frag=NAME values (shared by the parser and the formatter). */
+struct ofp_ip_frag_name {
+	const char *name;
+	uint8_t value, mask;
+};
+#define OFP_N_IP_FRAG_NAMES 5
+extern const struct ofp_ip_frag_name ofp_ip_frag_names[OFP_N_IP_FRAG_NAMES];
+
 /* Parses s. On error returns -1 and writes a message naming the offending
  * token to err ("unknown field 'nw_dstt'"); out is then unspecified. */
 int ofp_parse_flow(const char *s, enum ofp_parse_mode mode,
