@@ -4,6 +4,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include "dp_execute.h"
+#include "dp_snapshot.h"
 #include "miniflow.h"
 #include "vxlan_decap.h"
 #include "vxlan_encap.h"
@@ -114,6 +115,12 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 	pkt_batch_init(&dropped);
 	vxlan_encap_batch(b, &f->actions.tnl, h, &pmd->ip_id, &dropped);
 	pmd->stats.tunnel_pushes += b->n;
+	/* The tunnel port's own counters, as OVS shows them for a vxlan
+	 * vport: packets that went into the tunnel. */
+	pmd->port_stats[pmd->snap->tnl_idx].tx_packets += b->n;
+	for (uint16_t j = 0; j < b->n; j++)
+		pmd->port_stats[pmd->snap->tnl_idx].tx_bytes +=
+			rte_pktmbuf_pkt_len(b->pkts[j]) - VXLAN_TNL_HDR_LEN;
 	if (dropped.n)
 		drop_batch(pmd, &dropped, DROP_NO_HEADROOM);
 }
@@ -136,6 +143,10 @@ tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
 	if (bad.n)
 		drop_batch(pmd, &bad, DROP_BAD_VXLAN);
 	pmd->stats.tunnel_pops += b->n;
+	struct pmd_port_stats *ps = &pmd->port_stats[tnl_idx];
+	ps->rx_packets += b->n;
+	for (uint16_t j = 0; j < b->n; j++)
+		ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
 	if (miniflow_extract_batch(b, inner, &bad))
 		drop_batch(pmd, &bad, DROP_MALFORMED);
 	dp_lookup_and_execute(pmd, b, inner, depth + 1);

@@ -62,11 +62,21 @@ lookup_batch(struct pmd *pmd, const struct flow_key keys[],
 	miss_cls = dpcls_lookup(pmd->cls, keys, miss, flows);
 	pmd->stats.megaflow_hits += __builtin_popcount(miss & ~miss_cls);
 
+	bool installed = false;
 	for (uint32_t m = miss; m; m &= m - 1) {
 		int i = __builtin_ctz(m);
-		if (miss_cls & (1u << i)) {
+		uint32_t bit = 1u << i;
+		/* A megaflow installed for an earlier packet of this burst
+		 * may cover this one too: look again before translating. */
+		if ((miss_cls & bit) && installed &&
+		    !dpcls_lookup(pmd->cls, keys, bit, flows)) {
+			miss_cls &= ~bit;
+			pmd->stats.megaflow_hits++;
+		}
+		if (miss_cls & bit) {
 			uint64_t t0 = rte_rdtsc();
 			flows[i] = dp_upcall(pmd, &keys[i]);
+			installed |= flows[i] != NULL;
 			pmd->stats.upcalls++;
 			pmd->stats.upcall_cycles += rte_rdtsc() - t0;
 		}

@@ -134,11 +134,13 @@ snapshot_build(void)
 	p = (uint8_t *)(s->rules + s->n_rules);
 	s->routes = (struct route_entry *)p;
 	s->n_routes = of.n_routes;
-	memcpy(s->routes, of.routes, of.n_routes * sizeof *of.routes);
+	if (of.n_routes)	/* NULL with no underlay */
+		memcpy(s->routes, of.routes, of.n_routes * sizeof *of.routes);
 	p += of.n_routes * sizeof *of.routes;
 	s->neigh = (struct neigh_entry *)p;
 	s->n_neigh = of.n_neigh;
-	memcpy(s->neigh, of.neigh, of.n_neigh * sizeof *of.neigh);
+	if (of.n_neigh)		/* of.neigh is NULL until the first entry */
+		memcpy(s->neigh, of.neigh, of.n_neigh * sizeof *of.neigh);
 	p += of.n_neigh * sizeof *of.neigh;
 	s->vnis = (uint32_t *)p;
 	s->n_vnis = n_vnis;

@@ -10,6 +10,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 #include "dp_execute.h"
 #include "dpcls.h"
 #include "emc.h"
@@ -23,6 +24,14 @@ struct rte_rcu_qsbr *pmd_qsbr;
 struct rte_ring *ctl_event_ring;
 
 #define PMD_SWEEP_INTERVAL_MS 100	/* idle expiry, subtable ranking */
+/* How long a megaflow that drops for want of a neighbour's MAC lives,
+ * used or not: its upcall is what asks the control thread for an ARP
+ * request, and while it is installed nothing else does. If that ARP (or its
+ * reply) was lost, traffic that keeps hitting it would otherwise never
+ * expire it. The control thread rate-limits the requests to one per
+ * second per address (ctl_events.c); OVS gets the same retry from its
+ * revalidators re-translating datapath flows. */
+#define PMD_NEIGH_MISS_RETRY_MS 1000
 
 /* ---- megaflow lifecycle ------------------------------------------------ */
 
@@ -74,6 +83,7 @@ dp_upcall(struct pmd *pmd, const struct flow_key *key)
 	f->actions = xo.actions;
 	f->upcall_key = *key;
 	f->rule_uid = xo.rule_uid;
+	f->neigh_miss = xo.need_arp != 0;
 	f->id = ++pmd->next_flow_id;
 	f->created_tsc = rte_rdtsc();
 	if (dpcls_insert(pmd->cls, f)) {
@@ -116,7 +126,9 @@ sweep_one(struct megaflow *f, void *aux)
 
 	if (!retire && s->expire) {
 		uint64_t last = RTE_MAX(f->used_tsc, f->created_tsc);
-		retire = s->now - last > s->pmd->max_idle_tsc;
+		retire = s->now - last > s->pmd->max_idle_tsc ||
+			 (f->neigh_miss && s->now - f->created_tsc >
+			  rte_get_tsc_hz() / 1000 * PMD_NEIGH_MISS_RETRY_MS);
 		s->pmd->stats.megaflows_expired += retire;
 	}
 	if (!retire && s->revalidate) {
@@ -382,6 +394,11 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
 	pmd->n_free = pmd->max_flows;
 	pmd->emc_insert_inv_prob = cfg->emc_insert_inv_prob;
 	pmd->rand_state = 0x9e3779b9u ^ pmd->lcore;
+	/* Outer IPv4 ids count up from a random start, as the kernel's
+	 * ip_idents do: PMDs, each with its own counter, then do not send
+	 * the same ids to a VTEP in step (DF is off, so ids must tell
+	 * fragments apart), and a restart does not replay them from 0. */
+	pmd->ip_id = (uint16_t)rte_rand();
 	pmd->max_idle_tsc = rte_get_tsc_hz() / 1000 *
 			    (cfg->flow_max_idle_ms ? cfg->flow_max_idle_ms
 						   : 10000);

@@ -112,6 +112,18 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 			info.flow_type_rss_offloads;
 	}
 	rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
+	if (rc && p->n_txq != p->n_rxq && p->n_rxq <= info.max_tx_queues &&
+	    p->n_rxq <= PORT_MAX_QUEUES) {
+		/* Some PMDs take queues in pairs only (net_tap: one fd per
+		 * rx/tx pair, and it refuses unequal counts): then as many tx
+		 * queues as rx queues, shared by the senders if fewer. */
+		printf("vxswitch: %s: retrying with %u tx queues (as many as "
+		       "rx queues)\n", p->name, p->n_rxq);
+		p->n_txq = p->n_rxq;
+		p->tx_shared = p->n_txq < n_txq;
+		p->ctl_txq = port_txq_for(p, n_txq - 1);
+		rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s: configure %u rxq %u txq: %s",
 			 p->name, p->n_rxq, p->n_txq, strerror(-rc));

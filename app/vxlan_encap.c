@@ -53,7 +53,8 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(ip_len -
 					sizeof(struct rte_ipv4_hdr)));
 		/* dgram_cksum stays 0 from the template: optional for UDP
-		 * over IPv4 (RFC 7348 section 5), and what Linux VTEPs send. */
+		 * over IPv4 (RFC 7348 section 5). Linux VTEPs accept it;
+		 * they send a checksum by default (vxlan "udpcsum"). */
 
 		m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
 		m->packet_type = RTE_PTYPE_UNKNOWN;

@@ -39,7 +39,8 @@ _Static_assert(VXLAN_TNL_VXLAN_OFF + sizeof(struct rte_vxlan_hdr) ==
 #define VXLAN_VNI_MAX		0xffffffu
 
 /* UDP source ports come from the inner flow hash, in the IANA dynamic range
- * (as Linux's udp_flow_src_port does by default), so a receiving NIC's RSS
+ * as RFC 7348 section 5 recommends (Linux's udp_flow_src_port uses
+ * ip_local_port_range unless told: 32768-60999), so a receiving NIC's RSS
  * spreads the flows of one tunnel over its queues. */
 #define VXLAN_SRC_PORT_MIN	49152u
 #define VXLAN_SRC_PORT_MASK	0x3fffu
