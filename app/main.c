@@ -117,10 +117,12 @@ parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* "1,3-5" -> cores */
+/* "1,3-5" -> cores. A core listed twice is an error (it would start two
+ * PMDs on one core), which also bounds the list to CFG_MAX_CORES. */
 static int
 parse_core_list(const char *s, struct vxs_config *cfg)
 {
+	bool seen[CFG_MAX_CORES] = { false };
 	char *end;
 	cfg->n_pmd_cores = 0;
 	while (*s) {
@@ -134,8 +136,12 @@ parse_core_list(const char *s, struct vxs_config *cfg)
 				return -1;
 			s = end;
 		}
-		for (long c = a; c <= b; c++)
+		for (long c = a; c <= b; c++) {
+			if (seen[c])
+				return -1;
+			seen[c] = true;
 			cfg->pmd_cores[cfg->n_pmd_cores++] = c;
+		}
 		if (*s == ',')
 			s++;
 		else if (*s)
@@ -226,17 +232,24 @@ mbufs_in_use(void)
 /* ---- process ----------------------------------------------------------- */
 
 static int
-write_pidfile(const char *path)
+open_pidfile(const char *path, FILE **f)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
+	*f = fopen(path, "w");
+	if (!*f) {
 		fprintf(stderr, "vxswitch: cannot write pidfile %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
-	fprintf(f, "%d\n", getpid());
-	fclose(f);
 	return 0;
+}
+
+/* Opened before --detach forks, so the foreground process still reports
+ * (exit 1) a pidfile that cannot be written; the daemon fills it in. */
+static int
+write_pidfile(FILE *f)
+{
+	int rc = fprintf(f, "%d\n", getpid()) < 0;
+	return fclose(f) || rc ? -1 : 0;
 }
 
 static int
@@ -296,18 +309,64 @@ wants_huge_unlink(const struct vxs_config *cfg)
 	return true;
 }
 
+static int
+main_lcore_of(const struct vxs_config *cfg)
+{
+	return cfg->eal_main_lcore >= 0 ? cfg->eal_main_lcore
+					: atoi(cfg->eal_lcores);
+}
+
+/* --pmd-cores replaces datapath.pmd-cores after config_load() checked
+ * them: the new list must pass the same checks, before the EAL starts. */
+static int
+check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
+{
+	int main_lcore = main_lcore_of(cfg);
+
+	for (uint16_t i = 0; i < cfg->n_pmd_cores; i++)
+		if (cfg->pmd_cores[i] == main_lcore) {
+			fprintf(stderr, "vxswitch: --pmd-cores: pmd core is the "
+				"main lcore '%d'\n", main_lcore);
+			return -1;
+		}
+	for (uint16_t p = 0; p < cfg->n_ports; p++) {
+		const struct cfg_port *port = &cfg->ports[p];
+		for (uint16_t a = 0; a < port->n_affinity; a++) {
+			uint16_t core = port->affinity[a].core, i;
+			for (i = 0; i < cfg->n_pmd_cores; i++)
+				if (cfg->pmd_cores[i] == core)
+					break;
+			if (i < cfg->n_pmd_cores)
+				continue;
+			fprintf(stderr, "vxswitch: %s:%d: rxq-affinity core is "
+				"not a pmd core '%u' (--pmd-cores '%s')\n",
+				cfg->file, port->line, core, arg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* After --pmd-cores, the EAL core list is the main lcore plus the PMDs. */
 static void
 rebuild_lcores(struct vxs_config *cfg)
 {
-	int main_lcore = cfg->eal_main_lcore >= 0 ? cfg->eal_main_lcore
-						   : atoi(cfg->eal_lcores);
+	int main_lcore = main_lcore_of(cfg);
 	size_t n = snprintf(cfg->eal_lcores, sizeof cfg->eal_lcores, "%d",
 			    main_lcore);
 	for (uint16_t i = 0; i < cfg->n_pmd_cores && n < sizeof cfg->eal_lcores;
 	     i++)
 		n += snprintf(cfg->eal_lcores + n, sizeof cfg->eal_lcores - n,
 			      ",%u", cfg->pmd_cores[i]);
+}
+
+/* An exit before the EAL runs: nothing to undo but the config (freed so
+ * that sanitizer builds report no leak on these paths). */
+static int
+exit_early(struct vxs_config *cfg, int rc)
+{
+	config_free(cfg);
+	return rc;
 }
 
 int
@@ -329,39 +388,52 @@ main(int argc, char **argv)
 		if (parse_core_list(opt.pmd_cores, &cfg)) {
 			fprintf(stderr, "vxswitch: --pmd-cores: bad core list "
 				"'%s'\n", opt.pmd_cores);
-			return 2;
+			return exit_early(&cfg, 2);
 		}
+		if (check_pmd_cores_override(&cfg, opt.pmd_cores))
+			return exit_early(&cfg, 2);
 		rebuild_lcores(&cfg);
 	}
 	if (wants_huge_unlink(&cfg) && add_eal_args(&cfg, "--huge-unlink")) {
 		fprintf(stderr, "vxswitch: out of memory\n");
-		return 1;
+		return exit_early(&cfg, 1);
 	}
 	if (opt.eal_args && add_eal_args(&cfg, opt.eal_args)) {
 		fprintf(stderr, "vxswitch: out of memory\n");
-		return 1;
+		return exit_early(&cfg, 1);
 	}
 	if (opt.ctl_socket)
 		snprintf(cfg.ctl_socket, sizeof cfg.ctl_socket, "%s",
 			 opt.ctl_socket);
 	if (check_flows(&cfg))
-		return 2;
+		return exit_early(&cfg, 2);
 	if (opt.check) {
 		printf("%s: ok (%u ports, %u flows)\n", cfg.file, cfg.n_ports,
 		       cfg.n_flows);
 		config_free(&cfg);
 		return 0;
 	}
+	FILE *pidf = NULL;
+	if (opt.pidfile && open_pidfile(opt.pidfile, &pidf))
+		return exit_early(&cfg, 1);
 	if (opt.detach && detach())
-		return 1;
-	if (opt.pidfile && write_pidfile(opt.pidfile))
-		return 1;
+		return exit_early(&cfg, 1);
+	if (pidf && write_pidfile(pidf)) {
+		fprintf(stderr, "vxswitch: cannot write pidfile %s\n",
+			opt.pidfile);
+		return exit_early(&cfg, 1);
+	}
 
 	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "vxswitch: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
-		return 1;
+		/* rte_errno is not always set: the EAL said why above. */
+		fprintf(stderr, "vxswitch: EAL init failed%s%s\n",
+			rte_errno ? ": " : " (see the EAL messages above)",
+			rte_errno ? rte_strerror(rte_errno) : "");
+		if (opt.pidfile)
+			unlink(opt.pidfile);
+		config_free_argv(eal_argc, eal_argv);
+		return exit_early(&cfg, 1);
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

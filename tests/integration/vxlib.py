@@ -507,6 +507,7 @@ class Testpmd:
         self.proc = None
         self.returncode = None
         self.stats = {}
+        self._log_start = 0
 
         cpus = [int(c) for c in cpus] or [0]
         fwd_cpus = cpus[1:] or cpus[:1]
@@ -549,6 +550,8 @@ class Testpmd:
             for s in self.sockets:
                 with contextlib.suppress(FileNotFoundError):
                     s.unlink()
+        # wait_ready() looks only at this run's part of the (appended) log
+        self._log_start = len(self.log)
         with open(self.log_path, "ab") as f:
             f.write(("=== %s\n" % " ".join(self.argv)).encode())
         self.proc = _spawn(self.argv, self.log_path, stdin=subprocess.PIPE)
@@ -582,7 +585,7 @@ class Testpmd:
             if self.proc.poll() is not None:
                 raise HarnessError("%s exited with %d\n%s" % (
                     self.name, self.proc.returncode, self.log_tail()))
-            return marker in self.log
+            return marker in self.log[self._log_start:]
         wait_for(ready, timeout, 0.1,
                  lambda: "%s to forward (%s)\n%s" % (self.name, marker,
                                                       self.log_tail(15)))
