@@ -659,6 +659,8 @@ cmd_arp_flush(int argc, const char *argv[], bool json, struct ds *out,
 	      void *aux)
 {
 	UNUSED_ARGS;
+	/* Apply what the PMDs learned before the flush, not after it. */
+	ctl_events_process();
 	neigh_flush();
 	ds_put_cstr(out, "OK\n");
 	return 0;

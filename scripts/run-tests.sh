@@ -3,8 +3,9 @@
 # The test command (README, .ci/run): installs dependencies, builds, runs the
 # unit tests, builds again with ASan+UBSan and runs the unit tests there,
 # then runs the integration tests (pytest, real processes) against the
-# normal build. Every step runs even when an earlier one failed (except the
-# tests of a build that failed); exits non-zero if anything failed.
+# normal build and again against the sanitizer build. Every step runs even
+# when an earlier one failed (except the tests of a build that failed);
+# exits non-zero if anything failed.
 #
 # Environment:
 #   VXS_SKIP_DEPS=1         skip scripts/install-deps.sh (hugepages.sh runs
@@ -73,10 +74,12 @@ meson_setup() {
 	fi
 }
 
+# pytest_run BUILD_DIR: the integration tests against that build's binaries
 pytest_run() {
-	VXS_BUILD_DIR="$root/build" PYTHONDONTWRITEBYTECODE=1 \
+	local bdir=$1
+	VXS_BUILD_DIR="$root/$bdir" PYTHONDONTWRITEBYTECODE=1 \
 		"$PYTHON" -m pytest -v -p no:cacheprovider \
-		--junitxml="$root/build/integration-junit.xml" \
+		--junitxml="$root/$bdir/integration-junit.xml" \
 		"${pytest_extra[@]}" tests/integration
 	local rc=$?
 	if [ $rc -eq 5 ]; then
@@ -124,7 +127,20 @@ if [ "${VXS_SKIP_INTEGRATION:-0}" = 1 ]; then
 elif [ $build_ok -ne 1 ]; then
 	skip "integration tests" "build failed"
 else
-	step "integration tests" pytest_run
+	step "integration tests" pytest_run build
+fi
+
+# The same suite once more with the daemon built with ASan+UBSan: the
+# sanitizers then see real vhost-user, af_packet and tap traffic, and a
+# leak at exit fails the test through the daemon's exit code.
+if [ "${VXS_SKIP_INTEGRATION:-0}" = 1 ] || [ "${VXS_SKIP_ASAN:-0}" = 1 ]; then
+	skip "asan integration" "skipped"
+elif [ ! -x build-asan/app/vxswitch ]; then
+	skip "asan integration" "asan build failed"
+else
+	step "asan integration" env ASAN_OPTIONS="$asan_opts" \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		pytest_run build-asan
 fi
 
 # ---------------------------------------------------------------- summary

@@ -273,10 +273,14 @@ def capture(r, tmp_path, name):
 
 def forget_neighbours(r):
     """Both VTEPs forget each other's MAC: what happens next is ARP."""
-    r.sw.ctl("tnl/arp/flush")
-    sh(["ip", "neigh", "flush", "dev", r.peer], ns=r.vtep)
-    assert not [e for e in r.sw.ctl("tnl/arp/show", json=True)
-                if e["ip"] == KVTEP_IP]
+    def forgotten():
+        # The kernel first, so it has nothing left to ARP us about; an
+        # ARP already on its way may still teach the switch: then again.
+        sh(["ip", "neigh", "flush", "dev", r.peer], ns=r.vtep)
+        r.sw.ctl("tnl/arp/flush")
+        return not [e for e in r.sw.ctl("tnl/arp/show", json=True)
+                    if e["ip"] == KVTEP_IP]
+    wait_for(forgotten, 5, 0.2, "both VTEPs to forget each other")
 
 
 @pytest.fixture
