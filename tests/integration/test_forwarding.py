@@ -29,44 +29,6 @@ RECV_TIMEOUT = 15.0
 
 # ------------------------------------------------------------------ rig
 
-def vm_flows(i, egress_vni=VNI):
-    """The seed's two rules for VM i."""
-    return ["in_port=vhost-user%d,actions=set_tunnel:%d,"
-            "set_field:%s->tun_dst,set_field:%s->tun_src,output:vxlan"
-            % (i, egress_vni, REMOTE_IP, VTEP_IP),
-            "in_port=vxlan,ip,nw_dst=192.1.0.%d,actions=output:vhost-user%d"
-            % (i, i)]
-
-
-def topology(rundir, wire, n_vms, vhost_type="dpdkvhostuserclient",
-             egress_vnis=None, emc_inv_prob=100):
-    """The seed's overlay with n_vms VMs, the NIC on wire. egress_vnis:
-    the VNI each VM's traffic is sent with (default VNI for all);
-    emc_inv_prob: datapath.emc-insert-inv-prob (1: every flow)."""
-    ports = [{"name": "vhost-user%d" % i, "type": vhost_type,
-              "path": str(rundir / ("vhost%d.sock" % i))}
-             for i in range(n_vms)]
-    ports += [{"name": "vxlan", "type": "vxlan",
-               "options": {"remote_ip": "flow", "local_ip": "flow",
-                           "key": "flow", "dst_port": 4789,
-                           "vnis": [VNI]}},
-              {"name": "dpdk-phy", "type": "dpdk",
-               "devargs": wire.devargs(), "n-rxq": 1}]
-    flows = []
-    for i in range(n_vms):
-        flows += vm_flows(i, (egress_vnis or {}).get(i, VNI))
-    return {
-        "eal": {"memory-mb": 256},
-        "datapath": {"emc-insert-inv-prob": emc_inv_prob},
-        "underlay": {"port": "dpdk-phy", "local-ip": VTEP_IP + "/24",
-                     "mac": VTEP_MAC,
-                     "routes": [{"prefix": "172.1.0.0/24"}],
-                     "arp": [{"ip": REMOTE_IP, "mac": REMOTE_MAC}]},
-        "ports": ports,
-        "flows": flows,
-    }
-
-
 def traffic_counters(c):
     """The packet counts of a ctl_counters() result (no cycle counts)."""
     keep = ("packets", "tunnel_pops", "tunnel_pushes", "upcalls",
@@ -92,7 +54,7 @@ class Rig:
         self.wire.flush()
         self.wire.send(frames)
         got = self.wire.recv(expect, timeout=timeout, quiet=0.3,
-                             match=pktlib.is_vxlan_from_switch)
+                             match=pktlib.is_vxlan)
         after = self.settle(before, len(frames))
         return got, pktlib.counter_delta(before, after)
 
@@ -128,7 +90,8 @@ def rig_factory(wires, make_switch, make_testpmd, rundir):
     def make(n_vms, vhost_type="dpdkvhostuserclient", **kw):
         wire = pktlib.Wire().__enter__()
         wires.append(wire)
-        topo = topology(rundir, wire, n_vms, vhost_type, **kw)
+        topo = pktlib.topology(wire.devargs(), rundir, n_vms, vhost_type,
+                               **kw)
         socks = vxlib.vhost_paths(topo, vhost_type)
         if vhost_type == "dpdkvhostuserclient":
             vms = make_testpmd(sockets=socks, name="vms", cpus=(0,))
@@ -495,7 +458,7 @@ def test_rule_changes_on_live_traffic(rig_factory):
 
     c = rig.settle(pktlib.ctl_counters(sw), 0)
     got = rig.wire.recv(None, timeout=RECV_TIMEOUT, quiet=0.5,
-                        match=pktlib.is_vxlan_from_switch)
+                        match=pktlib.is_vxlan)
     path = {}
     for b in got:
         seq = seq_of(b)
@@ -628,7 +591,7 @@ def test_cli_errors_change_nothing(wires, make_switch, rundir, tmp_path):
     none of the file's flows; a good file adds all; --json outputs parse."""
     wire = pktlib.Wire().__enter__()
     wires.append(wire)
-    sw = make_switch(topology(rundir, wire, 2))
+    sw = make_switch(pktlib.topology(wire.devargs(), rundir, 2))
 
     def state():
         return (sw.ctl("dump-flows"), sw.ctl("dump-flows", json=True),

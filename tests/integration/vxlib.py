@@ -202,7 +202,67 @@ class CtlError(AssertionError):
         super().__init__(msg)
 
 
-class Switch:
+class _Process:
+    """What Switch and Testpmd share: one DPDK process in self.proc (from
+    _spawn()), with EAL file prefix self.prefix and its log at
+    self.log_path. Subclasses set name, proc, returncode, prefix, log_path
+    and define stop(); _exited() is their hook for once the process is
+    gone."""
+
+    @property
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            _kill(self.proc)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
+        self._after_exit()
+
+    def _kill_and_raise(self, msg):
+        """stop() gave up: SIGKILL, clean up, raise HarnessError(msg)."""
+        _kill(self.proc)
+        self.proc.wait(5)
+        self._after_exit()
+        raise HarnessError(msg)
+
+    def _after_exit(self):
+        if self.proc is None or self.proc.poll() is None:
+            return
+        self.returncode = self.proc.returncode
+        if self.proc in _live:
+            _live.remove(self.proc)
+        self._exited()
+        cleanup_dpdk_prefix(self.prefix)
+
+    def _exited(self):
+        """Called by _after_exit() with the process reaped (again at each
+        later call)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.running:
+            self.stop()
+
+    @property
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, n=40):
+        return _tail(self.log_path, n)
+
+
+class Switch(_Process):
     """One vxswitch daemon.
 
     topology: the topology file as a dict (see topology/*.yaml); it is
@@ -304,14 +364,6 @@ class Switch:
                     % (self.name, self.ctl_socket, timeout, self.log_tail()))
             time.sleep(0.1)
 
-    @property
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    @property
-    def pid(self):
-        return self.proc.pid if self.proc else None
-
     def stop(self, timeout=10.0, sig=signal.SIGTERM):
         """SIGTERM, wait; returns the exit code. Kills it and raises if it
         does not exit within timeout."""
@@ -322,49 +374,13 @@ class Switch:
             try:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
-                _kill(self.proc)
-                self.proc.wait(5)
-                self._after_exit()
-                raise HarnessError(
+                self._kill_and_raise(
                     "%s did not exit within %.0f s of %s; killed\n"
                     "--- log tail ---\n%s" % (self.name, timeout,
                                               signal.Signals(sig).name,
                                               self.log_tail()))
         self._after_exit()
         return self.returncode
-
-    def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            _kill(self.proc)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(5)
-        self._after_exit()
-
-    def _after_exit(self):
-        if self.proc is None or self.proc.poll() is None:
-            return
-        self.returncode = self.proc.returncode
-        if self.proc in _live:
-            _live.remove(self.proc)
-        cleanup_dpdk_prefix(self.prefix)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.running:
-            self.stop()
-
-    # -- output ----------------------------------------------------------
-    @property
-    def log(self):
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def log_tail(self, n=40):
-        return _tail(self.log_path, n)
 
     # -- control ---------------------------------------------------------
     def ctl_cmd(self, *args, json=False):
@@ -469,7 +485,7 @@ def vm_mac(i):
     return "52:54:00:00:%02x:%02x" % ((i >> 8) & 0xFF, i & 0xFF)
 
 
-class Testpmd:
+class Testpmd(_Process):
     """dpdk-testpmd, by default as the VMs of the seed's benchmark.
 
     VM mode (sockets given): one virtio-user port per socket path,
@@ -595,20 +611,6 @@ class Testpmd:
         self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
         self.proc.stdin.flush()
 
-    @property
-    def running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    @property
-    def log(self):
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def log_tail(self, n=40):
-        return _tail(self.log_path, n)
-
     def port_macs(self):
         """{port: "aa:bb:.."} as testpmd printed them while configuring."""
         return {int(p): m.lower() for p, m in PORT_MAC_RE.findall(self.log)}
@@ -642,41 +644,18 @@ class Testpmd:
                     self.proc.wait(1.0)
                 except subprocess.TimeoutExpired:
                     if time.monotonic() >= deadline:
-                        _kill(self.proc)
-                        self.proc.wait(5)
-                        self._after_exit()
-                        raise HarnessError(
+                        self._kill_and_raise(
                             "%s did not exit within %.0f s; killed\n%s"
                             % (self.name, timeout, self.log_tail()))
                     self.proc.send_signal(signal.SIGINT)
         self._after_exit()
         return self.returncode
 
-    def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            _kill(self.proc)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(5)
-        self._after_exit()
-
-    def _after_exit(self):
-        if self.proc is None or self.proc.poll() is None:
-            return
-        self.returncode = self.proc.returncode
-        if self.proc in _live:
-            _live.remove(self.proc)
+    def _exited(self):
         with contextlib.suppress(OSError, ValueError):
             if self.proc.stdin:
                 self.proc.stdin.close()
         self.stats = self.parse_stats()
-        cleanup_dpdk_prefix(self.prefix)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.running:
-            self.stop()
 
 
 # ------------------------------------------------------------ networking
