@@ -74,10 +74,12 @@ meson_setup() {
 	fi
 }
 
-# pytest_run BUILD_DIR: the integration tests against that build's binaries
+# pytest_run BUILD_DIR [VAR=VALUE...]: the integration tests against that
+# build's binaries, with those variables in their environment
 pytest_run() {
 	local bdir=$1
-	VXS_BUILD_DIR="$root/$bdir" PYTHONDONTWRITEBYTECODE=1 \
+	shift
+	env "$@" VXS_BUILD_DIR="$root/$bdir" PYTHONDONTWRITEBYTECODE=1 \
 		"$PYTHON" -m pytest -v -p no:cacheprovider \
 		--junitxml="$root/$bdir/integration-junit.xml" \
 		"${pytest_extra[@]}" tests/integration
@@ -138,9 +140,9 @@ if [ "${VXS_SKIP_INTEGRATION:-0}" = 1 ] || [ "${VXS_SKIP_ASAN:-0}" = 1 ]; then
 elif [ ! -x build-asan/app/vxswitch ]; then
 	skip "asan integration" "asan build failed"
 else
-	step "asan integration" env ASAN_OPTIONS="$asan_opts" \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		pytest_run build-asan
+	step "asan integration" pytest_run build-asan \
+		ASAN_OPTIONS="$asan_opts" \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 
 # ---------------------------------------------------------------- summary
