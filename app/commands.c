@@ -594,6 +594,60 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
+/* ---- optimisations -------------------------------------------------- */
+
+/* dpif-netdev/set-opt NAME on|off: for A/B runs on live traffic */
+static int
+cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
+	    void *aux)
+{
+	(void)argc, (void)json, (void)aux;
+	int o = dp_opt_by_name(argv[1]);
+	bool on = !strcmp(argv[2], "on") || !strcmp(argv[2], "true");
+
+	if (o < 0) {
+		ds_put_format(out, "unknown optimisation '%s' (see "
+			      "dpif-netdev/opts-show)", argv[1]);
+		return -1;
+	}
+	if (!on && strcmp(argv[2], "off") && strcmp(argv[2], "false")) {
+		ds_put_format(out, "expected on or off, not '%s'", argv[2]);
+		return -1;
+	}
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		uint32_t opts = pmds[i].opts;
+		opts = on ? opts | DP_OPT_BIT(o) : opts & ~DP_OPT_BIT(o);
+		pmd_call(&pmds[i], pmd_set_opts, (void *)(uintptr_t)opts);
+	}
+	ctl_events_process();
+	ds_put_format(out, "%s %s\n", dp_opt_name(o), on ? "on" : "off");
+	return 0;
+}
+
+static int
+cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
+	      void *aux)
+{
+	UNUSED_ARGS;
+	uint32_t opts = n_pmds ? pmds[0].opts : dp_opts_default();
+
+	if (json)
+		json_begin_object(out);
+	for (int o = 0; o < DP_N_OPTS; o++) {
+		bool on = opts & DP_OPT_BIT(o);
+		if (json) {
+			json_key(out, dp_opt_name(o));
+			json_bool(out, on);
+		} else {
+			ds_put_format(out, "%-20s %s\n", dp_opt_name(o),
+				      on ? "on" : "off");
+		}
+	}
+	if (json)
+		json_end_object(out);
+	return 0;
+}
+
 /* ---- tnl/arp and ovs/route ---------------------------------------------- */
 
 /* tnl/arp/set [BRIDGE] IP MAC */
@@ -802,6 +856,10 @@ commands_register(void)
 			 cmd_pmd_stats_clear, NULL);
 	control_register("dpif-netdev/pmd-rxq-show", "", 0, 0,
 			 cmd_pmd_rxq_show, NULL);
+	control_register("dpif-netdev/set-opt", "NAME on|off", 2, 2,
+			 cmd_set_opt, NULL);
+	control_register("dpif-netdev/opts-show", "", 0, 0, cmd_opts_show,
+			 NULL);
 	control_register("tnl/arp/set", "[BRIDGE] IP MAC", 2, 3, cmd_arp_set,
 			 NULL);
 	control_register("tnl/arp/show", "", 0, 0, cmd_arp_show, NULL);

@@ -9,6 +9,7 @@
  * an rxq affinity, the ports when the underlay names its NIC.
  */
 #include "config.h"
+#include "dp_opts.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -807,6 +808,43 @@ dp_max_megaflows(struct loader *ld, const yaml_node_t *v, void *obj)
 		       &((struct vxs_config *)obj)->max_megaflows);
 }
 
+/* optimisations: {hash-reuse: false, ...}: any subset, the rest default */
+static int
+dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+
+	if (expect_map(ld, v, "optimisations") < 0)
+		return -1;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	     p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(&ld->doc, p->key);
+		const yaml_node_t *val = yaml_document_get_node(&ld->doc,
+								p->value);
+		const char *name = scalar(ld, k, "optimisation");
+		bool on = false;
+		if (name == NULL)
+			return -1;
+		int o = dp_opt_by_name(name);
+		if (o < 0)
+			return fail(ld, k, "unknown optimisation '%s'", name);
+		if (get_bool(ld, val, name, &on) < 0)
+			return -1;
+		if (on)
+			cfg->dp_opts |= DP_OPT_BIT(o);
+		else
+			cfg->dp_opts &= ~DP_OPT_BIT(o);
+	}
+	return 0;
+}
+
+static int
+dp_idle_backoff_us(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	return get_u32(ld, v, "pmd-idle-backoff-us", 1, 100000,
+		       &((struct vxs_config *)obj)->pmd_idle_backoff_us);
+}
+
 static int
 dp_ctl_socket(struct loader *ld, const yaml_node_t *v, void *obj)
 {
@@ -820,6 +858,8 @@ static const struct key_rule datapath_rules[] = {
 	{ "emc-insert-inv-prob", NULL, 0, dp_emc_prob },
 	{ "flow-max-idle-ms", NULL, 0, dp_max_idle },
 	{ "max-megaflows", NULL, 0, dp_max_megaflows },
+	{ "optimisations", NULL, 0, dp_optimisations },
+	{ "pmd-idle-backoff-us", NULL, 0, dp_idle_backoff_us },
 	{ "ctl-socket", NULL, 0, dp_ctl_socket },
 	{ NULL, NULL, 0, NULL },
 };
@@ -1783,6 +1823,8 @@ config_defaults(struct vxs_config *cfg)
 	cfg->emc_insert_inv_prob = 100;
 	cfg->flow_max_idle_ms = 10000;
 	cfg->max_megaflows = 65536;
+	cfg->dp_opts = dp_opts_default();
+	cfg->pmd_idle_backoff_us = 50;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 }

@@ -100,6 +100,8 @@ struct vxs_config {
 	uint32_t emc_insert_inv_prob;	/* default 100; 0 = EMC off */
 	uint32_t flow_max_idle_ms;	/* default 10000 */
 	uint32_t max_megaflows;		/* per PMD, default 65536 */
+	uint32_t dp_opts;		/* bit set of enum dp_opt (dp_opts.h) */
+	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
 
 	/* underlay: the NIC side and our VTEP */

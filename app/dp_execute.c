@@ -103,6 +103,41 @@ drop_batch(struct pmd *pmd, struct pkt_batch *b, enum drop_reason why)
 	pkt_batch_free(b);
 }
 
+/* The unbatched baseline for A/B runs (batched-tunnel off): the same
+ * stage called one packet at a time, as a per-packet datapath would. */
+static void
+vxlan_encap_each(struct pkt_batch *b, const struct vxlan_tnl_template *t,
+		 uint32_t hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct pkt_batch one = { .n = 1, .pkts = { b->pkts[i] } };
+		vxlan_encap_batch(&one, t, &hashes[i], ip_id, dropped);
+		if (one.n)
+			b->pkts[kept++] = one.pkts[0];
+	}
+	b->n = kept;
+}
+
+static void
+vxlan_decap_each(struct pkt_batch *b, struct flow_key keys[],
+		 uint32_t tnl_ofport, struct pkt_batch *bad)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct pkt_batch one = { .n = 1, .pkts = { b->pkts[i] } };
+		struct flow_key k = keys[i];
+		vxlan_decap_batch(&one, &k, tnl_ofport, bad);
+		if (one.n) {
+			b->pkts[kept] = one.pkts[0];
+			keys[kept++] = k;
+		}
+	}
+	b->n = kept;
+}
+
 static void
 tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 	 const uint32_t hashes[], const uint8_t idx[])
@@ -113,7 +148,12 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 	for (uint16_t j = 0; j < b->n; j++)
 		h[j] = hashes[idx[j]];
 	pkt_batch_init(&dropped);
-	vxlan_encap_batch(b, &f->actions.tnl, h, &pmd->ip_id, &dropped);
+	if (likely(pmd->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
+		vxlan_encap_batch(b, &f->actions.tnl, h, &pmd->ip_id,
+				  &dropped);
+	else
+		vxlan_encap_each(b, &f->actions.tnl, h, &pmd->ip_id,
+				 &dropped);
 	pmd->stats.tunnel_pushes += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
@@ -139,7 +179,10 @@ tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
 	for (uint16_t j = 0; j < b->n; j++)
 		inner[j] = keys[idx[j]];
 	pkt_batch_init(&bad);
-	vxlan_decap_batch(b, inner, ports[tnl_idx]->ofport, &bad);
+	if (likely(pmd->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
+		vxlan_decap_batch(b, inner, ports[tnl_idx]->ofport, &bad);
+	else
+		vxlan_decap_each(b, inner, ports[tnl_idx]->ofport, &bad);
 	if (bad.n)
 		drop_batch(pmd, &bad, DROP_BAD_VXLAN);
 	pmd->stats.tunnel_pops += b->n;

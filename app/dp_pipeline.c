@@ -21,10 +21,11 @@
  * the same microflow; comparing a key with the previous one is cheaper
  * than hashing it again. The one hash function is flow_hash_key(). */
 static void
-flow_hash_batch(const struct flow_key keys[], uint16_t n, uint32_t hashes[])
+flow_hash_batch(const struct flow_key keys[], uint16_t n, uint32_t hashes[],
+		bool reuse)
 {
 	for (uint16_t i = 0; i < n; i++) {
-		if (i && flow_key_equal(&keys[i], &keys[i - 1]))
+		if (reuse && i && flow_key_equal(&keys[i], &keys[i - 1]))
 			hashes[i] = hashes[i - 1];
 		else
 			hashes[i] = flow_hash_key(&keys[i]);
@@ -104,7 +105,8 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 
 	if (!b->n)
 		return;
-	flow_hash_batch(keys, b->n, hashes);
+	flow_hash_batch(keys, b->n, hashes,
+			pmd->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE));
 	lookup_batch(pmd, keys, hashes, b->n, flows);
 
 	for (uint16_t i = 0; i < b->n; i++) {

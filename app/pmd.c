@@ -187,6 +187,22 @@ pmd_flush_flows(struct pmd *pmd)
 }
 
 void
+pmd_set_opts(struct pmd_request *req)
+{
+	struct pmd *pmd = req->pmd;
+	uint32_t opts = (uint32_t)(uintptr_t)req->arg;
+	uint32_t changed = pmd->opts ^ opts;
+
+	pmd->opts = opts;
+	if (changed & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)) {
+		/* A subtable's lookup is chosen when it is created. */
+		dpcls_force_generic(pmd->cls,
+				    !(opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
+		pmd_flush_flows(pmd);
+	}
+}
+
+void
 pmd_clear_stats(struct pmd *pmd)
 {
 	memset(&pmd->stats, 0, sizeof pmd->stats);
@@ -392,6 +408,10 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
 	for (uint32_t i = 0; i < pmd->max_flows; i++)
 		pmd->flow_free[i] = &pmd->flow_pool[pmd->max_flows - 1 - i];
 	pmd->n_free = pmd->max_flows;
+	pmd->opts = cfg->dp_opts;
+	pmd->idle_backoff_us = cfg->pmd_idle_backoff_us;
+	dpcls_force_generic(pmd->cls,
+			    !(pmd->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
 	pmd->emc_insert_inv_prob = cfg->emc_insert_inv_prob;
 	pmd->rand_state = 0x9e3779b9u ^ pmd->lcore;
 	/* Outer IPv4 ids count up from a random start, as the kernel's

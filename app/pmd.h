@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
+#include "dp_opts.h"
 #include "drop_reason.h"
 #include "megaflow.h"
 #include "pkt_batch.h"
@@ -85,6 +86,8 @@ struct pmd {
 	struct pmd_port_stats *port_stats;	/* one per port */
 	struct pmd_stats stats;
 	uint16_t ip_id;
+	uint32_t opts;			/* bit set of enum dp_opt */
+	uint32_t idle_backoff_us;
 	uint32_t emc_insert_inv_prob;
 	uint32_t rand_state;
 	uint64_t max_idle_tsc;
@@ -128,6 +131,9 @@ int pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg);
 
 /* Per PMD, exported for the control plane. */
 void pmd_flush_flows(struct pmd *pmd);
+/* Runs in the PMD (pmd_call): switches an optimisation; arg = the new bit
+ * set. Megaflows are flushed when the lookup code they use changes. */
+void pmd_set_opts(struct pmd_request *req);
 void pmd_clear_stats(struct pmd *pmd);
 
 /* The datapath entry points (dp_pipeline.c / dp_execute.c). */
