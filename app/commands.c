@@ -469,6 +469,14 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 		      total ? 100.0 * busy / total : 0);
 	ds_put_format(out, "  avg processing cycles per packet: %.1f\n",
 		      pkts ? (double)busy / pkts : 0);
+	{
+		uint64_t sleeps = ld(&s->sleeps), slept = ld(&s->sleep_cycles);
+		ds_put_format(out, "  idle back-off sleeps: %lu (%.0f us, "
+			      "%.2f%% of polling + sleeping time)\n", sleeps,
+			      (double)slept * 1e6 / rte_get_tsc_hz(),
+			      total + slept ? 100.0 * slept / (total + slept)
+					    : 0);
+	}
 	ds_put_format(out, "  megaflows: %u (expired %lu, revalidated out %lu,"
 		      " revalidations %lu)\n", dpcls_count(pmd->cls),
 		      ld(&s->megaflows_expired),
@@ -498,6 +506,10 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "arp_replies"); json_u64(out, ld(&s->arp_replies));
 	json_key(out, "busy_cycles"); json_u64(out, busy);
 	json_key(out, "idle_cycles"); json_u64(out, ld(&s->idle_cycles));
+	json_key(out, "iterations"); json_u64(out, ld(&s->iterations));
+	json_key(out, "sleeps"); json_u64(out, ld(&s->sleeps));
+	json_key(out, "sleep_cycles"); json_u64(out, ld(&s->sleep_cycles));
+	json_key(out, "tsc_hz"); json_u64(out, rte_get_tsc_hz());
 	json_key(out, "cycles_per_packet");
 	json_double(out, pkts ? (double)busy / pkts : 0);
 	json_key(out, "tx_batches"); json_u64(out, ld(&s->tx_batches));
@@ -525,6 +537,144 @@ cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 			pmd_stats_json(out, &pmds[i]);
 		else
 			pmd_stats_text(out, &pmds[i]);
+	}
+	if (json)
+		json_end_array(out);
+	return 0;
+}
+
+/* pmd-perf-show: where each PMD's busy cycles go, per packet and per
+ * stage (pmd.h, PMD_STAGES), as OVS's dpif-netdev/pmd-perf-show. */
+static const char *const burst_bucket_names[PMD_BURST_BUCKETS] = {
+	"1", "2-3", "4-7", "8-15", "16-31", "32",
+};
+
+static void
+pmd_perf_text(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = ld(&s->packets), busy = ld(&s->busy_cycles);
+	uint64_t idle = ld(&s->idle_cycles), total = busy + idle;
+	uint64_t its = ld(&s->iterations), txb = ld(&s->tx_batches);
+	uint64_t staged = 0, bursts = 0;
+
+	ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
+		      rte_lcore_to_socket_id(pmd->lcore), pmd->lcore);
+	ds_put_format(out, "  Iterations:        %12lu  (%.2f us/it)\n", its,
+		      its ? total * 1e6 / rte_get_tsc_hz() / its : 0);
+	ds_put_format(out, "  - Used TSC cycles: %12lu\n", total);
+	ds_put_format(out, "  - idle cycles:     %12lu  (%5.1f %%)\n", idle,
+		      total ? 100.0 * idle / total : 0);
+	ds_put_format(out, "  - busy cycles:     %12lu  (%5.1f %%)\n", busy,
+		      total ? 100.0 * busy / total : 0);
+	ds_put_format(out, "  Rx packets:        %12lu  (%.0f cycles/pkt)\n",
+		      pkts, pkts ? (double)busy / pkts : 0);
+	ds_put_format(out, "  - tunnel pops:     %12lu  (inner lookups, same "
+		      "pass)\n", ld(&s->tunnel_pops));
+	ds_put_format(out, "  - tunnel pushes:   %12lu\n",
+		      ld(&s->tunnel_pushes));
+	ds_put_format(out, "  - EMC hits:        %12lu\n", ld(&s->emc_hits));
+	ds_put_format(out, "  - megaflow hits:   %12lu\n",
+		      ld(&s->megaflow_hits));
+	ds_put_format(out, "  - upcalls:         %12lu\n", ld(&s->upcalls));
+	ds_put_format(out, "  Tx packets:        %12lu  (%.2f pkts/batch)\n",
+		      ld(&s->tx_packets),
+		      txb ? (double)ld(&s->tx_packets) / txb : 0);
+	ds_put_format(out, "  Busy cycles by stage:   cycles/pkt   %% of busy\n");
+	for (int st = 0; st < PMD_N_STAGES; st++) {
+		uint64_t c = ld(&s->stage_cycles[st]);
+		staged += c;
+		ds_put_format(out, "    %-20s %12.1f %10.1f %%\n",
+			      pmd_stage_name(st), pkts ? (double)c / pkts : 0,
+			      busy ? 100.0 * c / busy : 0);
+	}
+	uint64_t other = busy > staged ? busy - staged : 0;
+	ds_put_format(out, "    %-20s %12.1f %10.1f %%\n", "other (rx, loop)",
+		      pkts ? (double)other / pkts : 0,
+		      busy ? 100.0 * other / busy : 0);
+	ds_put_format(out, "    %-20s %12.1f\n", "total",
+		      pkts ? (double)busy / pkts : 0);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++)
+		bursts += ld(&s->bursts[k]);
+	ds_put_format(out, "  Rx burst sizes (%lu bursts, %.1f pkts/burst):\n",
+		      bursts, bursts ? (double)pkts / bursts : 0);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++) {
+		uint64_t c = ld(&s->bursts[k]);
+		ds_put_format(out, "    %-6s %12lu  (%5.1f %%)\n",
+			      burst_bucket_names[k], c,
+			      bursts ? 100.0 * c / bursts : 0);
+	}
+}
+
+static void
+pmd_perf_json(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = ld(&s->packets), busy = ld(&s->busy_cycles);
+	uint64_t txb = ld(&s->tx_batches), staged = 0;
+
+	json_begin_object(out);
+	json_key(out, "core"); json_u64(out, pmd->lcore);
+	json_key(out, "numa_id");
+	json_u64(out, rte_lcore_to_socket_id(pmd->lcore));
+	json_key(out, "iterations"); json_u64(out, ld(&s->iterations));
+	json_key(out, "busy_cycles"); json_u64(out, busy);
+	json_key(out, "idle_cycles"); json_u64(out, ld(&s->idle_cycles));
+	json_key(out, "packets"); json_u64(out, pkts);
+	json_key(out, "cycles_per_packet");
+	json_double(out, pkts ? (double)busy / pkts : 0);
+	json_key(out, "tunnel_pops"); json_u64(out, ld(&s->tunnel_pops));
+	json_key(out, "tunnel_pushes"); json_u64(out, ld(&s->tunnel_pushes));
+	json_key(out, "emc_hits"); json_u64(out, ld(&s->emc_hits));
+	json_key(out, "megaflow_hits"); json_u64(out, ld(&s->megaflow_hits));
+	json_key(out, "upcalls"); json_u64(out, ld(&s->upcalls));
+	json_key(out, "tx_batches"); json_u64(out, txb);
+	json_key(out, "tx_packets"); json_u64(out, ld(&s->tx_packets));
+	json_key(out, "packets_per_batch");
+	json_double(out, txb ? (double)ld(&s->tx_packets) / txb : 0);
+	json_key(out, "stages");
+	json_begin_object(out);
+	for (int st = 0; st <= PMD_N_STAGES; st++) {
+		uint64_t c;
+		if (st < PMD_N_STAGES) {
+			c = ld(&s->stage_cycles[st]);
+			staged += c;
+			json_key(out, pmd_stage_name(st));
+		} else {
+			c = busy > staged ? busy - staged : 0;
+			json_key(out, "other");
+		}
+		json_begin_object(out);
+		json_key(out, "cycles"); json_u64(out, c);
+		json_key(out, "cycles_per_packet");
+		json_double(out, pkts ? (double)c / pkts : 0);
+		json_key(out, "percent");
+		json_double(out, busy ? 100.0 * c / busy : 0);
+		json_end_object(out);
+	}
+	json_end_object(out);
+	json_key(out, "burst_sizes");
+	json_begin_object(out);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++) {
+		json_key(out, burst_bucket_names[k]);
+		json_u64(out, ld(&s->bursts[k]));
+	}
+	json_end_object(out);
+	json_end_object(out);
+}
+
+static int
+cmd_pmd_perf_show(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	UNUSED_ARGS;
+	if (json)
+		json_begin_array(out);
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		if (json)
+			pmd_perf_json(out, &pmds[i]);
+		else
+			pmd_perf_text(out, &pmds[i]);
 	}
 	if (json)
 		json_end_array(out);
@@ -567,6 +717,10 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 			const struct pmd_rxq *rq = &pmd->rxqs[q];
 			double usage = total ? 100.0 * ld(&rq->busy_cycles) /
 						       total : 0;
+			uint64_t polls = ld(&rq->poll.polls);
+			uint64_t empty = ld(&rq->poll.empty_polls);
+			unsigned thresh = __atomic_load_n(&rq->poll.threshold,
+							  __ATOMIC_RELAXED);
 			if (json) {
 				json_begin_object(out);
 				json_key(out, "core"); json_u64(out, pmd->lcore);
@@ -577,15 +731,29 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 						       port_vhost_ready(rq->port));
 				json_key(out, "packets"); json_u64(out, ld(&rq->packets));
 				json_key(out, "usage_pct"); json_double(out, usage);
+				json_key(out, "polls"); json_u64(out, polls);
+				json_key(out, "empty_polls"); json_u64(out, empty);
+				/* adaptive: scheduled by the poll scheduler;
+				 * threshold: rounds skipped between polls */
+				json_key(out, "adaptive");
+				json_bool(out, rq->poll.adaptive);
+				json_key(out, "threshold"); json_u64(out, thresh);
 				json_end_object(out);
 			} else {
 				ds_put_format(out, "  port: %-20s queue-id: %2u (%s)"
-					      "  pmd usage: %3.0f %%\n",
+					      "  pmd usage: %3.0f %%"
+					      "  polls: %lu  empty: %lu",
 					      rq->port->name, rq->qid,
 					      rq->port->kind != PORT_VHOST ||
 						      port_vhost_ready(rq->port)
 						      ? "enabled" : "disabled",
-					      usage);
+					      usage, polls, empty);
+				if (rq->poll.adaptive)
+					ds_put_format(out, "  threshold: %u\n",
+						      thresh);
+				else
+					ds_put_format(out, "  threshold: -"
+						      " (every round)\n");
 			}
 		}
 	}
@@ -852,6 +1020,8 @@ commands_register(void)
 			 NULL);
 	control_register("dpif-netdev/pmd-stats-show", "", 0, 0,
 			 cmd_pmd_stats_show, NULL);
+	control_register("dpif-netdev/pmd-perf-show", "", 0, 0,
+			 cmd_pmd_perf_show, NULL);
 	control_register("dpif-netdev/pmd-stats-clear", "", 0, 0,
 			 cmd_pmd_stats_clear, NULL);
 	control_register("dpif-netdev/pmd-rxq-show", "", 0, 0,

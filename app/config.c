@@ -938,6 +938,7 @@ check_cores(struct loader *ld)
 #define K_DPDK (1u << CFG_PORT_DPDK)
 #define K_VHOST ((1u << CFG_PORT_VHOST_SERVER) | (1u << CFG_PORT_VHOST_CLIENT))
 #define K_VXLAN (1u << CFG_PORT_VXLAN)
+#define K_NULL (1u << CFG_PORT_NULL)
 
 static const struct {
 	const char *name;
@@ -947,6 +948,7 @@ static const struct {
 	{ "dpdkvhostuser", CFG_PORT_VHOST_SERVER },
 	{ "dpdkvhostuserclient", CFG_PORT_VHOST_CLIENT },
 	{ "vxlan", CFG_PORT_VXLAN },
+	{ "null", CFG_PORT_NULL },	/* benchmarks only (perf/dpbench) */
 };
 
 /* What a port's handlers fill, and the nodes its later checks point at. */
@@ -1178,12 +1180,13 @@ static const struct key_rule port_rules[] = {
 	{ "ofport", NULL, 0, port_ofport },
 	{ "devargs", NULL, K_DPDK, port_devargs },
 	{ "dpdk-devargs", "devargs", K_DPDK, port_devargs },
-	{ "n-rxq", NULL, K_DPDK | K_VHOST, port_n_rxq },
+	{ "n-rxq", NULL, K_DPDK | K_VHOST | K_NULL, port_n_rxq },
 	{ "rxd", NULL, K_DPDK, port_rxd },
 	{ "txd", NULL, K_DPDK, port_txd },
 	{ "mtu", NULL, K_DPDK | K_VHOST, port_mtu },
-	{ "rxq-affinity", NULL, K_DPDK | K_VHOST, port_affinity },
-	{ "pmd-rxq-affinity", "rxq-affinity", K_DPDK | K_VHOST, port_affinity },
+	{ "rxq-affinity", NULL, K_DPDK | K_VHOST | K_NULL, port_affinity },
+	{ "pmd-rxq-affinity", "rxq-affinity", K_DPDK | K_VHOST | K_NULL,
+	  port_affinity },
 	{ "path", NULL, K_VHOST, port_path },
 	{ "vhost-server-path", "path", K_VHOST, port_path },
 	{ "options", NULL, K_VXLAN, port_options },
@@ -1349,6 +1352,8 @@ check_port(struct loader *ld, const struct port_ctx *pc)
 		return check_vhost(ld, pc);
 	case CFG_PORT_VXLAN:
 		return check_vxlan(ld, pc);
+	case CFG_PORT_NULL:
+		break;
 	}
 	return 0;
 }
@@ -1433,7 +1438,7 @@ check_nic_port(struct loader *ld, const yaml_node_t *v, const char *name)
 	const struct cfg_port *p = config_find_port(ld->cfg, name);
 	if (p == NULL)
 		return fail(ld, v, "no such port '%s'", name);
-	if (p->type != CFG_PORT_DPDK)
+	if (p->type != CFG_PORT_DPDK && p->type != CFG_PORT_NULL)
 		return fail(ld, v, "not a port of type dpdk '%s'", name);
 	return 0;
 }

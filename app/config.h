@@ -23,6 +23,7 @@ enum cfg_port_type {
 	CFG_PORT_VHOST_SERVER,		/* "dpdkvhostuser": we own the socket */
 	CFG_PORT_VHOST_CLIENT,		/* "dpdkvhostuserclient": VM owns it */
 	CFG_PORT_VXLAN,			/* the overlay's tunnel port */
+	CFG_PORT_NULL,			/* benchmarking sink (port.h) */
 };
 
 struct cfg_rxq_affinity {

@@ -51,17 +51,29 @@ dp_tx_enqueue(struct pmd *pmd, uint16_t port_idx, struct rte_mbuf **pkts,
 
 	for (uint16_t i = 0; i < n; i++) {
 		tb->pkts[tb->n++] = pkts[i];
-		if (tb->n == BATCH_MAX)
+		if (tb->n == BATCH_MAX) {
+			pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
 			tx_flush(pmd, port_idx);
+			pmd_stage_mark(pmd, PMD_STAGE_TX);
+		}
 	}
 }
 
 void
 dp_tx_flush_all(struct pmd *pmd)
 {
-	for (uint16_t i = 0; i < n_ports; i++)
-		if (pmd->txbufs[i].n)
-			tx_flush(pmd, i);
+	bool any = false;
+
+	for (uint16_t i = 0; i < n_ports; i++) {
+		if (!pmd->txbufs[i].n)
+			continue;
+		if (!any)
+			pmd->stage_tsc = rte_rdtsc();
+		any = true;
+		tx_flush(pmd, i);
+	}
+	if (any)
+		pmd_stage_mark(pmd, PMD_STAGE_TX);
 }
 
 /* An output that is not the last action sends copies: later actions
@@ -190,8 +202,11 @@ tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
 	ps->rx_packets += b->n;
 	for (uint16_t j = 0; j < b->n; j++)
 		ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
-	if (miniflow_extract_batch(b, inner, &bad))
+	pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
+	if (miniflow_extract_batch(b, inner, &bad,
+				   pmd->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
 		drop_batch(pmd, &bad, DROP_MALFORMED);
+	pmd_stage_mark(pmd, PMD_STAGE_EXTRACT);
 	dp_lookup_and_execute(pmd, b, inner, depth + 1);
 }
 

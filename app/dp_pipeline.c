@@ -17,6 +17,17 @@
 #include "miniflow.h"
 #include "pmd.h"
 
+const char *
+pmd_stage_name(enum pmd_stage s)
+{
+	static const char *const names[PMD_N_STAGES] = {
+#define X(id, name) [PMD_STAGE_##id] = name,
+		PMD_STAGES(X)
+#undef X
+	};
+	return (unsigned)s < PMD_N_STAGES ? names[s] : "?";
+}
+
 /* The microflow hash of every key. Packets of one burst often belong to
  * the same microflow; comparing a key with the previous one is cheaper
  * than hashing it again. The one hash function is flow_hash_key(). */
@@ -57,11 +68,15 @@ lookup_batch(struct pmd *pmd, const struct flow_key keys[],
 	if (pmd->emc_insert_inv_prob) {
 		miss = emc_lookup(pmd->emc, keys, hashes, all, flows);
 		pmd->stats.emc_hits += __builtin_popcount(all & ~miss);
+		pmd_stage_mark(pmd, PMD_STAGE_EMC);
 	}
 	if (!miss)
 		return;
 	miss_cls = dpcls_lookup(pmd->cls, keys, miss, flows);
 	pmd->stats.megaflow_hits += __builtin_popcount(miss & ~miss_cls);
+	pmd_stage_mark(pmd, PMD_STAGE_DPCLS);
+	/* What follows is EMC inserts, plus translation if anything missed. */
+	enum pmd_stage after = miss_cls ? PMD_STAGE_UPCALL : PMD_STAGE_EMC;
 
 	bool installed = false;
 	for (uint32_t m = miss; m; m &= m - 1) {
@@ -85,6 +100,7 @@ lookup_batch(struct pmd *pmd, const struct flow_key keys[],
 		    emc_should_insert(pmd))
 			emc_insert(pmd->emc, &keys[i], hashes[i], flows[i]);
 	}
+	pmd_stage_mark(pmd, after);
 }
 
 struct flow_group {
@@ -107,6 +123,7 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 		return;
 	flow_hash_batch(keys, b->n, hashes,
 			pmd->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE));
+	pmd_stage_mark(pmd, PMD_STAGE_HASH);
 	lookup_batch(pmd, keys, hashes, b->n, flows);
 
 	for (uint16_t i = 0; i < b->n; i++) {
@@ -141,6 +158,7 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 		g->flow->used_tsc = now;
 		dp_execute(pmd, g->flow, &g->b, keys, hashes, g->idx, depth);
 	}
+	pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
 }
 
 void
@@ -151,6 +169,8 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	struct pmd_port_stats *ps = &pmd->port_stats[in->idx];
 	uint64_t bytes = 0;
 
+	pmd->stage_tsc = rte_rdtsc();
+	pmd->stats.bursts[pmd_burst_bucket(b->n)]++;
 	for (uint16_t i = 0; i < b->n; i++) {
 		keys[i].w[0] = 0;
 		keys[i].in_port = in->ofport;
@@ -163,9 +183,11 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	pmd->stats.packets += b->n;
 
 	pkt_batch_init(&malformed);
-	if (miniflow_extract_batch(b, keys, &malformed)) {
+	if (miniflow_extract_batch(b, keys, &malformed,
+				   pmd->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT))) {
 		pmd_count_drops(pmd, DROP_MALFORMED, malformed.n);
 		pkt_batch_free(&malformed);
 	}
+	pmd_stage_mark(pmd, PMD_STAGE_EXTRACT);
 	dp_lookup_and_execute(pmd, b, keys, 0);
 }

@@ -201,9 +201,11 @@ miniflow_extract(const struct rte_mbuf *m, struct flow_key *key)
 	return 0;
 }
 
-uint16_t
-miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
-		       struct pkt_batch *malformed)
+/* One loop per extractor, so the choice is made once per batch and the
+ * call in the loop is direct. */
+static inline __rte_always_inline uint16_t
+extract_batch(struct pkt_batch *b, struct flow_key keys[],
+	      struct pkt_batch *malformed, bool fast)
 {
 	uint16_t n = b->n;
 	uint16_t kept = 0;
@@ -214,7 +216,9 @@ miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(b->pkts[i + 1], void *));
 
-		if (unlikely(miniflow_extract(m, &keys[i]) != 0)) {
+		int rc = fast ? miniflow_extract_fast(m, &keys[i])
+			      : miniflow_extract(m, &keys[i]);
+		if (unlikely(rc != 0)) {
 			pkt_batch_add(malformed, m);
 			continue;
 		}
@@ -226,4 +230,13 @@ miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
 	}
 	b->n = kept;
 	return (uint16_t)(n - kept);
+}
+
+uint16_t
+miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
+		       struct pkt_batch *malformed, bool fast)
+{
+	if (fast)
+		return extract_batch(b, keys, malformed, true);
+	return extract_batch(b, keys, malformed, false);
 }

@@ -16,6 +16,7 @@
 #ifndef VXS_MINIFLOW_H
 #define VXS_MINIFLOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
 #include "flow_key.h"
@@ -30,12 +31,28 @@
  * unspecified). Headers may span segments; bounds are by pkt_len. */
 int miniflow_extract(const struct rte_mbuf *m, struct flow_key *key);
 
+/* The same answer as miniflow_extract() (same key words, same verdict),
+ * faster for the common packet types (miniflow_fast.c): untagged
+ * Ethernet, IPv4 with IHL 5 and not a fragment, UDP or TCP, the whole
+ * packet in its first segment. This covers the VXLAN outer header and
+ * eth/ipv4 inner packets after decap. Everything else, malformed packets
+ * included, goes to miniflow_extract(). m->packet_type, when the NIC set
+ * it, only decides whether the fast check is tried; it is never trusted. */
+int miniflow_extract_fast(const struct rte_mbuf *m, struct flow_key *key);
+
+/* The fast path alone, for tests and benchmarks: fills w2..w5 and returns
+ * true if m is one of the fast shapes; returns false, key untouched,
+ * otherwise. Ignores m->packet_type. */
+bool miniflow_extract_fast_only(const struct rte_mbuf *m,
+				struct flow_key *key);
+
 /* Batch stage: keys[i] (w0/w1 prefilled by the caller) belong to
  * b->pkts[i]. Malformed packets are appended, in order, to *malformed,
  * which must have room for b->n more; good ones are compacted in b
  * together with their keys, keeping their order. Returns the number
- * moved. */
+ * moved. fast selects miniflow_extract_fast() over miniflow_extract();
+ * the result is the same either way. */
 uint16_t miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
-				struct pkt_batch *malformed);
+				struct pkt_batch *malformed, bool fast);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -207,8 +208,10 @@ pmd_clear_stats(struct pmd *pmd)
 {
 	memset(&pmd->stats, 0, sizeof pmd->stats);
 	memset(pmd->port_stats, 0, n_ports * sizeof *pmd->port_stats);
-	for (uint16_t i = 0; i < pmd->n_rxqs; i++)
+	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		pmd->rxqs[i].packets = pmd->rxqs[i].busy_cycles = 0;
+		pmd_poll_q_clear_stats(&pmd->rxqs[i].poll);
+	}
 }
 
 /* ---- mailbox ----------------------------------------------------------- */
@@ -255,17 +258,25 @@ pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-static void
+/* One round over the PMD's rx queues; returns the packets received. */
+static uint32_t
 pmd_poll_once(struct pmd *pmd)
 {
 	struct pkt_batch b;
 	uint64_t t_start = rte_rdtsc(), t_prev = t_start, t_now;
 	uint32_t got = 0;
+	/* While backed off, a round is cheap next to the sleep: poll all. */
+	bool adaptive = (pmd->opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
+			!pmd->backoff.sleeping;
 
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		struct pmd_rxq *q = &pmd->rxqs[i];
+		/* the poll scheduler: which rxq this round? */
+		if (!pmd_poll_due(&q->poll, adaptive))
+			continue;
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
 				    BATCH_MAX);
+		pmd_poll_done(&q->poll, b.n, BATCH_MAX);
 		if (!b.n)
 			continue;
 		got += b.n;
@@ -282,6 +293,27 @@ pmd_poll_once(struct pmd *pmd)
 	else
 		pmd->stats.idle_cycles += t_now - t_start;
 	pmd->stats.iterations++;
+	return got;
+}
+
+/* Idle back-off: sleeps between rounds once every queue has been empty
+ * for PMD_POLL_IDLE_ROUNDS rounds (pmd_poll.h). Called at the end of an
+ * iteration, after the quiescent state: the tx buffers are flushed, the
+ * mailbox served, and the PMD holds no snapshot. It goes RCU-offline for
+ * the sleep, so grace periods (rule changes) never wait on a sleeping PMD;
+ * a mailbox request waits at most one sleep. */
+static void
+pmd_idle_sleep(struct pmd *pmd)
+{
+	uint64_t t0;
+
+	dp_tx_flush_all(pmd);		/* never sleep on buffered packets */
+	rte_rcu_qsbr_thread_offline(pmd_qsbr, pmd->idx);
+	t0 = rte_rdtsc();
+	rte_delay_us_sleep(pmd->idle_backoff_us);
+	pmd->stats.sleep_cycles += rte_rdtsc() - t0;
+	pmd->stats.sleeps++;
+	rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 }
 
 static void
@@ -301,7 +333,11 @@ static int
 pmd_main(void *arg)
 {
 	struct pmd *pmd = arg;
+	uint32_t got;
 
+	/* The idle back-off's sleeps are tens of microseconds: the default
+	 * 50 us timer slack would double them (and the wake-up latency). */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	rte_rcu_qsbr_thread_register(pmd_qsbr, pmd->idx);
 	rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 	__atomic_store_n(&pmd->running, true, __ATOMIC_RELEASE);
@@ -312,12 +348,15 @@ pmd_main(void *arg)
 			pmd_revalidate(pmd);
 			pmd->seen_gen = pmd->snap->gen;
 		}
-		pmd_poll_once(pmd);
+		got = pmd_poll_once(pmd);
 		pmd_housekeeping(pmd);
 		if (unlikely(__atomic_load_n(&pmd->req, __ATOMIC_RELAXED)))
 			pmd_serve_mailbox(pmd);
 		pmd->snap = NULL;
 		rte_rcu_qsbr_quiescent(pmd_qsbr, pmd->idx);
+		if (pmd_backoff_round(&pmd->backoff, got, pmd->opts &
+				      DP_OPT_BIT(DP_OPT_IDLE_BACKOFF)))
+			pmd_idle_sleep(pmd);
 	}
 	dp_tx_flush_all(pmd);
 	__atomic_store_n(&pmd->running, false, __ATOMIC_RELEASE);
@@ -373,8 +412,14 @@ assign_rxqs(char *err, size_t errlen)
 						 PMD_MAX_RXQS);
 					return -1;
 				}
-				pmd->rxqs[pmd->n_rxqs++] = (struct pmd_rxq){
+				pmd->rxqs[pmd->n_rxqs] = (struct pmd_rxq){
 					.port = port, .qid = q };
+				/* Only vhost queues are scheduled: the NIC's
+				 * is the hot one, and its rx descriptors
+				 * must be refilled, so it is polled every
+				 * round. */
+				pmd_poll_q_init(&pmd->rxqs[pmd->n_rxqs++].poll,
+						port->kind == PORT_VHOST);
 			}
 		}
 	}

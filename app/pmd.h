@@ -13,12 +13,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <rte_cycles.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include "dp_opts.h"
 #include "drop_reason.h"
 #include "megaflow.h"
 #include "pkt_batch.h"
+#include "pmd_poll.h"
 #include "port.h"
 
 #define PMD_MAX_RXQS 128
@@ -28,7 +30,41 @@ struct pmd_rxq {
 	uint16_t qid;
 	uint64_t packets;		/* received on this queue */
 	uint64_t busy_cycles;		/* spent on its bursts */
+	struct pmd_poll_q poll;		/* adaptive polling state, poll counts */
 };
+
+/* Where a burst's cycles go (pmd-perf-show, perf/dpbench). Each stage
+ * boundary reads the TSC once per burst and charges the cycles since the
+ * previous boundary to the stage that just ended (pmd_stage_mark), so a
+ * decapsulated packet's second pass (inner extract, hash, lookup) lands in
+ * the same stages and nothing is counted twice. Receive and the loop's own
+ * bookkeeping are busy cycles outside every stage. */
+#define PMD_STAGES(X)                                                       \
+	X(EXTRACT, "extract")	/* miniflow extract, outer and inner */     \
+	X(HASH,    "hash")	/* microflow hash (with hash-reuse) */      \
+	X(EMC,     "emc")	/* exact match lookup and inserts */        \
+	X(DPCLS,   "dpcls")	/* megaflow classifier */                   \
+	X(UPCALL,  "upcall")	/* misses: translate and install */         \
+	X(ACTIONS, "actions")	/* group by flow, encap/decap, tx buffering */\
+	X(TX,      "tx")	/* port tx bursts (buffer full or flush) */
+
+enum pmd_stage {
+#define X(id, name) PMD_STAGE_##id,
+	PMD_STAGES(X)
+#undef X
+	PMD_N_STAGES
+};
+
+const char *pmd_stage_name(enum pmd_stage s);
+
+/* Bursts received, by size: 1, 2-3, 4-7, 8-15, 16-31, 32. */
+#define PMD_BURST_BUCKETS 6
+
+static inline unsigned
+pmd_burst_bucket(uint16_t n)
+{
+	return n >= 32 ? 5 : 31 - __builtin_clz(n | 1);
+}
 
 struct pmd_stats {
 	uint64_t packets;		/* received */
@@ -44,6 +80,10 @@ struct pmd_stats {
 	uint64_t iterations;
 	uint64_t tx_batches, tx_packets;	/* for packets per send */
 	uint64_t revalidations, megaflows_expired, megaflows_revalidated_out;
+	uint64_t sleeps;		/* idle back-off: sleeps taken */
+	uint64_t sleep_cycles;		/* TSC cycles spent in them */
+	uint64_t stage_cycles[PMD_N_STAGES];
+	uint64_t bursts[PMD_BURST_BUCKETS];	/* rx bursts by size */
 };
 
 struct pmd_port_stats {
@@ -95,6 +135,8 @@ struct pmd {
 	uint64_t seen_gen;
 	const struct dp_snapshot *snap;	/* valid between quiescent states */
 	uint64_t next_sweep_tsc;
+	struct pmd_backoff backoff;	/* idle back-off state */
+	uint64_t stage_tsc;		/* the last stage boundary */
 
 	struct pmd_request *req;	/* mailbox, set by the control thread */
 };
@@ -144,6 +186,15 @@ void pmd_megaflow_retire(struct pmd *pmd, struct megaflow *f);
 void pmd_revalidate(struct pmd *pmd);
 void pmd_expire_idle(struct pmd *pmd, uint64_t now);
 void pmd_push_event(struct pmd *pmd, const struct ctl_event *ev);
+
+/* Ends a stage: charges the cycles since the last boundary to it. */
+static inline void
+pmd_stage_mark(struct pmd *pmd, enum pmd_stage s)
+{
+	uint64_t now = rte_rdtsc();
+	pmd->stats.stage_cycles[s] += now - pmd->stage_tsc;
+	pmd->stage_tsc = now;
+}
 
 static inline void
 pmd_count_drops(struct pmd *pmd, enum drop_reason why, uint16_t n)

@@ -75,6 +75,7 @@ port_kind_name(const struct port *p)
 	case PORT_VHOST: return p->vhost_server ? "dpdkvhostuser"
 						: "dpdkvhostuserclient";
 	case PORT_VXLAN: return "vxlan";
+	case PORT_NULL: return "null";
 	}
 	return "?";
 }
@@ -141,6 +142,13 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			p->kind = PORT_VXLAN;
 			p->n_rxq = 0;
 			vxlan_port = p;
+			break;
+		case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
+			p->kind = PORT_NULL;
+			p->n_txq = 1;
+			p->is_underlay = !strcmp(c->name, cfg->underlay_port);
+			if (p->is_underlay)
+				underlay = p;
 			break;
 		}
 		if (rc)

@@ -11,6 +11,13 @@
  *                 RTE_MAX_ETHPORTS (32 on Debian);
  *  - PORT_VXLAN:  the overlay's tunnel port; has no queues of its own:
  *                 output to it is encap + output to the underlay port.
+ *
+ * And one for benchmarks only, like OVS's dummy ports:
+ *  - PORT_NULL:   "type: null" in the topology; receives nothing, and
+ *                 transmit frees the packets and counts them as sent. It
+ *                 stands in for the NIC and the VMs in perf/dpbench so that
+ *                 output costs only an mbuf free. It can be the underlay
+ *                 (then set underlay.mac: it has no MAC of its own).
  */
 #ifndef VXS_PORT_H
 #define VXS_PORT_H
@@ -26,7 +33,7 @@
 
 #define PORT_MAX_QUEUES 16
 
-enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN };
+enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN, PORT_NULL };
 
 struct port {
 	char name[CFG_NAME_MAX];
@@ -120,7 +127,7 @@ port_rx_burst(struct port *p, uint16_t qid, struct rte_mempool *pool,
 {
 	if (p->kind == PORT_ETHDEV)
 		return rte_eth_rx_burst(p->eth_port_id, qid, pkts, n);
-	if (!port_vhost_ready(p))
+	if (p->kind != PORT_VHOST || !port_vhost_ready(p))
 		return 0;
 	return rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid), pool,
 				       pkts, n);
@@ -132,6 +139,10 @@ port_tx_burst(struct port *p, uint16_t qid, struct rte_mbuf **pkts,
 {
 	uint16_t sent = 0;
 
+	if (unlikely(p->kind == PORT_NULL)) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return n;
+	}
 	if (p->tx_shared)
 		rte_spinlock_lock(&p->tx_lock[qid]);
 	if (p->kind == PORT_ETHDEV) {

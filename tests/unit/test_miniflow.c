@@ -946,7 +946,7 @@ test_batch(void)
 	struct rte_mbuf *orig[BATCH_MAX];
 	memcpy(orig, b.pkts, sizeof orig);
 
-	uint16_t moved = miniflow_extract_batch(&b, keys, &mal);
+	uint16_t moved = miniflow_extract_batch(&b, keys, &mal, false);
 	CHECK(moved == 4, "moved %u, want 4", moved);
 	CHECK(b.n == 28 && mal.n == 4, "kept %u malformed %u", b.n, mal.n);
 	CHECK(mal.pkts[0] == orig[0] && mal.pkts[1] == orig[3] &&
@@ -973,7 +973,7 @@ test_batch(void)
 	pkt_batch_init(&mal);
 	for (int i = 0; i < 5; i++)
 		pkt_batch_add(&b, mbuf_pkt(&good));
-	moved = miniflow_extract_batch(&b, keys, &mal);
+	moved = miniflow_extract_batch(&b, keys, &mal, false);
 	CHECK(moved == 0 && b.n == 5 && mal.n == 0, "all good: moved %u",
 	      moved);
 	pkt_batch_free(&b);
@@ -981,12 +981,12 @@ test_batch(void)
 	for (int i = 0; i < 5; i++)
 		pkt_batch_add(&b, mbuf_pkt(&bad));
 	pkt_batch_add(&mal, mbuf_pkt(&bad));	/* appends after this one */
-	moved = miniflow_extract_batch(&b, keys, &mal);
+	moved = miniflow_extract_batch(&b, keys, &mal, false);
 	CHECK(moved == 5 && b.n == 0 && mal.n == 6, "all bad: moved %u",
 	      moved);
 	pkt_batch_free(&mal);
 
-	moved = miniflow_extract_batch(&b, keys, &mal);
+	moved = miniflow_extract_batch(&b, keys, &mal, false);
 	CHECK(moved == 0 && b.n == 0 && mal.n == 0, "empty batch");
 }
 
@@ -1165,7 +1165,7 @@ test_random(void)
 		uint32_t want_bad = 0;
 		for (uint32_t i = 0; i < n; i++)
 			want_bad += lin_rc[i] != 0;
-		uint16_t moved = miniflow_extract_batch(&b, keys, &mal);
+		uint16_t moved = miniflow_extract_batch(&b, keys, &mal, false);
 		if (moved != want_bad || b.n + mal.n != n)
 			batch_bad++;
 		/* survivors, in order, carry the linear key of their packet */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PMD's poll scheduler (see pmd_poll.h for the rules and the bound).
+ */
+#include "pmd_poll.h"
+
+void
+pmd_poll_done(struct pmd_poll_q *q, uint16_t n, uint16_t burst)
+{
+	q->polls++;
+	if (!n) {
+		q->empty_polls++;
+		if (q->threshold < PMD_POLL_THRESH_MAX)
+			q->threshold++;
+	} else if (n >= burst) {
+		q->threshold = 0;
+	} else if (q->threshold) {
+		q->threshold--;
+	}
+}
+
+void
+pmd_poll_q_clear_stats(struct pmd_poll_q *q)
+{
+	q->polls = q->empty_polls = 0;
+}
+
+bool
+pmd_backoff_round(struct pmd_backoff *b, uint32_t got, bool enabled)
+{
+	if (got || !enabled) {
+		b->empty_rounds = 0;
+		b->sleeping = false;
+		return false;
+	}
+	if (b->empty_rounds < PMD_POLL_IDLE_ROUNDS)
+		b->empty_rounds++;
+	b->sleeping = b->empty_rounds >= PMD_POLL_IDLE_ROUNDS;
+	return b->sleeping;
+}

@@ -1,0 +1,754 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * dpbench: the in-process datapath benchmark. No I/O and no threads: it
+ * builds the real pipeline (config_load, ports_create, pmds_create,
+ * ofproto_init) for the seed's 32-VM VXLAN topology, with the NIC and the
+ * VMs as "null" ports (port.h: tx frees), and drives bursts of 32
+ * synthetic packets straight into dp_process_burst() on a PMD that is
+ * created but never launched.
+ *
+ * Traffic is scripts/gen-traffic.py's: flow f goes to VM f % 32; within a
+ * VM, flow j = f / 32 is the remote end 192.2.0.0 + j / 1024, UDP port
+ * 40000 + j % 1024, VM side 192.1.0.i port 5001; packet k belongs to flow
+ * k % M (--run R: R consecutive packets per flow).
+ *   decap: 128-byte VXLAN frames from the remote VTEP (172.1.0.0 ->
+ *          172.1.0.100, VNI 1001, outer UDP source port hashed from the
+ *          inner 5-tuple), received on the NIC;
+ *   encap: the 78-byte inner frames VM i sends, received on vhost-user i
+ *          (one VM per burst, VMs in turn).
+ *
+ * Each burst is refilled (mbuf alloc + copy of a per-VM template, per-flow
+ * fields patched from a precomputed array) outside the measured cycles;
+ * dp_process_burst() and the end-of-iteration dp_tx_flush_all() are
+ * measured, as the PMD loop calls them. Per-stage cycles are the PMD's own
+ * counters (pmd.h, PMD_STAGES); "other" is the measured total minus them.
+ *
+ * Under valgrind --tool=callgrind (perf/callgrind.sh) the measured region
+ * is bracketed with CALLGRIND_TOGGLE_COLLECT and each configuration ends
+ * with a dump named after it, so instructions per packet can be read off.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
+#include <rte_udp.h>
+#include "config.h"
+#include "dp_execute.h"
+#include "dp_opts.h"
+#include "dp_snapshot.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "port.h"
+
+#ifdef HAVE_CALLGRIND_H
+#include <valgrind/callgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#define CALLGRIND_TOGGLE_COLLECT
+#define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
+#endif
+
+#define N_VMS 32
+#define VNI 1001
+#define PKT_LEN 128			/* outer frame */
+#define OUTER_LEN 50			/* eth + ip + udp + vxlan */
+#define INNER_LEN (PKT_LEN - OUTER_LEN)	/* 78: the VM's frame */
+#define VM_PORT 5001
+#define REMOTE_PORT_BASE 40000
+#define FLOWS_PER_REMOTE_IP 1024
+
+/* Offsets in the outer frame; the inner frame is at OUTER_LEN. */
+#define O_IP 14
+#define O_UDP (O_IP + 20)
+#define I_IP 14
+#define I_UDP (I_IP + 20)
+
+enum dir { DIR_DECAP, DIR_ENCAP };
+static const char *const dir_names[2] = { "decap", "encap" };
+
+/* The switchable optimisations that are on the packet path. */
+static const enum dp_opt bench_opts[] = {
+	DP_OPT_HASH_REUSE, DP_OPT_SPECIALISED_DPCLS, DP_OPT_FAST_EXTRACT,
+	DP_OPT_BATCHED_TUNNEL,
+};
+#define N_BENCH_OPTS (sizeof bench_opts / sizeof bench_opts[0])
+
+struct flow_patch {			/* what differs between flows */
+	rte_be32_t remote_ip;
+	rte_be16_t remote_port;
+	rte_be16_t outer_sport;		/* decap: from the inner 5-tuple */
+	rte_be16_t ip_csum_decap;	/* inner IPv4 checksum, NIC side */
+	rte_be16_t ip_csum_encap;	/* VM's IPv4 checksum */
+};
+
+struct opt_config {
+	char name[48];
+	uint32_t opts;
+};
+
+struct result {
+	enum dir dir;
+	const char *config;
+	uint32_t flows;
+	uint64_t packets;
+	uint64_t total_cycles;
+	uint64_t stage[PMD_N_STAGES];
+	uint64_t emc_hits, megaflow_hits, upcalls, tx_batches, tx_packets;
+};
+
+static struct {
+	uint32_t flow_counts[16];
+	int n_flow_counts;
+	uint64_t bursts;
+	uint32_t run;			/* consecutive packets per flow */
+	const char *opts_mode;		/* on, off, each */
+	const char *csv;
+	const char *dirs;		/* decap, encap, both */
+	bool rx_csum_good;
+	uint32_t emc_prob;
+	const char *eal_mem;
+} args = {
+	.flow_counts = { 32, 1024, 65536, 1048576 },
+	.n_flow_counts = 4,
+	.bursts = 50000,
+	.run = 1,
+	.opts_mode = "each",
+	.dirs = "both",
+	.emc_prob = 100,
+	.eal_mem = "1024",
+};
+
+static struct flow_patch *patches;
+static uint32_t n_patches;
+static uint8_t decap_tmpl[N_VMS][PKT_LEN];
+static uint8_t encap_tmpl[N_VMS][INNER_LEN];
+static struct port *nic_port, *vm_port[N_VMS];
+
+/* ---- options ----------------------------------------------------------- */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: dpbench [OPTION]...\n"
+"In-process benchmark of the vxswitch datapath (seed 002's 32-VM VXLAN\n"
+"topology, null ports): cycles per packet per stage.\n"
+"\n"
+"  --flows LIST    microflow counts (default 32,1k,64k,1M; k=1024, M=2^20)\n"
+"  --bursts N      measured bursts of 32 per configuration (default 50000)\n"
+"  --opts MODE     on (all on), off (all off), each (all on, all off,\n"
+"                  and each one off in turn; default)\n"
+"  --dir D         decap, encap or both (default both)\n"
+"  --run R         consecutive packets per flow (default 1)\n"
+"  --emc-prob P    emc-insert-inv-prob (default 100, as OVS; 0 = EMC off)\n"
+"  --rx-csum-good  mark outer IPv4 checksums verified, as a NIC does\n"
+"  --csv FILE      also write the results as CSV\n"
+"  --quick         32 and 1k flows, 2000 bursts\n"
+"  --mem MB        EAL -m (default 1024)\n"
+"  -h, --help\n");
+}
+
+static int
+parse_flows(const char *s)
+{
+	char *end;
+	args.n_flow_counts = 0;
+	while (*s) {
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || args.n_flow_counts == 16)
+			return -1;
+		if (*end == 'k' || *end == 'K')
+			v <<= 10, end++;
+		else if (*end == 'm' || *end == 'M')
+			v <<= 20, end++;
+		if (!v || v > (1u << 24))
+			return -1;
+		args.flow_counts[args.n_flow_counts++] = v;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return args.n_flow_counts ? 0 : -1;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
+	       O_CSUM, O_EMC, O_MEM };
+	static const struct option longopts[] = {
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "bursts", required_argument, NULL, O_BURSTS },
+		{ "opts", required_argument, NULL, O_OPTS },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "quick", no_argument, NULL, O_QUICK },
+		{ "dir", required_argument, NULL, O_DIR },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "rx-csum-good", no_argument, NULL, O_CSUM },
+		{ "emc-prob", required_argument, NULL, O_EMC },
+		{ "mem", required_argument, NULL, O_MEM },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_FLOWS:
+			if (parse_flows(optarg)) {
+				fprintf(stderr, "dpbench: bad --flows '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case O_BURSTS: args.bursts = strtoull(optarg, NULL, 10); break;
+		case O_OPTS: args.opts_mode = optarg; break;
+		case O_CSV: args.csv = optarg; break;
+		case O_QUICK:
+			args.flow_counts[0] = 32;
+			args.flow_counts[1] = 1024;
+			args.n_flow_counts = 2;
+			args.bursts = 2000;
+			break;
+		case O_DIR: args.dirs = optarg; break;
+		case O_RUN: args.run = atoi(optarg); break;
+		case O_CSUM: args.rx_csum_good = true; break;
+		case O_EMC: args.emc_prob = strtoul(optarg, NULL, 10); break;
+		case O_MEM: args.eal_mem = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (strcmp(args.opts_mode, "on") && strcmp(args.opts_mode, "off") &&
+	    strcmp(args.opts_mode, "each")) {
+		fprintf(stderr, "dpbench: --opts on|off|each\n");
+		return -1;
+	}
+	if (strcmp(args.dirs, "decap") && strcmp(args.dirs, "encap") &&
+	    strcmp(args.dirs, "both")) {
+		fprintf(stderr, "dpbench: --dir decap|encap|both\n");
+		return -1;
+	}
+	if (!args.bursts || args.run < 1) {
+		fprintf(stderr, "dpbench: --bursts and --run must be > 0\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the topology: the seed's, with null ports ------------------------- */
+
+/* What scripts/gen-topology.py --vms 32 writes, with the NIC and the VMs
+ * as null ports, one PMD, and room for the megaflows. */
+static int
+write_topology(char *path, size_t len, uint32_t max_flows)
+{
+	snprintf(path, len, "/tmp/dpbench-XXXXXX.yaml");
+	int fd = mkstemps(path, 5);
+	if (fd < 0)
+		return -1;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	fprintf(f, "eal: {lcores: '0-1', main-lcore: 0}\n"
+		   "datapath:\n  pmd-cores: [1]\n"
+		   "  emc-insert-inv-prob: %u\n  max-megaflows: %u\n"
+		   "underlay:\n  port: dpdk-phy\n  local-ip: 172.1.0.100/24\n"
+		   "  mac: '10:00:00:00:00:01'\n"
+		   "  routes: [{prefix: 172.1.0.0/24}]\n"
+		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
+		   "ports:\n", args.emc_prob, max_flows);
+	for (int i = 0; i < N_VMS; i++)
+		fprintf(f, "  - {name: vhost-user%d, type: 'null'}\n", i);
+	fprintf(f, "  - {name: vxlan, type: vxlan, options: {remote_ip: flow, "
+		   "local_ip: flow, key: flow, dst_port: 4789, vnis: [%d]}}\n"
+		   "  - {name: dpdk-phy, type: 'null'}\n"
+		   "flows:\n", VNI);
+	for (int i = 0; i < N_VMS; i++) {
+		fprintf(f, "  - in_port=vhost-user%d,actions=set_tunnel:%d,"
+			   "set_field:172.1.0.0->tun_dst,"
+			   "set_field:172.1.0.100->tun_src,output:vxlan\n",
+			i, VNI);
+		fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,"
+			   "actions=output:vhost-user%d\n", i, i);
+	}
+	return fclose(f);
+}
+
+/* ---- packets ----------------------------------------------------------- */
+
+static rte_be32_t
+vm_ip(int i)
+{
+	return rte_cpu_to_be_32(RTE_IPV4(192, 1, 0, i));
+}
+
+static void
+vm_mac(int i, struct rte_ether_addr *m)
+{
+	*m = (struct rte_ether_addr){ { 0x52, 0x54, 0, 0, i >> 8, i & 0xff } };
+}
+
+static void
+put_eth(uint8_t *p, const struct rte_ether_addr *dst,
+	const struct rte_ether_addr *src)
+{
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
+	e->dst_addr = *dst;
+	e->src_addr = *src;
+	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+}
+
+static void
+put_ip_udp(uint8_t *p, uint16_t ip_len, rte_be32_t src, rte_be32_t dst,
+	   uint16_t sport, uint16_t dport, bool df)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
+
+	memset(ip, 0, sizeof *ip);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(ip_len);
+	ip->fragment_offset = df ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = src;
+	ip->dst_addr = dst;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dst_port = rte_cpu_to_be_16(dport);
+	u->dgram_len = rte_cpu_to_be_16(ip_len - 20);
+	u->dgram_cksum = 0;	/* none: the switch does not look at it */
+}
+
+static void
+build_templates(void)
+{
+	const struct rte_ether_addr vtep = { { 0x10, 0, 0, 0, 0, 1 } },
+		remote_vtep = { { 0x10, 0, 0, 0, 0, 2 } },
+		remote = { { 0xa0, 0, 0, 0, 0, 2 } };
+	rte_be32_t remote_ip0 = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0));
+
+	for (int i = 0; i < N_VMS; i++) {
+		struct rte_ether_addr vm;
+		uint8_t *d = decap_tmpl[i], *e = encap_tmpl[i];
+
+		vm_mac(i, &vm);
+		put_eth(d, &vtep, &remote_vtep);
+		put_ip_udp(d + O_IP, PKT_LEN - O_IP,
+			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 0)),
+			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 100)), 49152,
+			   4789, true);
+		d[O_UDP + 8] = 0x08;			/* VXLAN flags: I */
+		d[O_UDP + 12] = VNI >> 16;
+		d[O_UDP + 13] = (VNI >> 8) & 0xff;
+		d[O_UDP + 14] = VNI & 0xff;
+		put_eth(d + OUTER_LEN, &vm, &remote);
+		put_ip_udp(d + OUTER_LEN + I_IP, INNER_LEN - I_IP, remote_ip0,
+			   vm_ip(i), REMOTE_PORT_BASE, VM_PORT, false);
+
+		put_eth(e, &remote, &vm);
+		put_ip_udp(e + I_IP, INNER_LEN - I_IP, vm_ip(i), remote_ip0,
+			   VM_PORT, REMOTE_PORT_BASE, false);
+	}
+}
+
+/* murmur3's finaliser over CRC32 of the inner 5-tuple, then Linux's
+ * udp_flow_src_port() range mapping (as gen-traffic.py). */
+static uint16_t
+outer_sport(rte_be32_t src, rte_be32_t dst, uint16_t sp, uint16_t dp)
+{
+	uint32_t h = rte_hash_crc_4byte(src, 0);
+	h = rte_hash_crc_4byte(dst, h);
+	h = rte_hash_crc_4byte((uint32_t)sp << 16 | dp, h);
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	h ^= h << 16;
+	return (uint16_t)(((uint64_t)h * 16384) >> 32) + 49152;
+}
+
+static int
+build_patches(uint32_t n)
+{
+	patches = malloc((size_t)n * sizeof *patches);
+	if (!patches)
+		return -1;
+	n_patches = n;
+	for (uint32_t f = 0; f < n; f++) {
+		int vm = f % N_VMS;
+		uint32_t j = f / N_VMS;
+		struct flow_patch *p = &patches[f];
+		uint8_t hdr[20];
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)hdr;
+
+		p->remote_ip = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0) +
+						j / FLOWS_PER_REMOTE_IP);
+		uint16_t rport = REMOTE_PORT_BASE + j % FLOWS_PER_REMOTE_IP;
+		p->remote_port = rte_cpu_to_be_16(rport);
+		p->outer_sport = rte_cpu_to_be_16(
+			outer_sport(p->remote_ip, vm_ip(vm), rport, VM_PORT));
+		memcpy(hdr, decap_tmpl[vm] + OUTER_LEN + I_IP, 20);
+		ip->src_addr = p->remote_ip;
+		ip->hdr_checksum = 0;
+		p->ip_csum_decap = rte_ipv4_cksum(ip);
+		memcpy(hdr, encap_tmpl[vm] + I_IP, 20);
+		ip->dst_addr = p->remote_ip;
+		ip->hdr_checksum = 0;
+		p->ip_csum_encap = rte_ipv4_cksum(ip);
+	}
+	return 0;
+}
+
+/* The flow of the next packet, walking flows vm, vm + 32, ... when only
+ * VM vm sends (encap), all flows in turn otherwise. */
+struct traffic {
+	enum dir dir;
+	uint32_t flows;
+	uint64_t k;			/* packets so far */
+	uint32_t vm;			/* encap: this burst's VM */
+	uint64_t vm_k[N_VMS];
+};
+
+static inline uint32_t
+next_flow(struct traffic *t)
+{
+	if (t->dir == DIR_DECAP)
+		return (t->k++ / args.run) % t->flows;
+	uint32_t per_vm = (t->flows + N_VMS - 1 - t->vm) / N_VMS;
+	if (!per_vm)
+		per_vm = 1;
+	uint32_t j = (t->vm_k[t->vm]++ / args.run) % per_vm;
+	return (j * N_VMS + t->vm) % t->flows;
+}
+
+static int
+refill(struct traffic *t, struct pkt_batch *b, struct port **in)
+{
+	if (rte_pktmbuf_alloc_bulk(pktmbuf_pool, b->pkts, BATCH_MAX))
+		return -1;
+	b->n = BATCH_MAX;
+	if (t->dir == DIR_ENCAP) {
+		/* One VM per burst, as a vhost rxq gives them. */
+		t->vm = (t->vm + 1) % N_VMS;
+		if (t->vm >= t->flows)
+			t->vm = 0;
+		*in = vm_port[t->vm];
+	} else {
+		*in = nic_port;
+	}
+	for (int i = 0; i < BATCH_MAX; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		uint32_t f = next_flow(t);
+		const struct flow_patch *p = &patches[f];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+
+		if (t->dir == DIR_DECAP) {
+			rte_memcpy(d, decap_tmpl[f % N_VMS], PKT_LEN);
+			memcpy(d + O_UDP, &p->outer_sport, 2);
+			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
+			memcpy(d + OUTER_LEN + I_IP + 12, &p->remote_ip, 4);
+			memcpy(d + OUTER_LEN + I_UDP, &p->remote_port, 2);
+			m->data_len = m->pkt_len = PKT_LEN;
+			if (args.rx_csum_good)
+				m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		} else {
+			rte_memcpy(d, encap_tmpl[f % N_VMS], INNER_LEN);
+			memcpy(d + I_IP + 10, &p->ip_csum_encap, 2);
+			memcpy(d + I_IP + 16, &p->remote_ip, 4);
+			memcpy(d + I_UDP + 2, &p->remote_port, 2);
+			m->data_len = m->pkt_len = INNER_LEN;
+		}
+	}
+	return 0;
+}
+
+/* ---- one configuration ------------------------------------------------- */
+
+static void
+set_opts(struct pmd *pmd, uint32_t opts)
+{
+	pmd_call(pmd, pmd_set_opts, (void *)(uintptr_t)opts);
+	pmd_flush_flows(pmd);
+}
+
+static int
+run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
+	const struct opt_config *oc, struct result *r)
+{
+	struct traffic t = { .dir = dir, .flows = flows };
+	struct pkt_batch b;
+	struct port *in;
+	/* Warm up: every flow seen twice (megaflows installed), and enough
+	 * packets per flow for the EMC's 1-in-100 inserts to fill it as far
+	 * as it fills; capped for 1M. */
+	uint64_t warm = RTE_MIN((uint64_t)flows * args.run * 2 / BATCH_MAX,
+				(uint64_t)65536) + 1024;
+	uint64_t total = 0;
+
+	if (RUNNING_ON_VALGRIND)
+		warm = RTE_MIN(warm, (uint64_t)2048);
+	set_opts(pmd, oc->opts);
+	for (uint64_t n = 0; n < warm; n++) {
+		if (refill(&t, &b, &in))
+			return -1;
+		dp_process_burst(pmd, in, &b);
+		dp_tx_flush_all(pmd);
+	}
+	pmd_clear_stats(pmd);
+	for (uint64_t n = 0; n < args.bursts; n++) {
+		if (refill(&t, &b, &in))
+			return -1;
+		CALLGRIND_TOGGLE_COLLECT;
+		uint64_t t0 = rte_rdtsc();
+		dp_process_burst(pmd, in, &b);
+		dp_tx_flush_all(pmd);
+		total += rte_rdtsc() - t0;
+		CALLGRIND_TOGGLE_COLLECT;
+	}
+	const struct pmd_stats *s = &pmd->stats;
+	*r = (struct result){
+		.dir = dir, .config = oc->name, .flows = flows,
+		.packets = args.bursts * BATCH_MAX, .total_cycles = total,
+		.emc_hits = s->emc_hits, .megaflow_hits = s->megaflow_hits,
+		.upcalls = s->upcalls, .tx_batches = s->tx_batches,
+		.tx_packets = s->tx_packets,
+	};
+	memcpy(r->stage, s->stage_cycles, sizeof r->stage);
+	if (RUNNING_ON_VALGRIND) {
+		char name[512];
+		snprintf(name, sizeof name, "dpbench %s %s %u packets=%lu",
+			 dir_names[dir], oc->name, flows, r->packets);
+		CALLGRIND_DUMP_STATS_AT(name);
+	}
+	uint64_t drops = 0;
+	for (int d = 0; d < DROP_N_REASONS; d++)
+		drops += s->drops[d];
+	if (drops || s->tx_packets != r->packets)
+		fprintf(stderr, "dpbench: %s %s %u: %lu drops, %lu of %lu "
+			"packets sent\n", dir_names[dir], oc->name, flows,
+			drops, s->tx_packets, r->packets);
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void
+print_header(void)
+{
+	printf("%-5s %-24s %8s", "path", "config", "flows");
+	for (int s = 0; s < PMD_N_STAGES; s++)
+		printf(" %8s", pmd_stage_name(s));
+	printf(" %8s %8s %6s %6s %6s\n", "other", "total", "emc%", "mf%",
+	       "pkt/tx");
+}
+
+static void
+print_result(const struct result *r)
+{
+	double p = r->packets, staged = 0;
+
+	printf("%-5s %-24s %8u", dir_names[r->dir], r->config, r->flows);
+	for (int s = 0; s < PMD_N_STAGES; s++) {
+		printf(" %8.1f", r->stage[s] / p);
+		staged += r->stage[s];
+	}
+	printf(" %8.1f %8.1f %6.1f %6.1f %6.2f\n",
+	       (r->total_cycles - staged) / p, r->total_cycles / p,
+	       100.0 * r->emc_hits / p, 100.0 * r->megaflow_hits / p,
+	       r->tx_batches ? (double)r->tx_packets / r->tx_batches : 0);
+	fflush(stdout);
+}
+
+static int
+write_csv(const char *path, const struct result *res, int n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "path,config,flows,packets");
+	for (int s = 0; s < PMD_N_STAGES; s++)
+		fprintf(f, ",%s", pmd_stage_name(s));
+	fprintf(f, ",other,total,emc_hits,megaflow_hits,upcalls,"
+		   "tx_batches,tx_packets,tsc_hz\n");
+	for (int i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		double p = r->packets, staged = 0;
+		fprintf(f, "%s,%s,%u,%lu", dir_names[r->dir], r->config,
+			r->flows, r->packets);
+		for (int s = 0; s < PMD_N_STAGES; s++) {
+			fprintf(f, ",%.2f", r->stage[s] / p);
+			staged += r->stage[s];
+		}
+		fprintf(f, ",%.2f,%.2f,%lu,%lu,%lu,%lu,%lu,%lu\n",
+			(r->total_cycles - staged) / p, r->total_cycles / p,
+			r->emc_hits, r->megaflow_hits, r->upcalls,
+			r->tx_batches, r->tx_packets, rte_get_tsc_hz());
+	}
+	return fclose(f);
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static int
+opt_configs(struct opt_config oc[])
+{
+	uint32_t all = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < N_BENCH_OPTS; i++)
+		all |= DP_OPT_BIT(bench_opts[i]);
+	/* Off-path options (adaptive polling, idle back-off) keep their
+	 * defaults: they do nothing here. */
+	uint32_t base = dp_opts_default() & ~all;
+	if (strcmp(args.opts_mode, "off")) {
+		oc[n] = (struct opt_config){ "all-on", base | all };
+		n++;
+	}
+	if (strcmp(args.opts_mode, "on")) {
+		oc[n] = (struct opt_config){ "all-off", base };
+		n++;
+	}
+	if (!strcmp(args.opts_mode, "each"))
+		for (size_t i = 0; i < N_BENCH_OPTS; i++) {
+			snprintf(oc[n].name, sizeof oc[n].name, "no-%s",
+				 dp_opt_name(bench_opts[i]));
+			oc[n].opts = base | (all & ~DP_OPT_BIT(bench_opts[i]));
+			n++;
+		}
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vxs_config cfg;
+	char err[CFG_ERR_MAX], path[64];
+	int rc = 1;
+
+	if (parse_args(argc, argv))
+		return 2;
+
+	uint32_t max_flows = 0;
+	for (int i = 0; i < args.n_flow_counts; i++)
+		max_flows = RTE_MAX(max_flows, args.flow_counts[i]);
+	build_templates();
+	if (build_patches(max_flows)) {
+		fprintf(stderr, "dpbench: out of memory\n");
+		return 1;
+	}
+	/* The megaflows are per VM (a handful); room for many anyway. */
+	if (write_topology(path, sizeof path, 65536)) {
+		fprintf(stderr, "dpbench: cannot write a topology file\n");
+		return 1;
+	}
+	rc = config_load(path, &cfg, err, sizeof err);
+	unlink(path);
+	if (rc) {
+		fprintf(stderr, "dpbench: %s\n", err);
+		return 1;
+	}
+	rc = 1;
+
+	char *eal_argv[] = { "dpbench", "-l", "0-1", "--no-pci", "--no-huge",
+			     "-m", (char *)args.eal_mem, "--no-shconf",
+			     "--log-level", "lib.*:error", NULL };
+	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		fprintf(stderr, "dpbench: EAL init failed\n");
+		return 1;
+	}
+	/* In flight at once: one burst plus the tx buffers (flushed every
+	 * burst); the pool stays small and cache-resident, as a PMD's. */
+	pktmbuf_pool = rte_pktmbuf_pool_create("dpbench", 4095, 256, 0,
+					       RTE_MBUF_DEFAULT_BUF_SIZE,
+					       rte_socket_id());
+	if (!pktmbuf_pool) {
+		fprintf(stderr, "dpbench: no mbuf pool\n");
+		goto out;
+	}
+	if (ports_create(&cfg, pktmbuf_pool, 1, err, sizeof err) ||
+	    pmds_create(&cfg, err, sizeof err) ||
+	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
+	    ports_start(err, sizeof err)) {
+		fprintf(stderr, "dpbench: %s\n", err);
+		goto out;
+	}
+	nic_port = port_underlay();
+	for (int i = 0; i < N_VMS; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "vhost-user%d", i);
+		vm_port[i] = port_by_name(name);
+	}
+
+	struct pmd *pmd = &pmds[0];
+	pmd->snap = dp_snapshot_get();
+	pmd->seen_gen = pmd->snap->gen;
+
+	struct opt_config oc[2 + N_BENCH_OPTS];
+	int n_oc = opt_configs(oc);
+	int max_res = 2 * n_oc * args.n_flow_counts, n_res = 0;
+	struct result *res = calloc(max_res, sizeof *res);
+	if (!res)
+		goto out;
+
+	printf("dpbench: seed 002 topology (32 VMs, null ports), 1 PMD, "
+	       "bursts of %d, %lu measured bursts per row, TSC %.2f GHz, "
+	       "emc-insert-inv-prob %u%s\n", BATCH_MAX, args.bursts,
+	       rte_get_tsc_hz() / 1e9, args.emc_prob,
+	       args.rx_csum_good ? ", rx IP checksum offloaded" : "");
+	printf("cycles per packet (TSC) by stage; other = outside the stage "
+	       "counters; emc%%/mf%% = hits per packet (decap: 2 lookups per "
+	       "packet)\n");
+	print_header();
+	for (int d = DIR_DECAP; d <= DIR_ENCAP; d++) {
+		if (strcmp(args.dirs, "both") && strcmp(args.dirs, dir_names[d]))
+			continue;
+		for (int fi = 0; fi < args.n_flow_counts; fi++)
+			for (int c = 0; c < n_oc; c++) {
+				struct result *r = &res[n_res];
+				if (run_one(pmd, d, args.flow_counts[fi],
+					    &oc[c], r)) {
+					fprintf(stderr, "dpbench: out of "
+						"mbufs\n");
+					goto out_res;
+				}
+				n_res++;
+				print_result(r);
+			}
+	}
+	if (args.csv && write_csv(args.csv, res, n_res)) {
+		fprintf(stderr, "dpbench: cannot write %s\n", args.csv);
+		goto out_res;
+	}
+	rc = 0;
+out_res:
+	free(res);
+out:
+	if (pmds)
+		pmd_flush_flows(&pmds[0]);
+	ofproto_fini();
+	pmds_destroy();
+	ports_destroy();
+	rte_mempool_free(pktmbuf_pool);
+	pktmbuf_pool = NULL;
+	rte_eal_cleanup();
+	config_free(&cfg);
+	free(patches);
+	return rc;
+}

@@ -1,0 +1,812 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""End-to-end benchmark of the seed's 32-VM VXLAN overlay (seed 002): the
+full loop NIC rx -> decap -> VM -> macswap -> encap -> NIC tx, through
+vxswitch and, side by side, through Open vSwitch with DPDK.
+
+    perf/e2e-bench.py                               # vxswitch, N=32
+    perf/e2e-bench.py --compare --vms 2,32 --flows 32,1k,250k
+    perf/e2e-bench.py --vms 32 --flows 1k --rxd 256 --txd 256 \
+        --vm-queue-size 128 --tag q256
+
+Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
+with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
+--vms N --flows M (outer UDP source port hashed on the inner header) in a
+loop (infinite_rx=1, no tx options: net_pcap counts and drops what is
+sent). The VMs are one dpdk-testpmd with N virtio-user ports (server=1,
+macswap, --port-topology=loop) whose two lcores share CPU 0
+(tests/integration/vxlib.py's Testpmd), or one testpmd per VM
+(--per-vm-testpmd, pinned round robin over --vm-cpus).
+
+OVS-DPDK (--switch ovs / --compare): Debian's openvswitch-switch-dpdk
+binary run straight from /usr/lib/openvswitch-switch-dpdk (no
+update-alternatives), ovsdb-server and ovs-vswitchd in a private run dir
+(OVS_RUNDIR/OVS_DBDIR/OVS_LOGDIR, own conf.db, unix sockets there) and
+ovs-vswitchd in a private network namespace, so that br-phy's kernel tap
+and its address 172.1.0.100/24 (which OVS needs: native tunnel pop only
+happens for addresses configured on the bridge's interface) stay there.
+Both are stopped and the namespace deleted at the end. Configured as the
+seed's script, with pmd-cpu-mask 0x2 and dpdk-lcore-mask 0x1 for this box.
+
+Measurement, per (switch, N, M): start everything, wait until every VM
+port is up, warm up (--warmup s), then --reps windows of --seconds each,
+each one after pmd-stats-clear: Mpps = NIC tx packets over the window
+(vxswitch: `vxswitch-ctl show --json`, dpdk-phy tx_packets; OVS:
+`ovs-appctl dpctl/show -s`, dpdk-phy TX packets, read live from the
+datapath, not the 5 s-stale Interface statistics column), busy cycles
+from pmd-stats-show. Repetitions are consecutive windows on the same
+processes (--fresh restarts everything for each one instead).
+
+Output: perf/results/e2e-<tag>.csv (one row per window),
+e2e-<tag>-summary.csv (median [min, max] per switch/N/M) and
+e2e-<tag>.png, plus the table on stdout.
+"""
+
+import argparse
+import contextlib
+import csv
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+import vxlib  # noqa: E402
+
+
+def _load_demo():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("vxs_demo",
+                                                  REPO / "scripts/demo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CpuOthers = _load_demo().CpuOthers     # CPU time others use on CPUs 0-1
+
+PYTHON = "/usr/bin/python3"
+SCRIPTS = REPO / "scripts"
+RESULTS = REPO / "perf" / "results"
+FRAME = 128
+PMD_CORE = 1
+OVS_BIN = Path("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
+OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+OVS_MBUFS = 262144          # OVS's shared mempool size (fixed)
+VNI = 1001
+
+
+def say(msg=""):
+    print(msg, flush=True)
+
+
+class BenchError(Exception):
+    pass
+
+
+def parse_count(s):
+    s = s.strip().lower()
+    mult = 1
+    if s.endswith("k"):
+        mult, s = 1000, s[:-1]
+    elif s.endswith("m"):
+        mult, s = 1000000, s[:-1]
+    return int(float(s) * mult)
+
+
+def fmt_count(n):
+    if n >= 1000000 and n % 1000000 == 0:
+        return "%dM" % (n // 1000000)
+    if n >= 1000 and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def run(cmd, check=True, env=None, timeout=120):
+    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                       env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    if check and r.returncode:
+        raise BenchError("%s: exit %d: %s %s" % (" ".join(map(str, cmd)),
+                                                 r.returncode,
+                                                 r.stdout.strip(),
+                                                 r.stderr.strip()))
+    return r.stdout
+
+
+# ----------------------------------------------------------- traffic, VMs
+
+def gen_pcap(rundir, n_vms, flows):
+    out = rundir / ("rx-%dvm-%s.pcap" % (n_vms, fmt_count(flows)))
+    if not out.exists():
+        run([PYTHON, SCRIPTS / "gen-traffic.py", "--nic", "--vms", n_vms,
+             "--flows", flows, "--size", FRAME, "-q", "--out", out],
+            timeout=600)
+    return out
+
+
+def start_vms(a, rundir, sockets):
+    """One testpmd with all VM ports (both lcores on --vm-cpus[0]), or one
+    per VM (--per-vm-testpmd), pinned round robin over --vm-cpus."""
+    qs = a.vm_queue_size
+    if not a.per_vm_testpmd:
+        mbufs = max(8192, 2048 + 3 * qs * len(sockets))
+        return [vxlib.Testpmd(rundir, sockets=sockets, name="vms",
+                              cpus=(a.vm_cpus[0],), queue_size=qs,
+                              mbufs=mbufs)]
+    tps = []
+    for i, s in enumerate(sockets):
+        c = a.vm_cpus[i % len(a.vm_cpus)]
+        tps.append(vxlib.Testpmd(rundir, sockets=[s], name="vm%d" % i,
+                                 cpus=(c,), queue_size=qs,
+                                 mbufs=max(4096, 4 * qs + 2048)))
+    return tps
+
+
+def wait_vms(tps):
+    for tp in tps:
+        tp.wait_ready()
+
+
+def stop_vms(tps):
+    for tp in tps:
+        with contextlib.suppress(Exception):
+            tp.stop(timeout=10)
+        tp.kill()
+
+
+# --------------------------------------------------------------- vxswitch
+
+def vx_topology(a, rundir, n_vms, flows, pcap):
+    devargs = "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    text = run([PYTHON, SCRIPTS / "gen-topology.py", "--vms", n_vms,
+                "--pmd-cores", str(PMD_CORE), "--main-lcore", "0",
+                "--nic-devargs", devargs, "--sock-dir", rundir])
+    topo = yaml.safe_load(text)
+    eal = topo["eal"]
+    eal.pop("socket-mem", None)     # one NUMA node here: -m instead
+    eal["no-pci"] = True
+    n_mbufs = 0
+    if flows > 4096:
+        # net_pcap's infinite_rx holds the whole pcap in mbufs of the
+        # port's pool; the switch sizes its pool from the ports only
+        n_mbufs = flows + 65536
+    eal["memory-mb"] = max(512, 256 + (n_mbufs * 2500) // (1 << 20))
+    if n_mbufs:
+        topo["datapath"]["n-mbufs"] = n_mbufs
+    for p in topo["ports"]:
+        if p["type"] == "dpdk":
+            if a.rxd:
+                p["rxd"] = a.rxd
+            if a.txd:
+                p["txd"] = a.txd
+    return topo
+
+
+class VxRun:
+    name = "vxswitch"
+
+    def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
+        self.topo = vx_topology(a, rundir, n_vms, flows, pcap)
+        self.rundir = rundir
+        self.sw = None
+
+    def start(self):
+        self.sw = vxlib.Switch(self.topo, self.rundir, self.rundir,
+                               name="vxswitch", ready_timeout=60)
+
+    def pids(self):
+        return [self.sw.pid]
+
+    def wait_up(self, timeout):
+        self.sw.wait_ports_up(timeout=timeout)
+
+    def clear(self):
+        self.sw.ctl("dpif-netdev/pmd-stats-clear")
+
+    def nic(self):
+        p = self.sw.port("dpdk-phy")
+        return p["rx_packets"], p["tx_packets"]
+
+    def pmd(self):
+        st = self.sw.ctl("dpif-netdev/pmd-stats-show", json=True)
+        pm = [p for p in st if p["core"] == PMD_CORE] or st
+        p = pm[0]
+        return {"pmd_rx": p["packets"], "busy": p["busy_cycles"],
+                "idle": p["idle_cycles"], "emc_hits": p.get("emc_hits", 0),
+                "megaflow_hits": p.get("megaflow_hits", 0),
+                "upcalls": p.get("upcalls", 0),
+                "pkts_per_batch": (p["tx_packets"] / p["tx_batches"]
+                                   if p.get("tx_batches") else 0)}
+
+    def drops(self):
+        st = self.sw.ctl("dpif-netdev/pmd-stats-show", json=True)
+        d = {}
+        for p in st:
+            for k, v in p.get("drops", {}).items():
+                if v:
+                    d[k] = d.get(k, 0) + v
+        return d
+
+    def stop(self):
+        if self.sw is None:
+            return
+        rc = None
+        with contextlib.suppress(Exception):
+            rc = self.sw.stop(timeout=20)
+        self.sw.kill()
+        if rc not in (0, None):
+            say("    vxswitch exit code %s (3: mbufs leaked)" % rc)
+
+    def log_tail(self):
+        return self.sw.log_tail(20) if self.sw else ""
+
+
+# -------------------------------------------------------------------- OVS
+
+PMD_RE = {
+    "pmd_rx": r"packets received:\s*(\d+)",
+    "recirc": r"packet recirculations:\s*(\d+)",
+    "emc_hits": r"emc hits:\s*(\d+)",
+    "megaflow_hits": r"megaflow hits:\s*(\d+)",
+    "upcalls": r"miss with success upcall:\s*(\d+)",
+    "pkts_per_batch": r"avg\. packets per output batch:\s*([\d.]+)",
+    "idle": r"idle cycles:\s*(\d+)",
+    "busy": r"processing cycles:\s*(\d+)",
+}
+
+
+class OvsRun:
+    """ovsdb-server + ovs-vswitchd (DPDK) in a private run dir and netns."""
+    name = "ovs"
+
+    def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
+        self.a = a
+        self.dir = rundir / "ovs"
+        self.n_vms, self.flows, self.pcap = n_vms, flows, pcap
+        self.sockets = sockets
+        self.ns = "vxbench-ovs%d" % os.getpid()
+        self.prefix = "vxbovs%d" % os.getpid()
+        self.env = dict(os.environ, OVS_RUNDIR=str(self.dir),
+                        OVS_DBDIR=str(self.dir), OVS_LOGDIR=str(self.dir),
+                        OVS_SYSCONFDIR=str(self.dir))
+        self.db = self.dir / "db.sock"
+        self.procs = []
+        self.ns_made = False
+
+    # helpers
+    def vsctl(self, *args, timeout=120):
+        return run(["ovs-vsctl", "--db=unix:%s" % self.db,
+                    "--timeout=%d" % timeout] + list(args), env=self.env,
+                   timeout=timeout + 10)
+
+    def appctl(self, *args, check=True):
+        return run(["ovs-appctl", "-t", self.dir / "ovs-vswitchd.ctl"]
+                   + list(args), env=self.env, check=check, timeout=30)
+
+    def _spawn(self, argv, log):
+        p = vxlib._spawn(argv, self.dir / log, env=self.env)
+        self.procs.append(p)
+        return p
+
+    def start(self):
+        for b in (OVS_BIN, OVS_SCHEMA):
+            if not b.exists():
+                raise BenchError("%s missing: apt-get install -y "
+                                 "openvswitch-switch-dpdk" % b)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True)
+        run(["ovsdb-tool", "create", self.dir / "conf.db", OVS_SCHEMA],
+            env=self.env)
+        self._spawn(["taskset", "-c", "0", "ovsdb-server",
+                     self.dir / "conf.db", "--remote=punix:%s" % self.db,
+                     "--pidfile=%s" % (self.dir / "ovsdb-server.pid"),
+                     "--unixctl=%s" % (self.dir / "ovsdb-server.ctl"),
+                     "--log-file=%s" % (self.dir / "ovsdb-server.log"),
+                     "--no-chdir"], "ovsdb-server.out")
+        vxlib.wait_for(self.db.exists, 10, 0.05, "ovsdb-server's socket")
+        a = self.a
+        self.vsctl("--no-wait", "init")
+        self.vsctl("--no-wait", "set", "Open_vSwitch", ".",
+                   "other_config:dpdk-init=true",
+                   "other_config:dpdk-socket-mem=1024",
+                   "other_config:dpdk-lcore-mask=0x1",
+                   "other_config:pmd-cpu-mask=0x%x" % (1 << PMD_CORE),
+                   'other_config:dpdk-extra="--file-prefix=%s --no-pci"'
+                   % self.prefix)
+        run(["ip", "netns", "add", self.ns])
+        self.ns_made = True
+        run(["ip", "-n", self.ns, "link", "set", "lo", "up"])
+        self.vswitchd = self._spawn(
+            ["ip", "netns", "exec", self.ns, "taskset", "-c", "0",
+             OVS_BIN, "unix:%s" % self.db,
+             "--pidfile=%s" % (self.dir / "ovs-vswitchd.pid"),
+             "--unixctl=%s" % (self.dir / "ovs-vswitchd.ctl"),
+             "--log-file=%s" % (self.dir / "ovs-vswitchd.log"),
+             "--no-chdir"], "ovs-vswitchd.out")
+        ctl = self.dir / "ovs-vswitchd.ctl"
+        vxlib.wait_for(lambda: ctl.exists() or self.vswitchd.poll()
+                       is not None, 60, 0.1, "ovs-vswitchd's unixctl")
+        if self.vswitchd.poll() is not None:
+            raise BenchError("ovs-vswitchd exited %d:\n%s"
+                             % (self.vswitchd.returncode, self.log_tail()))
+        # the seed's script, one ovs-vsctl transaction per bridge
+        cmd = ["--may-exist", "add-br", "br-int", "--", "set", "Bridge",
+               "br-int", "datapath_type=netdev", "--", "br-set-external-id",
+               "br-int", "bridge-id", "br-int", "--", "set", "bridge",
+               "br-int", "fail-mode=standalone"]
+        for i, s in enumerate(self.sockets):
+            cmd += ["--", "add-port", "br-int", "vhost-user%d" % i, "--",
+                    "set", "Interface", "vhost-user%d" % i,
+                    "type=dpdkvhostuserclient",
+                    "options:vhost-server-path=%s" % s, "options:n_rxq=1",
+                    "other_config:pmd-rxq-affinity=0:%d" % PMD_CORE]
+        cmd += ["--", "add-port", "br-int", "vxlan", "--", "set",
+                "interface", "vxlan", "type=vxlan", "options:remote_ip=flow",
+                "options:local_ip=flow", "options:key=flow"]
+        self.vsctl(*cmd)
+        devargs = "net_pcap0,rx_pcap=%s,infinite_rx=1" % self.pcap
+        nic = ["type=dpdk", 'options:dpdk-devargs="%s"' % devargs,
+               "options:n_rxq=1",
+               "other_config:pmd-rxq-affinity=0:%d" % PMD_CORE]
+        if a.rxd:
+            nic.append("options:n_rxq_desc=%d" % a.rxd)
+        if a.txd:
+            nic.append("options:n_txq_desc=%d" % a.txd)
+        self.vsctl("--may-exist", "add-br", "br-phy", "--", "set", "Bridge",
+                   "br-phy", "datapath_type=netdev", "--",
+                   "br-set-external-id", "br-phy", "bridge-id", "br-phy",
+                   "--", "set", "bridge", "br-phy", "fail-mode=standalone",
+                   "other_config:hwaddr=10:00:00:00:00:01", "--",
+                   "add-port", "br-phy", "dpdk-phy", "--", "set",
+                   "Interface", "dpdk-phy", *nic)
+        err = self.vsctl("get", "Interface", "dpdk-phy", "error").strip()
+        if err not in ("[]", ""):
+            raise BenchError("OVS dpdk-phy: %s\n%s" % (err, self.log_tail()))
+        # ip addr add 172.1.0.100/24 dev br-phy, inside our netns
+        vxlib.wait_for(lambda: subprocess.run(
+            ["ip", "-n", self.ns, "link", "show", "br-phy"],
+            capture_output=True).returncode == 0, 20, 0.1, "br-phy tap")
+        run(["ip", "-n", self.ns, "addr", "add", "172.1.0.100/24", "dev",
+             "br-phy"])
+        run(["ip", "-n", self.ns, "link", "set", "br-phy", "up"])
+        self.appctl("ovs/route/add", "172.1.0.0/24", "br-phy")
+        self.appctl("tnl/arp/set", "br-phy", "172.1.0.0",
+                    "10:00:00:00:00:02")
+        flows = self.dir / "flows.txt"
+        with open(flows, "w") as f:
+            for i in range(self.n_vms):
+                f.write("in_port=vhost-user%d,actions=set_tunnel:%d,"
+                        "set_field:172.1.0.0->tun_dst,"
+                        "set_field:172.1.0.100->tun_src,output:vxlan\n"
+                        % (i, VNI))
+                f.write("in_port=vxlan,ip,nw_dst=192.1.0.%d,"
+                        "actions=output:vhost-user%d\n" % (i, i))
+        run(["ovs-ofctl", "add-flows", "unix:%s" % (self.dir / "br-int.mgmt"),
+             flows], env=self.env)
+
+    def pids(self):
+        return [p.pid for p in self.procs]
+
+    def wait_up(self, timeout):
+        def up():
+            out = self.vsctl("--format=csv", "--no-headings",
+                             "--columns=name,link_state", "list",
+                             "Interface")
+            states = {}
+            for line in out.splitlines():
+                name, _, st = line.partition(",")
+                states[name.strip('"')] = st.strip('"')
+            self._down = [n for n in ("vhost-user%d" % i
+                                      for i in range(self.n_vms))
+                          if states.get(n) != "up"]
+            return not self._down
+        self._down = []
+        vxlib.wait_for(up, timeout, 0.5,
+                       lambda: "OVS vhost ports up (down: %s)\n%s"
+                       % (self._down, self.log_tail()))
+
+    def clear(self):
+        self.appctl("dpif-netdev/pmd-stats-clear")
+
+    def nic(self):
+        out = self.appctl("dpctl/show", "-s")
+        m = re.search(r"port \d+: dpdk-phy.*?\n\s*RX packets:(\d+).*?\n"
+                      r"\s*TX packets:(\d+)", out, re.S)
+        if not m:
+            raise BenchError("no dpdk-phy in dpctl/show -s:\n%s" % out)
+        return int(m.group(1)), int(m.group(2))
+
+    def pmd_text(self):
+        return self.appctl("dpif-netdev/pmd-stats-show")
+
+    def pmd(self):
+        out = self.pmd_text()
+        blk = out.split("core_id %d:" % PMD_CORE, 1)[-1]
+        r = {}
+        for k, rx in PMD_RE.items():
+            m = re.search(rx, blk)
+            r[k] = float(m.group(1)) if m else 0
+        return r
+
+    def drops(self):
+        out = self.appctl("coverage/show", check=False)
+        return {m.group(1): int(m.group(2)) for m in re.finditer(
+            r"^(\S*drop\S*)\s+\S+/sec\s+\S+/sec\s+\S+/sec\s+total: (\d+)",
+            out, re.M) if int(m.group(2))}
+
+    def stop(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                # ovs-appctl exit, then SIGTERM, then SIGKILL
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(15)
+                except subprocess.TimeoutExpired:
+                    vxlib._kill(p)
+                    p.wait(5)
+        self.procs.clear()
+        if self.ns_made:
+            run(["ip", "netns", "del", self.ns], check=False)
+            self.ns_made = False
+        vxlib.cleanup_dpdk_prefix(self.prefix)
+
+    def log_tail(self):
+        return vxlib._tail(self.dir / "ovs-vswitchd.log", 20)
+
+
+# ------------------------------------------------------------ measurement
+
+def measure(a, cls, n_vms, flows, rundir, pcap):
+    """-> list of per-window dicts."""
+    sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
+    rows = []
+    reps_left = a.reps
+    while reps_left > 0:
+        windows = 1 if a.fresh else reps_left
+        reps_left -= windows
+        tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets)
+        try:
+            t0 = time.monotonic()
+            tps = start_vms(a, rundir, sockets)
+            sw.start()
+            sw.wait_up(30 + 2.0 * n_vms)
+            wait_vms(tps)
+            say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
+                % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
+            time.sleep(a.warmup)
+            for w_i in range(windows):
+                sw.clear()
+                rx0, tx0 = sw.nic()
+                t_start = time.monotonic()
+                cpu = CpuOthers(sw.pids() + [tp.pid for tp in tps]
+                                + [os.getpid()])
+                prof = None
+                if a.profile and w_i == 0:
+                    prof = start_profile(a, sw, n_vms, flows)
+                time.sleep(a.seconds)
+                rx1, tx1 = sw.nic()
+                secs = time.monotonic() - t_start
+                others = cpu.cpus() or 0.0
+                if prof:
+                    prof.wait(a.seconds + 30)
+                pm = sw.pmd()
+                loop = tx1 - tx0
+                row = {
+                    "switch": sw.name, "vms": n_vms, "flows": flows,
+                    "rep": len(rows) + 1, "seconds": round(secs, 3),
+                    "nic_rx": rx1 - rx0, "nic_tx": loop,
+                    "mpps": loop / secs / 1e6,
+                    "nic_rx_mpps": (rx1 - rx0) / secs / 1e6,
+                    "pmd_rx": int(pm["pmd_rx"]), "busy": int(pm["busy"]),
+                    "idle": int(pm["idle"]),
+                    "busy_pct": 100.0 * pm["busy"] / (pm["busy"] + pm["idle"])
+                    if pm["busy"] + pm["idle"] else 0,
+                    "cyc_per_rx_pkt": pm["busy"] / pm["pmd_rx"]
+                    if pm["pmd_rx"] else 0,
+                    "cyc_per_loop_pkt": pm["busy"] / loop if loop else 0,
+                    "emc_hits": int(pm.get("emc_hits", 0)),
+                    "megaflow_hits": int(pm.get("megaflow_hits", 0)),
+                    "upcalls": int(pm.get("upcalls", 0)),
+                    "pkts_per_batch": round(pm.get("pkts_per_batch", 0), 2),
+                    "nic_rxd": a.rxd or "", "nic_txd": a.txd or "",
+                    "vm_queue_size": a.vm_queue_size,
+                    "vm_mode": "per-vm" if a.per_vm_testpmd else "one",
+                    "others_cpu": round(others, 3),
+                }
+                rows.append(row)
+                say("    rep %d: %.3f Mpps loop (NIC rx %.3f Mpps), %.0f busy "
+                    "cycles/rx pkt, %.0f busy cycles/loop pkt, busy %.0f%%, "
+                    "%.1f pkts/batch"
+                    % (row["rep"], row["mpps"], row["nic_rx_mpps"],
+                       row["cyc_per_rx_pkt"], row["cyc_per_loop_pkt"],
+                       row["busy_pct"], row["pkts_per_batch"]))
+                if others > 0.05:
+                    say("    (other processes used %.0f%% of a CPU on CPUs "
+                        "0-1 during this window)" % (100 * others))
+            d = sw.drops()
+            if d:
+                say("    drops/coverage since start: %s"
+                    % ", ".join("%s=%d" % kv for kv in sorted(d.items())))
+        except (BenchError, AssertionError, TimeoutError, OSError,
+                subprocess.SubprocessError) as e:
+            say("    FAILED: %s" % str(e)[:3000])
+            say("    log tail:\n%s" % sw.log_tail())
+            rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
+                         "rep": 0, "error": str(e).splitlines()[0][:300]})
+            reps_left = 0
+        finally:
+            sw.stop()
+            stop_vms(tps)
+            vxlib.reap_all()
+    return rows
+
+
+def start_profile(a, sw, n_vms, flows):
+    """perf/profile.sh over this window, output to perf/results/."""
+    out = RESULTS / ("profile-%s-%s-%dvm-%s.txt" % (a.tag, sw.name, n_vms,
+                                                    fmt_count(flows)))
+    cmd = [str(REPO / "perf" / "profile.sh"), "-c", str(PMD_CORE), "-s",
+           str(int(a.seconds)), "--no-clear"]
+    if sw.name == "ovs":
+        cmd += ["--ovs", str(sw.dir / "ovs-vswitchd.ctl")]
+    else:
+        cmd += ["-S", str(sw.sw.ctl_socket)]
+    log = open(out, "w")
+    say("    profiling this window: %s > %s" % (" ".join(cmd),
+                                               out.relative_to(REPO)))
+    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                            env=dict(os.environ, VXS_CTL=str(
+                                REPO / "build" / "app" / "vxswitch-ctl")))
+
+
+# ---------------------------------------------------------------- reports
+
+def summarize(rows):
+    out = {}
+    for r in rows:
+        if r.get("rep", 0) == 0:
+            continue
+        out.setdefault((r["switch"], r["vms"], r["flows"]), []).append(r)
+    summ = {}
+    for k, rs in out.items():
+        m = [r["mpps"] for r in rs]
+        summ[k] = {"median": statistics.median(m), "min": min(m),
+                   "max": max(m), "n": len(m),
+                   "cyc_rx": statistics.median(r["cyc_per_rx_pkt"]
+                                               for r in rs),
+                   "cyc_loop": statistics.median(r["cyc_per_loop_pkt"]
+                                                 for r in rs),
+                   "busy_pct": statistics.median(r["busy_pct"] for r in rs)}
+    return summ
+
+
+def table(summ, vms_list, flows_list, switches):
+    def cell(s):
+        if not s:
+            return "n/a"
+        return "%.3f [%.3f, %.3f]" % (s["median"], s["min"], s["max"])
+    lines = []
+    hdr = "| N VMs | microflows |"
+    sep = "|---|---|"
+    for sw in switches:
+        hdr += " %s Mpps median [min, max] |" % sw
+        sep += "---|"
+    if len(switches) == 2:
+        hdr += " ratio |"
+        sep += "---|"
+    for sw in switches:
+        hdr += " %s busy cyc/rx pkt (cyc/loop pkt, busy %%) |" % sw
+        sep += "---|"
+    lines += [hdr, sep]
+    for n in vms_list:
+        for f in flows_list:
+            ss = [summ.get((sw, n, f)) for sw in switches]
+            if not any(ss):
+                continue
+            line = "| %d | %s |" % (n, fmt_count(f))
+            for s in ss:
+                line += " %s |" % cell(s)
+            if len(switches) == 2:
+                line += (" %.2fx |" % (ss[0]["median"] / ss[1]["median"])
+                         if all(ss) and ss[1]["median"] else " n/a |")
+            for s in ss:
+                line += (" %.0f (%.0f, %.0f%%) |" % (s["cyc_rx"], s["cyc_loop"],
+                                                     s["busy_pct"])
+                         if s else " n/a |")
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def chart(summ, vms_list, flows_list, switches, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    groups = [(n, f) for n in vms_list for f in flows_list
+              if any((sw, n, f) in summ for sw in switches)]
+    if not groups:
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 2.2 * len(groups)),
+                                                  4.5))
+    w = 0.8 / len(switches)
+    colors = {"vxswitch": "tab:blue", "ovs": "tab:orange"}
+    for j, sw in enumerate(switches):
+        xs, ys, lo, hi, cy = [], [], [], [], []
+        for i, g in enumerate(groups):
+            s = summ.get((sw,) + g)
+            if not s:
+                continue
+            xs.append(i + (j - (len(switches) - 1) / 2) * w)
+            ys.append(s["median"])
+            lo.append(s["median"] - s["min"])
+            hi.append(s["max"] - s["median"])
+            cy.append(s["cyc_loop"])
+        ax1.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=sw,
+                color=colors.get(sw))
+        ax2.bar(xs, cy, w, label=sw, color=colors.get(sw))
+    labels = ["%d VMs\n%s flows" % (n, fmt_count(f)) for n, f in groups]
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.legend()
+        ax.grid(axis="y", alpha=0.3)
+    ax1.set_ylabel("full-loop Mpps (median, min-max)")
+    ax2.set_ylabel("switch busy cycles per looped packet")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------- main
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Full-loop VXLAN benchmark (seed 002 topology): "
+        "vxswitch and/or OVS-DPDK, N VMs in testpmd, net_pcap NIC.")
+    ap.add_argument("--switch", choices=["vxswitch", "ovs", "both"],
+                    default="vxswitch")
+    ap.add_argument("--compare", action="store_true",
+                    help="same as --switch both")
+    ap.add_argument("--vms", default="32",
+                    help="comma-separated VM counts (default 32)")
+    ap.add_argument("--flows", default="32,1k,250k",
+                    help="comma-separated microflow counts, k/M suffixes "
+                    "(default 32,1k,250k; 1M needs ~2.5 GB of mbufs for "
+                    "net_pcap's replay ring and does not fit here)")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--warmup", type=float, default=3.0)
+    ap.add_argument("--fresh", action="store_true",
+                    help="restart switch and VMs for every repetition")
+    ap.add_argument("--rxd", type=int, default=0,
+                    help="NIC rx descriptors (default: the switch's own: "
+                    "vxswitch 1024, OVS 2048)")
+    ap.add_argument("--txd", type=int, default=0,
+                    help="NIC tx descriptors (default: the switch's own)")
+    ap.add_argument("--vm-queue-size", type=int, default=256,
+                    help="virtio queue_size and testpmd --rxd/--txd "
+                    "(default 256, the seed's)")
+    ap.add_argument("--per-vm-testpmd", action="store_true",
+                    help="one testpmd per VM (for hosts with cores to spare)")
+    ap.add_argument("--vm-cpus", default="0",
+                    help="CPUs for the VMs' testpmd(s) (default 0)")
+    ap.add_argument("--tag", default=None,
+                    help="results name: perf/results/e2e-TAG.* (default: "
+                    "date-time)")
+    ap.add_argument("--rundir", default="/tmp/vxs-e2e",
+                    help="run dir (pcaps, logs, sockets)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--profile", action="store_true",
+                    help="run perf/profile.sh over the first window of "
+                    "each switch (perf/results/profile-TAG-*.txt)")
+    a = ap.parse_args(argv)
+    if a.compare:
+        a.switch = "both"
+    a.vms_list = [int(x) for x in a.vms.split(",")]
+    a.flows_list = [parse_count(x) for x in a.flows.split(",")]
+    a.vm_cpus = [int(x) for x in a.vm_cpus.split(",")]
+    if PMD_CORE in a.vm_cpus and os.cpu_count() > 2:
+        ap.error("--vm-cpus must not include the PMD core %d" % PMD_CORE)
+    a.switches = {"vxswitch": ["vxswitch"], "ovs": ["ovs"],
+                  "both": ["vxswitch", "ovs"]}[a.switch]
+    a.tag = a.tag or datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return a
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    if os.geteuid() != 0:
+        say("run as root")
+        return 2
+    signal.signal(signal.SIGTERM, lambda *x: (_ for _ in ()).throw(
+        KeyboardInterrupt()))
+    rundir = Path(a.rundir)
+    rundir.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    vxlib.ensure_hugepages() if vxlib.hugepages_free() < 600 else None
+    say("e2e-bench: switches %s, VMs %s, flows %s, %d x %.0f s, NIC "
+        "rxd/txd %s/%s, VM queue size %d, VMs as %s"
+        % (",".join(a.switches), a.vms_list,
+           [fmt_count(f) for f in a.flows_list], a.reps, a.seconds,
+           a.rxd or "default", a.txd or "default", a.vm_queue_size,
+           "one testpmd per VM" if a.per_vm_testpmd else
+           "one testpmd, lcores on CPU %d" % a.vm_cpus[0]))
+    rows = []
+    try:
+        for n in a.vms_list:
+            for f in a.flows_list:
+                t = time.monotonic()
+                pcap = gen_pcap(rundir, n, f)
+                say("== N=%d VMs, %s microflows (%s, %.1f s to write)"
+                    % (n, fmt_count(f), pcap.name, time.monotonic() - t))
+                for sw in a.switches:
+                    if sw == "ovs" and f > OVS_MBUFS - 12288:
+                        say("    ovs: skipped: %d flows do not fit OVS's "
+                            "fixed %d-mbuf pool with net_pcap's replay "
+                            "ring" % (f, OVS_MBUFS))
+                        continue
+                    cls = VxRun if sw == "vxswitch" else OvsRun
+                    rows += measure(a, cls, n, f, rundir, pcap)
+    except KeyboardInterrupt:
+        say("interrupted")
+    finally:
+        vxlib.reap_all()
+    fields = ["switch", "vms", "flows", "rep", "seconds", "mpps",
+              "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
+              "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
+              "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
+              "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "error"]
+    raw = RESULTS / ("e2e-%s.csv" % a.tag)
+    with open(raw, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
+                        for k, v in r.items()})
+    summ = summarize(rows)
+    sp = RESULTS / ("e2e-%s-summary.csv" % a.tag)
+    with open(sp, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["switch", "vms", "flows", "mpps_median", "mpps_min",
+                    "mpps_max", "reps", "busy_cyc_per_rx_pkt",
+                    "busy_cyc_per_loop_pkt", "busy_pct", "nic_rxd",
+                    "nic_txd", "vm_queue_size"])
+        for (sw, n, f), s in sorted(summ.items()):
+            w.writerow([sw, n, f, "%.4f" % s["median"], "%.4f" % s["min"],
+                        "%.4f" % s["max"], s["n"], "%.0f" % s["cyc_rx"],
+                        "%.0f" % s["cyc_loop"], "%.1f" % s["busy_pct"],
+                        a.rxd or "default", a.txd or "default",
+                        a.vm_queue_size])
+    png = RESULTS / ("e2e-%s.png" % a.tag)
+    title = ("full loop NIC->decap->VM(macswap)->encap->NIC, %d x %.0f s, "
+             "NIC rxd/txd %s/%s, VM queue %d" % (a.reps, a.seconds,
+                                                 a.rxd or "def",
+                                                 a.txd or "def",
+                                                 a.vm_queue_size))
+    with contextlib.suppress(Exception):
+        chart(summ, a.vms_list, a.flows_list, a.switches, png, title)
+    say()
+    say(table(summ, a.vms_list, a.flows_list, a.switches))
+    say()
+    say("results: %s, %s%s" % (raw.relative_to(REPO), sp.relative_to(REPO),
+                               ", " + str(png.relative_to(REPO))
+                               if png.exists() else ""))
+    if not a.keep:
+        for p in rundir.glob("*.log"):
+            p.unlink()
+    errs = [r for r in rows if r.get("rep") == 0]
+    return 1 if errs or not summ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
