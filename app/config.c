@@ -846,6 +846,13 @@ dp_idle_backoff_us(struct loader *ld, const yaml_node_t *v, void *obj)
 }
 
 static int
+dp_tx_flush_interval(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	return get_u32(ld, v, "tx-flush-interval-us", 0, 1000,
+		       &((struct vxs_config *)obj)->tx_flush_interval_us);
+}
+
+static int
 dp_ctl_socket(struct loader *ld, const yaml_node_t *v, void *obj)
 {
 	return get_socket_path(ld, v, "ctl-socket",
@@ -860,6 +867,7 @@ static const struct key_rule datapath_rules[] = {
 	{ "max-megaflows", NULL, 0, dp_max_megaflows },
 	{ "optimisations", NULL, 0, dp_optimisations },
 	{ "pmd-idle-backoff-us", NULL, 0, dp_idle_backoff_us },
+	{ "tx-flush-interval-us", NULL, 0, dp_tx_flush_interval },
 	{ "ctl-socket", NULL, 0, dp_ctl_socket },
 	{ NULL, NULL, 0, NULL },
 };
@@ -1830,6 +1838,7 @@ config_defaults(struct vxs_config *cfg)
 	cfg->max_megaflows = 65536;
 	cfg->dp_opts = dp_opts_default();
 	cfg->pmd_idle_backoff_us = 50;
+	cfg->tx_flush_interval_us = 50;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 }

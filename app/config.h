@@ -103,6 +103,7 @@ struct vxs_config {
 	uint32_t max_megaflows;		/* per PMD, default 65536 */
 	uint32_t dp_opts;		/* bit set of enum dp_opt (dp_opts.h) */
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
+	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
 
 	/* underlay: the NIC side and our VTEP */

@@ -49,23 +49,29 @@ dp_tx_enqueue(struct pmd *pmd, uint16_t port_idx, struct rte_mbuf **pkts,
 {
 	struct pmd_txbuf *tb = &pmd->txbufs[port_idx];
 
+	if (n && !tb->n)
+		tb->first_tsc = pmd->stage_tsc;
 	for (uint16_t i = 0; i < n; i++) {
 		tb->pkts[tb->n++] = pkts[i];
 		if (tb->n == BATCH_MAX) {
 			pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
 			tx_flush(pmd, port_idx);
 			pmd_stage_mark(pmd, PMD_STAGE_TX);
+			tb->first_tsc = pmd->stage_tsc;
 		}
 	}
 }
 
-void
-dp_tx_flush_all(struct pmd *pmd)
+/* Flushes the buffers whose oldest packet has waited at least min_age
+ * ticks (0: all of them). */
+static void
+tx_flush_older(struct pmd *pmd, uint64_t now, uint64_t min_age)
 {
 	bool any = false;
 
 	for (uint16_t i = 0; i < n_ports; i++) {
-		if (!pmd->txbufs[i].n)
+		if (!pmd->txbufs[i].n ||
+		    (min_age && now - pmd->txbufs[i].first_tsc < min_age))
 			continue;
 		if (!any)
 			pmd->stage_tsc = rte_rdtsc();
@@ -74,6 +80,18 @@ dp_tx_flush_all(struct pmd *pmd)
 	}
 	if (any)
 		pmd_stage_mark(pmd, PMD_STAGE_TX);
+}
+
+void
+dp_tx_flush_all(struct pmd *pmd)
+{
+	tx_flush_older(pmd, 0, 0);
+}
+
+void
+dp_tx_flush_due(struct pmd *pmd, uint64_t now)
+{
+	tx_flush_older(pmd, now, pmd->tx_flush_tsc);
 }
 
 /* An output that is not the last action sends copies: later actions

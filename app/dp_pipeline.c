@@ -118,9 +118,11 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 	struct flow_group groups[BATCH_MAX];
 	uint16_t n_groups = 0;
 	uint64_t now = rte_rdtsc();
+	uint32_t epoch;
 
 	if (!b->n)
 		return;
+	epoch = ++pmd->batch_epoch;
 	flow_hash_batch(keys, b->n, hashes,
 			pmd->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE));
 	pmd_stage_mark(pmd, PMD_STAGE_HASH);
@@ -135,13 +137,16 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 			pmd_count_drops(pmd, DROP_UPCALL_FAIL, 1);
 			continue;
 		}
-		/* Consecutive packets usually share a flow. */
-		if (n_groups && groups[n_groups - 1].flow == f)
-			g = &groups[n_groups - 1];
-		for (uint16_t k = 0; !g && k < n_groups; k++)
-			if (groups[k].flow == f)
-				g = &groups[k];
-		if (!g) {
+		/* The megaflow remembers its group for this pass (as OVS's
+		 * flow->batch): a decap burst fanning out to 32 VMs has 32
+		 * groups, and a search over them would be quadratic. The
+		 * bounds and owner checks make a wrapped epoch harmless. */
+		if (f->batch_epoch == epoch && f->batch_group < n_groups &&
+		    groups[f->batch_group].flow == f) {
+			g = &groups[f->batch_group];
+		} else {
+			f->batch_epoch = epoch;
+			f->batch_group = n_groups;
 			g = &groups[n_groups++];
 			g->flow = f;
 			g->b.n = 0;

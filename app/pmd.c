@@ -286,7 +286,11 @@ pmd_poll_once(struct pmd *pmd)
 		q->busy_cycles += t_now - t_prev;
 		t_prev = t_now;
 	}
-	dp_tx_flush_all(pmd);
+	t_now = rte_rdtsc();
+	if (got)
+		dp_tx_flush_due(pmd, t_now);
+	else
+		dp_tx_flush_all(pmd);	/* nothing came: nothing to wait for */
 	t_now = rte_rdtsc();
 	if (got)
 		pmd->stats.busy_cycles += t_now - t_start;
@@ -454,6 +458,8 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
 		pmd->flow_free[i] = &pmd->flow_pool[pmd->max_flows - 1 - i];
 	pmd->n_free = pmd->max_flows;
 	pmd->opts = cfg->dp_opts;
+	pmd->tx_flush_tsc = rte_get_tsc_hz() / 1000000 *
+			    cfg->tx_flush_interval_us;
 	pmd->idle_backoff_us = cfg->pmd_idle_backoff_us;
 	dpcls_force_generic(pmd->cls,
 			    !(pmd->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));

@@ -93,6 +93,7 @@ struct pmd_port_stats {
 
 struct pmd_txbuf {
 	uint16_t n;
+	uint64_t first_tsc;		/* when the oldest packet was queued */
 	struct rte_mbuf *pkts[BATCH_MAX];
 };
 
@@ -131,6 +132,9 @@ struct pmd {
 	uint32_t emc_insert_inv_prob;
 	uint32_t rand_state;
 	uint64_t max_idle_tsc;
+
+	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
+	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
 
 	uint64_t seen_gen;
 	const struct dp_snapshot *snap;	/* valid between quiescent states */

@@ -194,6 +194,7 @@ def vx_topology(a, rundir, n_vms, flows, pcap):
 
 class VxRun:
     name = "vxswitch"
+    attach_s_per_vm = 2.0       # virtio-user server=1 accepts one at a time
 
     def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
         self.topo = vx_topology(a, rundir, n_vms, flows, pcap)
@@ -268,6 +269,9 @@ PMD_RE = {
 class OvsRun:
     """ovsdb-server + ovs-vswitchd (DPDK) in a private run dir and netns."""
     name = "ovs"
+    # OVS reconfigures its PMD for every vhost port that comes up: ~3 s a
+    # VM here
+    attach_s_per_vm = 6.0
 
     def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
         self.a = a
@@ -479,7 +483,7 @@ def measure(a, cls, n_vms, flows, rundir, pcap):
             t0 = time.monotonic()
             tps = start_vms(a, rundir, sockets)
             sw.start()
-            sw.wait_up(30 + 2.0 * n_vms)
+            sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
             wait_vms(tps)
             say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
                 % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
