@@ -710,6 +710,10 @@ def parse_args(argv=None):
     ap.add_argument("--rundir", default="/tmp/vxs-e2e",
                     help="run dir (pcaps, logs, sockets)")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--merge", nargs="+", metavar="TAG",
+                    help="run nothing: merge perf/results/e2e-TAG.csv of "
+                    "earlier runs (TAG:SWITCH takes only that switch's "
+                    "rows) into e2e-<--tag>{.md,-summary.csv,.png}")
     ap.add_argument("--profile", action="store_true",
                     help="run perf/profile.sh over the first window of "
                     "each switch (perf/results/profile-TAG-*.txt)")
@@ -727,8 +731,75 @@ def parse_args(argv=None):
     return a
 
 
+def build_id():
+    """The vxswitch binary measured: HEAD commit (+dirty) and the binary's
+    mtime (others rebuild build/ while benchmarks run)."""
+    b = vxlib.build_dir() / "app" / "vxswitch"
+    head = subprocess.run(["git", "-C", str(REPO), "describe", "--always",
+                           "--dirty"], capture_output=True,
+                          text=True).stdout.strip()
+    try:
+        mt = datetime.datetime.utcfromtimestamp(b.stat().st_mtime)
+        return "%s, binary built %s UTC" % (head, mt.strftime("%H:%M:%S"))
+    except OSError:
+        return head
+
+
+def read_rows(tag):
+    rows = []
+    with open(RESULTS / ("e2e-%s.csv" % tag), newline="") as fh:
+        for r in csv.DictReader(fh):
+            if r.get("error"):
+                continue
+            for k in ("vms", "flows", "rep"):
+                r[k] = int(r[k])
+            for k in ("mpps", "cyc_per_rx_pkt", "cyc_per_loop_pkt",
+                      "busy_pct"):
+                r[k] = float(r[k])
+            rows.append(r)
+    return rows
+
+
+def merge(a):
+    rows = []
+    for t in a.merge:
+        tag, _, only = t.partition(":")
+        rows += [r for r in read_rows(tag) if not only or r["switch"] == only]
+    summ = summarize(rows)
+    vms = sorted({k[1] for k in summ}, reverse=True)
+    flows = sorted({k[2] for k in summ})
+    sws = [s for s in ("vxswitch", "ovs") if any(k[0] == s for k in summ)]
+    text = table(summ, vms, flows, sws)
+    (RESULTS / ("e2e-%s.md" % a.tag)).write_text(
+        "Merged from %s\n\n%s\n" % (", ".join(a.merge), text))
+    write_summary(RESULTS / ("e2e-%s-summary.csv" % a.tag), summ, a)
+    with contextlib.suppress(Exception):
+        chart(summ, vms, flows, sws, RESULTS / ("e2e-%s.png" % a.tag),
+              "full loop NIC->decap->VM(macswap)->encap->NIC, merged: "
+              + ", ".join(a.merge))
+    say(text)
+    return 0
+
+
+def write_summary(path, summ, a):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["switch", "vms", "flows", "mpps_median", "mpps_min",
+                    "mpps_max", "reps", "busy_cyc_per_rx_pkt",
+                    "busy_cyc_per_loop_pkt", "busy_pct", "nic_rxd",
+                    "nic_txd", "vm_queue_size"])
+        for (sw, n, f), s in sorted(summ.items()):
+            w.writerow([sw, n, f, "%.4f" % s["median"], "%.4f" % s["min"],
+                        "%.4f" % s["max"], s["n"], "%.0f" % s["cyc_rx"],
+                        "%.0f" % s["cyc_loop"], "%.1f" % s["busy_pct"],
+                        a.rxd or "default", a.txd or "default",
+                        a.vm_queue_size])
+
+
 def main(argv=None):
     a = parse_args(argv)
+    if a.merge:
+        return merge(a)
     if os.geteuid() != 0:
         say("run as root")
         return 2
@@ -745,6 +816,8 @@ def main(argv=None):
            a.rxd or "default", a.txd or "default", a.vm_queue_size,
            "one testpmd per VM" if a.per_vm_testpmd else
            "one testpmd, lcores on CPU %d" % a.vm_cpus[0]))
+    build = build_id()
+    say("vxswitch binary: %s" % build)
     rows = []
     try:
         for n in a.vms_list:
@@ -754,13 +827,17 @@ def main(argv=None):
                 say("== N=%d VMs, %s microflows (%s, %.1f s to write)"
                     % (n, fmt_count(f), pcap.name, time.monotonic() - t))
                 for sw in a.switches:
-                    if sw == "ovs" and f > OVS_MBUFS - 12288:
+                    if sw == "ovs" and f > 250000:
                         say("    ovs: skipped: %d flows do not fit OVS's "
                             "fixed %d-mbuf pool with net_pcap's replay "
                             "ring" % (f, OVS_MBUFS))
                         continue
                     cls = VxRun if sw == "vxswitch" else OvsRun
-                    rows += measure(a, cls, n, f, rundir, pcap)
+                    new = measure(a, cls, n, f, rundir, pcap)
+                    for r in new:
+                        r["build"] = build if sw == "vxswitch" else \
+                            "ovs-vswitchd-dpdk 3.1.0"
+                    rows += new
     except KeyboardInterrupt:
         say("interrupted")
     finally:
@@ -769,7 +846,7 @@ def main(argv=None):
               "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
               "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
               "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
-              "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "error"]
+              "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "build", "error"]
     raw = RESULTS / ("e2e-%s.csv" % a.tag)
     with open(raw, "w", newline="") as fh:
         w = csv.DictWriter(fh, fields, extrasaction="ignore")
@@ -779,18 +856,7 @@ def main(argv=None):
                         for k, v in r.items()})
     summ = summarize(rows)
     sp = RESULTS / ("e2e-%s-summary.csv" % a.tag)
-    with open(sp, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["switch", "vms", "flows", "mpps_median", "mpps_min",
-                    "mpps_max", "reps", "busy_cyc_per_rx_pkt",
-                    "busy_cyc_per_loop_pkt", "busy_pct", "nic_rxd",
-                    "nic_txd", "vm_queue_size"])
-        for (sw, n, f), s in sorted(summ.items()):
-            w.writerow([sw, n, f, "%.4f" % s["median"], "%.4f" % s["min"],
-                        "%.4f" % s["max"], s["n"], "%.0f" % s["cyc_rx"],
-                        "%.0f" % s["cyc_loop"], "%.1f" % s["busy_pct"],
-                        a.rxd or "default", a.txd or "default",
-                        a.vm_queue_size])
+    write_summary(sp, summ, a)
     png = RESULTS / ("e2e-%s.png" % a.tag)
     title = ("full loop NIC->decap->VM(macswap)->encap->NIC, %d x %.0f s, "
              "NIC rxd/txd %s/%s, VM queue %d" % (a.reps, a.seconds,
