@@ -28,15 +28,22 @@ pmd_stage_name(enum pmd_stage s)
 	return (unsigned)s < PMD_N_STAGES ? names[s] : "?";
 }
 
-/* The microflow hash of every key. Packets of one burst often belong to
- * the same microflow; comparing a key with the previous one is cheaper
- * than hashing it again. The one hash function is flow_hash_key(). */
+/* The microflow hash of every key, the only place it is computed:
+ *  - a NIC that hashed the packet (RSS, over the same outer 5-tuple our
+ *    key holds) already did the work: its hash is as good an index into
+ *    the EMC, which compares whole keys anyway. Only on the first pass:
+ *    after decap the mbuf still carries the outer packet's RSS hash;
+ *  - packets of one burst often belong to the same microflow: comparing
+ *    a key with the previous one is cheaper than hashing it again;
+ *  - otherwise flow_hash_key(). */
 static void
-flow_hash_batch(const struct flow_key keys[], uint16_t n, uint32_t hashes[],
-		bool reuse)
+flow_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
+		uint32_t hashes[], bool reuse, bool nic_hash)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		if (reuse && i && flow_key_equal(&keys[i], &keys[i - 1]))
+	for (uint16_t i = 0; i < b->n; i++) {
+		if (nic_hash && (b->pkts[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+			hashes[i] = b->pkts[i]->hash.rss;
+		else if (reuse && i && flow_key_equal(&keys[i], &keys[i - 1]))
 			hashes[i] = hashes[i - 1];
 		else
 			hashes[i] = flow_hash_key(&keys[i]);
@@ -123,8 +130,8 @@ dp_lookup_and_execute(struct pmd *pmd, struct pkt_batch *b,
 	if (!b->n)
 		return;
 	epoch = ++pmd->batch_epoch;
-	flow_hash_batch(keys, b->n, hashes,
-			pmd->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE));
+	flow_hash_batch(b, keys, hashes,
+			pmd->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE), depth == 0);
 	pmd_stage_mark(pmd, PMD_STAGE_HASH);
 	lookup_batch(pmd, keys, hashes, b->n, flows);
 
