@@ -525,21 +525,26 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_end_object(out);
 }
 
+/* One report per PMD: a JSON array of objects, or text blocks. */
+static void
+report_each_pmd(bool json, struct ds *out,
+		void (*text)(struct ds *, const struct pmd *),
+		void (*as_json)(struct ds *, const struct pmd *))
+{
+	if (json)
+		json_begin_array(out);
+	for (uint16_t i = 0; i < n_pmds; i++)
+		(json ? as_json : text)(out, &pmds[i]);
+	if (json)
+		json_end_array(out);
+}
+
 static int
 cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 		   void *aux)
 {
 	UNUSED_ARGS;
-	if (json)
-		json_begin_array(out);
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		if (json)
-			pmd_stats_json(out, &pmds[i]);
-		else
-			pmd_stats_text(out, &pmds[i]);
-	}
-	if (json)
-		json_end_array(out);
+	report_each_pmd(json, out, pmd_stats_text, pmd_stats_json);
 	return 0;
 }
 
@@ -668,16 +673,7 @@ cmd_pmd_perf_show(int argc, const char *argv[], bool json, struct ds *out,
 		  void *aux)
 {
 	UNUSED_ARGS;
-	if (json)
-		json_begin_array(out);
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		if (json)
-			pmd_perf_json(out, &pmds[i]);
-		else
-			pmd_perf_text(out, &pmds[i]);
-	}
-	if (json)
-		json_end_array(out);
+	report_each_pmd(json, out, pmd_perf_text, pmd_perf_json);
 	return 0;
 }
 
