@@ -27,13 +27,19 @@ pmd_poll_q_clear_stats(struct pmd_poll_q *q)
 bool
 pmd_backoff_round(struct pmd_backoff *b, uint32_t got, bool enabled)
 {
+	uint32_t need = b->woken ? PMD_POLL_IDLE_ROUNDS_AFTER_WAKE
+				 : PMD_POLL_IDLE_ROUNDS;
+
 	if (got || !enabled) {
+		b->woken = b->sleeping && got;
 		b->empty_rounds = 0;
 		b->sleeping = false;
 		return false;
 	}
-	if (b->empty_rounds < PMD_POLL_IDLE_ROUNDS)
+	if (b->empty_rounds < need)
 		b->empty_rounds++;
-	b->sleeping = b->empty_rounds >= PMD_POLL_IDLE_ROUNDS;
+	b->sleeping = b->empty_rounds >= need;
+	if (b->sleeping)
+		b->woken = false;
 	return b->sleeping;
 }

@@ -42,6 +42,8 @@
  * rounds means every queue, backed off or not, has been polled and found
  * empty at least 1000/17 = 58 times, whatever a round costs; an idle round
  * costs well under a microsecond, so it is also only ~0.1-1 ms of polling.
+ * Woken by traffic, it waits PMD_POLL_IDLE_ROUNDS_AFTER_WAKE empty rounds
+ * before sleeping again (see there).
  * While sleeping, every queue is polled every round (adaptive polling is
  * suspended): the sleep dwarfs a round's cost, and a waking vhost queue
  * then waits one sleep, not 17 of them.
@@ -54,6 +56,11 @@
 
 #define PMD_POLL_THRESH_MAX 16
 #define PMD_POLL_IDLE_ROUNDS 1000
+/* After traffic woke a sleeping PMD, it polls this many empty rounds
+ * (tens of milliseconds) before sleeping again: a VM answering a burst
+ * (ping, request/response) must find the PMD awake, or its ring overflows
+ * while the PMD drains 32 packets per sleep. */
+#define PMD_POLL_IDLE_ROUNDS_AFTER_WAKE 200000
 
 struct pmd_poll_q {
 	uint8_t credit;
@@ -66,6 +73,7 @@ struct pmd_poll_q {
 struct pmd_backoff {
 	uint32_t empty_rounds;		/* consecutive rounds with no packet */
 	bool sleeping;
+	bool woken;			/* traffic ended the last sleep */
 };
 
 static inline void

@@ -375,19 +375,28 @@ test_idle_backoff(void)
 	      "sleeps after %d empty rounds", PMD_POLL_IDLE_ROUNDS);
 	for (r = 0; r < 10000; r++)
 		CHECK(pmd_backoff_round(&b, 0, true), "keeps sleeping");
-	/* the first packet: busy polling at once, and the count restarts */
+	/* the first packet: busy polling at once, and having been woken by
+	 * traffic it stays awake much longer (the answer to that traffic
+	 * must find it polling) before it sleeps again */
 	CHECK(!pmd_backoff_round(&b, 1, true) && !b.sleeping, "woke up");
-	for (r = 1; r < PMD_POLL_IDLE_ROUNDS; r++)
+	for (r = 1; r < PMD_POLL_IDLE_ROUNDS_AFTER_WAKE; r++)
 		CHECK(!pmd_backoff_round(&b, 0, true), "slept again after %d",
 		      r);
 	CHECK(pmd_backoff_round(&b, 0, true), "sleeps again");
-	/* a packet now and then keeps it awake */
+	/* every wake-up by traffic starts a new hold, which ends in sleep */
+	CHECK(!pmd_backoff_round(&b, 1, true), "woke up again");
+	CHECK(b.woken, "woken by traffic");
+	for (r = 1; r < PMD_POLL_IDLE_ROUNDS_AFTER_WAKE; r++)
+		pmd_backoff_round(&b, 0, true);
+	CHECK(pmd_backoff_round(&b, 0, true) && !b.woken, "asleep, hold over");
+	/* a packet now and then keeps it awake (the first one wakes it, and
+	 * from then on the packets come while it is awake) */
 	for (r = 0; r < 10 * PMD_POLL_IDLE_ROUNDS; r++)
 		CHECK(!pmd_backoff_round(&b, r % (PMD_POLL_IDLE_ROUNDS / 2)
 						   == 0, true),
 		      "slept with traffic, round %d", r);
 	/* switched off while sleeping: awake at once */
-	for (r = 0; r < PMD_POLL_IDLE_ROUNDS; r++)
+	for (r = 0; r < PMD_POLL_IDLE_ROUNDS_AFTER_WAKE; r++)
 		pmd_backoff_round(&b, 0, true);
 	CHECK(b.sleeping, "asleep");
 	CHECK(!pmd_backoff_round(&b, 0, false) && !b.sleeping, "off wakes");
