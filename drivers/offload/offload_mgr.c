@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The offload manager (offload_mgr.h): request ring, offload thread, mark
+ * allocator, rate limit, completions, insert latency.
+ */
+#include "offload_mgr.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_flow.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+#include "fdir_model.h"
+
+/* One request on the ring: a fixed-size value. */
+struct offload_req {
+	struct flow_key outer_key, outer_mask;
+	struct flow_key inner_key, inner_mask;
+	uint64_t megaflow_id;
+	uint64_t n_packets;
+	uint32_t mark;		/* DEL */
+	uint16_t pmd;
+	uint8_t op;		/* enum offload_op */
+	uint8_t has_inner;
+	uint8_t deferred;	/* thread-side: counted in rate_deferred */
+	uint8_t pad[47];
+};
+_Static_assert(sizeof(struct offload_req) % 4 == 0, "ring elem size");
+
+struct mark_entry {
+	void *handle;		/* struct rte_flow * or fdir_model_rule * */
+	uint64_t megaflow_id;
+	uint16_t pmd;
+	bool used;
+};
+
+struct compl_backlog {
+	struct offload_completion *v;
+	unsigned n, cap;
+};
+
+struct offload_mgr {
+	struct offload_mgr_params p;
+	struct rte_ring *req;
+	struct rte_ring **compl;
+	struct compl_backlog *backlog;	/* per PMD, thread-only */
+
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stop;
+
+	/* thread-only */
+	struct offload_req *pending;
+	unsigned n_pending, pending_cap;
+	bool pending_dirty;
+	struct mark_entry *marks;	/* [max_marks + 1] */
+	uint32_t *free_marks;		/* stack */
+	uint32_t n_free;
+	double tokens;
+	uint64_t last_refill;
+	uint64_t tsc_hz;
+
+	/* stats: written by the thread (requests/dropped by the PMDs), read
+	 * by anyone with relaxed atomics */
+	uint64_t st_created, st_destroyed, st_requests, st_dropped;
+	uint64_t st_failed[OFFLOAD_RESULT_N];
+	uint64_t st_deferred;
+	uint32_t st_pending, st_marks_in_use;
+	uint64_t lat_hist[OFFLOAD_LAT_BUCKETS];	/* ns, log-linear */
+	uint64_t lat_n, lat_max_ns;
+};
+
+#define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
+#define ST_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define ST_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static unsigned mgr_seq;
+
+/* ---- latency histogram: 4 sub-buckets per power of two, in ns ---- */
+
+static unsigned
+lat_bucket(uint64_t ns)
+{
+	if (ns < 4)
+		return (unsigned)ns;
+	unsigned e = 63 - __builtin_clzll(ns);		/* >= 2 */
+	unsigned idx = 4 * (e - 1) + (unsigned)((ns >> (e - 2)) & 3);
+	return idx < OFFLOAD_LAT_BUCKETS ? idx : OFFLOAD_LAT_BUCKETS - 1;
+}
+
+/* upper bound (exclusive) of bucket idx, ns */
+static double
+lat_bucket_hi(unsigned idx)
+{
+	if (idx < 4)
+		return idx + 1;
+	unsigned e = idx / 4 + 1, sub = idx % 4;
+	return (double)((4ull + sub + 1) << (e - 2));
+}
+
+static void
+lat_record(struct offload_mgr *m, uint64_t cycles)
+{
+	uint64_t ns = m->tsc_hz ? cycles * 1000000000.0 / m->tsc_hz : cycles;
+
+	ST_ADD(m->lat_hist[lat_bucket(ns)], 1);
+	ST_ADD(m->lat_n, 1);
+	if (ns > ST_GET(m->lat_max_ns))
+		ST_SET(m->lat_max_ns, ns);
+}
+
+static double
+lat_percentile(const uint64_t *h, uint64_t n, double q, double max_ns)
+{
+	if (!n)
+		return 0;
+	uint64_t want = (uint64_t)(q * n + 0.999999), acc = 0;
+	if (want < 1)
+		want = 1;
+	for (unsigned i = 0; i < OFFLOAD_LAT_BUCKETS; i++) {
+		acc += h[i];
+		if (acc >= want) {
+			double hi = lat_bucket_hi(i);
+			return (hi < max_ns ? hi : max_ns) / 1000.0;
+		}
+	}
+	return max_ns / 1000.0;
+}
+
+/* ---- engine ---- */
+
+static int
+engine_validate(struct offload_mgr *m, const struct offload_rule *r)
+{
+	struct rte_flow_error e = { 0 };
+
+	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
+		return fdir_model_validate(m->p.model, r, &e);
+	return rte_flow_validate(m->p.eth_port_id, &r->attr, r->items,
+				 r->actions, &e);
+}
+
+/* handle or NULL with *err = positive errno */
+static void *
+engine_create(struct offload_mgr *m, const struct offload_rule *r, int *err)
+{
+	struct rte_flow_error e = { 0 };
+	void *h;
+
+	rte_errno = 0;
+	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
+		h = fdir_model_create_rule(m->p.model, r, &e);
+	else
+		h = rte_flow_create(m->p.eth_port_id, &r->attr, r->items,
+				    r->actions, &e);
+	if (!h)
+		*err = rte_errno ? rte_errno : EIO;
+	return h;
+}
+
+static int
+engine_destroy(struct offload_mgr *m, void *h)
+{
+	struct rte_flow_error e = { 0 };
+
+	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
+		return fdir_model_destroy_rule(m->p.model, h, &e);
+	return rte_flow_destroy(m->p.eth_port_id, h, &e);
+}
+
+/* ---- completions ---- */
+
+static bool
+backlog_push(struct compl_backlog *b, const struct offload_completion *c)
+{
+	if (b->n == b->cap) {
+		unsigned cap = b->cap ? b->cap * 2 : 16;
+		void *v = realloc(b->v, cap * sizeof *b->v);
+		if (!v)
+			return false;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = *c;
+	return true;
+}
+
+/* Flushes a PMD's backlog in order; true if empty after. */
+static bool
+backlog_flush(struct offload_mgr *m, uint16_t pmd)
+{
+	struct compl_backlog *b = &m->backlog[pmd];
+	unsigned done = 0;
+
+	while (done < b->n &&
+	       rte_ring_sp_enqueue_elem(m->compl[pmd], &b->v[done],
+					sizeof b->v[0]) == 0)
+		done++;
+	if (done) {
+		memmove(b->v, b->v + done, (b->n - done) * sizeof *b->v);
+		b->n -= done;
+	}
+	return b->n == 0;
+}
+
+static void
+post(struct offload_mgr *m, uint16_t pmd, uint64_t mfid, uint32_t mark,
+     enum offload_op op, enum offload_result res)
+{
+	struct offload_completion c = {
+		.megaflow_id = mfid, .mark = mark, .op = op, .result = res,
+		.pmd = pmd,
+	};
+
+	if (pmd >= m->p.n_pmds)
+		return;
+	/* keep the order: behind whatever is already backlogged */
+	if (backlog_flush(m, pmd) &&
+	    rte_ring_sp_enqueue_elem(m->compl[pmd], &c, sizeof c) == 0)
+		return;
+	if (!backlog_push(&m->backlog[pmd], &c))
+		fprintf(stderr, "offload_mgr: completion lost (ENOMEM)\n");
+}
+
+static void
+fail(struct offload_mgr *m, const struct offload_req *r,
+     enum offload_result res)
+{
+	ST_ADD(m->st_failed[res], 1);
+	post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD, res);
+}
+
+/* ---- marks ---- */
+
+static uint32_t
+mark_alloc(struct offload_mgr *m)
+{
+	return m->n_free ? m->free_marks[--m->n_free] : 0;
+}
+
+static void
+mark_free(struct offload_mgr *m, uint32_t mark)
+{
+	memset(&m->marks[mark], 0, sizeof m->marks[mark]);
+	m->free_marks[m->n_free++] = mark;
+	ST_SET(m->st_marks_in_use, m->p.max_marks - m->n_free);
+}
+
+/* ---- the thread's work ---- */
+
+static void
+do_add(struct offload_mgr *m, const struct offload_req *r)
+{
+	struct offload_rule rule;
+	const char *why = NULL;
+	int rc;
+
+	/* build with a placeholder mark first: a non-canonical flow uses no
+	 * mark and no token */
+	rc = ice_fdir_rule_build(&r->outer_key, &r->outer_mask,
+				 r->has_inner ? &r->inner_key : NULL,
+				 r->has_inner ? &r->inner_mask : NULL,
+				 1, m->p.abi, &rule, &why);
+	if (rc) {
+		fail(m, r, OFFLOAD_FAIL_NOT_CANONICAL);
+		return;
+	}
+	uint32_t mark = mark_alloc(m);
+	if (!mark) {
+		fail(m, r, OFFLOAD_FAIL_CAPACITY);
+		return;
+	}
+	rule.mark.id = mark;
+	if (engine_validate(m, &rule) != 0) {
+		m->free_marks[m->n_free++] = mark;
+		fail(m, r, OFFLOAD_FAIL_VALIDATE);
+		return;
+	}
+	int err = 0;
+	uint64_t t0 = rte_rdtsc();
+	void *h = engine_create(m, &rule, &err);
+	lat_record(m, rte_rdtsc() - t0);
+	if (!h) {
+		m->free_marks[m->n_free++] = mark;
+		fail(m, r, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
+			   OFFLOAD_FAIL_CAPACITY);
+		return;
+	}
+	m->marks[mark] = (struct mark_entry){
+		.handle = h, .megaflow_id = r->megaflow_id, .pmd = r->pmd,
+		.used = true,
+	};
+	ST_SET(m->st_marks_in_use, m->p.max_marks - m->n_free);
+	ST_ADD(m->st_created, 1);
+	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_ADD, OFFLOAD_OK);
+}
+
+static void
+do_del(struct offload_mgr *m, const struct offload_req *r)
+{
+	/* still pending: cancel it */
+	for (unsigned i = 0; i < m->n_pending; i++) {
+		struct offload_req *q = &m->pending[i];
+		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
+			ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
+			post(m, q->pmd, q->megaflow_id, 0, OFFLOAD_OP_ADD,
+			     OFFLOAD_FAIL_CANCELLED);
+			m->pending[i] = m->pending[--m->n_pending];
+			m->pending_dirty = true;
+			return;
+		}
+	}
+	uint32_t mark = 0;
+	if (r->mark && r->mark <= m->p.max_marks &&
+	    m->marks[r->mark].used && m->marks[r->mark].pmd == r->pmd &&
+	    m->marks[r->mark].megaflow_id == r->megaflow_id) {
+		mark = r->mark;
+	} else {
+		for (uint32_t i = 1; i <= m->p.max_marks; i++)
+			if (m->marks[i].used && m->marks[i].pmd == r->pmd &&
+			    m->marks[i].megaflow_id == r->megaflow_id) {
+				mark = i;
+				break;
+			}
+	}
+	if (!mark)
+		return;		/* never installed (failed, or already gone) */
+	int rc = engine_destroy(m, m->marks[mark].handle);
+	if (rc)
+		/* the NIC may still mark: keep the mark out of circulation
+		 * rather than hand it to another flow */
+		fprintf(stderr, "offload_mgr: destroy of mark %u failed: %d; "
+			"mark retired\n", mark, rc);
+	else
+		mark_free(m, mark);
+	ST_ADD(m->st_destroyed, 1);
+	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_DEL, OFFLOAD_OK);
+}
+
+static void
+pend_add(struct offload_mgr *m, const struct offload_req *r)
+{
+	for (unsigned i = 0; i < m->n_pending; i++) {
+		struct offload_req *q = &m->pending[i];
+		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
+			uint8_t d = q->deferred;
+			*q = *r;	/* refreshed counters (and keys) */
+			q->deferred = d;
+			m->pending_dirty = true;
+			return;
+		}
+	}
+	m->pending[m->n_pending] = *r;
+	m->pending[m->n_pending].deferred = 0;
+	m->n_pending++;
+	m->pending_dirty = true;
+}
+
+static int
+by_packets_asc(const void *a, const void *b)
+{
+	const struct offload_req *x = a, *y = b;
+	/* ascending, so the busiest is last (popped from the end) */
+	if (x->n_packets != y->n_packets)
+		return x->n_packets < y->n_packets ? -1 : 1;
+	/* equal: older megaflow ids first, i.e. last */
+	return x->megaflow_id > y->megaflow_id ? -1 :
+	       x->megaflow_id < y->megaflow_id ? 1 : 0;
+}
+
+static void
+refill(struct offload_mgr *m)
+{
+	if (!m->p.max_inserts_per_sec)
+		return;
+	uint64_t now = rte_rdtsc();
+	double add = (double)(now - m->last_refill) *
+		     m->p.max_inserts_per_sec / (double)m->tsc_hz;
+	m->last_refill = now;
+	m->tokens += add;
+	if (m->tokens > m->p.insert_burst)
+		m->tokens = m->p.insert_burst;
+}
+
+static bool
+take_token(struct offload_mgr *m)
+{
+	if (!m->p.max_inserts_per_sec)
+		return true;
+	if (m->tokens >= 1.0) {
+		m->tokens -= 1.0;
+		return true;
+	}
+	return false;
+}
+
+#define DRAIN_BURST 32
+
+static void *
+offload_thread(void *arg)
+{
+	struct offload_mgr *m = arg;
+	struct offload_req batch[DRAIN_BURST];
+
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		bool busy = false;
+
+		for (uint16_t i = 0; i < m->p.n_pmds; i++)
+			if (m->backlog[i].n)
+				backlog_flush(m, i);
+
+		/* drain the ring while the pending set has room */
+		while (m->n_pending < m->pending_cap) {
+			unsigned room = m->pending_cap - m->n_pending;
+			unsigned n = rte_ring_sc_dequeue_burst_elem(
+				m->req, batch, sizeof batch[0],
+				RTE_MIN(room, (unsigned)DRAIN_BURST), NULL);
+			if (!n)
+				break;
+			busy = true;
+			for (unsigned i = 0; i < n; i++) {
+				if (batch[i].op == OFFLOAD_OP_DEL)
+					do_del(m, &batch[i]);
+				else
+					pend_add(m, &batch[i]);
+			}
+		}
+
+		if (m->pending_dirty) {
+			qsort(m->pending, m->n_pending, sizeof *m->pending,
+			      by_packets_asc);
+			m->pending_dirty = false;
+		}
+		refill(m);
+		while (m->n_pending) {
+			struct offload_req *top = &m->pending[m->n_pending - 1];
+			if (!take_token(m)) {
+				for (unsigned i = 0; i < m->n_pending; i++)
+					if (!m->pending[i].deferred) {
+						m->pending[i].deferred = 1;
+						ST_ADD(m->st_deferred, 1);
+					}
+				break;
+			}
+			m->n_pending--;
+			do_add(m, top);
+			busy = true;
+			/* let DELs and busier ADDs in between inserts */
+			if (rte_ring_count(m->req))
+				break;
+		}
+		ST_SET(m->st_pending, m->n_pending);
+		if (!busy)
+			usleep(100);
+	}
+	return NULL;
+}
+
+/* ---- public ---- */
+
+const char *
+offload_result_name(enum offload_result r)
+{
+	static const char *const names[OFFLOAD_RESULT_N] = {
+		[OFFLOAD_OK] = "ok",
+		[OFFLOAD_FAIL_NOT_CANONICAL] = "not canonical",
+		[OFFLOAD_FAIL_CAPACITY] = "capacity",
+		[OFFLOAD_FAIL_VALIDATE] = "validate error",
+		[OFFLOAD_FAIL_EXISTS] = "rule exists",
+		[OFFLOAD_FAIL_CANCELLED] = "cancelled",
+	};
+	return (unsigned)r < OFFLOAD_RESULT_N ? names[r] : "?";
+}
+
+struct offload_mgr *
+offload_mgr_create(const struct offload_mgr_params *p)
+{
+	struct offload_mgr *m;
+	char name[RTE_RING_NAMESIZE];
+
+	if (!p || !p->n_pmds ||
+	    (p->engine == OFFLOAD_ENGINE_MODEL && !p->model) ||
+	    (p->engine != OFFLOAD_ENGINE_MODEL &&
+	     p->engine != OFFLOAD_ENGINE_ETHDEV) ||
+	    p->max_marks >= ICE_FDIR_MARK_INVALID) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	m->p = *p;
+	if (!m->p.max_marks)
+		m->p.max_marks = FDIR_E810_TOTAL_FILTERS;
+	if (!m->p.insert_burst)
+		m->p.insert_burst = 1;
+	if (!m->p.req_ring_size)
+		m->p.req_ring_size = 1024;
+	if (!m->p.compl_ring_size)
+		m->p.compl_ring_size = 1024;
+	m->tsc_hz = rte_get_tsc_hz();
+	m->tokens = m->p.insert_burst;
+	m->last_refill = rte_rdtsc();
+
+	unsigned seq = __atomic_fetch_add(&mgr_seq, 1, __ATOMIC_RELAXED);
+	snprintf(name, sizeof name, "ofl_req_%u_%d", seq, (int)getpid() % 100000);
+	m->req = rte_ring_create_elem(name, sizeof(struct offload_req),
+				      m->p.req_ring_size, SOCKET_ID_ANY,
+				      RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	m->compl = calloc(m->p.n_pmds, sizeof *m->compl);
+	m->backlog = calloc(m->p.n_pmds, sizeof *m->backlog);
+	m->pending_cap = 2 * m->p.req_ring_size;
+	if (m->pending_cap < DRAIN_BURST)
+		m->pending_cap = DRAIN_BURST;
+	m->pending = calloc(m->pending_cap, sizeof *m->pending);
+	m->marks = calloc((size_t)m->p.max_marks + 1, sizeof *m->marks);
+	m->free_marks = calloc(m->p.max_marks, sizeof *m->free_marks);
+	if (!m->req || !m->compl || !m->backlog || !m->pending || !m->marks ||
+	    !m->free_marks)
+		goto err;
+	for (uint16_t i = 0; i < m->p.n_pmds; i++) {
+		snprintf(name, sizeof name, "ofl_cmp_%u_%u", seq, i);
+		m->compl[i] = rte_ring_create_elem(
+			name, sizeof(struct offload_completion),
+			m->p.compl_ring_size, SOCKET_ID_ANY,
+			RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (!m->compl[i])
+			goto err;
+	}
+	/* stack: mark 1 on top */
+	for (uint32_t i = 0; i < m->p.max_marks; i++)
+		m->free_marks[i] = m->p.max_marks - i;
+	m->n_free = m->p.max_marks;
+
+	if (pthread_create(&m->thread, NULL, offload_thread, m) != 0) {
+		rte_errno = EAGAIN;
+		goto err_keep_errno;
+	}
+	m->thread_started = true;
+	return m;
+err:
+	rte_errno = rte_errno ? rte_errno : ENOMEM;
+err_keep_errno:;
+	int e = rte_errno;
+	offload_mgr_destroy(m);
+	rte_errno = e;
+	return NULL;
+}
+
+void
+offload_mgr_destroy(struct offload_mgr *m)
+{
+	if (!m)
+		return;
+	if (m->thread_started) {
+		__atomic_store_n(&m->stop, true, __ATOMIC_RELEASE);
+		pthread_join(m->thread, NULL);
+	}
+	if (m->marks)
+		for (uint32_t i = 1; i <= m->p.max_marks; i++)
+			if (m->marks[i].used) {
+				engine_destroy(m, m->marks[i].handle);
+				m->marks[i].used = false;
+				ST_ADD(m->st_destroyed, 1);
+			}
+	if (m->compl)
+		for (uint16_t i = 0; i < m->p.n_pmds; i++)
+			rte_ring_free(m->compl[i]);
+	if (m->backlog)
+		for (uint16_t i = 0; i < m->p.n_pmds; i++)
+			free(m->backlog[i].v);
+	rte_ring_free(m->req);
+	free(m->compl);
+	free(m->backlog);
+	free(m->pending);
+	free(m->marks);
+	free(m->free_marks);
+	free(m);
+}
+
+static int
+enqueue(struct offload_mgr *m, const struct offload_req *r)
+{
+	if (rte_ring_mp_enqueue_elem(m->req, (void *)r, sizeof *r) != 0) {
+		ST_ADD(m->st_dropped, 1);
+		return -ENOBUFS;
+	}
+	ST_ADD(m->st_requests, 1);
+	return 0;
+}
+
+int
+offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
+			uint64_t megaflow_id,
+			const struct flow_key *outer_key,
+			const struct flow_key *outer_mask,
+			const struct flow_key *inner_key,
+			const struct flow_key *inner_mask, uint64_t n_packets)
+{
+	struct offload_req r;
+
+	if (!m || pmd >= m->p.n_pmds || !outer_key || !outer_mask ||
+	    (!inner_key) != (!inner_mask))
+		return -EINVAL;
+	memset(&r, 0, sizeof r);
+	r.outer_key = *outer_key;
+	r.outer_mask = *outer_mask;
+	if (inner_key) {
+		r.inner_key = *inner_key;
+		r.inner_mask = *inner_mask;
+		r.has_inner = 1;
+	}
+	r.megaflow_id = megaflow_id;
+	r.n_packets = n_packets;
+	r.pmd = pmd;
+	r.op = OFFLOAD_OP_ADD;
+	return enqueue(m, &r);
+}
+
+int
+offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
+			uint64_t megaflow_id, uint32_t mark)
+{
+	struct offload_req r;
+
+	if (!m || pmd >= m->p.n_pmds)
+		return -EINVAL;
+	memset(&r, 0, sizeof r);
+	r.megaflow_id = megaflow_id;
+	r.mark = mark;
+	r.pmd = pmd;
+	r.op = OFFLOAD_OP_DEL;
+	return enqueue(m, &r);
+}
+
+unsigned
+offload_mgr_poll_completions(struct offload_mgr *m, uint16_t pmd,
+			     struct offload_completion *out, unsigned n)
+{
+	if (!m || pmd >= m->p.n_pmds || !n)
+		return 0;
+	return rte_ring_sc_dequeue_burst_elem(m->compl[pmd], out, sizeof *out,
+					      n, NULL);
+}
+
+void
+offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st)
+{
+	struct offload_mgr *m = (struct offload_mgr *)m_;
+	uint64_t h[OFFLOAD_LAT_BUCKETS], n = 0;
+
+	memset(st, 0, sizeof *st);
+	st->created = ST_GET(m->st_created);
+	st->destroyed = ST_GET(m->st_destroyed);
+	st->installed = st->created - st->destroyed;
+	st->requests = ST_GET(m->st_requests);
+	st->dropped_requests = ST_GET(m->st_dropped);
+	for (unsigned i = 0; i < OFFLOAD_RESULT_N; i++)
+		st->failed[i] = ST_GET(m->st_failed[i]);
+	st->rate_deferred = ST_GET(m->st_deferred);
+	st->queue_depth = rte_ring_count(m->req) + ST_GET(m->st_pending);
+	st->marks_in_use = ST_GET(m->st_marks_in_use);
+	st->max_marks = m->p.max_marks;
+	for (unsigned i = 0; i < OFFLOAD_LAT_BUCKETS; i++) {
+		h[i] = ST_GET(m->lat_hist[i]);
+		n += h[i];
+	}
+	double max_ns = (double)ST_GET(m->lat_max_ns);
+	st->lat_samples = n;
+	st->lat_p50_us = lat_percentile(h, n, 0.50, max_ns);
+	st->lat_p99_us = lat_percentile(h, n, 0.99, max_ns);
+	st->lat_max_us = max_ns / 1000.0;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The offload manager: one per port, an offload thread that turns the
+ * PMDs' offload requests into NIC flow rules (rte_flow on an ethdev port,
+ * or the software Flow Director model), so that no PMD ever waits on the
+ * NIC's flow API (ice inserts synchronously, up to ~10 ms per rule).
+ *
+ *   PMD --ADD/DEL (rte_ring, MP/SC, never blocks)--> offload thread
+ *   offload thread --completion (one SP/SC ring per PMD)--> PMD
+ *
+ * The thread batches pending ADDs, installs the busiest first (packets so
+ * far, refreshed by a repeated ADD), rate-limits inserts with a token
+ * bucket, allocates the mark ids (1..max_marks, recycled, never 0 and never
+ * ICE_FDIR_MARK_INVALID), builds the rule with ice_fdir_rule_build(),
+ * validates then creates it, times the create, and posts a completion.
+ * A DEL destroys the rule; its mark is recycled only after that.
+ *
+ * Contract with the PMD (mark table, see README "Next: who does what"):
+ *  - a completion names the megaflow by id: the PMD ignores a completion
+ *    for a megaflow it no longer has (deleted while the ADD was in flight;
+ *    its DEL also removes the rule);
+ *  - on retire/revalidate-out/expiry the PMD clears its mark entry first,
+ *    then calls offload_mgr_request_del() with the mark it knows, or 0 if
+ *    the ADD's completion has not arrived yet (the thread then cancels the
+ *    pending ADD or finds the rule by megaflow id);
+ *  - a dropped ADD (-ENOBUFS) just leaves the flow in software; a dropped
+ *    DEL must be retried by the PMD (the rule and its mark stay until then).
+ * When the thread's pending set is full (2 x req_ring_size ADDs waiting for
+ * rate-limit tokens) it stops draining the request ring, so a DEL can wait
+ * behind inserts; harmless, as the PMD already ignores that mark.
+ */
+#ifndef VXS_OFFLOAD_MGR_H
+#define VXS_OFFLOAD_MGR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "flow_key.h"
+#include "ice_fdir_rule.h"
+
+struct fdir_model;
+struct offload_mgr;
+
+enum offload_engine_kind {
+	OFFLOAD_ENGINE_ETHDEV,	/* rte_flow on params.eth_port_id */
+	OFFLOAD_ENGINE_MODEL,	/* fdir_model_* on params.model */
+};
+
+struct offload_mgr_params {
+	const char *name;		/* for logs; may be NULL */
+	enum offload_engine_kind engine;
+	uint16_t eth_port_id;		/* OFFLOAD_ENGINE_ETHDEV */
+	struct fdir_model *model;	/* OFFLOAD_ENGINE_MODEL (not owned) */
+	enum ice_fdir_dpdk_abi abi;
+	uint32_t max_marks;		/* mark ids 1..max_marks; 0: 16384 */
+	uint32_t max_inserts_per_sec;	/* token bucket rate; 0: unlimited */
+	uint32_t insert_burst;		/* bucket depth; 0: 1 */
+	uint32_t req_ring_size;		/* 0: 1024 */
+	uint32_t compl_ring_size;	/* per PMD; 0: 1024 */
+	uint16_t n_pmds;		/* completion rings, pmd index < n */
+};
+
+enum offload_result {
+	OFFLOAD_OK,
+	OFFLOAD_FAIL_NOT_CANONICAL,	/* ice_fdir_rule_build: -ENOTSUP */
+	OFFLOAD_FAIL_CAPACITY,	/* ENOSPC, create failed after validate,
+				 * or no free mark id */
+	OFFLOAD_FAIL_VALIDATE,	/* rte_flow_validate refused it */
+	OFFLOAD_FAIL_EXISTS,	/* EEXIST: same pattern already installed */
+	OFFLOAD_FAIL_CANCELLED,	/* DEL arrived before the ADD was done */
+	OFFLOAD_RESULT_N
+};
+
+enum offload_op { OFFLOAD_OP_ADD = 1, OFFLOAD_OP_DEL = 2 };
+
+struct offload_completion {
+	uint64_t megaflow_id;
+	uint32_t mark;		/* ADD OK: the mark; DEL: the freed mark;
+				 * failure: 0 */
+	uint8_t op;		/* enum offload_op */
+	uint8_t result;		/* enum offload_result */
+	uint16_t pmd;
+};
+
+#define OFFLOAD_LAT_BUCKETS 128
+
+struct offload_mgr_stats {
+	uint64_t installed;	/* rules now */
+	uint64_t created;	/* rules created, ever */
+	uint64_t destroyed;
+	uint64_t requests;	/* ADD + DEL accepted on the ring */
+	uint64_t dropped_requests;	/* ring full: flow stays in software */
+	uint64_t failed[OFFLOAD_RESULT_N];	/* by reason; [OK] unused */
+	uint64_t rate_deferred;	/* ADDs that waited for a token */
+	uint32_t queue_depth;	/* on the ring + pending in the thread */
+	uint32_t marks_in_use;
+	uint32_t max_marks;
+	uint64_t lat_samples;
+	double lat_p50_us, lat_p99_us, lat_max_us;	/* rte_flow_create */
+};
+
+/* NULL on error (rte_errno). The thread starts at once. */
+struct offload_mgr *offload_mgr_create(const struct offload_mgr_params *p);
+/* Stops the thread, destroys every installed rule, frees everything. */
+void offload_mgr_destroy(struct offload_mgr *m);
+
+/* PMD side; never blocks. 0, -ENOBUFS (ring full, counted as dropped) or
+ * -EINVAL. Keys are masked (as in struct megaflow); inner_key/inner_mask
+ * NULL for an outer-only rule. n_packets: the megaflow's count so far (a
+ * repeated ADD for a pending megaflow refreshes it). */
+int offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
+			    uint64_t megaflow_id,
+			    const struct flow_key *outer_key,
+			    const struct flow_key *outer_mask,
+			    const struct flow_key *inner_key,
+			    const struct flow_key *inner_mask,
+			    uint64_t n_packets);
+/* mark: the one the ADD's completion gave, or 0 if not known yet. */
+int offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
+			    uint64_t megaflow_id, uint32_t mark);
+/* Up to n completions for pmd; returns how many (0 if none). Only that
+ * PMD may call it (single consumer). */
+unsigned offload_mgr_poll_completions(struct offload_mgr *m, uint16_t pmd,
+				      struct offload_completion *out,
+				      unsigned n);
+
+void offload_mgr_get_stats(const struct offload_mgr *m,
+			   struct offload_mgr_stats *st);
+const char *offload_result_name(enum offload_result r);
+
+#endif
