@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include "control.h"
+#include "dp_offload.h"
 #include "dpcls.h"
 #include "json_out.h"
 #include "ofproto.h"
@@ -159,6 +160,7 @@ struct mf_dump {
 	struct dp_actions actions;
 	uint64_t n_packets, n_bytes, used_tsc, id;
 	uint32_t rule_uid;
+	uint32_t mark;			/* NIC mark while offloaded, else 0 */
 };
 
 struct mf_dump_req {
@@ -181,6 +183,7 @@ dump_one(struct megaflow *f, void *aux)
 	d->used_tsc = f->used_tsc;
 	d->id = f->id;
 	d->rule_uid = f->rule_uid;
+	d->mark = f->offload == MF_OFFLOAD_INSTALLED ? f->mark : 0;
 }
 
 static void
@@ -250,6 +253,8 @@ cmd_dpctl_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 				json_key(out, "match"); json_string(out, buf);
 				xlate_format_actions(&d->actions, buf, sizeof buf);
 				json_key(out, "actions"); json_string(out, buf);
+				json_key(out, "offloaded"); json_bool(out, d->mark != 0);
+				json_key(out, "mark"); json_u64(out, d->mark);
 				json_key(out, "packets"); json_u64(out, d->n_packets);
 				json_key(out, "bytes"); json_u64(out, d->n_bytes);
 				json_key(out, "used_s");
@@ -264,6 +269,9 @@ cmd_dpctl_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 				      " used:", d->id, buf, d->n_packets,
 				      d->n_bytes);
 			format_used(out, d->used_tsc, now);
+			if (d->mark)
+				ds_put_format(out, ", offloaded:yes, mark:%u",
+					      d->mark);
 			xlate_format_actions(&d->actions, buf, sizeof buf);
 			ds_put_format(out, ", actions:%s\n", buf);
 		}
@@ -454,6 +462,8 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 	ds_put_format(out, "  tunnel pops (inner lookups, same pass): %lu\n",
 		      pops);
 	ds_put_format(out, "  tunnel pushes: %lu\n", ld(&s->tunnel_pushes));
+	ds_put_format(out, "  NIC-marked (parse and lookup skipped): %lu\n",
+		      ld(&s->mark_hits));
 	ds_put_format(out, "  avg. lookups per packet: %.2f\n",
 		      pkts ? (double)lookups / pkts : 0);
 	ds_put_format(out, "  exact match hits: %lu\n", emc);
@@ -503,6 +513,7 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "upcalls"); json_u64(out, ld(&s->upcalls));
 	json_key(out, "tunnel_pops"); json_u64(out, ld(&s->tunnel_pops));
 	json_key(out, "tunnel_pushes"); json_u64(out, ld(&s->tunnel_pushes));
+	json_key(out, "mark_hits"); json_u64(out, ld(&s->mark_hits));
 	json_key(out, "arp_replies"); json_u64(out, ld(&s->arp_replies));
 	json_key(out, "busy_cycles"); json_u64(out, busy);
 	json_key(out, "idle_cycles"); json_u64(out, ld(&s->idle_cycles));

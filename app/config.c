@@ -1014,6 +1014,47 @@ port_mtu(struct loader *ld, const yaml_node_t *v, void *obj)
 }
 
 static int
+port_offload(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_port *p = ((struct port_ctx *)obj)->port;
+	const char *s = scalar(ld, v, "offload");
+
+	if (s == NULL)
+		return -1;
+	if (!strcmp(s, "off") || !strcmp(s, "false"))
+		p->offload = CFG_OFFLOAD_OFF;
+	else if (!strcmp(s, "rte_flow"))
+		p->offload = CFG_OFFLOAD_RTE_FLOW;
+	else if (!strcmp(s, "model"))
+		p->offload = CFG_OFFLOAD_MODEL;
+	else
+		return fail(ld, v, "offload is off, rte_flow or model, not '%s'",
+			    s);
+	return 0;
+}
+
+static int
+port_offload_guar(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	return get_u32(ld, v, "offload-guaranteed", 0, 16384,
+		       &((struct port_ctx *)obj)->port->offload_guaranteed);
+}
+
+static int
+port_offload_pool(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	return get_u32(ld, v, "offload-pool", 0, 16384,
+		       &((struct port_ctx *)obj)->port->offload_pool);
+}
+
+static int
+port_offload_rate(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	return get_u32(ld, v, "offload-inserts-per-sec", 0, 1000000,
+		       &((struct port_ctx *)obj)->port->offload_inserts_per_sec);
+}
+
+static int
 port_ofport(struct loader *ld, const yaml_node_t *v, void *obj)
 {
 	struct port_ctx *pc = obj;
@@ -1192,6 +1233,10 @@ static const struct key_rule port_rules[] = {
 	{ "rxd", NULL, K_DPDK, port_rxd },
 	{ "txd", NULL, K_DPDK, port_txd },
 	{ "mtu", NULL, K_DPDK | K_VHOST, port_mtu },
+	{ "offload", NULL, K_DPDK, port_offload },
+	{ "offload-guaranteed", NULL, K_DPDK, port_offload_guar },
+	{ "offload-pool", NULL, K_DPDK, port_offload_pool },
+	{ "offload-inserts-per-sec", NULL, K_DPDK, port_offload_rate },
 	{ "rxq-affinity", NULL, K_DPDK | K_VHOST | K_NULL, port_affinity },
 	{ "pmd-rxq-affinity", "rxq-affinity", K_DPDK | K_VHOST | K_NULL,
 	  port_affinity },
@@ -1263,6 +1308,7 @@ port_defaults(struct cfg_port *p, int line)
 	p->rxd = 1024;
 	p->txd = 1024;
 	p->dst_port = 4789;
+	p->offload_guaranteed = 512;
 }
 
 static int

@@ -44,6 +44,14 @@ struct cfg_port {
 					 * sized by the guest, not here */
 	uint16_t mtu;			/* 0 = leave as is */
 
+	/* partial offload (drivers/offload): off, the E810's rte_flow, or
+	 * the software Flow Director model (tests, hosts without one) */
+	enum cfg_offload { CFG_OFFLOAD_OFF, CFG_OFFLOAD_RTE_FLOW,
+			   CFG_OFFLOAD_MODEL } offload;
+	uint32_t offload_guaranteed;	/* model: filters guaranteed (512) */
+	uint32_t offload_pool;		/* model: shared pool beyond (0) */
+	uint32_t offload_inserts_per_sec;	/* 0: no limit */
+
 	/* vhost */
 	char path[CFG_PATH_MAX];
 

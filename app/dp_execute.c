@@ -196,8 +196,9 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 }
 
 static void
-tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
-	const struct flow_key keys[], const uint8_t idx[], int depth)
+tnl_pop(struct pmd *pmd, const struct megaflow *outer, uint16_t tnl_idx,
+	struct pkt_batch *b, const struct flow_key keys[], const uint8_t idx[],
+	int depth)
 {
 	struct flow_key inner[BATCH_MAX];
 	struct pkt_batch bad;
@@ -225,7 +226,11 @@ tnl_pop(struct pmd *pmd, uint16_t tnl_idx, struct pkt_batch *b,
 				   pmd->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
 		drop_batch(pmd, &bad, DROP_MALFORMED);
 	pmd_stage_mark(pmd, PMD_STAGE_EXTRACT);
+	/* an inner megaflow made in this pass can be offloaded together
+	 * with the outer one that led to it */
+	pmd->tnl_outer = outer;
 	dp_lookup_and_execute(pmd, b, inner, depth + 1);
+	pmd->tnl_outer = NULL;
 }
 
 void
@@ -252,7 +257,7 @@ dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 			tnl_push(pmd, f, b, hashes, idx);
 			break;
 		case DP_ACT_TNL_POP:
-			tnl_pop(pmd, a->port, b, keys, idx, depth);
+			tnl_pop(pmd, f, a->port, b, keys, idx, depth);
 			return;		/* the inner lookup owns the packets */
 		case DP_ACT_SET_ETH_SRC:
 			set_eth_addr(b, &acts->eth_src, true);

@@ -11,6 +11,7 @@
  */
 #include <rte_cycles.h>
 #include "dp_execute.h"
+#include "dp_offload.h"
 #include "dpcls.h"
 #include "emc.h"
 #include "flow_hash.h"
@@ -194,6 +195,8 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	ps->rx_bytes += bytes;
 	pmd->stats.packets += b->n;
 
+	if (pmd->offload)	/* NIC-marked packets skip parse and lookup */
+		dp_offload_mark_path(pmd, b);
 	pkt_batch_init(&malformed);
 	if (miniflow_extract_batch(b, keys, &malformed,
 				   pmd->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT))) {

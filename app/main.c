@@ -459,9 +459,13 @@ main(int argc, char **argv)
 	}
 	commands_register();
 	telemetry_register();
+	if (offload_init(err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		goto out_offload;
+	}
 	if (ports_start(err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
-		goto out_ofproto;
+		goto out_offload;
 	}
 	if (pmds_start()) {
 		fprintf(stderr, "vxswitch: cannot launch PMD threads\n");
@@ -493,9 +497,10 @@ main(int argc, char **argv)
 	rc = 0;
 out_stop_ports:
 	pmds_stop();
+out_offload:
+	offload_fini();
 	ports_stop();
 	ctl_events_process();
-out_ofproto:
 	ofproto_fini();
 out_ports:
 	pmds_destroy();

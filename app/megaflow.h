@@ -33,6 +33,8 @@ struct megaflow {
 	uint32_t rule_uid;		/* OpenFlow rule it was made from, 0 none */
 	uint64_t id;			/* unique per PMD, shown as ufid */
 	bool dead;			/* removed; EMC entries must not use it */
+	uint8_t offload;		/* enum mf_offload (dp_offload.h) */
+	uint32_t mark;			/* NIC mark while offloaded, else 0 */
 	uint8_t batch_group;		/* its group in the burst of ... */
 	uint32_t batch_epoch;		/* ... this epoch (dp_pipeline.c) */
 	bool neigh_miss;		/* drops for want of a next hop's MAC:

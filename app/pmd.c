@@ -13,6 +13,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 #include "dp_execute.h"
+#include "dp_offload.h"
 #include "dpcls.h"
 #include "emc.h"
 #include "pmd.h"
@@ -91,6 +92,7 @@ dp_upcall(struct pmd *pmd, const struct flow_key *key)
 		flow_free(pmd, f);
 		return NULL;
 	}
+	dp_offload_request(pmd, f);
 	return f;
 }
 
@@ -105,6 +107,7 @@ pmd_megaflow_retire(struct pmd *pmd, struct megaflow *f)
 					.bytes = f->n_bytes };
 		pmd_push_event(pmd, &ev);
 	}
+	dp_offload_retire(pmd, f);	/* its mark first: no packet uses it */
 	dpcls_remove(pmd->cls, f);
 	f->dead = true;
 }
@@ -354,6 +357,8 @@ pmd_main(void *arg)
 		}
 		got = pmd_poll_once(pmd);
 		pmd_housekeeping(pmd);
+		if (pmd->offload)
+			dp_offload_poll(pmd);
 		if (unlikely(__atomic_load_n(&pmd->req, __ATOMIC_RELAXED)))
 			pmd_serve_mailbox(pmd);
 		pmd->snap = NULL;

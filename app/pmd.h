@@ -73,6 +73,7 @@ struct pmd_stats {
 	uint64_t upcalls;		/* misses sent to translation */
 	uint64_t upcall_cycles;
 	uint64_t tunnel_pops, tunnel_pushes;
+	uint64_t mark_hits;		/* took the NIC-mark path */
 	uint64_t arp_replies;
 	uint64_t drops[DROP_N_REASONS];
 	uint64_t busy_cycles;		/* iterations that moved packets */
@@ -135,6 +136,12 @@ struct pmd {
 
 	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
 	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
+
+	/* partial offload (dp_offload.c): NULL when the NIC has none */
+	struct offload_mgr *offload;
+	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
+	uint32_t max_marks;
+	const struct megaflow *tnl_outer;	/* during a tnl_pop's inner pass */
 
 	uint64_t seen_gen;
 	const struct dp_snapshot *snap;	/* valid between quiescent states */

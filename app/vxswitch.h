@@ -15,5 +15,7 @@ void telemetry_register(void);		/* telemetry.c */
 void ctl_events_process(void);		/* ctl_events.c */
 void print_exit_stats(FILE *f);		/* commands.c */
 uint32_t mbufs_in_use(void);		/* main.c */
+int offload_init(char *err, size_t errlen);	/* offload_ctl.c */
+void offload_fini(void);			/* offload_ctl.c */
 
 #endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PMD's side of partial offload (drivers/offload/README.md): asking
+ * the offload thread for a NIC rule when an inner megaflow is created
+ * behind a tnl_pop, taking its answers, and the mark path that sends a
+ * packet the NIC marked straight to its megaflow's actions.
+ *
+ * The mark table (mark -> megaflow) belongs to the PMD that made the
+ * megaflows: only it fills, reads and clears it, so it needs no RCU. A
+ * megaflow leaving (expiry, revalidation, flush) clears its mark first, so
+ * a packet still marked by the NIC falls back to the full path.
+ */
+#ifndef VXS_DP_OFFLOAD_H
+#define VXS_DP_OFFLOAD_H
+
+#include "pmd.h"
+
+enum mf_offload {
+	MF_OFFLOAD_NONE,	/* never asked */
+	MF_OFFLOAD_REQUESTED,	/* asked, no answer yet */
+	MF_OFFLOAD_INSTALLED,	/* f->mark is live on the NIC */
+	MF_OFFLOAD_FAILED,	/* refused: stays in software */
+};
+
+/* After an inner megaflow f was installed in the PMD's classifier. */
+void dp_offload_request(struct pmd *pmd, struct megaflow *f);
+/* Before f leaves the classifier. */
+void dp_offload_retire(struct pmd *pmd, struct megaflow *f);
+/* Once per PMD loop: the offload thread's answers. */
+void dp_offload_poll(struct pmd *pmd);
+/* Takes the packets of b with a known NIC mark out of b and runs their
+ * megaflows' actions; b keeps the rest for the full path. */
+void dp_offload_mark_path(struct pmd *pmd, struct pkt_batch *b);
+
+#endif
