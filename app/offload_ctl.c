@@ -18,11 +18,21 @@
 static struct {
 	struct offload_mgr *mgr;
 	struct fdir_model *model;
+	struct fdir_model_pool *pool;	/* the card's shared filters */
 	const char *engine;
 } ol;
 
 static int cmd_offload_show(int argc, const char *argv[], bool json,
 			    struct ds *out, void *aux);
+
+/* offload/show --json keys for the failure reasons */
+static const char *const failed_json_key[OFFLOAD_RESULT_N] = {
+	[OFFLOAD_FAIL_NOT_CANONICAL] = "not_canonical",
+	[OFFLOAD_FAIL_CAPACITY] = "capacity",
+	[OFFLOAD_FAIL_VALIDATE] = "validate",
+	[OFFLOAD_FAIL_EXISTS] = "exists",
+	[OFFLOAD_FAIL_CANCELLED] = "cancelled",
+};
 
 int
 offload_init(char *err, size_t errlen)
@@ -42,11 +52,10 @@ offload_init(char *err, size_t errlen)
 			.pool = NULL,
 			.n_ports = 1,
 		};
-		struct fdir_model_pool *pool =
-			fdir_model_pool_create(u->cfg->offload_pool);
-		lim.pool = pool;
-		ol.model = pool ? fdir_model_create(u->eth_port_id, &lim,
-						    pmd_qsbr) : NULL;
+		ol.pool = fdir_model_pool_create(u->cfg->offload_pool);
+		lim.pool = ol.pool;
+		ol.model = ol.pool ? fdir_model_create(u->eth_port_id, &lim,
+						       pmd_qsbr) : NULL;
 		if (!ol.model ||
 		    fdir_model_attach(ol.model, u->eth_port_id, u->n_rxq)) {
 			snprintf(err, errlen, "%s: cannot set up the Flow "
@@ -104,8 +113,11 @@ offload_fini(void)
 		fdir_model_detach(ol.model);
 		fdir_model_free(ol.model);
 	}
+	if (ol.pool)	/* not the model's: it may serve several ports */
+		fdir_model_pool_free(ol.pool);
 	ol.mgr = NULL;
 	ol.model = NULL;
+	ol.pool = NULL;
 }
 
 static int
@@ -128,7 +140,7 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "failed");
 		json_begin_object(out);
 		for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++) {
-			json_key(out, offload_result_name(r));
+			json_key(out, failed_json_key[r]);
 			json_u64(out, st.failed[r]);
 		}
 		json_end_object(out);
