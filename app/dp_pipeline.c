@@ -195,8 +195,10 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	ps->rx_bytes += bytes;
 	pmd->stats.packets += b->n;
 
-	if (pmd->offload)	/* NIC-marked packets skip parse and lookup */
+	if (pmd->offload) {	/* NIC-marked packets skip parse and lookup */
 		dp_offload_mark_path(pmd, b);
+		pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
+	}
 	pkt_batch_init(&malformed);
 	if (miniflow_extract_batch(b, keys, &malformed,
 				   pmd->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT))) {
