@@ -185,6 +185,8 @@ def vx_topology(a, rundir, n_vms, flows, pcap):
         topo["datapath"]["n-mbufs"] = n_mbufs
     for p in topo["ports"]:
         if p["type"] == "dpdk":
+            if a.offload != "off":
+                p["offload"] = a.offload
             if a.rxd:
                 p["rxd"] = a.rxd
             if a.txd:
@@ -692,6 +694,11 @@ def parse_args(argv=None):
     ap.add_argument("--warmup", type=float, default=3.0)
     ap.add_argument("--fresh", action="store_true",
                     help="restart switch and VMs for every repetition")
+    ap.add_argument("--offload", choices=["off", "model", "rte_flow"],
+                    default="off",
+                    help="vxswitch's partial offload on the NIC port: the "
+                    "software Flow Director model marks what an E810 "
+                    "would (default off)")
     ap.add_argument("--rxd", type=int, default=0,
                     help="NIC rx descriptors (default: the switch's own: "
                     "vxswitch 1024, OVS 2048)")
