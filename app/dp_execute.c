@@ -187,10 +187,12 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 	pmd->stats.tunnel_pushes += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
-	pmd->port_stats[pmd->snap->tnl_idx].tx_packets += b->n;
+	struct pmd_port_stats *ts = &pmd->port_stats[pmd->snap->tnl_idx];
+	uint64_t bytes = 0;
 	for (uint16_t j = 0; j < b->n; j++)
-		pmd->port_stats[pmd->snap->tnl_idx].tx_bytes +=
-			rte_pktmbuf_pkt_len(b->pkts[j]) - VXLAN_TNL_HDR_LEN;
+		bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
+	ts->tx_packets += b->n;
+	ts->tx_bytes += bytes - (uint64_t)b->n * VXLAN_TNL_HDR_LEN;
 	if (dropped.n)
 		drop_batch(pmd, &dropped, DROP_NO_HEADROOM);
 }

@@ -4,6 +4,7 @@
  * a handful of combined comparisons per layer.
  */
 #include "miniflow.h"
+#include "unaligned.h"
 
 #include <netinet/in.h>
 #include <string.h>
@@ -37,24 +38,6 @@ _Static_assert(ETH_HLEN + VLAN_HLEN + IPV4_MAX_HLEN + TCP_MIN_HLEN
 		       <= MF_HDR_MAX, "header buffer too small");
 _Static_assert(ETH_HLEN + VLAN_HLEN + ARP_ETH_IPV4_LEN <= MF_HDR_MAX,
 	       "header buffer too small for ARP");
-
-/* Packet bytes carry no alignment guarantee: load through memcpy. The
- * values stay in network order. */
-static inline rte_be16_t
-load_be16(const uint8_t *p)
-{
-	rte_be16_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static inline rte_be32_t
-load_be32(const uint8_t *p)
-{
-	rte_be32_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
 
 static inline int
 is_vlan_tpid(rte_be16_t type)

@@ -15,6 +15,7 @@
  * pair, w5 from three IPv4 bytes and the port pair.
  */
 #include "miniflow.h"
+#include "unaligned.h"
 
 #include <netinet/in.h>
 #include <string.h>
@@ -34,30 +35,6 @@
  * bits are ignored). Some drivers cannot tell whether IPv4 has options. */
 #define FAST_PTYPE_MASK \
 	(RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK)
-
-static inline uint64_t
-load64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static inline uint16_t
-load16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static inline uint32_t
-load32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
 
 /* The packet_type hint: true unless the NIC classified the packet and its
  * answer is not one of the fast shapes. Only decides whether the shape

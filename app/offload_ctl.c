@@ -25,14 +25,6 @@ static struct {
 static int cmd_offload_show(int argc, const char *argv[], bool json,
 			    struct ds *out, void *aux);
 
-/* offload/show --json keys for the failure reasons */
-static const char *const failed_json_key[OFFLOAD_RESULT_N] = {
-	[OFFLOAD_FAIL_NOT_CANONICAL] = "not_canonical",
-	[OFFLOAD_FAIL_CAPACITY] = "capacity",
-	[OFFLOAD_FAIL_VALIDATE] = "validate",
-	[OFFLOAD_FAIL_EXISTS] = "exists",
-	[OFFLOAD_FAIL_CANCELLED] = "cancelled",
-};
 
 int
 offload_init(char *err, size_t errlen)
@@ -140,7 +132,7 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "failed");
 		json_begin_object(out);
 		for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++) {
-			json_key(out, failed_json_key[r]);
+			json_key(out, offload_result_name(r));
 			json_u64(out, st.failed[r]);
 		}
 		json_end_object(out);

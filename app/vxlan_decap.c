@@ -11,19 +11,11 @@
 
 #include "vxlan_decap.h"
 #include "vxlan_tnl.h"
+#include "unaligned.h"
 
 /* UDP + VXLAN + inner Ethernet: the least a UDP length may cover. */
 #define MIN_UDP_LEN ((uint32_t)(sizeof(struct rte_udp_hdr) + \
 				sizeof(struct rte_vxlan_hdr) + RTE_ETHER_HDR_LEN))
-
-static inline rte_be16_t
-load_be16(const uint8_t *p)
-{
-	rte_be16_t v;
-
-	memcpy(&v, p, sizeof v);	/* frames need not be 2-byte aligned */
-	return v;
-}
 
 /* Which outer checksums the NIC already verified. A NIC that parses VXLAN
  * itself (a tunnel packet type) reports the inner headers in the plain

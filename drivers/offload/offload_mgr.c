@@ -470,10 +470,10 @@ offload_result_name(enum offload_result r)
 {
 	static const char *const names[OFFLOAD_RESULT_N] = {
 		[OFFLOAD_OK] = "ok",
-		[OFFLOAD_FAIL_NOT_CANONICAL] = "not canonical",
+		[OFFLOAD_FAIL_NOT_CANONICAL] = "not_canonical",
 		[OFFLOAD_FAIL_CAPACITY] = "capacity",
-		[OFFLOAD_FAIL_VALIDATE] = "validate error",
-		[OFFLOAD_FAIL_EXISTS] = "rule exists",
+		[OFFLOAD_FAIL_VALIDATE] = "validate",
+		[OFFLOAD_FAIL_EXISTS] = "exists",
 		[OFFLOAD_FAIL_CANCELLED] = "cancelled",
 	};
 	return (unsigned)r < OFFLOAD_RESULT_N ? names[r] : "?";

@@ -18,21 +18,9 @@
 #include "emc.h"
 #include "flow_hash.h"
 #include "pkt_batch.h"
+#include "unit_test.h"
 
-static unsigned n_passed, n_failed;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			n_passed++;                                            \
-		} else {                                                       \
-			if (n_failed++ < 20) {                                 \
-				printf("FAIL %s:%d: ", __func__, __LINE__);    \
-				printf(__VA_ARGS__);                           \
-				printf("\n");                                  \
-			}                                                      \
-		}                                                              \
-	} while (0)
 
 /* ---- deterministic randomness (splitmix64) ---- */
 
@@ -1010,19 +998,6 @@ test_scale(int argc, char **argv)
 	return v > 0 ? v : 1.0;
 }
 
-static int
-eal_init(void)
-{
-	char prefix[64];
-
-	snprintf(prefix, sizeof prefix, "--file-prefix=test_dpcls_%d",
-		 (int)getpid());
-	char *args[] = { "test_dpcls", "--no-huge", "--no-pci", "-m", "256",
-			 "--no-shconf", "--log-level=error", prefix, NULL };
-
-	return rte_eal_init(RTE_DIM(args) - 1, args);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -1030,10 +1005,8 @@ main(int argc, char **argv)
 	const char *seed_env = getenv("VXS_TEST_SEED");
 	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x5eedc1a55ull;
 
-	if (eal_init() < 0) {
-		printf("rte_eal_init failed\n0 passed, 1 failed\n");
+	if (unit_test_eal_init("test_dpcls", "256"))
 		return 1;
-	}
 	rng_state = seed;
 	printf("seed 0x%" PRIx64 " (VXS_TEST_SEED), scale %.2f\n", seed,
 	       scale);
@@ -1052,6 +1025,5 @@ main(int argc, char **argv)
 	test_emc((unsigned)(20000 * scale) + 64);
 
 	rte_eal_cleanup();
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed ? 1 : 0;
+	return unit_test_report();
 }

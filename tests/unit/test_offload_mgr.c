@@ -20,21 +20,10 @@
 #include <rte_version.h>
 #include "fdir_model.h"
 #include "offload_mgr.h"
+#include "unit_test.h"
 
-static unsigned n_passed, n_failed;
 static struct rte_mempool *pool;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			n_passed++;                                            \
-		} else {                                                       \
-			n_failed++;                                            \
-			printf("FAIL %s:%d: ", __func__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
 
 #define IP(a, b, c, d) \
 	rte_cpu_to_be_32(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | \
@@ -503,18 +492,9 @@ test_cancel(void)
 int
 main(int argc, char **argv)
 {
-	(void)argc;
-	char prefix[64];
-
-	snprintf(prefix, sizeof prefix, "--file-prefix=test_offload_mgr_%d",
-		 (int)getpid());
-	char *eal_args[] = { argv[0], "--no-huge", "--no-pci", "-m", "128",
-			     "--no-shconf", "--no-telemetry",
-			     "--log-level=error", prefix };
-	if (rte_eal_init(RTE_DIM(eal_args), eal_args) < 0) {
-		printf("EAL init failed\n0 passed, 1 failed\n");
+	(void)argc, (void)argv;
+	if (unit_test_eal_init("test_offload_mgr", "128"))
 		return 1;
-	}
 	pool = rte_pktmbuf_pool_create("ofl_test", 256, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
@@ -529,6 +509,5 @@ main(int argc, char **argv)
 	test_cancel();
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed ? 1 : 0;
+	return unit_test_report();
 }

@@ -15,24 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmd_poll.h"
+#include "unit_test.h"
 
 #define BURST 32
 #define BOUND (PMD_POLL_THRESH_MAX + 1)
 
-static unsigned n_passed, n_failed;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			n_passed++;                                            \
-		} else {                                                       \
-			if (n_failed++ < 20) {                                 \
-				printf("FAIL %s:%d: ", __func__, __LINE__);    \
-				printf(__VA_ARGS__);                           \
-				printf("\n");                                  \
-			}                                                      \
-		}                                                              \
-	} while (0)
 
 static uint64_t rng_state = 0x5eedf00dull;
 
@@ -414,6 +402,5 @@ main(void)
 	test_wakeup_bound();
 	test_fairness_32();
 	test_idle_backoff();
-	printf("%u passed, %u failed\n", n_passed, n_failed);
-	return n_failed ? 1 : 0;
+	return unit_test_report();
 }
