@@ -464,6 +464,8 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 	ds_put_format(out, "  tunnel pushes: %lu\n", ld(&s->tunnel_pushes));
 	ds_put_format(out, "  NIC-marked (parse and lookup skipped): %lu\n",
 		      ld(&s->mark_hits));
+	ds_put_format(out, "  NIC-marked, full path (unknown/stale mark or "
+		      "check failed): %lu\n", ld(&s->mark_fallbacks));
 	ds_put_format(out, "  avg. lookups per packet: %.2f\n",
 		      pkts ? (double)lookups / pkts : 0);
 	ds_put_format(out, "  exact match hits: %lu\n", emc);
@@ -514,6 +516,8 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "tunnel_pops"); json_u64(out, ld(&s->tunnel_pops));
 	json_key(out, "tunnel_pushes"); json_u64(out, ld(&s->tunnel_pushes));
 	json_key(out, "mark_hits"); json_u64(out, ld(&s->mark_hits));
+	json_key(out, "mark_fallbacks");
+	json_u64(out, ld(&s->mark_fallbacks));
 	json_key(out, "arp_replies"); json_u64(out, ld(&s->arp_replies));
 	json_key(out, "busy_cycles"); json_u64(out, busy);
 	json_key(out, "idle_cycles"); json_u64(out, ld(&s->idle_cycles));

@@ -7,7 +7,10 @@
 #include "dp_execute.h"
 #include "dp_offload.h"
 #include "dp_snapshot.h"
+#include "miniflow.h"
 #include "offload_mgr.h"
+#include "unaligned.h"
+#include "vxlan_decap.h"
 #include "vxlan_tnl.h"
 
 /* A megaflow's id for the offload thread: its slot in the PMD's pool and
@@ -60,6 +63,15 @@ dp_offload_request(struct pmd *pmd, struct megaflow *f)
 }
 
 void
+dp_offload_refresh(struct pmd *pmd, struct megaflow *f)
+{
+	if (f->offload == MF_OFFLOAD_REQUESTED && f->n_packets)
+		offload_mgr_request_refresh(pmd->offload, pmd->idx,
+					    megaflow_offload_id(pmd, f),
+					    f->n_packets);
+}
+
+void
 dp_offload_retire(struct pmd *pmd, struct megaflow *f)
 {
 	if (!pmd->offload || f->offload == MF_OFFLOAD_NONE ||
@@ -99,33 +111,60 @@ dp_offload_poll(struct pmd *pmd)
 	}
 }
 
-/* The NIC matched eth/ipv4/udp/vxlan(vni)/eth/ipv4(dst): check only what
- * the strip relies on, and that the VNI is the megaflow's. */
-static bool
-strip_outer(struct rte_mbuf *m, const struct megaflow *f)
-{
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)p;
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eh + 1);
-	uint32_t ihl, off;
+/* The shape an E810 VXLAN rule matches, at fixed offsets: untagged
+ * Ethernet, IPv4 without options, UDP, VXLAN, then at least the inner
+ * Ethernet and IPv4 headers. */
+#define MK_IP	RTE_ETHER_HDR_LEN
+#define MK_UDP	(MK_IP + 20)
+#define MK_MIN_LEN (VXLAN_TNL_HDR_LEN + RTE_ETHER_HDR_LEN + 20)
+_Static_assert(VXLAN_TNL_HDR_LEN == MK_UDP + 16, "eth+ipv4+udp+vxlan");
 
-	if (rte_pktmbuf_data_len(m) < VXLAN_TNL_HDR_LEN + RTE_ETHER_HDR_LEN ||
-	    eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
-	    (ip->version_ihl >> 4) != 4)
+/* The mark only names a candidate megaflow: the NIC's rule may be stale
+ * (deleted after it marked this packet), and a rule matches fewer fields
+ * than the software checks. So m takes the mark path only if the full
+ * path would have sent it to f: the outer header is for our VTEP (what
+ * the underlay's tnl_pop megaflow matched), it passes the very checks of
+ * the tnl_pop stage (vxlan_decap_pkt: lengths, flags, checksums unless
+ * the NIC verified them), and its inner key matches f's key under f's
+ * mask. What is skipped is the outer parse, two hashes and two lookups.
+ * On success m is stripped to its inner frame; on failure it is left as
+ * it came, for the full path, which then decides (and counts) as always. */
+static bool
+mark_check_strip(const struct pmd *pmd, struct rte_mbuf *m,
+		 const struct megaflow *f)
+{
+	const struct dp_snapshot *s = pmd->snap;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct flow_key key;
+
+	/* Anything else (a VLAN tag, IP options, bytes past the UDP datagram
+	 * that the strip would trim and could not put back) is rare: the
+	 * full path handles it. */
+	if (unlikely(rte_pktmbuf_data_len(m) < MK_MIN_LEN))
 		return false;
-	ihl = (ip->version_ihl & 0xf) * 4;	/* options still match a rule */
-	off = RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr);
-	if (ihl < 20 || rte_pktmbuf_data_len(m) < off + 8 + RTE_ETHER_HDR_LEN)
+	uint32_t ip_len = rte_be_to_cpu_16(load_be16(p + MK_IP + 2));
+	uint32_t udp_len = rte_be_to_cpu_16(load_be16(p + MK_UDP + 4));
+	if (unlikely((load32(p + 12) & RTE_BE32(0xffffff00)) !=
+		     RTE_BE32(0x08004500) ||
+		     load_be32(p + MK_IP + 16) != s->vtep_ip ||
+		     load_be16(p + MK_UDP + 2) !=
+		     rte_cpu_to_be_16(s->tnl_dst_port) ||
+		     MK_IP + ip_len != rte_pktmbuf_pkt_len(m) ||
+		     20 + udp_len != ip_len))
 		return false;
-	const struct rte_vxlan_hdr *vx =
-		(const struct rte_vxlan_hdr *)(p + off);
-	if (vx->vx_flags != RTE_BE32(VXLAN_FLAGS_WORD) ||
-	    rte_be_to_cpu_32(vx->vx_vni) >> 8 != f->key.tun_id)
-		return false;
-	rte_pktmbuf_adj(m, (uint16_t)(off + 8));
-	m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
-	m->packet_type = RTE_PTYPE_UNKNOWN;
-	return true;
+
+	uint64_t ol_flags = m->ol_flags;
+	uint32_t ptype = m->packet_type;
+	if (!vxlan_decap_pkt(m, &key, s->tnl_ofport))
+		return false;		/* untouched */
+	if (likely(miniflow_extract_fast(m, &key) == 0 &&
+		   flow_key_match(&key, &f->key, &f->mask)))
+		return true;
+	/* nothing was trimmed (pkt_len is the IPv4 length): undo the strip */
+	rte_pktmbuf_prepend(m, VXLAN_TNL_HDR_LEN);
+	m->ol_flags = ol_flags;
+	m->packet_type = ptype;
+	return false;
 }
 
 struct mark_group {
@@ -145,13 +184,17 @@ dp_offload_mark_path(struct pmd *pmd, struct pkt_batch *b)
 		struct rte_mbuf *m = b->pkts[i];
 		struct megaflow *f = NULL;
 
-		if (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID) {
-			uint32_t mark = m->hash.fdir.hi;
-			if (mark && mark <= pmd->max_marks)
-				f = pmd->mark_table[mark];
+		if (!(m->ol_flags & RTE_MBUF_F_RX_FDIR_ID)) {
+			b->pkts[kept++] = m;
+			continue;
 		}
-		/* unknown or stale mark, or no mark: the full path */
-		if (!f || !strip_outer(m, f)) {
+		uint32_t mark = m->hash.fdir.hi;
+		if (mark && mark <= pmd->max_marks)
+			f = pmd->mark_table[mark];
+		/* an unknown or stale mark, or a packet that is not what
+		 * the mark's megaflow matches: the full path */
+		if (!f || !mark_check_strip(pmd, m, f)) {
+			pmd->stats.mark_fallbacks++;
 			b->pkts[kept++] = m;
 			continue;
 		}
@@ -180,7 +223,8 @@ dp_offload_mark_path(struct pmd *pmd, struct pkt_batch *b)
 		ps->rx_packets += n;
 		for (uint16_t j = 0; j < n; j++)
 			ps->rx_bytes += rte_pktmbuf_pkt_len(g[k].b.pkts[j]);
-		/* actions_need_no_key(): no keys, hashes or positions used */
+		/* actions_need_no_key(): no keys, hashes or positions used.
+		 * Packets of one group came in that order: order kept. */
 		dp_execute(pmd, f, &g[k].b, NULL, NULL, NULL, 1);
 	}
 }

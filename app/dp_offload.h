@@ -7,7 +7,10 @@
  * The mark table (mark -> megaflow) belongs to the PMD that made the
  * megaflows: only it fills, reads and clears it, so it needs no RCU. A
  * megaflow leaving (expiry, revalidation, flush) clears its mark first, so
- * a packet still marked by the NIC falls back to the full path.
+ * a packet still marked by the NIC falls back to the full path. A mark is
+ * only a hint: a packet takes the mark path only if the full path would
+ * have sent it to the same megaflow (mark_check_strip), so a stale, reused
+ * or bogus mark costs a fallback, never a wrong action.
  */
 #ifndef VXS_DP_OFFLOAD_H
 #define VXS_DP_OFFLOAD_H
@@ -23,12 +26,16 @@ enum mf_offload {
 
 /* After an inner megaflow f was installed in the PMD's classifier. */
 void dp_offload_request(struct pmd *pmd, struct megaflow *f);
+/* From the periodic sweep while the offload thread has a backlog: f's
+ * packet count so far, so that the busiest flows are inserted first. */
+void dp_offload_refresh(struct pmd *pmd, struct megaflow *f);
 /* Before f leaves the classifier. */
 void dp_offload_retire(struct pmd *pmd, struct megaflow *f);
 /* Once per PMD loop: the offload thread's answers. */
 void dp_offload_poll(struct pmd *pmd);
-/* Takes the packets of b with a known NIC mark out of b and runs their
- * megaflows' actions; b keeps the rest for the full path. */
+/* Takes the packets of b with a known NIC mark that pass the check out of
+ * b and runs their megaflows' actions; b keeps the rest, in order, for the
+ * full path (marked ones among them counted in stats.mark_fallbacks). */
 void dp_offload_mark_path(struct pmd *pmd, struct pkt_batch *b);
 
 #endif

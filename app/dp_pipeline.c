@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include "dp_execute.h"
 #include "dp_offload.h"
+#include "dp_snapshot.h"
 #include "dpcls.h"
 #include "emc.h"
 #include "flow_hash.h"
@@ -195,7 +196,10 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	ps->rx_bytes += bytes;
 	pmd->stats.packets += b->n;
 
-	if (pmd->offload) {	/* NIC-marked packets skip parse and lookup */
+	/* NIC-marked packets skip parse and lookup; only the underlay port
+	 * has offload rules */
+	if (pmd->offload && in->idx == pmd->snap->underlay_idx &&
+	    pmd->snap->has_underlay) {
 		dp_offload_mark_path(pmd, b);
 		pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
 	}

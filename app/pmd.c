@@ -16,6 +16,7 @@
 #include "dp_offload.h"
 #include "dpcls.h"
 #include "emc.h"
+#include "offload_mgr.h"
 #include "pmd.h"
 #include "xlate.h"
 
@@ -120,6 +121,7 @@ struct sweep {
 	bool all;			/* flush */
 	bool revalidate;
 	bool expire;
+	bool offload_refresh;	/* the offload thread has a backlog */
 };
 
 static void
@@ -145,6 +147,8 @@ sweep_one(struct megaflow *f, void *aux)
 	if (retire) {
 		pmd_megaflow_retire(s->pmd, f);
 		s->dead[s->n_dead++] = f;
+	} else if (s->offload_refresh) {
+		dp_offload_refresh(s->pmd, f);
 	}
 }
 
@@ -153,6 +157,10 @@ sweep_flows(struct pmd *pmd, bool all, bool revalidate, bool expire)
 {
 	struct sweep s = { .pmd = pmd, .all = all, .revalidate = revalidate,
 			   .expire = expire, .now = rte_rdtsc() };
+
+	/* the periodic sweep also re-ranks this PMD's pending offloads */
+	s.offload_refresh = expire && pmd->offload &&
+			    offload_mgr_queue_depth(pmd->offload) > 0;
 
 	if (!dpcls_count(pmd->cls))
 		return;

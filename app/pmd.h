@@ -74,6 +74,9 @@ struct pmd_stats {
 	uint64_t upcall_cycles;
 	uint64_t tunnel_pops, tunnel_pushes;
 	uint64_t mark_hits;		/* took the NIC-mark path */
+	uint64_t mark_fallbacks;	/* NIC-marked, sent to the full path:
+					 * unknown or stale mark, or not what
+					 * the mark's megaflow matches */
 	uint64_t arp_replies;
 	uint64_t drops[DROP_N_REASONS];
 	uint64_t busy_cycles;		/* iterations that moved packets */

@@ -88,6 +88,8 @@ tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "packets", ld(&s->packets));
 	rte_tel_data_add_dict_u64(d, "emc_hits", ld(&s->emc_hits));
 	rte_tel_data_add_dict_u64(d, "megaflow_hits", ld(&s->megaflow_hits));
+	rte_tel_data_add_dict_u64(d, "mark_hits", ld(&s->mark_hits));
+	rte_tel_data_add_dict_u64(d, "mark_fallbacks", ld(&s->mark_fallbacks));
 	rte_tel_data_add_dict_u64(d, "upcalls", ld(&s->upcalls));
 	rte_tel_data_add_dict_u64(d, "tunnel_pops", ld(&s->tunnel_pops));
 	rte_tel_data_add_dict_u64(d, "tunnel_pushes", ld(&s->tunnel_pushes));

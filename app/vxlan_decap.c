@@ -101,10 +101,8 @@ udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	return sum == 0xffff;
 }
 
-/* Checks one packet and, if it is good, strips it and fills its key.
- * A bad packet is left exactly as it came. */
-static inline bool
-vxlan_decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
+static inline __rte_always_inline bool
+decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 {
 	const uint32_t seg_len = rte_pktmbuf_data_len(m);
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
@@ -194,6 +192,12 @@ vxlan_decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 	return true;
 }
 
+bool
+vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
+{
+	return decap_one(m, key, tnl_ofport);
+}
+
 uint16_t
 vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 		  uint32_t tnl_ofport, struct pkt_batch *bad)
@@ -206,7 +210,7 @@ vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 
 		/* keys[kept] is free to overwrite: decap does not read the
 		 * outer key, and kept <= i. */
-		if (likely(vxlan_decap_one(m, &keys[kept], tnl_ofport)))
+		if (likely(decap_one(m, &keys[kept], tnl_ofport)))
 			b->pkts[kept++] = m;
 		else
 			pkt_batch_add(bad, m);

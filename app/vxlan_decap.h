@@ -38,4 +38,10 @@
 uint16_t vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 			   uint32_t tnl_ofport, struct pkt_batch *bad);
 
+/* The same checks and strip for one packet, for the NIC-mark path
+ * (dp_offload.c): true if m was good (now stripped, key filled as above);
+ * false, m untouched, if it would have gone to *bad. */
+bool vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key,
+		     uint32_t tnl_ofport);
+
 #endif

@@ -61,8 +61,12 @@ struct offload_mgr {
 	unsigned n_pending, pending_cap;
 	bool pending_dirty;
 	struct mark_entry *marks;	/* [max_marks + 1] */
-	uint32_t *free_marks;		/* stack */
-	uint32_t n_free;
+	/* FIFO of free marks: a mark whose rule was just destroyed goes to
+	 * the back, so it is the last to be reused; packets the NIC marked
+	 * with it before the destroy and that still sit in an rx ring are
+	 * long gone by then (and the mark path checks them anyway). */
+	uint32_t *free_marks;
+	uint32_t free_head, n_free;
 	double tokens;
 	uint64_t last_refill;
 	uint64_t tsc_hz;
@@ -242,14 +246,31 @@ fail(struct offload_mgr *m, const struct offload_req *r,
 static uint32_t
 mark_alloc(struct offload_mgr *m)
 {
-	return m->n_free ? m->free_marks[--m->n_free] : 0;
+	if (!m->n_free)
+		return 0;
+	uint32_t mark = m->free_marks[m->free_head];
+	m->free_head = (m->free_head + 1) % m->p.max_marks;
+	m->n_free--;
+	return mark;
 }
 
+/* A mark that was allocated but never reached the NIC: back to the front,
+ * where it came from. */
+static void
+mark_unalloc(struct offload_mgr *m, uint32_t mark)
+{
+	m->free_head = (m->free_head + m->p.max_marks - 1) % m->p.max_marks;
+	m->free_marks[m->free_head] = mark;
+	m->n_free++;
+}
+
+/* A mark whose NIC rule is gone: to the back of the queue. */
 static void
 mark_free(struct offload_mgr *m, uint32_t mark)
 {
 	memset(&m->marks[mark], 0, sizeof m->marks[mark]);
-	m->free_marks[m->n_free++] = mark;
+	m->free_marks[(m->free_head + m->n_free) % m->p.max_marks] = mark;
+	m->n_free++;
 	ST_SET(m->st_marks_in_use, m->p.max_marks - m->n_free);
 }
 
@@ -279,7 +300,7 @@ do_add(struct offload_mgr *m, const struct offload_req *r)
 	}
 	rule.mark.id = mark;
 	if (engine_validate(m, &rule) != 0) {
-		m->free_marks[m->n_free++] = mark;
+		mark_unalloc(m, mark);
 		fail(m, r, OFFLOAD_FAIL_VALIDATE);
 		return;
 	}
@@ -288,7 +309,7 @@ do_add(struct offload_mgr *m, const struct offload_req *r)
 	void *h = engine_create(m, &rule, &err);
 	lat_record(m, rte_rdtsc() - t0);
 	if (!h) {
-		m->free_marks[m->n_free++] = mark;
+		mark_unalloc(m, mark);
 		fail(m, r, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
 			   OFFLOAD_FAIL_CAPACITY);
 		return;
@@ -342,6 +363,19 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 		mark_free(m, mark);
 	ST_ADD(m->st_destroyed, 1);
 	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_DEL, OFFLOAD_OK);
+}
+
+static void
+pend_refresh(struct offload_mgr *m, const struct offload_req *r)
+{
+	for (unsigned i = 0; i < m->n_pending; i++) {
+		struct offload_req *q = &m->pending[i];
+		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
+			q->n_packets = r->n_packets;
+			m->pending_dirty = true;
+			return;
+		}
+	}
 }
 
 static void
@@ -428,6 +462,8 @@ offload_thread(void *arg)
 			for (unsigned i = 0; i < n; i++) {
 				if (batch[i].op == OFFLOAD_OP_DEL)
 					do_del(m, &batch[i]);
+				else if (batch[i].op == OFFLOAD_OP_REFRESH)
+					pend_refresh(m, &batch[i]);
 				else
 					pend_add(m, &batch[i]);
 			}
@@ -536,9 +572,10 @@ offload_mgr_create(const struct offload_mgr_params *p)
 		if (!m->compl[i])
 			goto err;
 	}
-	/* stack: mark 1 on top */
+	/* mark 1 first */
 	for (uint32_t i = 0; i < m->p.max_marks; i++)
-		m->free_marks[i] = m->p.max_marks - i;
+		m->free_marks[i] = i + 1;
+	m->free_head = 0;
 	m->n_free = m->p.max_marks;
 
 	if (pthread_create(&m->thread, NULL, offload_thread, m) != 0) {
@@ -640,6 +677,31 @@ offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
 	r.pmd = pmd;
 	r.op = OFFLOAD_OP_DEL;
 	return enqueue(m, &r);
+}
+
+int
+offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
+			    uint64_t megaflow_id, uint64_t n_packets)
+{
+	struct offload_req r;
+
+	if (!m || pmd >= m->p.n_pmds)
+		return -EINVAL;
+	memset(&r, 0, sizeof r);
+	r.megaflow_id = megaflow_id;
+	r.n_packets = n_packets;
+	r.pmd = pmd;
+	r.op = OFFLOAD_OP_REFRESH;
+	if (rte_ring_mp_enqueue_elem(m->req, &r, sizeof r) != 0)
+		return -ENOBUFS;	/* not a lost request: not counted */
+	return 0;
+}
+
+uint32_t
+offload_mgr_queue_depth(const struct offload_mgr *m)
+{
+	return rte_ring_count(m->req) +
+	       __atomic_load_n(&m->st_pending, __ATOMIC_RELAXED);
 }
 
 unsigned

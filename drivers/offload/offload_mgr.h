@@ -69,7 +69,9 @@ enum offload_result {
 	OFFLOAD_RESULT_N
 };
 
-enum offload_op { OFFLOAD_OP_ADD = 1, OFFLOAD_OP_DEL = 2 };
+/* REFRESH has no completion: it only re-ranks a pending ADD. */
+enum offload_op { OFFLOAD_OP_ADD = 1, OFFLOAD_OP_DEL = 2,
+		  OFFLOAD_OP_REFRESH = 3 };
 
 struct offload_completion {
 	uint64_t megaflow_id;
@@ -113,6 +115,16 @@ int offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 			    const struct flow_key *inner_key,
 			    const struct flow_key *inner_mask,
 			    uint64_t n_packets);
+/* A megaflow's newer packet count for its pending ADD, so that under the
+ * rate limit the busiest flows go first by what they carry now, not by
+ * what they had carried when first asked for. Ignored when the ADD is no
+ * longer pending (done, failed or cancelled). Never blocks; -ENOBUFS if
+ * the ring is full (harmless). */
+int offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
+				uint64_t megaflow_id, uint64_t n_packets);
+/* ADDs waiting for the thread (on the ring or pending a token): what a
+ * PMD reads to decide whether refreshing its counts is worth it. */
+uint32_t offload_mgr_queue_depth(const struct offload_mgr *m);
 /* mark: the one the ADD's completion gave, or 0 if not known yet. */
 int offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
 			    uint64_t megaflow_id, uint32_t mark);

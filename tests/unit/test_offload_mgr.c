@@ -274,16 +274,21 @@ test_seed_vms(void)
 	      "del completion");
 	CHECK(mark_of(md, 1) == 0, "vm 1 still marked after DEL");
 	CHECK(mark_of(md, 2) == mark[2], "vm 2 lost its mark");
+	/* freed marks queue up behind the never-used ones (FIFO): the mark
+	 * just freed is not handed straight to another flow */
 	CHECK(add_vm(m, 0, 105, 5, 1) == 0, "add vm 5");
+	uint32_t mark5 = 0;
 	CHECK(wait_compl(m, 0, c, 1) == 1 && c[0].result == OFFLOAD_OK &&
-	      c[0].mark == mark[1], "vm 5: %s mark %u, want recycled %u",
+	      (mark5 = c[0].mark) != 0 && mark5 != mark[1] &&
+	      mark5 != mark[2] && mark5 != mark[3] && mark5 != mark[4],
+	      "vm 5: %s mark %u, want a fresh one (not %u)",
 	      offload_result_name(c[0].result), c[0].mark, mark[1]);
-	CHECK(mark_of(md, 5) == mark[1], "vm 5 not marked with %u", mark[1]);
+	CHECK(mark_of(md, 5) == mark5, "vm 5 not marked with %u", mark5);
 
 	/* DEL with the mark not known yet (0): found by megaflow id */
 	CHECK(offload_mgr_request_del(m, 0, 105, 0) == 0, "del by id");
 	CHECK(wait_compl(m, 0, c, 1) == 1 && c[0].op == OFFLOAD_OP_DEL &&
-	      c[0].mark == mark[1], "del by id completion");
+	      c[0].mark == mark5, "del by id completion");
 	CHECK(mark_of(md, 5) == 0, "vm 5 still marked");
 
 	offload_mgr_get_stats(m, &st);
@@ -403,6 +408,38 @@ test_priority(void)
 	CHECK(st.rate_deferred >= 9, "deferred %lu",
 	      (unsigned long)st.rate_deferred);
 	CHECK(st.installed == 11, "installed %lu", (unsigned long)st.installed);
+
+	/* asked for at their first packet (count 1 each, as a PMD's upcall
+	 * does), then refreshed with what they carried since: the order
+	 * follows the refreshed counts */
+	add_vm(m, 0, 2, 2, 1);
+	CHECK(wait_compl(m, 0, c, 1) == 1 && c[0].result == OFFLOAD_OK,
+	      "blocker 2");
+	for (unsigned i = 0; i < 8; i++)
+		CHECK(add_vm(m, 0, 30 + i, 30 + i, 1) == 0, "add %u", i);
+	for (unsigned i = 0; i < 8; i++)
+		CHECK(offload_mgr_request_refresh(m, 0, 30 + i,
+						  ((i * 5) % 8 + 1) * 10) == 0,
+		      "refresh %u", i);
+	CHECK(offload_mgr_queue_depth(m) > 0, "no backlog seen");
+	/* a refresh for a megaflow with no pending ADD changes nothing */
+	CHECK(offload_mgr_request_refresh(m, 0, 999, 1000000) == 0,
+	      "refresh unknown");
+	n = wait_compl(m, 0, c, 8);
+	CHECK(n == 8, "%u completions after refresh", n);
+	prev = UINT64_MAX;
+	ordered = true;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = (unsigned)(c[i].megaflow_id - 30);
+		uint64_t pk = ((k * 5) % 8 + 1) * 10;
+		if (k >= 8 || pk > prev || c[i].result != OFFLOAD_OK)
+			ordered = false;
+		prev = pk;
+	}
+	CHECK(ordered, "refreshed counts not busiest first");
+	CHECK(wait_compl(m, 0, c, 1) == 0, "refresh made a completion");
+	offload_mgr_get_stats(m, &st);
+	CHECK(st.installed == 20, "installed %lu", (unsigned long)st.installed);
 	offload_mgr_destroy(m);
 	fdir_model_free(md);
 	fdir_model_pool_free(pp);

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The NIC-mark path (app/dp_offload.c) in the real pipeline: config_load,
+ * ports, a PMD driven from this thread (as perf/dpbench does), the real
+ * offload thread and the software Flow Director model marking frames as
+ * the E810 would. The VMs are net_ring ports, whose tx ring is their rx
+ * ring, so what the switch sent each VM is read back byte for byte.
+ *
+ * A mark is only a hint. Frames the model marked take the mark path and
+ * come out exactly as the full path makes them; frames with an unknown,
+ * stale, out-of-range or reserved mark, or a known mark on a frame its
+ * megaflow does not match (another VM's address, bad VXLAN flags, a bad
+ * outer checksum, a malformed inner packet, trailing bytes, a VLAN tag),
+ * go to the full path and meet exactly the fate they meet unmarked:
+ * delivered to the right VM byte for byte, or dropped under the right
+ * reason. Nothing leaks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+#include "config.h"
+#include "dp_offload.h"
+#include "dp_snapshot.h"
+#include "fdir_model.h"
+#include "offload_mgr.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "port.h"
+#include "unit_test.h"
+
+#define N_VMS 4
+#define VNI 1001
+#define INNER_LEN 78			/* eth + ipv4 + udp + 36 bytes */
+#define OUTER_LEN 50
+
+static struct rte_mempool *pool;
+static struct port *nic, *vm_port[N_VMS];
+static struct pmd *pmd;
+static struct fdir_model_pool *model_pool;
+static struct fdir_model *model;
+static struct offload_mgr *mgr;
+
+/* ---- topology ---------------------------------------------------------- */
+
+static int
+write_topology(char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/test_mark_path-XXXXXX.yaml");
+	int fd = mkstemps(path, 5);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "datapath:\n  pmd-cores: [1]\n  emc-insert-inv-prob: 1\n"
+		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
+		   "  mac: '10:00:00:00:00:01'\n"
+		   "  routes: [{prefix: 172.1.0.0/24}]\n"
+		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
+		   "ports:\n");
+	for (int i = 0; i < N_VMS; i++)
+		fprintf(f, "  - {name: vm%d, type: dpdk, "
+			   "devargs: net_ring_mpvm%d}\n", i, i);
+	fprintf(f, "  - {name: vxlan, type: vxlan, options: {remote_ip: flow,"
+		   " local_ip: flow, key: flow, vnis: [%d]}}\n"
+		   "  - {name: phy, type: 'null'}\n"
+		   "flows:\n", VNI);
+	for (int i = 0; i < N_VMS; i++)
+		fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,"
+			   "actions=output:vm%d\n", i, i);
+	return fclose(f);
+}
+
+/* ---- frames ------------------------------------------------------------ */
+
+enum variant {
+	V_GOOD,
+	V_BAD_FLAGS,		/* VXLAN flags without I */
+	V_BAD_OUTER_CSUM,
+	V_BAD_INNER_IHL,	/* inner IPv4 IHL 4: malformed */
+	V_TRAILER,		/* 4 bytes past the UDP datagram */
+	V_OUTER_VLAN,		/* 802.1Q-tagged outer */
+	V_ICMP,			/* inner ICMP: not a fast shape */
+};
+
+static void
+ip_hdr(uint8_t *p, uint16_t len, uint8_t proto, uint32_t src, uint32_t dst)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	memset(ip, 0, sizeof *ip);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* The inner frame VM vm receives for flow k. */
+static void
+inner_frame(uint8_t *p, int vm, uint16_t k, bool icmp)
+{
+	static const uint8_t vm_mac[6] = { 0x52, 0x54, 0, 0, 0, 0 },
+			     remote_mac[6] = { 0xa0, 0, 0, 0, 0, 2 };
+	memcpy(p, vm_mac, 6);
+	p[5] = (uint8_t)vm;
+	memcpy(p + 6, remote_mac, 6);
+	p[12] = 0x08;
+	p[13] = 0x00;
+	ip_hdr(p + 14, INNER_LEN - 14, icmp ? IPPROTO_ICMP : IPPROTO_UDP,
+	       RTE_IPV4(192, 2, 0, 1), RTE_IPV4(192, 1, 0, vm));
+	uint8_t *l4 = p + 34;
+	for (int i = 0; i < INNER_LEN - 34; i++)
+		l4[i] = (uint8_t)(k * 7 + i);
+	if (icmp) {
+		l4[0] = 8;
+		l4[1] = 0;
+	} else {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)l4;
+		u->src_port = rte_cpu_to_be_16(40000 + k);
+		u->dst_port = rte_cpu_to_be_16(5001);
+		u->dgram_len = rte_cpu_to_be_16(INNER_LEN - 34);
+		u->dgram_cksum = 0;
+	}
+}
+
+/* A VXLAN frame from the remote VTEP carrying inner_frame(vm, k), with
+ * *want (if given) the bytes VM vm should receive. */
+static struct rte_mbuf *
+decap_frame(int vm, uint16_t k, enum variant v, uint8_t *want)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	if (!m)
+		return NULL;
+	uint16_t vlan = v == V_OUTER_VLAN ? 4 : 0;
+	uint16_t trailer = v == V_TRAILER ? 4 : 0;
+	uint16_t len = OUTER_LEN + vlan + INNER_LEN + trailer;
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
+	static const uint8_t vtep_mac[6] = { 0x10, 0, 0, 0, 0, 1 },
+			     remote_vtep[6] = { 0x10, 0, 0, 0, 0, 2 };
+	memcpy(p, vtep_mac, 6);
+	memcpy(p + 6, remote_vtep, 6);
+	uint8_t *l3 = p + 14 + vlan;
+	if (vlan) {
+		p[12] = 0x81; p[13] = 0x00; p[14] = 0; p[15] = 7;
+	}
+	l3[-2] = 0x08;
+	l3[-1] = 0x00;
+	ip_hdr(l3, 20 + 8 + 8 + INNER_LEN, IPPROTO_UDP, RTE_IPV4(172, 1, 0, 0),
+	       RTE_IPV4(172, 1, 0, 100));
+	if (v == V_BAD_OUTER_CSUM)
+		l3[10] ^= 0x5a;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(l3 + 20);
+	u->src_port = rte_cpu_to_be_16(49152 + k);
+	u->dst_port = RTE_BE16(4789);
+	u->dgram_len = rte_cpu_to_be_16(8 + 8 + INNER_LEN);
+	u->dgram_cksum = 0;
+	uint8_t *vx = l3 + 28;
+	memset(vx, 0, 8);
+	vx[0] = v == V_BAD_FLAGS ? 0x00 : 0x08;
+	vx[4] = VNI >> 16;
+	vx[5] = (VNI >> 8) & 0xff;
+	vx[6] = VNI & 0xff;
+	inner_frame(vx + 8, vm, k, v == V_ICMP);
+	if (v == V_BAD_INNER_IHL)
+		vx[8 + 14] = 0x44;
+	if (trailer)
+		memset(vx + 8 + INNER_LEN, 0xee, trailer);
+	if (want)
+		memcpy(want, vx + 8, INNER_LEN);
+	return m;
+}
+
+static void
+set_mark(struct rte_mbuf *m, uint32_t mark)
+{
+	m->ol_flags |= RTE_MBUF_F_RX_FDIR | RTE_MBUF_F_RX_FDIR_ID;
+	m->hash.fdir.hi = mark;
+}
+
+/* ---- the PMD, one iteration at a time ---------------------------------- */
+
+static void
+pmd_run(struct rte_mbuf **pkts, uint16_t n)
+{
+	struct pkt_batch b;
+	b.n = n;
+	memcpy(b.pkts, pkts, n * sizeof pkts[0]);
+	dp_process_burst(pmd, nic, &b);
+	dp_tx_flush_all(pmd);
+	dp_offload_poll(pmd);
+}
+
+/* What VM vm received since the last call: compared with want[0..n-1]
+ * in order; returns how many matched byte for byte. */
+static unsigned
+received(int vm, uint8_t want[][INNER_LEN], unsigned n, unsigned *got)
+{
+	struct rte_mbuf *rx[64];
+	uint16_t k = rte_eth_rx_burst(vm_port[vm]->eth_port_id, 0, rx, 64);
+	unsigned same = 0;
+
+	for (uint16_t i = 0; i < k; i++) {
+		const uint8_t *d = rte_pktmbuf_mtod(rx[i], const uint8_t *);
+		if (i < n && rte_pktmbuf_pkt_len(rx[i]) == INNER_LEN &&
+		    rx[i]->nb_segs == 1 && !memcmp(d, want[i], INNER_LEN))
+			same++;
+		rte_pktmbuf_free(rx[i]);
+	}
+	*got = k;
+	return same;
+}
+
+static uint32_t
+mark_of_vm(int vm)
+{
+	for (uint32_t i = 1; i <= pmd->max_marks; i++) {
+		const struct megaflow *f = pmd->mark_table[i];
+		if (f && f->key.nw_dst == rte_cpu_to_be_32(RTE_IPV4(192, 1, 0,
+								   vm)))
+			return i;
+	}
+	return 0;
+}
+
+static uint64_t
+drops(enum drop_reason r)
+{
+	return pmd->stats.drops[r];
+}
+
+/* Waits for every VM's decap megaflow to be on the "NIC". */
+static bool
+wait_offloaded(void)
+{
+	uint64_t end = rte_get_tsc_cycles() + 3 * rte_get_tsc_hz();
+	while (rte_get_tsc_cycles() < end) {
+		dp_offload_poll(pmd);
+		int n = 0;
+		for (int vm = 0; vm < N_VMS; vm++)
+			n += mark_of_vm(vm) != 0;
+		if (n == N_VMS)
+			return true;
+		usleep(500);
+	}
+	return false;
+}
+
+/* Frames to every VM, none marked: megaflows made, offloads asked. */
+static void
+warm_up(void)
+{
+	struct rte_mbuf *m[N_VMS];
+	for (int vm = 0; vm < N_VMS; vm++)
+		m[vm] = decap_frame(vm, 0, V_GOOD, NULL);
+	pmd_run(m, N_VMS);
+	for (int vm = 0; vm < N_VMS; vm++) {
+		unsigned got;
+		received(vm, NULL, 0, &got);
+	}
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+/* The model marks every VM's frames; all take the mark path and come out
+ * as the inner frames. */
+static void
+test_marked(void)
+{
+	struct rte_mbuf *m[32];
+	uint8_t want[N_VMS][8][INNER_LEN];
+	uint64_t hits0 = pmd->stats.mark_hits, fb0 = pmd->stats.mark_fallbacks;
+	uint64_t mf0 = pmd->stats.megaflow_hits + pmd->stats.emc_hits;
+
+	for (int i = 0; i < 32; i++)
+		m[i] = decap_frame(i % N_VMS, (uint16_t)(i / N_VMS), V_GOOD,
+				   want[i % N_VMS][i / N_VMS]);
+	fdir_model_rx_mark(model, 0, m, 32);
+	unsigned n_marked = 0;
+	for (int i = 0; i < 32; i++)
+		n_marked += (m[i]->ol_flags & RTE_MBUF_F_RX_FDIR_ID) &&
+			    m[i]->hash.fdir.hi == mark_of_vm(i % N_VMS);
+	CHECK(n_marked == 32, "model marked %u of 32 with their VM's mark",
+	      n_marked);
+	pmd_run(m, 32);
+	CHECK(pmd->stats.mark_hits - hits0 == 32 &&
+	      pmd->stats.mark_fallbacks == fb0,
+	      "mark hits %lu fallbacks %lu",
+	      (unsigned long)(pmd->stats.mark_hits - hits0),
+	      (unsigned long)(pmd->stats.mark_fallbacks - fb0));
+	CHECK(pmd->stats.megaflow_hits + pmd->stats.emc_hits == mf0,
+	      "marked frames were looked up");
+	for (int vm = 0; vm < N_VMS; vm++) {
+		unsigned got, same = received(vm, want[vm], 8, &got);
+		CHECK(got == 8 && same == 8, "vm %d: %u frames, %u identical",
+		      vm, got, same);
+	}
+}
+
+struct bogus {
+	const char *what;
+	int vm;			/* the frame's VM */
+	enum variant v;
+	int mark_vm;		/* use this VM's mark; -1: .mark */
+	uint32_t mark;
+	enum drop_reason drop;	/* DROP_N_REASONS: delivered */
+	bool hit;		/* takes the mark path after all */
+};
+
+/* Each frame is sent twice, unmarked and then marked: same fate, same
+ * bytes, and the marked one counted as a fallback (or, for the one good
+ * frame here, as a mark hit). */
+static void
+test_bogus_marks(void)
+{
+	const struct bogus cases[] = {
+		{ "mark 0 with the FDIR flag", 1, V_GOOD, -1, 0,
+		  DROP_N_REASONS, false },
+		{ "never-allocated mark", 1, V_GOOD, -1, 0, DROP_N_REASONS, false },
+		{ "mark above max_marks", 2, V_GOOD, -1, 0, DROP_N_REASONS, false },
+		{ "0xFFFFFFFF (E810: no match)", 3, V_GOOD, -1, 0xffffffffu,
+		  DROP_N_REASONS, false },
+		{ "VM 1's mark on VM 2's frame", 2, V_GOOD, 1, 0,
+		  DROP_N_REASONS, false },
+		{ "bad VXLAN flags", 0, V_BAD_FLAGS, 0, 0, DROP_BAD_VXLAN, false },
+		{ "bad outer IPv4 checksum", 0, V_BAD_OUTER_CSUM, 0, 0,
+		  DROP_BAD_VXLAN, false },
+		{ "malformed inner IPv4", 1, V_BAD_INNER_IHL, 1, 0,
+		  DROP_MALFORMED, false },
+		{ "bytes past the datagram", 2, V_TRAILER, 2, 0,
+		  DROP_N_REASONS, false },
+		{ "VLAN-tagged outer", 3, V_OUTER_VLAN, 3, 0,
+		  DROP_N_REASONS, false },
+		/* not a fast shape, but well formed and VM 3's: the mark
+		 * path takes it, through the generic inner parse */
+		{ "inner ICMP", 3, V_ICMP, 3, 0, DROP_N_REASONS, true },
+	};
+	for (size_t c = 0; c < RTE_DIM(cases); c++) {
+		const struct bogus *t = &cases[c];
+		uint32_t mark = t->mark_vm >= 0 ? mark_of_vm(t->mark_vm)
+						: t->mark;
+		if (c == 1)		/* one no megaflow holds */
+			for (mark = pmd->max_marks; mark &&
+			     pmd->mark_table[mark]; mark--)
+				;
+		if (c == 2)
+			mark = pmd->max_marks + 1;
+		uint64_t before[2] = { 0 }, fb[2], hits[2];
+		uint8_t want[2][1][INNER_LEN];
+		unsigned got[2], same[2];
+
+		for (int marked = 0; marked < 2; marked++) {
+			struct rte_mbuf *m = decap_frame(t->vm, (uint16_t)c,
+							 t->v, want[marked][0]);
+			if (marked)
+				set_mark(m, mark);
+			before[marked] = t->drop < DROP_N_REASONS ?
+					 drops(t->drop) : 0;
+			fb[marked] = pmd->stats.mark_fallbacks;
+			hits[marked] = pmd->stats.mark_hits;
+			pmd_run(&m, 1);
+			same[marked] = received(t->vm, want[marked], 1,
+						&got[marked]);
+			fb[marked] = pmd->stats.mark_fallbacks - fb[marked];
+			hits[marked] = pmd->stats.mark_hits - hits[marked];
+			if (t->drop < DROP_N_REASONS)
+				before[marked] = drops(t->drop) -
+						 before[marked];
+		}
+		CHECK(hits[1] == t->hit && fb[1] == !t->hit && fb[0] == 0 &&
+		      hits[0] == 0,
+		      "%s: mark hits %lu fallbacks %lu", t->what,
+		      (unsigned long)hits[1], (unsigned long)fb[1]);
+		if (t->drop == DROP_N_REASONS)
+			CHECK(got[0] == 1 && same[0] == 1 && got[1] == 1 &&
+			      same[1] == 1, "%s: vm %d got %u/%u, identical "
+			      "%u/%u", t->what, t->vm, got[0], got[1],
+			      same[0], same[1]);
+		else
+			CHECK(got[0] == 0 && got[1] == 0 && before[0] == 1 &&
+			      before[1] == 1, "%s: delivered %u/%u, dropped "
+			      "%lu/%lu as %s", t->what, got[0], got[1],
+			      (unsigned long)before[0],
+			      (unsigned long)before[1],
+			      drop_reason_name(t->drop));
+		/* nobody else got it */
+		for (int vm = 0; vm < N_VMS; vm++) {
+			if (vm == t->vm)
+				continue;
+			unsigned g;
+			received(vm, NULL, 0, &g);
+			CHECK(g == 0, "%s: vm %d got %u frames", t->what, vm, g);
+		}
+	}
+}
+
+/* A megaflow leaves (rules flushed): its mark is cleared from the table at
+ * once, so a frame the NIC still marks with it takes the full path; the
+ * NIC rule goes, and the new megaflow gets a fresh mark (FIFO), not the
+ * one packets in flight may still carry. */
+static void
+test_stale_mark(void)
+{
+	uint32_t old[N_VMS];
+	for (int vm = 0; vm < N_VMS; vm++)
+		old[vm] = mark_of_vm(vm);
+	pmd_flush_flows(pmd);
+	for (int vm = 0; vm < N_VMS; vm++)
+		CHECK(mark_of_vm(vm) == 0 && !pmd->mark_table[old[vm]],
+		      "vm %d: mark %u still in the table", vm, old[vm]);
+
+	uint8_t want[1][INNER_LEN];
+	uint64_t fb = pmd->stats.mark_fallbacks, up = pmd->stats.upcalls;
+	struct rte_mbuf *m = decap_frame(0, 99, V_GOOD, want[0]);
+	set_mark(m, old[0]);
+	pmd_run(&m, 1);
+	unsigned got, same = received(0, want, 1, &got);
+	CHECK(got == 1 && same == 1 && pmd->stats.mark_fallbacks == fb + 1 &&
+	      pmd->stats.upcalls > up,
+	      "stale mark: got %u identical %u fallbacks %lu upcalls %lu",
+	      got, same, (unsigned long)(pmd->stats.mark_fallbacks - fb),
+	      (unsigned long)(pmd->stats.upcalls - up));
+
+	/* the DELs reach the model: it stops marking with the old marks */
+	uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	struct fdir_model_stats ms;
+	do {
+		dp_offload_poll(pmd);
+		fdir_model_get_stats(model, &ms);
+		if (ms.installed <= 1)	/* VM 0's new one, maybe */
+			break;
+		usleep(500);
+	} while (rte_get_tsc_cycles() < end);
+	CHECK(ms.installed <= 1, "model still has %u rules", ms.installed);
+
+	warm_up();
+	CHECK(wait_offloaded(), "not offloaded again");
+	for (int vm = 0; vm < N_VMS; vm++)
+		for (int j = 0; j < N_VMS; j++)
+			CHECK(mark_of_vm(vm) != old[j],
+			      "vm %d got recycled mark %u at once", vm,
+			      old[j]);
+	test_marked();
+}
+
+int
+main(void)
+{
+	struct vxs_config cfg;
+	char err[CFG_ERR_MAX], path[64];
+
+	if (write_topology(path, sizeof path)) {
+		printf("cannot write a topology\n0 passed, 1 failed\n");
+		return 1;
+	}
+	int rc = config_load(path, &cfg, err, sizeof err);
+	unlink(path);
+	if (rc) {
+		printf("%s\n0 passed, 1 failed\n", err);
+		return 1;
+	}
+	if (unit_test_eal_init("test_mark_path", "256"))
+		return 1;
+	pool = rte_pktmbuf_pool_create("mp", 2047, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (!pool || ports_create(&cfg, pool, 1, err, sizeof err) ||
+	    pmds_create(&cfg, err, sizeof err) ||
+	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
+	    ports_start(err, sizeof err)) {
+		printf("setup: %s\n0 passed, 1 failed\n", err);
+		return 1;
+	}
+	nic = port_underlay();
+	for (int i = 0; i < N_VMS; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "vm%d", i);
+		vm_port[i] = port_by_name(name);
+	}
+	pmd = &pmds[0];
+	pmd->snap = dp_snapshot_get();
+	pmd->seen_gen = pmd->snap->gen;
+
+	/* the offload side as offload_init() sets it up for a model port,
+	 * with no port: fdir_model_rx_mark() is called on crafted frames */
+	struct fdir_model_limits lim = { .guar = 512, .n_ports = 1,
+					 .n_rxq = 1 };
+	model_pool = fdir_model_pool_create(0);
+	lim.pool = model_pool;
+	model = model_pool ? fdir_model_create(UINT16_MAX, &lim, NULL) : NULL;
+	struct offload_mgr_params mp = { .name = "test_mark_path",
+					 .engine = OFFLOAD_ENGINE_MODEL,
+					 .model = model, .n_pmds = 1,
+					 .max_marks = 64 };
+	mgr = model ? offload_mgr_create(&mp) : NULL;
+	CHECK(mgr != NULL, "offload manager");
+	if (!mgr)
+		return unit_test_report();
+	pmd->max_marks = 64;
+	pmd->mark_table = rte_zmalloc("marks", 65 * sizeof *pmd->mark_table,
+				      64);
+	pmd->offload = mgr;
+
+	warm_up();
+	CHECK(wait_offloaded(), "megaflows not offloaded");
+	test_marked();
+	test_bogus_marks();
+	test_stale_mark();
+
+	pmd_flush_flows(pmd);
+	while (offload_mgr_queue_depth(mgr))
+		usleep(1000);
+	pmd->offload = NULL;
+	offload_mgr_destroy(mgr);
+	fdir_model_free(model);
+	fdir_model_pool_free(model_pool);
+	rte_free(pmd->mark_table);
+	pmd->mark_table = NULL;
+	dp_tx_flush_all(pmd);
+	unsigned in_use = rte_mempool_in_use_count(pool);
+	CHECK(in_use == 0, "%u mbufs in use at the end", in_use);
+	ofproto_fini();
+	pmds_destroy();
+	ports_destroy();
+	rte_eal_cleanup();
+	config_free(&cfg);
+	return unit_test_report();
+}
