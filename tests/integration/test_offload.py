@@ -477,3 +477,34 @@ def test_prefix_megaflow_stays_in_software(rig_factory):
     st = rig.offload()
     assert st["failed"]["not_canonical"] == nc, st      # not asked again
     check_offload_show(st, 1, {"not_canonical": nc})
+
+
+def test_port_without_rte_flow_runs_in_software(rig_factory):
+    """`offload: rte_flow` on a NIC whose driver has no rte_flow
+    (net_af_packet): the offload thread's rte_flow_validate probe refuses
+    every rule, each inner megaflow is counted once as failed 'validate'
+    and stays in software, nothing is installed or marked, and all the
+    traffic comes back as it does without offload."""
+    rig = rig_factory(2, phy={"offload": "rte_flow"})
+    frames, per_vm = to_vms(2, 3, 2)
+    n = len(frames)
+    _, d1 = rig.wave(frames, n)
+
+    def both_refused():
+        st = rig.offload()
+        return st if st["failed"]["validate"] >= 2 else None
+    st = vxlib.wait_for(both_refused, 10, 0.05, "2 validate failures")
+    assert st["engine"] == "rte_flow", st
+    assert st["installed"] == 0 and st["marks_in_use"] == 0, st
+    assert st["failed"] == dict.fromkeys(FAIL_REASONS, 0) | {"validate": 2}, st
+    _, d2 = rig.wave(frames, n)
+    for d in (d1, d2):
+        assert d["pmd"]["mark_hits"] == 0, d["pmd"]
+        assert not any(d["drops"].values()), d["drops"]
+        for vm, k in per_vm.items():
+            vp = d["ports"]["vhost-user%d" % vm]
+            assert vp["tx_packets"] == vp["rx_packets"] == k, (vm, vp)
+    assert not any(f["offloaded"] for f in rig.megaflows())
+    assert rig.offload()["failed"]["validate"] == 2      # not asked again
+    assert "rte_flow" in rig.sw.ctl("offload/show")
+    rig.close()
