@@ -39,6 +39,9 @@
 #define VNI 1001
 #define INNER_LEN 78			/* eth + ipv4 + udp + 36 bytes */
 #define OUTER_LEN 50
+/* RTE_IPV4 shifts an int: 172 << 24 overflows (UBSan) */
+#define IPV4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			  (uint32_t)(c) << 8 | (uint32_t)(d))
 
 static struct rte_mempool *pool;
 static struct port *nic, *vm_port[N_VMS];
@@ -114,7 +117,7 @@ inner_frame(uint8_t *p, int vm, uint16_t k, bool icmp)
 	p[12] = 0x08;
 	p[13] = 0x00;
 	ip_hdr(p + 14, INNER_LEN - 14, icmp ? IPPROTO_ICMP : IPPROTO_UDP,
-	       RTE_IPV4(192, 2, 0, 1), RTE_IPV4(192, 1, 0, vm));
+	       IPV4(192, 2, 0, 1), IPV4(192, 1, 0, vm));
 	uint8_t *l4 = p + 34;
 	for (int i = 0; i < INNER_LEN - 34; i++)
 		l4[i] = (uint8_t)(k * 7 + i);
@@ -152,8 +155,8 @@ decap_frame(int vm, uint16_t k, enum variant v, uint8_t *want)
 	}
 	l3[-2] = 0x08;
 	l3[-1] = 0x00;
-	ip_hdr(l3, 20 + 8 + 8 + INNER_LEN, IPPROTO_UDP, RTE_IPV4(172, 1, 0, 0),
-	       RTE_IPV4(172, 1, 0, 100));
+	ip_hdr(l3, 20 + 8 + 8 + INNER_LEN, IPPROTO_UDP, IPV4(172, 1, 0, 0),
+	       IPV4(172, 1, 0, 100));
 	if (v == V_BAD_OUTER_CSUM)
 		l3[10] ^= 0x5a;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(l3 + 20);
@@ -222,7 +225,7 @@ mark_of_vm(int vm)
 {
 	for (uint32_t i = 1; i <= pmd->max_marks; i++) {
 		const struct megaflow *f = pmd->mark_table[i];
-		if (f && f->key.nw_dst == rte_cpu_to_be_32(RTE_IPV4(192, 1, 0,
+		if (f && f->key.nw_dst == rte_cpu_to_be_32(IPV4(192, 1, 0,
 								   vm)))
 			return i;
 	}
