@@ -60,8 +60,22 @@ def parse_args(argv):
                    help="the remote VTEP's MAC (static ARP)")
     p.add_argument("--inner-net", default="192.1.0.0",
                    help="VM i is reached at inner address inner-net + i")
+    p.add_argument("--plan", help="core plan from scripts/host-plan.py: "
+                   "its PMD cores, main lcore, socket-mem and NIC replace "
+                   "those options")
     p.add_argument("--out", default="-", help="output file (default stdout)")
     args = p.parse_args(argv)
+    if args.plan:
+        import json
+        with open(args.plan) as f:
+            plan = json.load(f)
+        args.pmd_cores = plan["pmd_cores"]
+        args.main_lcore = plan["main_lcore"]
+        args.socket_mem = plan["socket_mem"]
+        if plan.get("nic"):
+            args.nic_devargs = plan["nic"]
+        if not args.pmd_cores:
+            p.error("--plan %s has no PMD cores" % args.plan)
     if args.vms < 1:
         p.error("--vms must be at least 1")
     if args.nic_rxqs is None:

@@ -31,6 +31,11 @@ PACKAGES=(
 	psmisc procps valgrind jq gdb
 	# hugepage mounting
 	util-linux
+	# real guests (issue 5): QEMU, libvirt (run privately by
+	# scripts/guests.py), and what scripts/guest-image.sh puts in the
+	# guest (the kernel package itself is downloaded, not installed)
+	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu
+	libvirt-clients busybox-static iperf3 cpio kmod
 )
 
 SUDO=

@@ -1,0 +1,349 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A real QEMU guest behind vxswitch, a Linux kernel VXLAN VTEP on the
+other side of the overlay (issue 5).
+
+    QEMU guest 192.1.0.2          root ns                  netns "vtep"
+    virtio-net (vectors=0) == vhost-user ==  [vxswitch] af_packet == veth
+    scripts/guest-image.sh     (QEMU server,  (underlay,     172.1.0.1
+                                switch client) VTEP .100)    vx0 192.1.0.1
+
+The guest is scripts/guest-image.sh's kernel + initramfs, started from
+scripts/guests.py's command line (the same Guest gives the libvirt XML);
+its console is a shell the test drives. KVM if the guest kernel boots
+under it, TCG otherwise (guestlib.accel(); printed, and in the figures).
+
+test_guest_overlay: ping both ways, TCP echo and UDP echo through the
+guest's echo service, a 4 MB TCP transfer into the guest and 1 MB out of
+it with sha256 checked on both ends, iperf3 for a throughput figure; then
+the guest reboots (a real reset: its virtio-net device goes away and comes
+back) and traffic resumes; the guest is destroyed and started again, and
+traffic resumes; the switch restarts under the running guest, reconnects
+as vhost-user client, and traffic resumes with the guest still up. One
+switch process throughout the guest's lifecycle steps; no mbuf leaked.
+Boot times, transfer rates and the accelerator are written to
+guest_figures.json in the test's tmp dir and printed (-s).
+
+test_libvirt_guest: the same guest from scripts/guests.py's domain XML,
+under a libvirtd that the script starts in a private mount namespace (no
+host-wide change): define, start, ping through the switch, destroy,
+undefine.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+import guestlib
+import vxlib
+from test_kernel_vtep import PEER, _tag, link_mac
+from vxlib import sh, wait_for
+
+VNI = 1001
+VTEP_IP = "172.1.0.100"
+KVTEP_IP = "172.1.0.1"
+KHOST_IP = "192.1.0.1"
+GUEST = 2                       # guest index: 192.1.0.2, 52:54:00:10:00:02
+GUEST_IP = guestlib.guests.vm_ip(GUEST)
+MTU = 1450
+IN_BYTES = 4 * 1024 * 1024
+OUT_BYTES = 1024 * 1024
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("qemu-system-x86_64"),
+    reason="qemu-system-x86 not installed (scripts/install-deps.sh)")
+
+
+def ping(ns, dst, count=3, timeout=60):
+    return subprocess.run(["ip", "netns", "exec", ns, "ping", "-c",
+                           str(count), "-i", "0.3", "-W", "2", dst],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def wait_ping(ns, dst, timeout=90):
+    """Until one ping gets through (ARP and vhost-user settle first)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if ping(ns, dst, count=1).returncode == 0:
+            return time.monotonic()
+        time.sleep(0.5)
+    raise AssertionError("no ping reply from %s within %d s" % (dst, timeout))
+
+
+class Rig:
+    tag = vtep = phy = peer = sw = guest = None
+
+
+@pytest.fixture
+def rig(request, make_switch, tmp_path):
+    img = guestlib.ensure_image()
+    r = Rig()
+    r.tag = _tag()
+    r.phy, r.peer = "gvu%s" % r.tag, "gvp%s" % r.tag
+    r.tmp = tmp_path
+    r.sockdir = vxlib.short_tmpdir("vxg")
+    with vxlib.netns("gvtep%s" % r.tag) as vtep, \
+            vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
+        r.vtep = vtep
+        for dev, ns in ((r.phy, None), (r.peer, vtep)):
+            sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev],
+               ns=ns, check=False)
+            sh(["ip", "link", "set", dev, "up"], ns=ns)
+        sh(["ip", "addr", "add", KVTEP_IP + "/24", "dev", r.peer], ns=vtep)
+        sh(["ip", "link", "add", "vx0", "type", "vxlan", "id", VNI,
+            "remote", VTEP_IP, "local", KVTEP_IP, "dstport", 4789,
+            "dev", r.peer], ns=vtep)
+        sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=1"], ns=vtep,
+           check=False)
+        sh(["ip", "link", "set", "vx0", "mtu", MTU, "up"], ns=vtep)
+        sh(["ip", "addr", "add", KHOST_IP + "/16", "dev", "vx0"], ns=vtep)
+
+        r.accel = guestlib.accel(img, tmp_path)
+        r.g = guestlib.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
+                                    accel=r.accel, backing="memfd")
+        topo = {
+            "eal": {"memory-mb": 256},
+            "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
+            "ports": [
+                {"name": "vm", "type": "dpdkvhostuserclient",
+                 "path": r.g.sock},
+                {"name": "vxlan", "type": "vxlan",
+                 "options": {"remote_ip": "flow", "key": "flow",
+                             "dst_port": 4789, "vnis": [VNI]}},
+                {"name": "phy", "type": "dpdk",
+                 "devargs": "net_af_packet0,iface=%s" % r.phy},
+            ],
+            "flows": [
+                "in_port=vm,actions=set_tunnel:%d,set_field:%s->tun_dst,"
+                "output:vxlan" % (VNI, KVTEP_IP),
+                "in_port=vxlan,actions=output:vm",
+            ],
+        }
+        # the switch first: QEMU, the vhost-user server, blocks until its
+        # client connects
+        r.sw = make_switch(topo, ready_timeout=60.0)
+        try:
+            yield r
+        finally:
+            if r.guest:
+                r.guest.stop()
+        rep = getattr(request.node, "rep_call", None)
+        if r.sw.running and rep is not None and rep.passed:
+            vxlib.assert_no_mbuf_leak(r.sw)
+            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        shutil.rmtree(r.sockdir, ignore_errors=True)
+
+
+def start_guest(r):
+    r.guest = guestlib.QemuGuest(r.g, r.tmp).start()
+    info = r.guest.wait_ready()
+    assert info["ip"] == "%s/16" % GUEST_IP, info
+    assert info["mac"] == r.g.mac, info
+    return info
+
+
+
+def tcp_in(r, nbytes, port):
+    """nbytes of random data from the vtep netns into the guest: sha256
+    on both ends."""
+    data = os.urandom(nbytes)
+    src = r.tmp / "in.bin"
+    src.write_bytes(data)
+    peer = r.tmp / "peer.py"
+    peer.write_text(PEER)
+    r.guest.console.run("rm -f /tmp/in.sum /tmp/in.bin; (vxecho sink %d > "
+                        "/tmp/in.bin && sha256sum /tmp/in.bin > /tmp/in.part"
+                        " && mv /tmp/in.part /tmp/in.sum) </dev/null "
+                        ">/dev/null 2>&1 &" % port)
+    t0 = time.monotonic()
+    sh(["python3", peer, "send", GUEST_IP, port, src], ns=r.vtep,
+       timeout=600)
+    wait_for(lambda: r.guest.console.run("test -s /tmp/in.sum",
+                                         check=False)[0] == 0,
+             120, 0.5, "the guest's sha256 of the transfer")
+    dt = time.monotonic() - t0
+    got = r.guest.console.run("cat /tmp/in.sum")[1].split()[0]
+    assert got == hashlib.sha256(data).hexdigest(), "TCP into the guest"
+    return nbytes * 8 / dt / 1e6
+
+
+def tcp_out(r, nbytes, port):
+    """nbytes made in the guest sent to the vtep netns: sha256 compared."""
+    c = r.guest.console
+    c.run("dd if=/dev/urandom of=/tmp/out.bin bs=64k count=%d 2>/dev/null"
+          % (nbytes // 65536))
+    want = c.run("sha256sum /tmp/out.bin")[1].split()[0]
+    out = r.tmp / "out.sum"
+    peer = r.tmp / "peer.py"
+    peer.write_text(PEER)
+    recv = subprocess.Popen(["ip", "netns", "exec", r.vtep, "python3",
+                             str(peer), "recv", str(port), str(out)])
+    try:
+        wait_for(lambda: (r.tmp / "out.sum.ready").exists(), 10, 0.1,
+                 "the receiver")
+        t0 = time.monotonic()
+        c.run("vxecho send %s %d < /tmp/out.bin" % (KHOST_IP, port),
+              timeout=300)
+        recv.wait(120)
+        dt = time.monotonic() - t0
+    finally:
+        if recv.poll() is None:
+            recv.kill()
+    got, n = out.read_text().split()
+    assert int(n) == nbytes and got == want, "TCP out of the guest"
+    return nbytes * 8 / dt / 1e6
+
+
+def echo_checks(r):
+    """The guest's echo service on TCP and UDP port 7."""
+    prog = r"""
+import socket, sys
+ip = sys.argv[1]
+msg = b"vxswitch-echo-" * 20
+t = socket.create_connection((ip, 7), timeout=20)
+t.sendall(msg); got = b""
+while len(got) < len(msg):
+    got += t.recv(4096)
+assert got == msg, got
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(5)
+for _ in range(5):
+    u.sendto(msg, (ip, 7))
+    try:
+        d, _ = u.recvfrom(4096); break
+    except socket.timeout:
+        continue
+assert d == msg, d
+print("echo ok")
+"""
+    out = sh(["python3", "-c", prog, GUEST_IP], ns=r.vtep, timeout=120)
+    assert "echo ok" in out
+
+
+def iperf(r):
+    out = sh(["iperf3", "-c", GUEST_IP, "-t", "3", "-J"], ns=r.vtep,
+             timeout=120)
+    j = json.loads(out)
+    return j["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
+def traffic_resumes(r, what, t0):
+    t = wait_ping(r.vtep, GUEST_IP)
+    res = ping(r.vtep, GUEST_IP, count=3)
+    assert res.returncode == 0, (what, res.stdout)
+    st, _ = r.guest.console.run("ping -c 2 -W 3 %s" % KHOST_IP,
+                                check=False, timeout=60)
+    assert st == 0, "%s: the guest cannot ping %s" % (what, KHOST_IP)
+    return round(t - t0, 2)
+
+
+def test_guest_overlay(rig):
+    r = rig
+    fig = {"accel": r.accel}
+    pid = r.sw.pid
+    info = start_guest(r)
+    fig["boot_s"] = round(r.guest.boots[-1], 2)
+    fig["guest_kernel"] = info.get("kernel")
+
+    fig["first_ping_s"] = traffic_resumes(r, "first boot", time.monotonic())
+    echo_checks(r)
+    fig["tcp_in_mbps"] = round(tcp_in(r, IN_BYTES, 5001), 1)
+    fig["tcp_out_mbps"] = round(tcp_out(r, OUT_BYTES, 5002), 1)
+    fig["iperf3_mbps"] = round(iperf(r), 1)
+    learned = {e["ip"]: e for e in r.sw.ctl("tnl/arp/show", json=True)}
+    assert KVTEP_IP in learned, learned
+    assert learned[KVTEP_IP]["mac"].lower() == link_mac(r.peer, r.vtep)
+
+    # 1. the guest reboots (virtio-net reset: vhost-user device destroyed
+    # and created again on the same connection)
+    t0 = time.monotonic()
+    r.guest.reboot()
+    fig["reboot_s"] = round(r.guest.boots[-1], 2)
+    fig["ping_after_reboot_s"] = traffic_resumes(r, "after reboot", t0)
+    tcp_in(r, IN_BYTES // 4, 5003)
+
+    # 2. destroyed and started again: the switch reconnects as client
+    r.guest.stop()
+    t0 = time.monotonic()
+    start_guest(r)
+    fig["ping_after_restart_s"] = traffic_resumes(r, "after destroy/start",
+                                                  t0)
+    assert r.sw.pid == pid, "the switch restarted"
+    vxlib.assert_no_mbuf_leak(r.sw)
+
+    # 3. the switch restarts under the running guest
+    up_before = float(r.guest.console.run("cut -d' ' -f1 /proc/uptime")[1])
+    assert r.sw.stop() == 0, r.sw.log_tail(30)
+    t0 = time.monotonic()
+    r.sw.start()
+    fig["ping_after_switch_restart_s"] = traffic_resumes(
+        r, "after switch restart", t0)
+    up_after = float(r.guest.console.run("cut -d' ' -f1 /proc/uptime")[1])
+    assert up_after > up_before, "the guest rebooted"
+    tcp_in(r, IN_BYTES // 4, 5004)
+
+    st = r.sw.ctl("dpif-netdev/pmd-stats-show", json=True)
+    drops = {}
+    for p in st:
+        for k, v in p["drops"].items():
+            drops[k] = drops.get(k, 0) + v
+    for bad in ("malformed", "bad_vxlan"):
+        assert drops.get(bad, 0) == 0, drops
+    (r.tmp / "guest_figures.json").write_text(json.dumps(fig, indent=1))
+    print("guest figures:", json.dumps(fig))
+
+
+def test_libvirt_guest(rig):
+    r = rig
+    if not shutil.which("libvirtd") or not shutil.which("virsh"):
+        pytest.skip("libvirt not installed (scripts/install-deps.sh)")
+    lvdir = vxlib.short_tmpdir("vxlv")
+    xml = r.tmp / ("%s.xml" % r.g.name)
+    xml.write_text(r.g.domain_xml())
+    p, uri = guestlib.guests.private_libvirtd(lvdir)
+    try:
+        out = guestlib.guests.virsh(uri, "define", xml)
+        assert r.g.name in out, out
+        t0 = time.monotonic()
+        guestlib.guests.virsh(uri, "start", r.g.name)
+        state = guestlib.guests.virsh(uri, "domstate", r.g.name).strip()
+        assert state == "running", state
+        q = guestlib.QemuGuest(r.g, r.tmp)
+        q.proc = _PidProc(uri, r.g.name)
+        q.t_start = t0
+        q.wait_ready()
+        r.guest = None
+        t = wait_ping(r.vtep, GUEST_IP)
+        print("libvirt guest: ping after %.1f s (%s)" % (t - t0, r.accel))
+        st, _ = q.console.run("ping -c 2 -W 3 %s" % KHOST_IP, check=False)
+        assert st == 0
+        q.console.close()
+        guestlib.guests.virsh(uri, "destroy", r.g.name)
+        guestlib.guests.virsh(uri, "undefine", r.g.name)
+        assert r.g.name not in guestlib.guests.virsh(uri, "list", "--all")
+    finally:
+        guestlib.guests.virsh(uri, "destroy", r.g.name, check=False)
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+        shutil.rmtree(lvdir, ignore_errors=True)
+
+
+class _PidProc:
+    """Enough of Popen for QemuGuest.wait_ready on a libvirt domain."""
+
+    def __init__(self, uri, name):
+        self.uri, self.name = uri, name
+        self.returncode = None
+
+    def poll(self):
+        st = guestlib.guests.virsh(self.uri, "domstate", self.name,
+                                   check=False).strip()
+        if st in ("running", "paused", "in shutdown"):
+            return None
+        self.returncode = st
+        return 1
