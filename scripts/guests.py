@@ -248,9 +248,23 @@ def private_libvirtd(rundir):
     with open(os.path.join(etc, "libvirtd.conf"), "w") as f:
         f.write('unix_sock_rw_perms = "0700"\nauth_unix_rw = "none"\n'
                 'log_outputs = "3:file:%s/libvirtd.log"\n' % rundir)
+    # libvirtd resolves its compiled-in QEMU user before reading
+    # qemu.conf; libvirt-daemon-system would create it host-wide. Here it
+    # exists only inside the namespace (uid 0: we run as root anyway).
+    for f, line in (("passwd", "libvirt-qemu:x:0:0:vxswitch private "
+                     "libvirtd:/var/lib/libvirt:/usr/sbin/nologin\n"),
+                    ("group", "libvirt-qemu:x:0:\n")):
+        with open("/etc/" + f) as src:
+            text = src.read()
+        if "\nlibvirt-qemu:" not in "\n" + text:
+            text += line
+        with open(os.path.join(etc, f), "w") as dst:
+            dst.write(text)
     binds = " && ".join(
         "mkdir -p %s && mount --bind %s %s" % (d, shlex.quote(
             os.path.join(rundir, sub)), d) for d, sub in dirs.items())
+    binds += "".join(" && mount --bind %s /etc/%s" % (
+        shlex.quote(os.path.join(etc, f)), f) for f in ("passwd", "group"))
     script = ("mount --make-rprivate / && %s && exec libvirtd "
               "--config /etc/libvirt/libvirtd.conf" % binds)
     log = open(os.path.join(rundir, "libvirtd.out"), "ab")
