@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
 #include <rte_ether.h>
+#include <rte_malloc.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
@@ -47,6 +50,72 @@ actions_need_no_key(const struct dp_actions *a)
 	return a->n > 0;
 }
 
+int
+dp_offload_attach(struct pmd *pmd, struct offload_mgr *m)
+{
+	struct offload_mgr_stats st;
+
+	offload_mgr_get_stats(m, &st);
+	/* room for the DELs a PMD normally owes: one per installed rule
+	 * (max_marks) plus one per ADD still on its way (the request ring and
+	 * the thread's pending set); grown if ever short */
+	pmd->del_retry_cap = st.max_marks + offload_mgr_max_in_flight(m);
+	pmd->mark_table = rte_zmalloc("mark_table", (st.max_marks + 1) *
+				      sizeof *pmd->mark_table, 64);
+	pmd->del_retry = rte_malloc("offload_del_retry", pmd->del_retry_cap *
+				    sizeof *pmd->del_retry, 64);
+	if (!pmd->mark_table || !pmd->del_retry) {
+		dp_offload_detach(pmd);
+		return -ENOMEM;
+	}
+	pmd->max_marks = st.max_marks;
+	pmd->n_del_retry = 0;
+	pmd->offload = m;
+	return 0;
+}
+
+void
+dp_offload_detach(struct pmd *pmd)
+{
+	pmd->offload = NULL;
+	rte_free(pmd->mark_table);
+	rte_free(pmd->del_retry);
+	pmd->mark_table = NULL;
+	pmd->del_retry = NULL;
+	pmd->max_marks = pmd->n_del_retry = pmd->del_retry_cap = 0;
+}
+
+/* Rare (the initial size covers what a PMD normally owes): a burst of
+ * failed ADDs whose answers the PMD has not read yet also owe a DEL. */
+static void
+del_retry_grow(struct pmd *pmd)
+{
+	uint32_t cap = 2 * pmd->del_retry_cap;
+	struct offload_del *d = rte_realloc(pmd->del_retry,
+					    cap * sizeof *d, 64);
+	if (d) {
+		pmd->del_retry = d;
+		pmd->del_retry_cap = cap;
+	}
+}
+
+static void
+del_retry_flush(struct pmd *pmd)
+{
+	uint32_t done = 0;
+
+	while (done < pmd->n_del_retry &&
+	       offload_mgr_request_del(pmd->offload, pmd->idx,
+				       pmd->del_retry[done].megaflow_id,
+				       pmd->del_retry[done].mark) == 0)
+		done++;
+	if (done) {
+		memmove(pmd->del_retry, pmd->del_retry + done,
+			(pmd->n_del_retry - done) * sizeof *pmd->del_retry);
+		pmd->n_del_retry -= done;
+	}
+}
+
 void
 dp_offload_request(struct pmd *pmd, struct megaflow *f)
 {
@@ -79,9 +148,18 @@ dp_offload_retire(struct pmd *pmd, struct megaflow *f)
 		return;
 	if (f->mark)
 		pmd->mark_table[f->mark] = NULL;
-	/* mark 0 (still pending): the thread cancels it by megaflow id */
-	offload_mgr_request_del(pmd->offload, pmd->idx,
-				megaflow_offload_id(pmd, f), f->mark);
+	/* mark 0 (still pending): the thread cancels it by megaflow id.
+	 * Behind earlier refused DELs, in order, or queued to retry. */
+	struct offload_del d = { megaflow_offload_id(pmd, f), f->mark };
+	if (pmd->n_del_retry || offload_mgr_request_del(
+			pmd->offload, pmd->idx, d.megaflow_id, d.mark) != 0) {
+		if (pmd->n_del_retry == pmd->del_retry_cap)
+			del_retry_grow(pmd);
+		if (pmd->n_del_retry < pmd->del_retry_cap)
+			pmd->del_retry[pmd->n_del_retry++] = d;
+		else
+			pmd->stats.offload_dels_lost++;
+	}
 	f->mark = 0;
 	f->offload = MF_OFFLOAD_NONE;
 }
@@ -89,6 +167,8 @@ dp_offload_retire(struct pmd *pmd, struct megaflow *f)
 void
 dp_offload_poll(struct pmd *pmd)
 {
+	if (unlikely(pmd->n_del_retry))
+		del_retry_flush(pmd);
 	struct offload_completion c[32];
 	unsigned n = offload_mgr_poll_completions(pmd->offload, pmd->idx, c,
 						  RTE_DIM(c));

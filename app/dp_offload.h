@@ -17,12 +17,27 @@
 
 #include "pmd.h"
 
+struct offload_mgr;
+
 enum mf_offload {
 	MF_OFFLOAD_NONE,	/* never asked */
 	MF_OFFLOAD_REQUESTED,	/* asked, no answer yet */
 	MF_OFFLOAD_INSTALLED,	/* f->mark is live on the NIC */
 	MF_OFFLOAD_FAILED,	/* refused: stays in software */
 };
+
+/* A DEL the request ring had no room for, retried from dp_offload_poll():
+ * a lost DEL would leave its rule and mark on the NIC for good. */
+struct offload_del {
+	uint64_t megaflow_id;
+	uint32_t mark;
+};
+
+/* Gives pmd its mark table and DEL retry queue, sized from m's marks, and
+ * turns offload on for it; -ENOMEM. Before the PMD runs. */
+int dp_offload_attach(struct pmd *pmd, struct offload_mgr *m);
+/* Offload off for pmd, its tables freed. With the PMD stopped. */
+void dp_offload_detach(struct pmd *pmd);
 
 /* After an inner megaflow f was installed in the PMD's classifier. */
 void dp_offload_request(struct pmd *pmd, struct megaflow *f);

@@ -73,19 +73,11 @@ offload_init(char *err, size_t errlen)
 			 u->name);
 		return -1;
 	}
-	struct offload_mgr_stats st;
-	offload_mgr_get_stats(ol.mgr, &st);
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		struct pmd *pmd = &pmds[i];
-		pmd->max_marks = st.max_marks;
-		pmd->mark_table = rte_zmalloc("mark_table", (st.max_marks + 1) *
-					      sizeof *pmd->mark_table, 64);
-		if (!pmd->mark_table) {
+	for (uint16_t i = 0; i < n_pmds; i++)
+		if (dp_offload_attach(&pmds[i], ol.mgr)) {
 			snprintf(err, errlen, "out of memory (mark tables)");
 			return -1;
 		}
-		pmd->offload = ol.mgr;
-	}
 	return 0;
 }
 
@@ -93,12 +85,8 @@ offload_init(char *err, size_t errlen)
 void
 offload_fini(void)
 {
-	for (uint16_t i = 0; pmds && i < n_pmds; i++) {
-		pmds[i].offload = NULL;
-		rte_free(pmds[i].mark_table);
-		pmds[i].mark_table = NULL;
-		pmds[i].max_marks = 0;
-	}
+	for (uint16_t i = 0; pmds && i < n_pmds; i++)
+		dp_offload_detach(&pmds[i]);
 	if (ol.mgr)
 		offload_mgr_destroy(ol.mgr);
 	if (ol.model) {
@@ -119,14 +107,23 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 	(void)argc, (void)argv, (void)aux;
 	struct offload_mgr_stats st = { 0 };
 
+	uint64_t dels_lost = 0;
+
 	if (ol.mgr)
 		offload_mgr_get_stats(ol.mgr, &st);
+	for (uint16_t i = 0; pmds && i < n_pmds; i++)
+		dels_lost += __atomic_load_n(&pmds[i].stats.offload_dels_lost,
+					     __ATOMIC_RELAXED);
 	if (json) {
 		json_begin_object(out);
 		json_key(out, "engine");
 		json_string(out, ol.mgr ? ol.engine : "off");
 		json_key(out, "installed"); json_u64(out, st.installed);
+		json_key(out, "created"); json_u64(out, st.created);
+		json_key(out, "destroyed"); json_u64(out, st.destroyed);
 		json_key(out, "requests"); json_u64(out, st.requests);
+		json_key(out, "rate_deferred"); json_u64(out, st.rate_deferred);
+		json_key(out, "dels_lost"); json_u64(out, dels_lost);
 		json_key(out, "dropped_requests");
 		json_u64(out, st.dropped_requests);
 		json_key(out, "failed");
@@ -148,8 +145,9 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		return 0;
 	}
 	ds_put_format(out, "offload engine: %s\n", ol.mgr ? ol.engine : "off");
-	ds_put_format(out, "  rules installed: %lu (marks in use %u of %u)\n",
-		      st.installed, st.marks_in_use, st.max_marks);
+	ds_put_format(out, "  rules installed: %lu (marks in use %u of %u), "
+		      "created %lu, destroyed %lu\n", st.installed,
+		      st.marks_in_use, st.max_marks, st.created, st.destroyed);
 	ds_put_format(out, "  requests: %lu, dropped (ring full): %lu, "
 		      "queued: %u, rate-deferred: %lu\n", st.requests,
 		      st.dropped_requests, st.queue_depth, st.rate_deferred);
@@ -157,6 +155,9 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 	for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++)
 		ds_put_format(out, " %s=%lu", offload_result_name(r),
 			      st.failed[r]);
+	if (dels_lost)
+		ds_put_format(out, "\n  rule deletions lost (no memory to "
+			      "queue them): %lu", dels_lost);
 	ds_put_format(out, "\n  insert latency: p50 %.1f us, p99 %.1f us, "
 		      "max %.1f us (%lu inserts)\n", st.lat_p50_us,
 		      st.lat_p99_us, st.lat_max_us, st.lat_samples);

@@ -77,6 +77,7 @@ struct pmd_stats {
 	uint64_t mark_fallbacks;	/* NIC-marked, sent to the full path:
 					 * unknown or stale mark, or not what
 					 * the mark's megaflow matches */
+	uint64_t offload_dels_lost;	/* no memory to queue a refused DEL */
 	uint64_t arp_replies;
 	uint64_t drops[DROP_N_REASONS];
 	uint64_t busy_cycles;		/* iterations that moved packets */
@@ -144,6 +145,8 @@ struct pmd {
 	struct offload_mgr *offload;
 	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
 	uint32_t max_marks;
+	struct offload_del *del_retry;	/* DELs the full ring refused */
+	uint32_t n_del_retry, del_retry_cap;
 	const struct megaflow *tnl_outer;	/* during a tnl_pop's inner pass */
 
 	uint64_t seen_gen;

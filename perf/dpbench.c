@@ -675,8 +675,6 @@ setup_marking(struct pmd *pmd)
 	struct offload_mgr_params mp = { .name = "dpbench",
 					 .engine = OFFLOAD_ENGINE_MODEL,
 					 .n_pmds = 1 };
-	struct offload_mgr_stats st;
-
 	marker_pool = fdir_model_pool_create(0);
 	lim.pool = marker_pool;
 	marker = marker_pool ? fdir_model_create(UINT16_MAX, &lim, NULL) : NULL;
@@ -686,24 +684,14 @@ setup_marking(struct pmd *pmd)
 		fprintf(stderr, "dpbench: cannot set up the offload model\n");
 		return -1;
 	}
-	offload_mgr_get_stats(offloader, &st);
-	pmd->max_marks = st.max_marks;
-	pmd->mark_table = rte_zmalloc("marks", (st.max_marks + 1) *
-				      sizeof *pmd->mark_table, 64);
-	if (!pmd->mark_table)
-		return -1;
-	pmd->offload = offloader;
-	return 0;
+	return dp_offload_attach(pmd, offloader);
 }
 
 static void
 teardown_marking(struct pmd *pmd)
 {
-	if (pmd) {
-		pmd->offload = NULL;
-		rte_free(pmd->mark_table);
-		pmd->mark_table = NULL;
-	}
+	if (pmd)
+		dp_offload_detach(pmd);
 	if (offloader)
 		offload_mgr_destroy(offloader);
 	if (marker)

@@ -624,6 +624,20 @@ offload_mgr_destroy(struct offload_mgr *m)
 	free(m);
 }
 
+/* A request for the ring; false if the arguments are bad. */
+static bool
+req_init(const struct offload_mgr *m, struct offload_req *r, uint16_t pmd,
+	 uint64_t megaflow_id, enum offload_op op)
+{
+	if (!m || pmd >= m->p.n_pmds)
+		return false;
+	memset(r, 0, sizeof *r);
+	r->megaflow_id = megaflow_id;
+	r->pmd = pmd;
+	r->op = op;
+	return true;
+}
+
 static int
 enqueue(struct offload_mgr *m, const struct offload_req *r)
 {
@@ -645,10 +659,9 @@ offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 {
 	struct offload_req r;
 
-	if (!m || pmd >= m->p.n_pmds || !outer_key || !outer_mask ||
-	    (!inner_key) != (!inner_mask))
+	if (!outer_key || !outer_mask || (!inner_key) != (!inner_mask) ||
+	    !req_init(m, &r, pmd, megaflow_id, OFFLOAD_OP_ADD))
 		return -EINVAL;
-	memset(&r, 0, sizeof r);
 	r.outer_key = *outer_key;
 	r.outer_mask = *outer_mask;
 	if (inner_key) {
@@ -656,10 +669,7 @@ offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 		r.inner_mask = *inner_mask;
 		r.has_inner = 1;
 	}
-	r.megaflow_id = megaflow_id;
 	r.n_packets = n_packets;
-	r.pmd = pmd;
-	r.op = OFFLOAD_OP_ADD;
 	return enqueue(m, &r);
 }
 
@@ -669,13 +679,9 @@ offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
 {
 	struct offload_req r;
 
-	if (!m || pmd >= m->p.n_pmds)
+	if (!req_init(m, &r, pmd, megaflow_id, OFFLOAD_OP_DEL))
 		return -EINVAL;
-	memset(&r, 0, sizeof r);
-	r.megaflow_id = megaflow_id;
 	r.mark = mark;
-	r.pmd = pmd;
-	r.op = OFFLOAD_OP_DEL;
 	return enqueue(m, &r);
 }
 
@@ -685,16 +691,23 @@ offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
 {
 	struct offload_req r;
 
-	if (!m || pmd >= m->p.n_pmds)
+	if (!req_init(m, &r, pmd, megaflow_id, OFFLOAD_OP_REFRESH))
 		return -EINVAL;
-	memset(&r, 0, sizeof r);
-	r.megaflow_id = megaflow_id;
+	/* Refreshes only re-rank: they never take the ring's second half,
+	 * which stays for ADDs and DELs (a DEL or ADD lost to a flood of
+	 * refreshes would leave a flow in software for good). */
+	if (rte_ring_free_count(m->req) < rte_ring_get_capacity(m->req) / 2)
+		return -ENOBUFS;
 	r.n_packets = n_packets;
-	r.pmd = pmd;
-	r.op = OFFLOAD_OP_REFRESH;
 	if (rte_ring_mp_enqueue_elem(m->req, &r, sizeof r) != 0)
 		return -ENOBUFS;	/* not a lost request: not counted */
 	return 0;
+}
+
+uint32_t
+offload_mgr_max_in_flight(const struct offload_mgr *m)
+{
+	return rte_ring_get_capacity(m->req) + m->pending_cap;
 }
 
 uint32_t

@@ -118,14 +118,18 @@ int offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 /* A megaflow's newer packet count for its pending ADD, so that under the
  * rate limit the busiest flows go first by what they carry now, not by
  * what they had carried when first asked for. Ignored when the ADD is no
- * longer pending (done, failed or cancelled). Never blocks; -ENOBUFS if
- * the ring is full (harmless). */
+ * longer pending (done, failed or cancelled). Never blocks; -ENOBUFS
+ * (harmless) once the ring is half full: the rest is kept for ADD/DEL. */
 int offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
 				uint64_t megaflow_id, uint64_t n_packets);
 /* ADDs waiting for the thread (on the ring or pending a token): what a
  * PMD reads to decide whether refreshing its counts is worth it. */
 uint32_t offload_mgr_queue_depth(const struct offload_mgr *m);
-/* mark: the one the ADD's completion gave, or 0 if not known yet. */
+/* The most requests that can wait for the thread: ring plus pending set. */
+uint32_t offload_mgr_max_in_flight(const struct offload_mgr *m);
+/* mark: the one the ADD's completion gave, or 0 if not known yet.
+ * -ENOBUFS when the ring is full: the caller must retry (a lost DEL
+ * leaves its rule on the NIC). */
 int offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
 			    uint64_t megaflow_id, uint32_t mark);
 /* Up to n completions for pmd; returns how many (0 if none). Only that

@@ -32,6 +32,7 @@
 #include "offload_mgr.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "seed_flows.h"
 #include "port.h"
 #include "unit_test.h"
 
@@ -452,6 +453,58 @@ test_stale_mark(void)
 	test_marked();
 }
 
+/* The request ring full when megaflows leave: their DELs are refused,
+ * queued by the PMD and retried from dp_offload_poll() until the NIC rules
+ * are gone (a lost DEL would leave the rule and its mark for good). The
+ * ring is filled with ADDs the rate limit holds back (non-canonical: they
+ * fail once a token lets them through, installing nothing). */
+static void
+test_full_ring_dels(void)
+{
+	struct flow_key ok, om, ik, im;
+	struct fdir_model_stats ms;
+	unsigned n_fill = 0;
+
+	seed_outer_flow(&ok, &om, 1, SEED_IP4(172, 1, 0, 100), 4789);
+	seed_inner_flow(&ik, &im, 100, VNI, SEED_IP4(192, 1, 9, 0));
+	im.nw_dst = RTE_BE32(0xffffff00);	/* a prefix: not canonical */
+	/* full, and staying full: the thread has stopped draining it (its
+	 * pending set is full too), not just been slow to run */
+	for (int refused_at_once = 0; refused_at_once < 3 && n_fill < 1000;) {
+		bool added = false;
+		while (n_fill < 1000 && offload_mgr_request_add(
+				mgr, 0, UINT64_MAX - n_fill, &ok, &om, &ik, &im,
+				1) == 0) {
+			n_fill++;
+			added = true;
+		}
+		refused_at_once = added ? 0 : refused_at_once + 1;
+		usleep(2000);
+	}
+	CHECK(n_fill < 1000, "the request ring never filled");
+	fdir_model_get_stats(model, &ms);
+	unsigned installed = ms.installed;
+	pmd_flush_flows(pmd);
+	CHECK(installed == N_VMS && pmd->n_del_retry > 0,
+	      "%u rules, %u DELs queued after the flush (ring full)",
+	      installed, pmd->n_del_retry);
+	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	do {
+		dp_offload_poll(pmd);
+		fdir_model_get_stats(model, &ms);
+		usleep(1000);
+	} while ((ms.installed || pmd->n_del_retry) &&
+		 rte_get_tsc_cycles() < end);
+	CHECK(ms.installed == 0 && pmd->n_del_retry == 0 &&
+	      pmd->stats.offload_dels_lost == 0,
+	      "after retries: %u rules left, %u DELs queued, %lu lost",
+	      ms.installed, pmd->n_del_retry,
+	      (unsigned long)pmd->stats.offload_dels_lost);
+	struct offload_mgr_stats st;
+	offload_mgr_get_stats(mgr, &st);
+	CHECK(st.marks_in_use == 0, "%u marks still in use", st.marks_in_use);
+}
+
 int
 main(void)
 {
@@ -499,31 +552,32 @@ main(void)
 	struct offload_mgr_params mp = { .name = "test_mark_path",
 					 .engine = OFFLOAD_ENGINE_MODEL,
 					 .model = model, .n_pmds = 1,
-					 .max_marks = 64 };
+					 .max_marks = 64,
+					 /* a ring that test_full_ring_dels
+					  * can fill */
+					 .req_ring_size = 8,
+					 .max_inserts_per_sec = 20 };
 	mgr = model ? offload_mgr_create(&mp) : NULL;
 	CHECK(mgr != NULL, "offload manager");
 	if (!mgr)
 		return unit_test_report();
-	pmd->max_marks = 64;
-	pmd->mark_table = rte_zmalloc("marks", 65 * sizeof *pmd->mark_table,
-				      64);
-	pmd->offload = mgr;
+	CHECK(dp_offload_attach(pmd, mgr) == 0 && pmd->max_marks == 64,
+	      "attach: max_marks %u", pmd->max_marks);
 
 	warm_up();
 	CHECK(wait_offloaded(), "megaflows not offloaded");
 	test_marked();
 	test_bogus_marks();
 	test_stale_mark();
+	test_full_ring_dels();
 
 	pmd_flush_flows(pmd);
 	while (offload_mgr_queue_depth(mgr))
 		usleep(1000);
-	pmd->offload = NULL;
+	dp_offload_detach(pmd);
 	offload_mgr_destroy(mgr);
 	fdir_model_free(model);
 	fdir_model_pool_free(model_pool);
-	rte_free(pmd->mark_table);
-	pmd->mark_table = NULL;
 	dp_tx_flush_all(pmd);
 	unsigned in_use = rte_mempool_in_use_count(pool);
 	CHECK(in_use == 0, "%u mbufs in use at the end", in_use);

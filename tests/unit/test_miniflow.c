@@ -14,77 +14,21 @@
 #include <rte_mempool.h>
 
 #include "miniflow.h"
+#include "unit_test.h"
 
 #define POOL_SIZE 1023
 #define PKT_MAX 256
+#define RNG_SEED 0x9e3779b97f4a7c15ull
+#include "pkt_build.h"
 
-static int n_pass, n_fail;
 static struct rte_mempool *pool;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			n_pass++;                                              \
-		} else {                                                       \
-			n_fail++;                                              \
-			printf("FAIL %s:%d: ", __func__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
-
 /* ---- packet bytes ---- */
-
-struct pkt {
-	uint8_t b[PKT_MAX];
-	uint32_t len;
-};
 
 static const uint8_t MAC_DST[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x0d };
 static const uint8_t MAC_SRC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x05 };
 #define IP_SRC 0x0a000001u	/* 10.0.0.1 */
 #define IP_DST 0xc0a80102u	/* 192.168.1.2 */
-
-static void
-put(struct pkt *p, const void *d, uint32_t n)
-{
-	memcpy(p->b + p->len, d, n);
-	p->len += n;
-}
-
-static void
-put8(struct pkt *p, uint8_t v)
-{
-	p->b[p->len++] = v;
-}
-
-static void
-put16(struct pkt *p, uint16_t v)
-{
-	put8(p, v >> 8);
-	put8(p, v & 0xff);
-}
-
-static void
-put32(struct pkt *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p, v & 0xffff);
-}
-
-static void
-set16(struct pkt *p, uint32_t off, uint16_t v)
-{
-	p->b[off] = v >> 8;
-	p->b[off + 1] = v & 0xff;
-}
-
-static void
-put_zeros(struct pkt *p, uint32_t n)
-{
-	memset(p->b + p->len, 0, n);
-	p->len += n;
-}
 
 static void
 put_eth(struct pkt *p, uint16_t type)
@@ -134,7 +78,7 @@ put_ipv4(struct pkt *p, struct ip4 h)
 static void
 ip_set_total(struct pkt *p, uint32_t ip_off)
 {
-	set16(p, ip_off + 2, (uint16_t)(p->len - ip_off));
+	set16(p->b, ip_off + 2, (uint16_t)(p->len - ip_off));
 }
 
 static void
@@ -338,9 +282,9 @@ expect_key_(const char *what, int line, struct rte_mbuf *m,
 	for (int i = 0; i < FLOW_KEY_WORDS; i++)
 		same &= got.w[i] == exp->w[i];
 	if (rc == 0 && same) {
-		n_pass++;
+		n_passed++;
 	} else {
-		n_fail++;
+		n_failed++;
 		printf("FAIL line %d %s: rc %d\n", line, what, rc);
 		print_field_diff(&got, exp);
 	}
@@ -354,9 +298,9 @@ expect_malformed_(const char *what, int line, struct rte_mbuf *m)
 	struct flow_key got;
 	int rc = extract_dirty(m, &got, 1);
 	if (rc == -1) {
-		n_pass++;
+		n_passed++;
 	} else {
-		n_fail++;
+		n_failed++;
 		printf("FAIL line %d %s: rc %d, want -1 (malformed)\n", line,
 		       what, rc);
 	}
@@ -721,7 +665,7 @@ test_padding(void)
 	put_eth(&p, 0x0800);
 	ip = put_ipv4(&p, (struct ip4){ .ttl = 64, .proto = 6 });
 	put_tcp(&p, 1, 2, 5, 0);
-	set16(&p, ip + 2, 20 + 19);
+	set16(p.b, ip + 2, 20 + 19);
 	expect_malformed("tcp cut by total_length", mbuf_pkt(&p));
 }
 
@@ -749,13 +693,13 @@ test_malformed(void)
 	struct pkt p = full;
 	p.len = 14 + 40;
 	p.b[14] = 0x4f;
-	set16(&p, 16, 40);
+	set16(p.b, 16, 40);
 	expect_malformed("ihl 15 > available", mbuf_pkt(&p));
 
 	/* IHL within the packet but beyond total_length */
 	p = full;
 	p.b[14] = 0x47;			/* 28 bytes of header... */
-	set16(&p, 16, 24);		/* ...in a 24-byte datagram */
+	set16(p.b, 16, 24);		/* ...in a 24-byte datagram */
 	expect_malformed("ihl*4 > total_length", mbuf_pkt(&p));
 
 	static const uint8_t versions[] = { 0, 6, 5, 15 };
@@ -766,15 +710,15 @@ test_malformed(void)
 	}
 
 	p = full;
-	set16(&p, 16, (uint16_t)(full.len - 14 + 1));
+	set16(p.b, 16, (uint16_t)(full.len - 14 + 1));
 	expect_malformed("total_length > packet", mbuf_pkt(&p));
 	p = full;
-	set16(&p, 16, 0xffff);
+	set16(p.b, 16, 0xffff);
 	expect_malformed("total_length 65535", mbuf_pkt(&p));
 
 	for (uint16_t tot = 0; tot < 20; tot++) {
 		p = full;
-		set16(&p, 16, tot);
+		set16(p.b, 16, tot);
 		expect_malformed("total_length < ihl*4", mbuf_pkt(&p));
 	}
 
@@ -833,20 +777,11 @@ test_malformed(void)
 	put_vlan(&p, 1, 0x0800);
 	ip = put_ipv4(&p, (struct ip4){ .ttl = 64, .proto = 17 });
 	ip_set_total(&p, ip);
-	set16(&p, ip + 2, 21);
+	set16(p.b, ip + 2, 21);
 	expect_malformed("vlan, total_length > packet", mbuf_pkt(&p));
 }
 
 /* ---- segmentation ---- */
-
-static int
-keys_same(const struct flow_key *a, const struct flow_key *b)
-{
-	for (int i = 0; i < FLOW_KEY_WORDS; i++)
-		if (a->w[i] != b->w[i])
-			return 0;
-	return 1;
-}
 
 /* Every 2- and 3-way split of p gives the single-segment answer. */
 static void
@@ -863,7 +798,7 @@ check_splits(const char *what, const struct pkt *p)
 			uint32_t cuts[2] = { a, b };
 			m = mbuf_split(p->b, p->len, cuts, 2);
 			int rc = extract_dirty(m, &got, 9);
-			if (rc != want_rc || (rc == 0 && !keys_same(&got, &want)))
+			if (rc != want_rc || (rc == 0 && !flow_key_equal(&got, &want)))
 				bad++;
 			rte_pktmbuf_free(m);
 		}
@@ -938,7 +873,7 @@ test_batch(void)
 		int is_bad = i == 0 || i == 3 || i == 4 || i == 31;
 		struct pkt p = is_bad ? bad : good;
 		if (!is_bad)
-			set16(&p, 14 + 20, (uint16_t)(1000 + i)); /* sport */
+			set16(p.b, 14 + 20, (uint16_t)(1000 + i)); /* sport */
 		pkt_batch_add(&b, mbuf_pkt(&p));
 		memset(&keys[i], 0, sizeof keys[i]);
 		set_metadata(&keys[i], i);
@@ -960,7 +895,7 @@ test_batch(void)
 			continue;
 		struct flow_key k = l4_key(17, (uint16_t)(1000 + i), 200);
 		set_metadata(&k, i);
-		if (b.pkts[j] != orig[i] || !keys_same(&keys[j], &k))
+		if (b.pkts[j] != orig[i] || !flow_key_equal(&keys[j], &k))
 			misaligned++;
 		j++;
 	}
@@ -992,23 +927,6 @@ test_batch(void)
 
 /* ---- randomized ---- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint32_t
-rnd(void)
-{
-	/* xorshift64*: reproducible from the printed seed */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static uint32_t
-rnd_below(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
 
 /* A plausible packet, so the mutations reach the deeper parsers. */
 static struct pkt
@@ -1148,7 +1066,7 @@ test_random(void)
 			int tail_rc = extract_dirty(m, &tail_key, i);
 			rte_pktmbuf_free(m);
 			if (tail_rc != lin_rc[i] ||
-			    (tail_rc == 0 && !keys_same(&tail_key, &lin[i])))
+			    (tail_rc == 0 && !flow_key_equal(&tail_key, &lin[i])))
 				overread++;
 			if (lin_rc[i] == 0 && !key_invariants_hold(&lin[i], i))
 				broken++;
@@ -1172,7 +1090,7 @@ test_random(void)
 		for (uint32_t i = 0, j = 0; i < n && j < b.n; i++) {
 			if (lin_rc[i])
 				continue;
-			if (keys[j].in_port != i || !keys_same(&keys[j], &lin[i]))
+			if (keys[j].in_port != i || !flow_key_equal(&keys[j], &lin[i]))
 				differ++;
 			j++;
 		}
@@ -1238,6 +1156,5 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	rmdir(runtime_dir);
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return unit_test_report();
 }

@@ -26,95 +26,16 @@
 #include <rte_mempool.h>
 
 #include "miniflow.h"
+#include "unit_test.h"
 
 #define POOL_SIZE 1023
 #define PKT_MAX 512
+#include "pkt_build.h"
 
-static int n_pass, n_fail;
 static struct rte_mempool *pool;
 
 /* property counters */
 static unsigned n_cases, n_fast_hits, n_good, n_malformed, n_bad, n_printed;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			n_pass++;                                              \
-		} else {                                                       \
-			n_fail++;                                              \
-			printf("FAIL %s:%d: ", __func__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
-
-/* ---- randomness ---- */
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-static uint32_t
-rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static uint32_t
-rnd_below(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
-
-/* ---- packet bytes ---- */
-
-struct pkt {
-	uint8_t b[PKT_MAX];
-	uint32_t len;
-	uint32_t ip;		/* offset of the (outermost) IPv4 header */
-	uint32_t l4;		/* offset of its L4 header */
-};
-
-static void
-put8(struct pkt *p, uint8_t v)
-{
-	p->b[p->len++] = v;
-}
-
-static void
-put16(struct pkt *p, uint16_t v)
-{
-	put8(p, v >> 8);
-	put8(p, v & 0xff);
-}
-
-static void
-put32(struct pkt *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p, v & 0xffff);
-}
-
-static void
-put_rand(struct pkt *p, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		put8(p, (uint8_t)rnd());
-}
-
-static void
-set16(uint8_t *b, uint32_t off, uint16_t v)
-{
-	b[off] = v >> 8;
-	b[off + 1] = v & 0xff;
-}
-
-static uint16_t
-get16(const uint8_t *b, uint32_t off)
-{
-	return (uint16_t)(b[off] << 8 | b[off + 1]);
-}
 
 struct shape {
 	uint8_t proto;		/* 6 or 17 */
@@ -317,15 +238,6 @@ set_metadata(struct flow_key *k, uint8_t fill)
 	k->w[7] = 0x7777777777777777ull;
 }
 
-static bool
-keys_same(const struct flow_key *a, const struct flow_key *b)
-{
-	for (int i = 0; i < FLOW_KEY_WORDS; i++)
-		if (a->w[i] != b->w[i])
-			return false;
-	return true;
-}
-
 static void
 report(const char *why, const char *what, const uint8_t *d, uint32_t len,
        const struct flow_key *g, int rc_g, const struct flow_key *f,
@@ -370,13 +282,13 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 		n_malformed++;
 	else
 		n_good++;
-	if (rc_f != rc_g || !keys_same(&g, &f))
+	if (rc_f != rc_g || !flow_key_equal(&g, &f))
 		report("fast vs generic", what, d, len, &g, rc_g, &f, rc_f);
 
 	/* nothing depends on what the key held before */
 	set_metadata(&f2, 0x5a);
 	int rc_f2 = miniflow_extract_fast(m, &f2);
-	if (rc_f2 != rc_g || (rc_g == 0 && !keys_same(&g, &f2)))
+	if (rc_f2 != rc_g || (rc_g == 0 && !flow_key_equal(&g, &f2)))
 		report("garbage in key", what, d, len, &g, rc_g, &f2, rc_f2);
 
 	/* the fast path alone: a hit is the generic answer, a miss leaves
@@ -386,9 +298,9 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 	bool hit = miniflow_extract_fast_only(m, &o);
 	if (hit) {
 		n_fast_hits++;
-		if (rc_g != 0 || !keys_same(&g, &o))
+		if (rc_g != 0 || !flow_key_equal(&g, &o))
 			report("fast hit", what, d, len, &g, rc_g, &o, 0);
-	} else if (!keys_same(&o, &o_before)) {
+	} else if (!flow_key_equal(&o, &o_before)) {
 		report("fast miss wrote key", what, d, len, &o_before, -1, &o,
 		       -1);
 	}
@@ -402,7 +314,7 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 		       0xff, rte_pktmbuf_tailroom(m));
 		set_metadata(&f2, 0xa5);
 		rc_f2 = miniflow_extract_fast(m, &f2);
-		if (rc_f2 != rc_f || !keys_same(&f, &f2))
+		if (rc_f2 != rc_f || !flow_key_equal(&f, &f2))
 			report("read past pkt_len", what, d, len, &f, rc_f,
 			       &f2, rc_f2);
 	}
@@ -698,7 +610,7 @@ test_batch(void)
 			for (uint16_t j = 0; j < b[0].n; j++)
 				if (b[0].pkts[j]->hash.rss !=
 					    b[1].pkts[j]->hash.rss ||
-				    !keys_same(&keys[0][j], &keys[1][j]) ||
+				    !flow_key_equal(&keys[0][j], &keys[1][j]) ||
 				    keys[1][j].in_port !=
 					    b[1].pkts[j]->hash.rss)
 					bad++;
@@ -766,6 +678,5 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	rmdir(runtime_dir);
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return unit_test_report();
 }

@@ -20,52 +20,28 @@
 #include <rte_version.h>
 #include "fdir_model.h"
 #include "offload_mgr.h"
+#include "seed_flows.h"
 #include "unit_test.h"
 
 static struct rte_mempool *pool;
 
 
-#define IP(a, b, c, d) \
-	rte_cpu_to_be_32(((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | \
-			 ((uint32_t)(c) << 8) | (uint32_t)(d))
+#define IP SEED_IP4
 #define VTEP IP(172, 1, 0, 100)
 #define NIC_PORT 1
 #define VXLAN_OFPORT 100
 #define VNI 1001
 
-/* The underlay tnl_pop megaflow as xlate_underlay() builds it. */
 static void
 outer_flow(struct flow_key *k, struct flow_key *m)
 {
-	flow_key_zero(k);
-	flow_key_zero(m);
-	k->in_port = NIC_PORT;
-	k->dl_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	k->nw_dst = VTEP;
-	k->nw_proto = IPPROTO_UDP;
-	k->tp_dst = RTE_BE16(4789);
-	flow_mask_set_field(m, MFF_IN_PORT);
-	flow_mask_set_field(m, MFF_DL_TYPE);
-	flow_mask_set_field(m, MFF_NW_DST);
-	flow_mask_set_field(m, MFF_NW_PROTO);
-	flow_mask_set_field(m, MFF_NW_FRAG);
-	flow_mask_set_field(m, MFF_TP_DST);
+	seed_outer_flow(k, m, NIC_PORT, VTEP, 4789);
 }
 
-/* The per-VM decap megaflow: in_port=vxlan, tun_id, dl_type, nw_dst. */
 static void
 inner_flow(struct flow_key *k, struct flow_key *m, rte_be32_t dst)
 {
-	flow_key_zero(k);
-	flow_key_zero(m);
-	k->in_port = VXLAN_OFPORT;
-	k->tun_id = VNI;
-	k->dl_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	k->nw_dst = dst;
-	flow_mask_set_field(m, MFF_IN_PORT);
-	flow_mask_set_field(m, MFF_TUN_ID);
-	flow_mask_set_field(m, MFF_DL_TYPE);
-	flow_mask_set_field(m, MFF_NW_DST);
+	seed_inner_flow(k, m, VXLAN_OFPORT, VNI, dst);
 }
 
 static int

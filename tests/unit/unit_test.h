@@ -26,6 +26,9 @@ static unsigned n_passed, n_failed;
 		}                                                              \
 	} while (0)
 
+/* The condition itself is the message. */
+#define CHECK_EXPR(cond) CHECK(cond, "%s", #cond)
+
 /* rte_eal_init for a test named name with mem_mb of plain memory. */
 static inline int
 unit_test_eal_init(const char *name, const char *mem_mb)
