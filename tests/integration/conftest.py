@@ -95,6 +95,17 @@ def _reap_processes():
 
 
 @pytest.fixture
+def wires():
+    """pktlib.Wire()s a test opens before make_switch (the switch must not
+    see its NIC vanish): closed after the switches have stopped, since
+    fixtures are torn down in the reverse order of their setup."""
+    ws = []
+    yield ws
+    for w in ws:
+        w.__exit__(None, None, None)
+
+
+@pytest.fixture
 def make_switch(request, build_dir, hugepages, tmp_path, rundir):
     """make_switch(topology, name="vxswitch", **kw) -> started vxlib.Switch.
 

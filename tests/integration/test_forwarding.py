@@ -76,16 +76,6 @@ class Rig:
 
 
 @pytest.fixture
-def wires():
-    """Wires to close after the switch stopped (set up before, torn down
-    after make_switch: the switch must not see its NIC vanish)."""
-    ws = []
-    yield ws
-    for w in ws:
-        w.__exit__(None, None, None)
-
-
-@pytest.fixture
 def rig_factory(wires, make_switch, make_testpmd, rundir):
     def make(n_vms, vhost_type="dpdkvhostuserclient", **kw):
         wire = pktlib.Wire().__enter__()

@@ -39,16 +39,12 @@ import pytest
 
 import guestlib
 import vxlib
-from test_kernel_vtep import PEER, _tag, link_mac
+from test_kernel_vtep import (KHOST_IP, KVTEP_IP, PEER,
+                              _tag, kernel_vtep, link_mac, vtep_topology)
 from vxlib import sh, wait_for
 
-VNI = 1001
-VTEP_IP = "172.1.0.100"
-KVTEP_IP = "172.1.0.1"
-KHOST_IP = "192.1.0.1"
 GUEST = 2                       # guest index: 192.1.0.2, 52:54:00:10:00:02
 GUEST_IP = guestlib.guests.vm_ip(GUEST)
-MTU = 1450
 IN_BYTES = 4 * 1024 * 1024
 OUT_BYTES = 1024 * 1024
 
@@ -88,43 +84,16 @@ def rig(request, make_switch, tmp_path):
     with vxlib.netns("gvtep%s" % r.tag) as vtep, \
             vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
         r.vtep = vtep
-        for dev, ns in ((r.phy, None), (r.peer, vtep)):
-            sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev],
-               ns=ns, check=False)
-            sh(["ip", "link", "set", dev, "up"], ns=ns)
-        sh(["ip", "addr", "add", KVTEP_IP + "/24", "dev", r.peer], ns=vtep)
-        sh(["ip", "link", "add", "vx0", "type", "vxlan", "id", VNI,
-            "remote", VTEP_IP, "local", KVTEP_IP, "dstport", 4789,
-            "dev", r.peer], ns=vtep)
-        sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=1"], ns=vtep,
-           check=False)
-        sh(["ip", "link", "set", "vx0", "mtu", MTU, "up"], ns=vtep)
-        sh(["ip", "addr", "add", KHOST_IP + "/16", "dev", "vx0"], ns=vtep)
+        kernel_vtep(r.phy, r.peer, vtep, KHOST_IP + "/16")
 
         r.accel = guestlib.accel(img, tmp_path)
         r.g = guestlib.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
                                     accel=r.accel, backing="memfd")
-        topo = {
-            "eal": {"memory-mb": 256},
-            "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
-            "ports": [
-                {"name": "vm", "type": "dpdkvhostuserclient",
-                 "path": r.g.sock},
-                {"name": "vxlan", "type": "vxlan",
-                 "options": {"remote_ip": "flow", "key": "flow",
-                             "dst_port": 4789, "vnis": [VNI]}},
-                {"name": "phy", "type": "dpdk",
-                 "devargs": "net_af_packet0,iface=%s" % r.phy},
-            ],
-            "flows": [
-                "in_port=vm,actions=set_tunnel:%d,set_field:%s->tun_dst,"
-                "output:vxlan" % (VNI, KVTEP_IP),
-                "in_port=vxlan,actions=output:vm",
-            ],
-        }
         # the switch first: QEMU, the vhost-user server, blocks until its
         # client connects
-        r.sw = make_switch(topo, ready_timeout=60.0)
+        r.sw = make_switch(vtep_topology(r.phy, {
+            "name": "vm", "type": "dpdkvhostuserclient", "path": r.g.sock}),
+            ready_timeout=60.0)
         try:
             yield r
         finally:

@@ -283,6 +283,49 @@ def forget_neighbours(r):
     wait_for(forgotten, 5, 0.2, "both VTEPs to forget each other")
 
 
+def kernel_vtep(phy, peer, ns, inner_cidr):
+    """The kernel VTEP at the far end of the veth phy (ours, root ns) ==
+    peer (in ns): peer is KVTEP_IP, vx0 (VNI, remote VTEP_IP) carries
+    inner_cidr. IPv6 off everywhere: router solicitations, MLD and DAD
+    would only add noise to the tunnel and the captures."""
+    for dev, dns in ((phy, None), (peer, ns)):
+        sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev],
+           ns=dns, check=False)
+        sh(["ip", "link", "set", dev, "up"], ns=dns)
+    sh(["ip", "addr", "add", KVTEP_IP + "/24", "dev", peer], ns=ns)
+    sh(["ip", "link", "add", "vx0", "type", "vxlan", "id", VNI,
+        "remote", VTEP_IP, "local", KVTEP_IP, "dstport", 4789,
+        "dev", peer], ns=ns)
+    sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=1"], ns=ns,
+       check=False)
+    sh(["ip", "link", "set", "vx0", "mtu", INNER_MTU, "up"], ns=ns)
+    sh(["ip", "addr", "add", inner_cidr, "dev", "vx0"], ns=ns)
+
+
+def vtep_topology(phy, vm_port):
+    """The switch between vm_port (a topology port named anything) and
+    the kernel VTEP: af_packet on phy, every VM frame tunnelled to
+    KVTEP_IP, every decapsulated frame to the VM. No static ARP."""
+    vm = vm_port["name"]
+    return {
+        "eal": {"memory-mb": 256},
+        "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
+        "ports": [
+            vm_port,
+            {"name": "vxlan", "type": "vxlan",
+             "options": {"remote_ip": "flow", "key": "flow",
+                         "dst_port": 4789, "vnis": [VNI]}},
+            {"name": "phy", "type": "dpdk",
+             "devargs": "net_af_packet0,iface=%s" % phy},
+        ],
+        "flows": [
+            "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_dst,"
+            "output:vxlan" % (vm, VNI, KVTEP_IP),
+            "in_port=vxlan,actions=output:%s" % vm,
+        ],
+    }
+
+
 @pytest.fixture
 def rig(request, make_switch, tmp_path):
     r = Rig()
@@ -293,43 +336,15 @@ def rig(request, make_switch, tmp_path):
             vxlib.netns("vm%s" % r.tag) as vm, \
             vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
         r.vtep, r.vm = vtep, vm
-        # -- the kernel VTEP. IPv6 off everywhere: router solicitations,
-        # MLD and DAD would only add noise to the tunnel and the captures.
-        for dev, ns in ((r.phy, None), (r.peer, vtep)):
-            sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev],
-               ns=ns, check=False)
-            sh(["ip", "link", "set", dev, "up"], ns=ns)
-        sh(["ip", "addr", "add", KVTEP_IP + "/24", "dev", r.peer], ns=vtep)
-        sh(["ip", "link", "add", "vx0", "type", "vxlan", "id", VNI,
-            "remote", VTEP_IP, "local", KVTEP_IP, "dstport", 4789,
-            "dev", r.peer], ns=vtep)
-        sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=1"], ns=vtep,
-           check=False)
-        sh(["ip", "link", "set", "vx0", "mtu", INNER_MTU, "up"], ns=vtep)
-        sh(["ip", "addr", "add", KHOST_IP + "/24", "dev", "vx0"], ns=vtep)
+        kernel_vtep(r.phy, r.peer, vtep, KHOST_IP + "/24")
         r.peer_mac = link_mac(r.peer, vtep)
         r.phy_mac = link_mac(r.phy)
 
         # -- the switch: af_packet on the veth, tap for the VM
-        topo = {
-            "eal": {"memory-mb": 256},
-            "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
-            "ports": [
-                {"name": "tap", "type": "dpdk",
-                 "devargs": "net_tap0,iface=%s" % r.tap},
-                {"name": "vxlan", "type": "vxlan",
-                 "options": {"remote_ip": "flow", "key": "flow",
-                             "dst_port": 4789, "vnis": [VNI]}},
-                {"name": "phy", "type": "dpdk",
-                 "devargs": "net_af_packet0,iface=%s" % r.phy},
-            ],
-            "flows": [
-                "in_port=tap,actions=set_tunnel:%d,set_field:%s->tun_dst,"
-                "output:vxlan" % (VNI, KVTEP_IP),
-                "in_port=vxlan,actions=output:tap",
-            ],
-        }
-        r.sw = make_switch(topo, ready_timeout=60.0)
+        r.sw = make_switch(vtep_topology(
+            r.phy, {"name": "tap", "type": "dpdk",
+                    "devargs": "net_tap0,iface=%s" % r.tap}),
+            ready_timeout=60.0)
 
         # -- the VM: the switch's tap, moved into its own netns (the tap
         # PMD keeps its fd; only its ioctls by name stop reaching it)

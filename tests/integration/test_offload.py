@@ -150,15 +150,6 @@ class Rig:
 
 
 @pytest.fixture
-def wires():
-    """Closed after the switches stopped (set up before make_switch)."""
-    ws = []
-    yield ws
-    for w in ws:
-        w.__exit__(None, None, None)
-
-
-@pytest.fixture
 def rig_factory(wires, make_switch, make_testpmd, rundir):
     def make(n_vms, phy=None, flows=None, tag="a"):
         """phy: options for the dpdk-phy port ({"offload": "model", ...});

@@ -17,7 +17,7 @@ import time
 
 import pktlib
 import vxlib
-from test_forwarding import rig_factory, wires  # noqa: F401 (fixtures)
+from test_forwarding import rig_factory  # noqa: F401 (fixture)
 
 THRESH_MAX = 16                 # app/pmd_poll.h PMD_POLL_THRESH_MAX
 BOUND = THRESH_MAX + 1
