@@ -123,7 +123,14 @@ dp_offload_request(struct pmd *pmd, struct megaflow *f)
 
 	if (!pmd->offload || !outer || !actions_need_no_key(&f->actions))
 		return;
-	/* A full request ring is no error: the flow stays in software. */
+	/* Refused DELs go first: an ADD overtaking the DEL of the same
+	 * pattern would fail as 'exists'. A full request ring is no error:
+	 * the flow stays in software. */
+	if (unlikely(pmd->n_del_retry)) {
+		del_retry_flush(pmd);
+		if (pmd->n_del_retry)
+			return;
+	}
 	if (offload_mgr_request_add(pmd->offload, pmd->idx,
 				    megaflow_offload_id(pmd, f), &outer->key,
 				    &outer->mask, &f->key, &f->mask,
