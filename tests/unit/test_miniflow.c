@@ -1112,17 +1112,9 @@ test_random(void)
 int
 main(int argc, char **argv)
 {
-	(void)argc;
-	char prefix[64];
-	snprintf(prefix, sizeof prefix, "--file-prefix=test_miniflow_%d",
-		 (int)getpid());
-	char *eal_args[] = { argv[0], "--no-huge", "--no-pci", "-m", "128",
-			     "--no-shconf", "--no-telemetry", "--log-level=error",
-			     prefix };
-	if (rte_eal_init(RTE_DIM(eal_args), eal_args) < 0) {
-		printf("EAL init failed\n");
-		return 2;
-	}
+	(void)argc, (void)argv;
+	if (unit_test_eal_init("test_miniflow", "128"))
+		return 1;
 	pool = rte_pktmbuf_pool_create("miniflow_test", POOL_SIZE, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
