@@ -9,7 +9,6 @@ forward VM 0's traffic byte for byte; refusals are counted on the port
 no mbuf leaked (make_switch's teardown).
 """
 
-import threading
 import time
 
 import pytest
