@@ -112,6 +112,12 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 				json_key(out, "connects");
 				json_u64(out, __atomic_load_n(&p->n_connects,
 							      __ATOMIC_RELAXED));
+				json_key(out, "refused_mem");
+				json_u64(out, __atomic_load_n(
+					&p->vhost_refused_mem, __ATOMIC_RELAXED));
+				json_key(out, "refused_ring");
+				json_u64(out, __atomic_load_n(
+					&p->vhost_refused_ring, __ATOMIC_RELAXED));
 			}
 			json_end_object(out);
 		}

@@ -51,6 +51,10 @@ usage(FILE *f)
 "      --detach           run in the background (with --pidfile)\n"
 "      --pidfile FILE     write the daemon's pid to FILE\n"
 "      --stats-on-exit    print port and PMD counters at shutdown\n"
+"      --vhost-msg-timeout MS\n"
+"                         a vhost-user message must arrive whole within MS\n"
+"                         milliseconds or its guest is disconnected (1000;\n"
+"                         0: wait forever, blocking every other guest)\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n"
 "\n"
@@ -71,7 +75,7 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
-	       O_STATS, O_VERSION };
+	       O_STATS, O_VERSION, O_VHOST_TMO };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -82,6 +86,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "detach", no_argument, NULL, O_DETACH },
 		{ "pidfile", required_argument, NULL, O_PID },
 		{ "stats-on-exit", no_argument, NULL, O_STATS },
+		{ "vhost-msg-timeout", required_argument, NULL, O_VHOST_TMO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -99,6 +104,19 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_DETACH: o->detach = true; break;
 		case O_PID: o->pidfile = optarg; break;
 		case O_STATS: o->stats_on_exit = true; break;
+		case O_VHOST_TMO: {
+			char *end;
+			unsigned long ms = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || ms > 3600000 ||
+			    optarg[0] == '-') {
+				fprintf(stderr, "vxswitch: --vhost-msg-timeout"
+					" '%s': milliseconds, 0 to 3600000\n",
+					optarg);
+				return -1;
+			}
+			port_vhost_msg_timeout_ms = (unsigned int)ms;
+			break;
+		}
 		case 'h': usage(stdout); exit(0);
 		case O_VERSION: printf("vxswitch %s\n", VXSWITCH_VERSION);
 			exit(0);

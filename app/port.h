@@ -58,6 +58,11 @@ struct port {
 	int vid;			/* -1 when no guest */
 	bool ready;			/* guest up: PMDs may poll/enqueue */
 	uint64_t n_connects;		/* how many times a guest came up */
+	/* guest messages refused (port_vhost_guard.c), each one closing
+	 * the connection: a memory table past the end of its file, a ring
+	 * smaller than VHOST_RING_MIN */
+	uint64_t vhost_refused_mem;
+	uint64_t vhost_refused_ring;
 	/* More senders than tx queues (a vhost guest has one rx vring; a
 	 * pcap port has one tx queue per tx_pcap file): sends to one queue
 	 * must not race. Taken only when tx_shared, as OVS does with its
@@ -98,6 +103,18 @@ int port_vhost_create(struct port *p, char *err, size_t errlen);
 int port_vhost_start(struct port *p, char *err, size_t errlen);
 void port_vhost_stop(struct port *p);
 void port_vhost_set_rcu(struct rte_rcu_qsbr *qsbr);
+struct port *port_vhost_by_vid(int vid);
+
+/* Guest guards (port_vhost_guard.c). Rings smaller than this are refused,
+ * so that no burst (at most BATCH_MAX, as rte_vhost's own MAX_PKT_BURST)
+ * is ever larger than a guest's ring. */
+#define VHOST_RING_MIN 32
+/* A vhost-user message must arrive whole within this (ms; 0 = wait
+ * forever): rte_vhost reads every guest's messages in one thread. */
+#define VHOST_MSG_TIMEOUT_MS_DEFAULT 1000
+extern unsigned int port_vhost_msg_timeout_ms;
+int port_vhost_guard_connection(struct port *p, int vid);
+bool port_vhost_rings_ok(struct port *p, int vid, int only_vring);
 
 /* The per-packet I/O, inline so the PMD loop has no indirect calls.
  * Transmit consumes every packet: sent or freed. Returns the number sent. */
@@ -129,8 +146,9 @@ port_rx_burst(struct port *p, uint16_t qid, struct rte_mempool *pool,
 		return rte_eth_rx_burst(p->eth_port_id, qid, pkts, n);
 	if (p->kind != PORT_VHOST || !port_vhost_ready(p))
 		return 0;
+	/* never more than the smallest ring a guest may have */
 	return rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid), pool,
-				       pkts, n);
+				       pkts, RTE_MIN(n, VHOST_RING_MIN));
 }
 
 static inline uint16_t
@@ -161,9 +179,17 @@ port_tx_burst(struct port *p, uint16_t qid, struct rte_mbuf **pkts,
 			rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 		return sent;
 	}
-	if (port_vhost_ready(p))
-		sent = rte_vhost_enqueue_burst(p->vid, VHOST_QUEUE_RX(qid),
-					       pkts, n);
+	/* In bursts no larger than the smallest ring a guest may have; a
+	 * short one means the ring is full. */
+	while (sent < n && port_vhost_ready(p)) {
+		uint16_t k = RTE_MIN(n - sent, VHOST_RING_MIN);
+		uint16_t done = rte_vhost_enqueue_burst(p->vid,
+							VHOST_QUEUE_RX(qid),
+							pkts + sent, k);
+		sent += done;
+		if (done < k)
+			break;
+	}
 	if (p->tx_shared)
 		rte_spinlock_unlock(&p->tx_lock[qid]);
 	/* rte_vhost copies into guest memory: we free all either way. */

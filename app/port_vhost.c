@@ -34,8 +34,8 @@ port_by_vhost_path(const char *path)
 	return NULL;
 }
 
-static struct port *
-port_by_vid(int vid)
+struct port *
+port_vhost_by_vid(int vid)
 {
 	char path[CFG_PATH_MAX];
 
@@ -47,9 +47,9 @@ port_by_vid(int vid)
 static int
 vhost_new_device(int vid)
 {
-	struct port *p = port_by_vid(vid);
+	struct port *p = port_vhost_by_vid(vid);
 
-	if (!p)
+	if (!p || !port_vhost_rings_ok(p, vid, -1))
 		return -1;
 	/* We poll: the guest need not kick us, and we need not be kicked. */
 	for (uint16_t q = 0; q < rte_vhost_get_vring_num(vid); q++)
@@ -78,16 +78,52 @@ vhost_destroy_device(int vid)
 	}
 }
 
+/* Before the guest's first message: hook its messages and bound how long
+ * one may take to arrive (port_vhost_guard.c). */
+static int
+vhost_new_connection(int vid)
+{
+	struct port *p = port_vhost_by_vid(vid);
+
+	return p ? port_vhost_guard_connection(p, vid) : -1;
+}
+
+/* A vring of a running guest (another queue pair) coming up: it must be
+ * as large as the others. Refused, the whole port stops being polled
+ * (without waiting for the PMDs: the vhost thread holds the rings' locks
+ * here and an enqueue may be spinning on one). */
+static int
+vhost_vring_state_changed(int vid, uint16_t vring, int enable)
+{
+	struct port *p = port_vhost_by_vid(vid);
+
+	if (!p || !enable || p->vid != vid ||
+	    port_vhost_rings_ok(p, vid, vring))
+		return 0;
+	__atomic_store_n(&p->ready, false, __ATOMIC_RELEASE);
+	return -1;
+}
+
 static const struct rte_vhost_device_ops vhost_ops = {
 	.new_device = vhost_new_device,
 	.destroy_device = vhost_destroy_device,
+	.new_connection = vhost_new_connection,
+	.vring_state_changed = vhost_vring_state_changed,
 };
 
 /* No offloads either way: the guest must hand us complete checksums (we
  * encapsulate its packets and a partial checksum inside a tunnel would
  * reach the far VM broken), and we hand it plain frames. OVS does the same
- * unless userspace TSO is on. */
+ * unless userspace TSO is on.
+ *
+ * No mergeable rx buffers either: with them rte_vhost 22.11 may spread one
+ * packet over up to ring-size - 1 guest buffers, each taking an entry of a
+ * shadow ring as large as the guest's ring, so a guest posting tiny
+ * buffers (and a jumped avail->idx) overflows it with a burst of a few
+ * packets. Without, each packet takes one entry and a burst no larger than
+ * the ring (VHOST_RING_MIN) stays inside it. */
 static const uint64_t vhost_disabled_features =
+	1ULL << VIRTIO_NET_F_MRG_RXBUF |
 	1ULL << VIRTIO_NET_F_HOST_TSO4 | 1ULL << VIRTIO_NET_F_HOST_TSO6 |
 	1ULL << VIRTIO_NET_F_HOST_ECN | 1ULL << VIRTIO_NET_F_HOST_UFO |
 	1ULL << VIRTIO_NET_F_CSUM | 1ULL << VIRTIO_NET_F_GUEST_CSUM |
