@@ -53,6 +53,7 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 	uint64_t now = vxs_now_ms();
 
 	ctl_events_process();
+	ofproto_publish_pending();
 	if (json)
 		json_begin_array(out);
 	else

@@ -241,6 +241,13 @@ ofproto_neigh_changed(rte_be32_t ip)
 }
 
 void
+ofproto_publish_pending(void)
+{
+	if (of.n_neigh_changed || of.neigh_overflow)
+		ofproto_publish_neigh();
+}
+
+void
 ofproto_tick(void)
 {
 	uint64_t now = vxs_now_ms();

@@ -60,6 +60,9 @@ struct ofproto_publish_stats {
 uint64_t ofproto_publish_neigh(void);
 void ofproto_neigh_changed(rte_be32_t ip);
 void ofproto_tick(void);
+/* Publishes the neighbour changes still waiting for their interval: a
+ * command that shows the table makes what it shows the datapath's. */
+void ofproto_publish_pending(void);
 void ofproto_set_publish_interval_ms(uint32_t ms);
 uint32_t ofproto_publish_interval_ms(void);
 const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
