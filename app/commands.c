@@ -18,50 +18,7 @@
 #include "vxswitch.h"
 #include "xlate.h"
 
-#define UNUSED_ARGS (void)argc, (void)argv, (void)json, (void)aux
-
-static const char *
-ip_str(rte_be32_t ip, char *buf)
-{
-	inet_ntop(AF_INET, &ip, buf, INET_ADDRSTRLEN);
-	return buf;
-}
-
-static void
-mac_str(const struct rte_ether_addr *m, char *buf)
-{
-	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, m);
-}
-
-static int
-parse_ip(const char *s, rte_be32_t *ip)
-{
-	return inet_pton(AF_INET, s, ip) == 1 ? 0 : -1;
-}
-
-static int
-parse_prefix(const char *s, rte_be32_t *ip, uint8_t *plen)
-{
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	size_t n = slash ? (size_t)(slash - s) : strlen(s);
-	char *end;
-
-	if (n >= sizeof buf)
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (parse_ip(buf, ip))
-		return -1;
-	*plen = 32;
-	if (slash) {
-		long v = strtol(slash + 1, &end, 10);
-		if (*end || end == slash + 1 || v < 0 || v > 32)
-			return -1;
-		*plen = v;
-	}
-	return 0;
-}
+#include "cmd_util.h"
 
 /* ---- counters summed over PMDs ---------------------------------------- */
 
@@ -405,7 +362,10 @@ cmd_add_flows(int argc, const char *argv[], bool json, struct ds *out,
 	int bad = 0;
 
 	if (ofproto_add_flows(argv + 1, argc - 1, &bad, err, sizeof err)) {
-		ds_put_format(out, "flow %d: %s", bad + 1, err);
+		if (bad < 0)
+			ds_put_cstr(out, err);
+		else
+			ds_put_format(out, "flow %d: %s", bad + 1, err);
 		return -1;
 	}
 	ds_put_format(out, "%d flows added\n", argc - 1);
@@ -833,180 +793,6 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
-/* ---- tnl/arp and ovs/route ---------------------------------------------- */
-
-/* tnl/arp/set [BRIDGE] IP MAC */
-static int
-cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
-	    void *aux)
-{
-	(void)json, (void)aux;
-	rte_be32_t ip;
-	struct rte_ether_addr mac;
-	const char *ips = argv[argc - 2], *macs = argv[argc - 1];
-
-	if (parse_ip(ips, &ip)) {
-		ds_put_format(out, "bad IPv4 address '%s'", ips);
-		return -1;
-	}
-	if (rte_ether_unformat_addr(macs, &mac)) {
-		ds_put_format(out, "bad MAC address '%s'", macs);
-		return -1;
-	}
-	neigh_set(ip, &mac, true);
-	ds_put_cstr(out, "OK\n");
-	return 0;
-}
-
-static int
-cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
-	     void *aux)
-{
-	UNUSED_ARGS;
-	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
-	const struct port *u = port_underlay();
-
-	ctl_events_process();
-	if (json)
-		json_begin_array(out);
-	else
-		ds_put_format(out, "%-16s %-17s %-8s %s\n", "IP", "MAC",
-			      "Type", "Bridge");
-	for (uint16_t i = 0; i < neigh_count(); i++) {
-		const struct neigh_entry *e = neigh_at(i);
-		ip_str(e->ip, ip);
-		mac_str(&e->mac, mac);
-		if (json) {
-			json_begin_object(out);
-			json_key(out, "ip"); json_string(out, ip);
-			json_key(out, "mac"); json_string(out, mac);
-			json_key(out, "static"); json_bool(out, e->is_static);
-			json_end_object(out);
-		} else {
-			ds_put_format(out, "%-16s %-17s %-8s %s\n", ip, mac,
-				      e->is_static ? "static" : "dynamic",
-				      u ? u->name : "-");
-		}
-	}
-	if (json)
-		json_end_array(out);
-	return 0;
-}
-
-static int
-cmd_arp_flush(int argc, const char *argv[], bool json, struct ds *out,
-	      void *aux)
-{
-	UNUSED_ARGS;
-	/* Apply what the PMDs learned before the flush, not after it. */
-	ctl_events_process();
-	neigh_flush();
-	ds_put_cstr(out, "OK\n");
-	return 0;
-}
-
-/* ovs/route/add IP/PLEN [BRIDGE|PORT] [GW] */
-static int
-cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
-	      void *aux)
-{
-	(void)json, (void)aux;
-	rte_be32_t prefix, gw = 0;
-	uint8_t plen;
-	char err[256];
-	const struct port *p = port_underlay();
-
-	if (parse_prefix(argv[1], &prefix, &plen)) {
-		ds_put_format(out, "bad prefix '%s'", argv[1]);
-		return -1;
-	}
-	for (int i = 2; i < argc; i++) {
-		const struct port *named = port_by_name(argv[i]);
-		if (named && named->kind == PORT_ETHDEV) {
-			p = named;
-		} else if (parse_ip(argv[i], &gw) == 0) {
-			continue;
-		} else if (i == 2 && !named) {
-			/* a bridge name such as br-phy: the underlay */
-			continue;
-		} else {
-			ds_put_format(out, "bad gateway or port '%s'", argv[i]);
-			return -1;
-		}
-	}
-	if (!p) {
-		ds_put_cstr(out, "no underlay port to route through");
-		return -1;
-	}
-	if (route_add(prefix, plen, gw, p->idx, err, sizeof err)) {
-		ds_put_cstr(out, err);
-		return -1;
-	}
-	ds_put_cstr(out, "OK\n");
-	return 0;
-}
-
-static int
-cmd_route_del(int argc, const char *argv[], bool json, struct ds *out,
-	      void *aux)
-{
-	(void)argc, (void)json, (void)aux;
-	rte_be32_t prefix;
-	uint8_t plen;
-
-	if (parse_prefix(argv[1], &prefix, &plen)) {
-		ds_put_format(out, "bad prefix '%s'", argv[1]);
-		return -1;
-	}
-	if (route_del(prefix, plen)) {
-		ds_put_format(out, "no route %s", argv[1]);
-		return -1;
-	}
-	ds_put_cstr(out, "OK\n");
-	return 0;
-}
-
-static int
-cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
-	       void *aux)
-{
-	UNUSED_ARGS;
-	char ip[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
-
-	if (json)
-		json_begin_array(out);
-	else
-		ds_put_cstr(out, "Route Table:\n");
-	for (uint16_t i = 0; i < route_count(); i++) {
-		const struct route_entry *r = route_at(i);
-		ip_str(r->prefix, ip);
-		if (json) {
-			json_begin_object(out);
-			json_key(out, "prefix"); json_string(out, ip);
-			json_key(out, "plen"); json_u64(out, r->plen);
-			json_key(out, "gateway");
-			if (r->gateway)
-				json_string(out, ip_str(r->gateway, gw));
-			else
-				json_null(out);
-			json_key(out, "port"); json_string(out, ports[r->port_idx]->name);
-			json_key(out, "connected"); json_bool(out, r->connected);
-			json_end_object(out);
-		} else {
-			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
-				      "Cached:" : "User:", ip, r->plen,
-				      ports[r->port_idx]->name);
-			if (r->gateway)
-				ds_put_format(out, " GW %s",
-					      ip_str(r->gateway, gw));
-			ds_put_char(out, '\n');
-		}
-	}
-	if (json)
-		json_end_array(out);
-	return 0;
-}
-
 void
 print_exit_stats(FILE *f)
 {
@@ -1047,12 +833,5 @@ commands_register(void)
 			 cmd_set_opt, NULL);
 	control_register("dpif-netdev/opts-show", "", 0, 0, cmd_opts_show,
 			 NULL);
-	control_register("tnl/arp/set", "[BRIDGE] IP MAC", 2, 3, cmd_arp_set,
-			 NULL);
-	control_register("tnl/arp/show", "", 0, 0, cmd_arp_show, NULL);
-	control_register("tnl/arp/flush", "", 0, 0, cmd_arp_flush, NULL);
-	control_register("ovs/route/add", "IP/PLEN [BRIDGE|PORT] [GW]", 1, 3,
-			 cmd_route_add, NULL);
-	control_register("ovs/route/del", "IP/PLEN", 1, 1, cmd_route_del, NULL);
-	control_register("ovs/route/show", "", 0, 0, cmd_route_show, NULL);
+	cmd_tnl_register();
 }

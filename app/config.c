@@ -808,6 +808,21 @@ dp_max_megaflows(struct loader *ld, const yaml_node_t *v, void *obj)
 		       &((struct vxs_config *)obj)->max_megaflows);
 }
 
+/* Control table limits (neigh.h, route.h, ofproto.h) */
+#define DP_U32_KEY(fn, key, field, lo, hi)                                   \
+	static int                                                           \
+	fn(struct loader *ld, const yaml_node_t *v, void *obj)               \
+	{                                                                    \
+		return get_u32(ld, v, key, lo, hi,                           \
+			       &((struct vxs_config *)obj)->field);          \
+	}
+DP_U32_KEY(dp_max_flows, "max-flows", max_flows, 1, 1u << 24)
+DP_U32_KEY(dp_max_neighbours, "max-neighbours", max_neighbours, 1, 1u << 24)
+DP_U32_KEY(dp_max_routes, "max-routes", max_routes, 1, 1u << 24)
+DP_U32_KEY(dp_neigh_aging, "neigh-aging", neigh_aging_s, 1, 3600)
+DP_U32_KEY(dp_publish_interval, "publish-interval-ms", publish_interval_ms,
+	   1, 10000)
+
 /* optimisations: {hash-reuse: false, ...}: any subset, the rest default */
 static int
 dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj)
@@ -865,6 +880,11 @@ static const struct key_rule datapath_rules[] = {
 	{ "emc-insert-inv-prob", NULL, 0, dp_emc_prob },
 	{ "flow-max-idle-ms", NULL, 0, dp_max_idle },
 	{ "max-megaflows", NULL, 0, dp_max_megaflows },
+	{ "max-flows", NULL, 0, dp_max_flows },
+	{ "max-neighbours", NULL, 0, dp_max_neighbours },
+	{ "max-routes", NULL, 0, dp_max_routes },
+	{ "neigh-aging", NULL, 0, dp_neigh_aging },
+	{ "publish-interval-ms", NULL, 0, dp_publish_interval },
 	{ "optimisations", NULL, 0, dp_optimisations },
 	{ "pmd-idle-backoff-us", NULL, 0, dp_idle_backoff_us },
 	{ "tx-flush-interval-us", NULL, 0, dp_tx_flush_interval },

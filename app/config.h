@@ -109,6 +109,12 @@ struct vxs_config {
 	uint32_t emc_insert_inv_prob;	/* default 100; 0 = EMC off */
 	uint32_t flow_max_idle_ms;	/* default 10000 */
 	uint32_t max_megaflows;		/* per PMD, default 65536 */
+	/* control tables: 0 = the default (ofproto.h, neigh.h, route.h) */
+	uint32_t max_flows;		/* OpenFlow rules, default 65536 */
+	uint32_t max_neighbours;	/* default 65536 */
+	uint32_t max_routes;		/* default 65536 */
+	uint32_t neigh_aging_s;		/* tnl/neigh/aging, default 900 */
+	uint32_t publish_interval_ms;	/* learned changes, default 100 */
 	uint32_t dp_opts;		/* bit set of enum dp_opt (dp_opts.h) */
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */

@@ -3,10 +3,10 @@
  * missing (we send the ARP request, rate-limited per address, as the
  * kernel's neighbour code would), and counters of retired megaflows. */
 #include <string.h>
-#include <time.h>
 #include <rte_arp.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "vxswitch.h"
@@ -19,18 +19,10 @@ static struct {
 	uint64_t sent_ms;
 } arp_pending[ARP_PENDING_MAX];
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool
 arp_rate_limited(rte_be32_t ip)
 {
-	uint64_t now = now_ms();
+	uint64_t now = vxs_now_ms();
 	int slot = -1, oldest = 0;
 
 	for (int i = 0; i < ARP_PENDING_MAX; i++) {
@@ -81,16 +73,23 @@ arp_request_send(rte_be32_t ip)
 	port_tx_burst(u, u->ctl_txq, &m, 1);
 }
 
+/* Events handled per call, at most: under an ARP flood the PMDs can fill
+ * the ring faster than it drains, and the control socket must still be
+ * served. What does not fit in the ring is counted (ctl_events_lost). */
+#define CTL_EVENTS_PER_CALL 4096
+
 void
 ctl_events_process(void)
 {
 	struct ctl_event ev[64];
-	unsigned n;
+	unsigned n, done = 0;
 
 	if (!ctl_event_ring)
 		return;
-	while ((n = rte_ring_sc_dequeue_burst_elem(ctl_event_ring, ev,
+	while (done < CTL_EVENTS_PER_CALL &&
+	       (n = rte_ring_sc_dequeue_burst_elem(ctl_event_ring, ev,
 						   sizeof ev[0], 64, NULL))) {
+		done += n;
 		for (unsigned i = 0; i < n; i++) {
 			switch (ev[i].type) {
 			case CTL_EV_NEIGH_LEARN:

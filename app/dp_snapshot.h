@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * What the slow path needs to translate a packet, frozen: the OpenFlow
- * rules, routes, neighbours and the VTEP's addresses. The control thread
+ * rules and the VTEP's addresses (routes and neighbours: dp_snapshot_route
+ * and dp_snapshot_neigh read shared, lock-free tables). The control thread
  * builds a new snapshot for every change and publishes it with one atomic
  * pointer store; PMDs read it without locks and report quiescent states
  * (rte_rcu_qsbr) once per loop, after which the old one is freed. The
@@ -14,11 +15,13 @@
 #include <rte_ether.h>
 #include "ofp_rule.h"
 
+/* ip and mac never change once an entry is visible (a new MAC is a new
+ * entry); is_static and updated_ms are the control thread's alone. */
 struct neigh_entry {
 	rte_be32_t ip;
 	struct rte_ether_addr mac;
 	bool is_static;			/* tnl/arp/set or topology */
-	uint64_t updated_ms;
+	uint64_t updated_ms;		/* learned: last confirmed */
 };
 
 struct route_entry {
@@ -54,10 +57,14 @@ struct dp_snapshot {
 	uint16_t n_vnis;		/* 0: accept every VNI */
 	uint32_t *vnis;
 
-	uint16_t n_routes;
-	struct route_entry *routes;	/* longest prefix first */
-	uint16_t n_neigh;
-	struct neigh_entry *neigh;
+	/* What changed since the previous generation. Routes and neighbours
+	 * are not copied here: they are shared tables PMDs read without
+	 * locks (route.h, neigh.h). A PMD that saw the previous generation
+	 * and finds reval_all false revalidates only the megaflows whose next
+	 * hop is in neigh_changed; otherwise it revalidates all of them. */
+	bool reval_all;
+	uint32_t n_neigh_changed;
+	rte_be32_t *neigh_changed;	/* sorted ascending (as uint32_t) */
 };
 
 extern struct dp_snapshot *dp_snapshot_current;
@@ -72,6 +79,8 @@ const struct neigh_entry *dp_snapshot_neigh(const struct dp_snapshot *s,
 					    rte_be32_t ip);
 const struct route_entry *dp_snapshot_route(const struct dp_snapshot *s,
 					    rte_be32_t dst);
+/* Whether ip is one of the neighbours that changed in this generation. */
+bool dp_snapshot_neigh_changed(const struct dp_snapshot *s, rte_be32_t ip);
 bool dp_snapshot_vni_known(const struct dp_snapshot *s, uint32_t vni);
 
 #endif

@@ -499,6 +499,7 @@ main(int argc, char **argv)
 	while (!quit_signal) {
 		control_poll(20);
 		ctl_events_process();
+		ofproto_tick();
 		if (opt.duration > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if (t.tv_sec - t0.tv_sec +

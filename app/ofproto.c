@@ -5,8 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include <rte_cycles.h>
+#include "neigh.h"
 #include "ofproto.h"
 #include "port.h"
+#include "route.h"
 
 struct rule_slot {
 	struct ofp_rule rule;
@@ -18,48 +20,38 @@ static struct {
 	uint32_t n_rules, cap_rules;
 	uint32_t next_uid;
 
-	struct neigh_entry *neigh;
-	uint16_t n_neigh, cap_neigh;
-	struct route_entry *routes;
-	uint16_t n_routes, cap_routes;
+	uint32_t max_rules;		/* datapath max-flows */
+
+	/* neighbours changed since the last publish (neigh.c reports them) */
+	rte_be32_t *neigh_changed;
+	uint32_t n_neigh_changed, cap_neigh_changed;
+	bool neigh_overflow;		/* too many: revalidate everything */
+	uint64_t last_publish_ms;
+	uint32_t publish_interval_ms;
 
 	const struct vxs_config *cfg;
 	struct rte_rcu_qsbr *qsbr;
 	uint64_t gen;
+	struct ofproto_publish_stats pstats;
 } of;
 
 struct dp_snapshot *dp_snapshot_current;
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- snapshot ---------------------------------------------------------- */
 
-const struct neigh_entry *
-dp_snapshot_neigh(const struct dp_snapshot *s, rte_be32_t ip)
+static int
+be32_order(const void *a, const void *b)
 {
-	for (uint16_t i = 0; i < s->n_neigh; i++)
-		if (s->neigh[i].ip == ip)
-			return &s->neigh[i];
-	return NULL;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-const struct route_entry *
-dp_snapshot_route(const struct dp_snapshot *s, rte_be32_t dst)
+bool
+dp_snapshot_neigh_changed(const struct dp_snapshot *s, rte_be32_t ip)
 {
-	/* routes are kept longest prefix first */
-	for (uint16_t i = 0; i < s->n_routes; i++) {
-		const struct route_entry *r = &s->routes[i];
-		uint32_t m = r->plen ? ~0u << (32 - r->plen) : 0;
-		if ((rte_be_to_cpu_32(dst) & m) == rte_be_to_cpu_32(r->prefix))
-			return r;
-	}
-	return NULL;
+	return s->n_neigh_changed &&
+	       bsearch(&ip, s->neigh_changed, s->n_neigh_changed,
+		       sizeof ip, be32_order) != NULL;
 }
 
 bool
@@ -111,16 +103,30 @@ collect_vnis(uint32_t *vnis)
 	return n;
 }
 
+/* Sorts and de-duplicates the neighbour changes; returns how many. */
+static uint32_t
+neigh_changes_take(void)
+{
+	uint32_t n = 0;
+
+	qsort(of.neigh_changed, of.n_neigh_changed, sizeof(rte_be32_t),
+	      be32_order);
+	for (uint32_t i = 0; i < of.n_neigh_changed; i++)
+		if (!n || of.neigh_changed[n - 1] != of.neigh_changed[i])
+			of.neigh_changed[n++] = of.neigh_changed[i];
+	return n;
+}
+
 static struct dp_snapshot *
-snapshot_build(void)
+snapshot_build(bool reval_all)
 {
 	uint32_t vnis[CFG_MAX_VNIS];
 	uint16_t n_vnis = collect_vnis(vnis);
+	uint32_t n_changed = reval_all ? 0 : neigh_changes_take();
 	size_t sz = sizeof(struct dp_snapshot) +
 		    of.n_rules * sizeof(struct ofp_rule) +
 		    n_vnis * sizeof(uint32_t) +
-		    of.n_routes * sizeof(struct route_entry) +
-		    of.n_neigh * sizeof(struct neigh_entry) + 64;
+		    n_changed * sizeof(rte_be32_t) + 64;
 	struct dp_snapshot *s = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
 	if (!s)
 		return NULL;
@@ -132,19 +138,16 @@ snapshot_build(void)
 	for (uint32_t i = 0; i < of.n_rules; i++)
 		s->rules[i] = of.rules[i].rule;
 	p = (uint8_t *)(s->rules + s->n_rules);
-	s->routes = (struct route_entry *)p;
-	s->n_routes = of.n_routes;
-	if (of.n_routes)	/* NULL with no underlay */
-		memcpy(s->routes, of.routes, of.n_routes * sizeof *of.routes);
-	p += of.n_routes * sizeof *of.routes;
-	s->neigh = (struct neigh_entry *)p;
-	s->n_neigh = of.n_neigh;
-	if (of.n_neigh)		/* of.neigh is NULL until the first entry */
-		memcpy(s->neigh, of.neigh, of.n_neigh * sizeof *of.neigh);
-	p += of.n_neigh * sizeof *of.neigh;
 	s->vnis = (uint32_t *)p;
 	s->n_vnis = n_vnis;
 	memcpy(s->vnis, vnis, n_vnis * sizeof *vnis);
+	p += n_vnis * sizeof *vnis;
+	s->reval_all = reval_all;
+	s->neigh_changed = (rte_be32_t *)p;
+	s->n_neigh_changed = n_changed;
+	if (n_changed)
+		memcpy(s->neigh_changed, of.neigh_changed,
+		       n_changed * sizeof(rte_be32_t));
 
 	const struct vxs_config *cfg = of.cfg;
 	const struct port *u = port_underlay();
@@ -173,15 +176,22 @@ snapshot_build(void)
 	return s;
 }
 
-uint64_t
-ofproto_publish(void)
+static uint64_t
+publish(bool reval_all)
 {
-	struct dp_snapshot *s = snapshot_build(), *old;
+	struct dp_snapshot *s, *old;
 
+	reval_all |= of.neigh_overflow;
+	s = snapshot_build(reval_all);
 	if (!s) {
 		fprintf(stderr, "vxswitch: out of memory publishing tables\n");
 		return of.gen;
 	}
+	of.n_neigh_changed = 0;
+	of.neigh_overflow = false;
+	of.last_publish_ms = vxs_now_ms();
+	of.pstats.publishes++;
+	of.pstats.neigh_only += !reval_all;
 	old = __atomic_exchange_n(&dp_snapshot_current, s, __ATOMIC_ACQ_REL);
 	/* Once every PMD has passed a quiescent state, none can still be
 	 * translating with the old snapshot. */
@@ -190,6 +200,80 @@ ofproto_publish(void)
 		free(old);
 	}
 	return s->gen;
+}
+
+uint64_t
+ofproto_publish(void)
+{
+	return publish(true);
+}
+
+uint64_t
+ofproto_publish_neigh(void)
+{
+	return publish(false);
+}
+
+/* At most NEIGH_CHANGES_MAX addresses wait for a publish; past that the
+ * publish revalidates every megaflow (still one publish per interval). */
+#define NEIGH_CHANGES_MAX (1u << 20)
+
+void
+ofproto_neigh_changed(rte_be32_t ip)
+{
+	if (of.n_neigh_changed == of.cap_neigh_changed) {
+		uint32_t cap = of.cap_neigh_changed ?
+			       of.cap_neigh_changed * 2 : 1024;
+		rte_be32_t *n = NULL;
+		if (cap <= NEIGH_CHANGES_MAX)
+			n = realloc(of.neigh_changed, cap * sizeof *n);
+		if (!n) {
+			of.neigh_overflow = true;
+			of.n_neigh_changed = 0;
+		} else {
+			of.neigh_changed = n;
+			of.cap_neigh_changed = cap;
+		}
+	}
+	if (!of.neigh_overflow)
+		of.neigh_changed[of.n_neigh_changed++] = ip;
+	of.pstats.neigh_changes++;
+}
+
+void
+ofproto_publish_pending(void)
+{
+	if (of.n_neigh_changed || of.neigh_overflow)
+		ofproto_publish_neigh();
+}
+
+void
+ofproto_tick(void)
+{
+	uint64_t now = vxs_now_ms();
+
+	neigh_age(now);
+	if ((of.n_neigh_changed || of.neigh_overflow) &&
+	    now - of.last_publish_ms >= of.publish_interval_ms)
+		ofproto_publish_neigh();
+}
+
+void
+ofproto_set_publish_interval_ms(uint32_t ms)
+{
+	of.publish_interval_ms = ms;
+}
+
+uint32_t
+ofproto_publish_interval_ms(void)
+{
+	return of.publish_interval_ms;
+}
+
+const struct ofproto_publish_stats *
+ofproto_get_publish_stats(void)
+{
+	return &of.pstats;
 }
 
 /* ---- rules ------------------------------------------------------------- */
@@ -223,6 +307,25 @@ rules_reserve(uint32_t n)
 	return 0;
 }
 
+/* How many of the batch's rules would be new (not replacing the actions
+ * of an existing rule, nor of an earlier one in the batch). */
+static uint32_t
+rules_new(const struct ofp_rule *batch, int n)
+{
+	uint32_t n_new = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool known = false;
+		for (uint32_t j = 0; j < of.n_rules && !known; j++)
+			known = ofp_rule_same_match(&of.rules[j].rule,
+						    &batch[i]);
+		for (int j = 0; j < i && !known; j++)
+			known = ofp_rule_same_match(&batch[j], &batch[i]);
+		n_new += !known;
+	}
+	return n_new;
+}
+
 static void
 rule_upsert(const struct ofp_rule *nr)
 {
@@ -241,7 +344,7 @@ rule_upsert(const struct ofp_rule *nr)
 	slot->rule = *nr;
 	slot->rule.uid = ++of.next_uid;
 	memset(&slot->stats, 0, sizeof slot->stats);
-	slot->stats.created_ms = now_ms();
+	slot->stats.created_ms = vxs_now_ms();
 }
 
 int
@@ -261,7 +364,16 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 			return -1;
 		}
 	}
-	if (rules_reserve(of.n_rules + n)) {
+	uint32_t n_new = rules_new(parsed, n);
+	if (n_new > of.max_rules - of.n_rules) {
+		snprintf(err, errlen, "flow table full: %u rules + %u new, the "
+			 "limit (datapath max-flows) is %u; nothing added",
+			 of.n_rules, n_new, of.max_rules);
+		*bad = -1;
+		free(parsed);
+		return -1;
+	}
+	if (rules_reserve(of.n_rules + n_new)) {
 		snprintf(err, errlen, "out of memory");
 		free(parsed);
 		return -1;
@@ -331,180 +443,26 @@ ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes)
 	}
 }
 
-/* ---- neighbours -------------------------------------------------------- */
-
-static struct neigh_entry *
-neigh_find(rte_be32_t ip)
-{
-	for (uint16_t i = 0; i < of.n_neigh; i++)
-		if (of.neigh[i].ip == ip)
-			return &of.neigh[i];
-	return NULL;
-}
-
-int
-neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, bool is_static)
-{
-	struct neigh_entry *e = neigh_find(ip);
-
-	if (!e) {
-		if (of.n_neigh == of.cap_neigh) {
-			uint16_t cap = of.cap_neigh ? of.cap_neigh * 2 : 16;
-			struct neigh_entry *n = realloc(of.neigh,
-							cap * sizeof *n);
-			if (!n)
-				return -1;
-			of.neigh = n;
-			of.cap_neigh = cap;
-		}
-		e = &of.neigh[of.n_neigh++];
-		e->ip = ip;
-	}
-	e->mac = *mac;
-	e->is_static = is_static;
-	e->updated_ms = now_ms();
-	ofproto_publish();
-	return 0;
-}
-
-/* From ARP seen by the datapath: never overrides a static entry, and
- * publishes only when something changed. */
-bool
-neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac)
-{
-	struct neigh_entry *e = neigh_find(ip);
-
-	if (e && (e->is_static || rte_is_same_ether_addr(&e->mac, mac))) {
-		if (!e->is_static)
-			e->updated_ms = now_ms();
-		return false;
-	}
-	return neigh_set(ip, mac, false) == 0;
-}
-
-int
-neigh_flush(void)
-{
-	uint16_t kept = 0;
-	int n;
-
-	for (uint16_t i = 0; i < of.n_neigh; i++)
-		if (of.neigh[i].is_static)
-			of.neigh[kept++] = of.neigh[i];
-	n = of.n_neigh - kept;
-	of.n_neigh = kept;
-	if (n)
-		ofproto_publish();
-	return n;
-}
-
-uint16_t
-neigh_count(void)
-{
-	return of.n_neigh;
-}
-
-const struct neigh_entry *
-neigh_at(uint16_t i)
-{
-	return i < of.n_neigh ? &of.neigh[i] : NULL;
-}
-
-/* ---- routes ------------------------------------------------------------ */
-
-static int
-route_cmp(const void *a, const void *b)
-{
-	const struct route_entry *x = a, *y = b;
-	return (int)y->plen - (int)x->plen;
-}
-
-static int
-route_insert(rte_be32_t prefix, uint8_t plen, rte_be32_t gw,
-	     uint16_t port_idx, bool connected)
-{
-	uint32_t m = plen ? ~0u << (32 - plen) : 0;
-	prefix = rte_cpu_to_be_32(rte_be_to_cpu_32(prefix) & m);
-	for (uint16_t i = 0; i < of.n_routes; i++) {
-		struct route_entry *r = &of.routes[i];
-		if (r->prefix == prefix && r->plen == plen) {
-			r->gateway = gw;
-			r->port_idx = port_idx;
-			r->connected = connected;
-			return 0;
-		}
-	}
-	if (of.n_routes == of.cap_routes) {
-		uint16_t cap = of.cap_routes ? of.cap_routes * 2 : 16;
-		struct route_entry *n = realloc(of.routes, cap * sizeof *n);
-		if (!n)
-			return -1;
-		of.routes = n;
-		of.cap_routes = cap;
-	}
-	of.routes[of.n_routes++] = (struct route_entry){
-		.prefix = prefix, .plen = plen, .gateway = gw,
-		.port_idx = port_idx, .connected = connected };
-	qsort(of.routes, of.n_routes, sizeof *of.routes, route_cmp);
-	return 0;
-}
-
-int
-route_add(rte_be32_t prefix, uint8_t plen, rte_be32_t gw, uint16_t port_idx,
-	  char *err, size_t errlen)
-{
-	if (plen > 32) {
-		snprintf(err, errlen, "bad prefix length %u", plen);
-		return -1;
-	}
-	if (route_insert(prefix, plen, gw, port_idx, false)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	ofproto_publish();
-	return 0;
-}
-
-int
-route_del(rte_be32_t prefix, uint8_t plen)
-{
-	for (uint16_t i = 0; i < of.n_routes; i++) {
-		if (of.routes[i].prefix == prefix && of.routes[i].plen == plen) {
-			memmove(&of.routes[i], &of.routes[i + 1],
-				(of.n_routes - i - 1) * sizeof *of.routes);
-			of.n_routes--;
-			ofproto_publish();
-			return 0;
-		}
-	}
-	return -1;
-}
-
-uint16_t
-route_count(void)
-{
-	return of.n_routes;
-}
-
-const struct route_entry *
-route_at(uint16_t i)
-{
-	return i < of.n_routes ? &of.routes[i] : NULL;
-}
-
 /* ---- init -------------------------------------------------------------- */
 
-int
-ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
-	     char *err, size_t errlen)
+static int
+init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 {
 	const struct port *u = port_underlay();
 	char perr[CFG_ERR_MAX];
 
-	of.cfg = cfg;
-	of.qsbr = qsbr;
-	if (u && cfg->vtep_ip)
-		route_insert(cfg->vtep_ip, cfg->vtep_plen, 0, u->idx, true);
+	if (neigh_init(cfg->max_neighbours, cfg->neigh_aging_s, of.qsbr) ||
+	    route_init(cfg->max_routes, of.qsbr)) {
+		snprintf(err, errlen, "out of memory for the neighbour and "
+			 "route tables (datapath max-neighbours, max-routes)");
+		return -1;
+	}
+	if (u && cfg->vtep_ip &&
+	    route_insert(cfg->vtep_ip, cfg->vtep_plen, 0, u->idx, true, perr,
+			 sizeof perr)) {
+		snprintf(err, errlen, "%s: underlay vtep: %s", cfg->file, perr);
+		return -1;
+	}
 	for (uint16_t i = 0; i < cfg->n_routes; i++) {
 		const struct cfg_route *r = &cfg->routes[i];
 		const struct port *p = r->port[0] ? port_by_name(r->port) : u;
@@ -513,14 +471,42 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 				 cfg->file, r->line, r->port);
 			return -1;
 		}
-		route_insert(r->prefix, r->plen, r->gateway, p->idx, false);
+		if (route_insert(r->prefix, r->plen, r->gateway, p->idx, false,
+				 perr, sizeof perr)) {
+			snprintf(err, errlen, "%s:%d: route: %s", cfg->file,
+				 r->line, perr);
+			return -1;
+		}
 	}
 	for (uint16_t i = 0; i < cfg->n_arp; i++) {
-		struct neigh_entry *e;
-		if (neigh_set(cfg->arp[i].ip, &cfg->arp[i].mac, true))
+		if (neigh_set(cfg->arp[i].ip, &cfg->arp[i].mac, perr,
+			      sizeof perr)) {
+			snprintf(err, errlen, "%s:%d: arp: %s", cfg->file,
+				 cfg->arp[i].line, perr);
 			return -1;
-		e = neigh_find(cfg->arp[i].ip);
-		e->is_static = true;
+		}
+	}
+	return 0;
+}
+
+int
+ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
+	     char *err, size_t errlen)
+{
+	char perr[CFG_ERR_MAX];
+
+	of.cfg = cfg;
+	of.qsbr = qsbr;
+	of.max_rules = cfg->max_flows ? cfg->max_flows : OFPROTO_MAX_RULES_DEFAULT;
+	of.publish_interval_ms = cfg->publish_interval_ms ?
+		cfg->publish_interval_ms : OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS;
+	if (init_tables(cfg, err, errlen))
+		return -1;
+	if (cfg->n_flows > of.max_rules) {
+		snprintf(err, errlen, "%s: %u flows, more than datapath "
+			 "max-flows (%u)", cfg->file, cfg->n_flows,
+			 of.max_rules);
+		return -1;
 	}
 	if (rules_reserve(cfg->n_flows + 1))
 		return -1;
@@ -545,7 +531,14 @@ ofproto_fini(void)
 	free(dp_snapshot_current);
 	dp_snapshot_current = NULL;
 	free(of.rules);
-	free(of.neigh);
-	free(of.routes);
+	free(of.neigh_changed);
+	neigh_fini();
+	route_fini();
 	memset(&of, 0, sizeof of);
+}
+
+uint32_t
+ofproto_max_rules(void)
+{
+	return of.max_rules;
 }

@@ -29,7 +29,8 @@ uint64_t ofproto_publish(void);
 
 /* add-flow / add-flows: all or nothing. A rule with the same priority and
  * match as an existing one replaces its actions (as ovs-ofctl add-flow). On
- * error *bad is the index of the offending flow. */
+ * error *bad is the index of the offending flow, or -1 when the batch as a
+ * whole would pass the rule limit (datapath max-flows). */
 int ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 		      size_t errlen);
 /* del-flows [--strict] [FLOW]; returns the number of rules removed. */
@@ -41,18 +42,31 @@ const struct ofp_rule *ofproto_rule(uint32_t i);	/* in table order */
 const struct ofproto_rule_stats *ofproto_rule_stats(uint32_t i);
 void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes);
 
-/* neighbours */
-int neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, bool is_static);
-bool neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac);
-int neigh_flush(void);
-uint16_t neigh_count(void);
-const struct neigh_entry *neigh_at(uint16_t i);
+/* Publication. A rule or route change publishes at once and revalidates
+ * every megaflow (ofproto_publish). Neighbour changes (neigh.c) are noted
+ * with ofproto_neigh_changed and revalidate only the megaflows whose next
+ * hop changed: operator changes publish at once (ofproto_publish_neigh),
+ * learned ones and aging at most once per publish interval
+ * (ofproto_tick, called by the main loop). */
+#define OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS 100
+#define OFPROTO_MAX_RULES_DEFAULT 65536	/* OVS Flow_Table flow_limit */
 
-/* routes */
-int route_add(rte_be32_t prefix, uint8_t plen, rte_be32_t gw,
-	      uint16_t port_idx, char *err, size_t errlen);
-int route_del(rte_be32_t prefix, uint8_t plen);
-uint16_t route_count(void);
-const struct route_entry *route_at(uint16_t i);
+struct ofproto_publish_stats {
+	uint64_t publishes;		/* snapshots published */
+	uint64_t neigh_only;		/* of which for neighbour changes */
+	uint64_t neigh_changes;		/* neighbour changes noted */
+};
+
+uint64_t ofproto_publish_neigh(void);
+void ofproto_neigh_changed(rte_be32_t ip);
+void ofproto_tick(void);
+/* Publishes the neighbour changes still waiting for their interval: a
+ * command that shows the table makes what it shows the datapath's. */
+void ofproto_publish_pending(void);
+void ofproto_set_publish_interval_ms(uint32_t ms);
+uint32_t ofproto_publish_interval_ms(void);
+const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
+/* datapath max-flows: add-flow(s) beyond it are refused whole */
+uint32_t ofproto_max_rules(void);
 
 #endif

@@ -53,10 +53,11 @@ flow_free(struct pmd *pmd, struct megaflow *f)
 void
 pmd_push_event(struct pmd *pmd, const struct ctl_event *ev)
 {
-	(void)pmd;
-	/* If the control thread is that far behind, drop the message: an ARP
-	 * will be retried, and lost counters are only counters. */
-	rte_ring_mp_enqueue_elem(ctl_event_ring, (void *)ev, sizeof *ev);
+	/* If the control thread is that far behind, drop the message (an ARP
+	 * will be retried, and lost counters are only counters), but count
+	 * it: an ARP flood shows here. */
+	if (rte_ring_mp_enqueue_elem(ctl_event_ring, (void *)ev, sizeof *ev))
+		pmd->stats.ctl_events_lost++;
 }
 
 struct megaflow *
@@ -87,6 +88,7 @@ dp_upcall(struct pmd *pmd, const struct flow_key *key)
 	f->upcall_key = *key;
 	f->rule_uid = xo.rule_uid;
 	f->neigh_miss = xo.need_arp != 0;
+	f->nexthop = xo.nexthop;
 	f->id = ++pmd->next_flow_id;
 	f->created_tsc = rte_rdtsc();
 	if (dpcls_insert(pmd->cls, f)) {
@@ -120,6 +122,7 @@ struct sweep {
 	uint64_t now;
 	bool all;			/* flush */
 	bool revalidate;
+	bool neigh_only;	/* revalidate only those whose next hop changed */
 	bool expire;
 	bool offload_refresh;	/* the offload thread has a backlog */
 };
@@ -137,8 +140,12 @@ sweep_one(struct megaflow *f, void *aux)
 			  rte_get_tsc_hz() / 1000 * PMD_NEIGH_MISS_RETRY_MS);
 		s->pmd->stats.megaflows_expired += retire;
 	}
-	if (!retire && s->revalidate) {
+	if (!retire && s->revalidate &&
+	    (!s->neigh_only ||
+	     (f->nexthop && dp_snapshot_neigh_changed(s->pmd->snap,
+						      f->nexthop)))) {
 		struct xlate_out xo;
+		s->pmd->stats.megaflows_revalidated++;
 		xlate(s->pmd->snap, &f->upcall_key, &xo);
 		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
 			 !dp_actions_equal(&xo.actions, &f->actions);
@@ -153,10 +160,12 @@ sweep_one(struct megaflow *f, void *aux)
 }
 
 static void
-sweep_flows(struct pmd *pmd, bool all, bool revalidate, bool expire)
+sweep_flows(struct pmd *pmd, bool all, bool revalidate, bool neigh_only,
+	    bool expire)
 {
 	struct sweep s = { .pmd = pmd, .all = all, .revalidate = revalidate,
-			   .expire = expire, .now = rte_rdtsc() };
+			   .neigh_only = neigh_only, .expire = expire,
+			   .now = rte_rdtsc() };
 
 	/* the periodic sweep also re-ranks this PMD's pending offloads */
 	s.offload_refresh = expire && pmd->offload &&
@@ -180,21 +189,29 @@ sweep_flows(struct pmd *pmd, bool all, bool revalidate, bool expire)
 void
 pmd_revalidate(struct pmd *pmd)
 {
+	const struct dp_snapshot *s = pmd->snap;
+	/* Only neighbours changed since the generation this PMD last saw:
+	 * retranslate only the megaflows that used one of them. */
+	bool neigh_only = s && !s->reval_all && s->gen == pmd->seen_gen + 1;
+
 	pmd->stats.revalidations++;
-	sweep_flows(pmd, false, true, false);
+	pmd->stats.revalidations_neigh += neigh_only;
+	if (neigh_only && !s->n_neigh_changed)
+		return;
+	sweep_flows(pmd, false, true, neigh_only, false);
 }
 
 void
 pmd_expire_idle(struct pmd *pmd, uint64_t now)
 {
 	(void)now;
-	sweep_flows(pmd, false, false, true);
+	sweep_flows(pmd, false, false, false, true);
 }
 
 void
 pmd_flush_flows(struct pmd *pmd)
 {
-	sweep_flows(pmd, true, false, false);
+	sweep_flows(pmd, true, false, false, false);
 	emc_clear(pmd->emc);
 }
 

@@ -78,6 +78,8 @@ struct pmd_stats {
 					 * unknown or stale mark, or not what
 					 * the mark's megaflow matches */
 	uint64_t offload_dels_lost;	/* no memory to queue a refused DEL */
+	uint64_t ctl_events_lost;	/* ctl_event_ring full: ARP learn or
+					 * miss, or retired counters, lost */
 	uint64_t arp_replies;
 	uint64_t drops[DROP_N_REASONS];
 	uint64_t busy_cycles;		/* iterations that moved packets */
@@ -85,6 +87,8 @@ struct pmd_stats {
 	uint64_t iterations;
 	uint64_t tx_batches, tx_packets;	/* for packets per send */
 	uint64_t revalidations, megaflows_expired, megaflows_revalidated_out;
+	uint64_t revalidations_neigh;	/* of which for neighbour changes */
+	uint64_t megaflows_revalidated;	/* translated again */
 	uint64_t sleeps;		/* idle back-off: sleeps taken */
 	uint64_t sleep_cycles;		/* TSC cycles spent in them */
 	uint64_t stage_cycles[PMD_N_STAGES];

@@ -11,6 +11,7 @@
 #endif
 
 void commands_register(void);		/* commands.c */
+void cmd_tnl_register(void);		/* cmd_tnl.c */
 void telemetry_register(void);		/* telemetry.c */
 void ctl_events_process(void);		/* ctl_events.c */
 void print_exit_stats(FILE *f);		/* commands.c */

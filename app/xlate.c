@@ -138,6 +138,7 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct flow_key *key,
 		return;
 	}
 	nexthop = rt->gateway ? rt->gateway : dst;
+	out->nexthop = nexthop;
 	const struct neigh_entry *n = dp_snapshot_neigh(s, nexthop);
 	if (!n) {
 		out->need_arp = nexthop;

@@ -16,6 +16,8 @@ struct xlate_out {
 	struct dp_actions actions;
 	uint32_t rule_uid;		/* 0: no OpenFlow rule involved */
 	rte_be32_t need_arp;		/* next hop to resolve, 0 = none */
+	rte_be32_t nexthop;		/* the neighbour the outcome depends
+					 * on (resolved or not), 0 = none */
 };
 
 void xlate(const struct dp_snapshot *s, const struct flow_key *key,

@@ -262,12 +262,13 @@ def vm_flows(i, egress_vni=VNI):
 
 def topology(devargs, rundir, n_vms=2, vhost_type="dpdkvhostuserclient",
              static_arp=True, memory_mb=256, vnis=(VNI,), egress_vnis=None,
-             emc_inv_prob=100):
+             emc_inv_prob=100, datapath=None):
     """topology/vxlan-2vm.yaml's shape with n_vms VMs and the NIC on
     `devargs`. VM i: port vhost-user{i} at RUNDIR/vhost{i}.sock, inner
     192.1.0.i. static_arp: the remote VTEP's MAC in underlay.arp;
     egress_vnis: {vm: VNI its traffic is sent with} (default VNI);
-    emc_inv_prob: datapath.emc-insert-inv-prob (1: every flow)."""
+    emc_inv_prob: datapath.emc-insert-inv-prob (1: every flow);
+    datapath: more datapath keys (limits: max-neighbours, ...)."""
     ports = [{"name": "vhost-user%d" % i, "type": vhost_type,
               "path": str(rundir / ("vhost%d.sock" % i))}
              for i in range(n_vms)]
@@ -287,7 +288,8 @@ def topology(devargs, rundir, n_vms=2, vhost_type="dpdkvhostuserclient",
         underlay["arp"] = [{"ip": REMOTE_IP, "mac": REMOTE_MAC}]
     return {"eal": {"lcores": "0-1", "memory-mb": memory_mb, "no-pci": True},
             "datapath": {"pmd-cores": [1],
-                         "emc-insert-inv-prob": emc_inv_prob},
+                         "emc-insert-inv-prob": emc_inv_prob,
+                         **(datapath or {})},
             "underlay": underlay, "ports": ports, "flows": flows}
 
 

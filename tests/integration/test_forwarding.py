@@ -650,4 +650,5 @@ def test_cli_errors_change_nothing(wires, make_switch, rundir, tmp_path):
         assert r.returncode == 0, r
         json.loads(r.stdout)
     arp = sw.ctl("tnl/arp/show", json=True)
-    assert {"ip": REMOTE_IP, "mac": REMOTE_MAC, "static": True} in arp
+    assert {"ip": REMOTE_IP, "mac": REMOTE_MAC, "static": True,
+            "expires_s": None} in arp

@@ -281,6 +281,62 @@ def test_arp_responder_and_table(make_switch, make_testpmd, rundir, wire):
     assert arp_table(sw)["172.1.0.9"] == ("02:00:00:00:00:09", True)
 
 
+def test_table_limits_and_aging(make_switch, make_testpmd, rundir, wire):
+    """Issue 9: a full neighbour table refuses tnl/arp/set with an error
+    naming the limit and refuses (and counts) learned entries; a flow
+    batch past max-flows is refused whole; the switch keeps forwarding;
+    learned entries age out (tnl/neigh/aging) and static ones stay."""
+    sw, _ = start_rig(make_switch, make_testpmd, rundir, wire,
+                      datapath={"max-neighbours": 8, "max-flows": 8,
+                                "neigh-aging": 2})
+    lim = sw.ctl("limits/show", json=True)
+    assert lim["neighbours"] == {"entries": 1, "limit": 8, "refused": 0}
+    assert lim["neigh_aging_s"] == 2
+    assert sw.ctl("tnl/neigh/aging").strip() == "2"
+
+    # a learned flood of 20 distinct senders: 7 fit beside the static one
+    wire.send([P.arp_request(tpa=P.VTEP_IP, spa="172.1.0.%d" % (20 + k),
+                             sha="02:00:00:00:01:%02x" % k)
+               for k in range(20)])
+    wire.expect(lambda b: P.is_arp(b, op=2), n=20, timeout=5)
+    vxlib.wait_for(lambda: sw.ctl("limits/show", json=True)
+                   ["neigh_learn_refused"] == 13, 5,
+                   what="13 learned entries refused")
+    assert len(arp_table(sw)) == 8
+    r = sw.ctl_result("tnl/arp/set", "172.1.0.99", "02:00:00:00:00:99")
+    assert r.returncode == 1, r
+    assert "neighbour table full" in r.stderr, r
+    assert "max-neighbours" in r.stderr and "8" in r.stderr, r
+    assert "172.1.0.99" not in arp_table(sw)
+
+    # flows: 4 in the topology (2 VMs), 8 at most: 5 more refused whole
+    n_flows = len(sw.ctl("dump-flows", json=True))
+    more = ["priority=5,ip,nw_dst=10.9.0.%d,actions=drop" % k
+            for k in range(9 - n_flows)]
+    f = rundir / "more.flows"
+    f.write_text("\n".join(more) + "\n")
+    r = sw.ctl_result("add-flows", str(f))
+    assert r.returncode == 1 and "max-flows" in r.stderr, r
+    assert len(sw.ctl("dump-flows", json=True)) == n_flows
+
+    # still forwarding, both ways, with the tables full
+    for vm in (0, 1):
+        round_trip(sw, wire, vm)
+
+    # aging: the learned ones go within the aging time (plus a sweep),
+    # the static one stays; room again for tnl/arp/set
+    vxlib.wait_for(lambda: arp_table(sw) ==
+                   {P.REMOTE_IP: (P.REMOTE_MAC, True)}, 6,
+                   what="learned entries aged out")
+    assert sw.ctl("limits/show", json=True)["neigh_aged"] == 7
+    sw.ctl("tnl/arp/set", "172.1.0.99", "02:00:00:00:00:99")
+    ent = [e for e in sw.ctl("tnl/arp/show", json=True)
+           if e["ip"] == "172.1.0.99"]
+    assert ent == [{"ip": "172.1.0.99", "mac": "02:00:00:00:00:99",
+                    "static": True, "expires_s": None}]
+    round_trip(sw, wire, 0)
+
+
 def test_arp_resolves_remote_vtep(make_switch, make_testpmd, rundir, wire):
     """No static ARP for 172.1.0.0: the VMs' traffic makes the switch ask
     for it, is dropped as no_neigh until the reply, then uses its MAC."""

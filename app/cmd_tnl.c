@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * vxswitch-ctl commands for the underlay's tables, named after OVS's:
+ * tnl/arp/... (and their OVS 3.x names tnl/neigh/...), tnl/neigh/aging,
+ * ovs/route/..., and limits/show (every table's size, limit and refusals).
+ */
+#include <stdio.h>
+#include "cmd_util.h"
+#include "control.h"
+#include "dpcls.h"
+#include "json_out.h"
+#include "neigh.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "route.h"
+#include "vxswitch.h"
+
+/* tnl/arp/set [BRIDGE] IP MAC */
+static int
+cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
+	    void *aux)
+{
+	(void)json, (void)aux;
+	rte_be32_t ip;
+	struct rte_ether_addr mac;
+	const char *ips = argv[argc - 2], *macs = argv[argc - 1];
+	char err[256];
+
+	if (parse_ip(ips, &ip)) {
+		ds_put_format(out, "bad IPv4 address '%s'", ips);
+		return -1;
+	}
+	if (rte_ether_unformat_addr(macs, &mac)) {
+		ds_put_format(out, "bad MAC address '%s'", macs);
+		return -1;
+	}
+	/* what the PMDs learned first: a later learn must not undo this */
+	ctl_events_process();
+	if (neigh_set(ip, &mac, err, sizeof err)) {
+		ds_put_cstr(out, err);
+		return -1;
+	}
+	ds_put_cstr(out, "OK\n");
+	return 0;
+}
+
+static int
+cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
+	     void *aux)
+{
+	UNUSED_ARGS;
+	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	const struct port *u = port_underlay();
+	uint64_t now = vxs_now_ms();
+
+	ctl_events_process();
+	ofproto_publish_pending();
+	if (json)
+		json_begin_array(out);
+	else
+		ds_put_format(out, "%-16s %-17s %-8s %-8s %s\n", "IP", "MAC",
+			      "Type", "Bridge", "Expires");
+	for (uint32_t i = 0; i < neigh_slots(); i++) {
+		const struct neigh_entry *e = neigh_slot(i);
+		if (!e)
+			continue;
+		uint64_t left = neigh_expires_in_ms(e, now);
+		ip_str(e->ip, ip);
+		mac_str(&e->mac, mac);
+		if (json) {
+			json_begin_object(out);
+			json_key(out, "ip"); json_string(out, ip);
+			json_key(out, "mac"); json_string(out, mac);
+			json_key(out, "static"); json_bool(out, e->is_static);
+			/* seconds until it ages out; null: never (static) */
+			json_key(out, "expires_s");
+			if (e->is_static)
+				json_null(out);
+			else
+				json_u64(out, (left + 999) / 1000);
+			json_end_object(out);
+		} else if (e->is_static) {
+			ds_put_format(out, "%-16s %-17s %-8s %-8s -\n", ip, mac,
+				      "static", u ? u->name : "-");
+		} else {
+			ds_put_format(out, "%-16s %-17s %-8s %-8s %"PRIu64"s\n",
+				      ip, mac, "dynamic", u ? u->name : "-",
+				      (left + 999) / 1000);
+		}
+	}
+	if (json)
+		json_end_array(out);
+	return 0;
+}
+
+static int
+cmd_arp_flush(int argc, const char *argv[], bool json, struct ds *out,
+	      void *aux)
+{
+	UNUSED_ARGS;
+	/* Apply what the PMDs learned before the flush, not after it. */
+	ctl_events_process();
+	neigh_flush();
+	ds_put_cstr(out, "OK\n");
+	return 0;
+}
+
+/* tnl/neigh/aging [SECS]: OVS 3.x; shows or sets the learned entries'
+ * aging time (1..3600 s). A new time applies to entries already there. */
+static int
+cmd_neigh_aging(int argc, const char *argv[], bool json, struct ds *out,
+		void *aux)
+{
+	(void)aux;
+	if (argc > 1) {
+		char *end;
+		unsigned long s = strtoul(argv[1], &end, 10);
+		if (*end || end == argv[1] || argv[1][0] == '-' || s < 1 ||
+		    s > NEIGH_AGING_MAX_S) {
+			ds_put_format(out, "bad aging time '%s': seconds, 1 "
+				      "to %u", argv[1], NEIGH_AGING_MAX_S);
+			return -1;
+		}
+		neigh_set_aging_s((uint32_t)s);
+		ds_put_cstr(out, "OK\n");
+		return 0;
+	}
+	if (json)
+		json_u64(out, neigh_aging_s());
+	else
+		ds_put_format(out, "%u\n", neigh_aging_s());
+	return 0;
+}
+
+/* ovs/route/add IP/PLEN [BRIDGE|PORT] [GW] */
+static int
+cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
+	      void *aux)
+{
+	(void)json, (void)aux;
+	rte_be32_t prefix, gw = 0;
+	uint8_t plen;
+	char err[256];
+	const struct port *p = port_underlay();
+
+	if (parse_prefix(argv[1], &prefix, &plen)) {
+		ds_put_format(out, "bad prefix '%s'", argv[1]);
+		return -1;
+	}
+	for (int i = 2; i < argc; i++) {
+		const struct port *named = port_by_name(argv[i]);
+		if (named && named->kind == PORT_ETHDEV) {
+			p = named;
+		} else if (parse_ip(argv[i], &gw) == 0) {
+			continue;
+		} else if (i == 2 && !named) {
+			/* a bridge name such as br-phy: the underlay */
+			continue;
+		} else {
+			ds_put_format(out, "bad gateway or port '%s'", argv[i]);
+			return -1;
+		}
+	}
+	if (!p) {
+		ds_put_cstr(out, "no underlay port to route through");
+		return -1;
+	}
+	if (route_insert(prefix, plen, gw, p->idx, false, err, sizeof err)) {
+		ds_put_cstr(out, err);
+		return -1;
+	}
+	ofproto_publish();
+	ds_put_cstr(out, "OK\n");
+	return 0;
+}
+
+static int
+cmd_route_del(int argc, const char *argv[], bool json, struct ds *out,
+	      void *aux)
+{
+	(void)argc, (void)json, (void)aux;
+	rte_be32_t prefix;
+	uint8_t plen;
+
+	if (parse_prefix(argv[1], &prefix, &plen)) {
+		ds_put_format(out, "bad prefix '%s'", argv[1]);
+		return -1;
+	}
+	if (route_remove(prefix, plen)) {
+		ds_put_format(out, "no route %s", argv[1]);
+		return -1;
+	}
+	ofproto_publish();
+	ds_put_cstr(out, "OK\n");
+	return 0;
+}
+
+static int
+cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
+	       void *aux)
+{
+	UNUSED_ARGS;
+	char ip[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
+	uint32_t n;
+	struct route_entry *routes = route_list(&n);
+
+	if (!routes) {
+		ds_put_cstr(out, "out of memory");
+		return -1;
+	}
+	if (json)
+		json_begin_array(out);
+	else
+		ds_put_cstr(out, "Route Table:\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct route_entry *r = &routes[i];
+		ip_str(r->prefix, ip);
+		if (json) {
+			json_begin_object(out);
+			json_key(out, "prefix"); json_string(out, ip);
+			json_key(out, "plen"); json_u64(out, r->plen);
+			json_key(out, "gateway");
+			if (r->gateway)
+				json_string(out, ip_str(r->gateway, gw));
+			else
+				json_null(out);
+			json_key(out, "port");
+			json_string(out, ports[r->port_idx]->name);
+			json_key(out, "connected"); json_bool(out, r->connected);
+			json_end_object(out);
+		} else {
+			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
+				      "Cached:" : "User:", ip, r->plen,
+				      ports[r->port_idx]->name);
+			if (r->gateway)
+				ds_put_format(out, " GW %s",
+					      ip_str(r->gateway, gw));
+			ds_put_char(out, '\n');
+		}
+	}
+	if (json)
+		json_end_array(out);
+	free(routes);
+	return 0;
+}
+
+/* ---- limits/show ------------------------------------------------------- */
+
+struct limit_row {
+	const char *table, *setting;
+	uint64_t entries, limit, refused;
+	const char *refused_what;
+};
+
+static int
+cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
+		void *aux)
+{
+	UNUSED_ARGS;
+	const struct neigh_stats *ns;
+	const struct ofproto_publish_stats *ps = ofproto_get_publish_stats();
+	uint64_t mf = 0, mf_limit = 0, upcall_fail = 0, lost = 0;
+
+	ctl_events_process();
+	ns = neigh_get_stats();
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		mf += dpcls_count(pmds[i].cls);
+		mf_limit += pmds[i].max_flows;
+		upcall_fail += pmds[i].stats.drops[DROP_UPCALL_FAIL];
+		lost += pmds[i].stats.ctl_events_lost;
+	}
+	const struct limit_row rows[] = {
+		{ "flows", "max-flows", ofproto_n_rules(), ofproto_max_rules(),
+		  0, "add-flow refused whole" },
+		{ "neighbours", "max-neighbours", neigh_count(), neigh_limit(),
+		  ns->learn_refused + ns->set_refused, "learned + set" },
+		{ "routes", "max-routes", route_count(), route_limit(),
+		  route_refused(), "route/add" },
+		{ "megaflows", "max-megaflows", mf, mf_limit, upcall_fail,
+		  "upcall_fail drops" },
+	};
+
+	if (json) {
+		json_begin_object(out);
+		for (size_t i = 0; i < RTE_DIM(rows); i++) {
+			json_key(out, rows[i].table);
+			json_begin_object(out);
+			json_key(out, "entries"); json_u64(out, rows[i].entries);
+			json_key(out, "limit"); json_u64(out, rows[i].limit);
+			json_key(out, "refused"); json_u64(out, rows[i].refused);
+			json_end_object(out);
+		}
+		json_key(out, "neigh_learned"); json_u64(out, ns->learned);
+		json_key(out, "neigh_learn_refused");
+		json_u64(out, ns->learn_refused);
+		json_key(out, "neigh_set_refused"); json_u64(out, ns->set_refused);
+		json_key(out, "neigh_aged"); json_u64(out, ns->aged);
+		json_key(out, "neigh_aging_s"); json_u64(out, neigh_aging_s());
+		json_key(out, "ctl_events_lost"); json_u64(out, lost);
+		json_key(out, "publishes"); json_u64(out, ps->publishes);
+		json_key(out, "publishes_neigh"); json_u64(out, ps->neigh_only);
+		json_key(out, "neigh_changes"); json_u64(out, ps->neigh_changes);
+		json_key(out, "publish_interval_ms");
+		json_u64(out, ofproto_publish_interval_ms());
+		json_end_object(out);
+		return 0;
+	}
+	ds_put_format(out, "%-11s %-15s %10s %10s %10s\n", "table", "setting",
+		      "entries", "limit", "refused");
+	for (size_t i = 0; i < RTE_DIM(rows); i++)
+		ds_put_format(out, "%-11s %-15s %10"PRIu64" %10"PRIu64
+			      " %10"PRIu64"  (%s)\n", rows[i].table,
+			      rows[i].setting, rows[i].entries, rows[i].limit,
+			      rows[i].refused, rows[i].refused_what);
+	ds_put_format(out, "neighbours: %"PRIu64" learned, %"PRIu64" aged "
+		      "(aging %us)\n", ns->learned, ns->aged, neigh_aging_s());
+	ds_put_format(out, "control events lost (ring full): %"PRIu64"\n",
+		      lost);
+	ds_put_format(out, "snapshots published: %"PRIu64" (%"PRIu64" for "
+		      "%"PRIu64" neighbour changes; interval %u ms)\n",
+		      ps->publishes, ps->neigh_only, ps->neigh_changes,
+		      ofproto_publish_interval_ms());
+	return 0;
+}
+
+void
+cmd_tnl_register(void)
+{
+	/* OVS 3.x calls them tnl/neigh/..., and keeps tnl/arp/... as well */
+	static const char *const pfx[] = { "tnl/arp", "tnl/neigh" };
+	char name[32];
+
+	for (size_t i = 0; i < RTE_DIM(pfx); i++) {
+		snprintf(name, sizeof name, "%s/set", pfx[i]);
+		control_register(name, "[BRIDGE] IP MAC", 2, 3, cmd_arp_set,
+				 NULL);
+		snprintf(name, sizeof name, "%s/show", pfx[i]);
+		control_register(name, "", 0, 0, cmd_arp_show, NULL);
+		snprintf(name, sizeof name, "%s/flush", pfx[i]);
+		control_register(name, "", 0, 0, cmd_arp_flush, NULL);
+	}
+	control_register("tnl/neigh/aging", "[SECS]", 0, 1, cmd_neigh_aging,
+			 NULL);
+	control_register("ovs/route/add", "IP/PLEN [BRIDGE|PORT] [GW]", 1, 3,
+			 cmd_route_add, NULL);
+	control_register("ovs/route/del", "IP/PLEN", 1, 1, cmd_route_del, NULL);
+	control_register("ovs/route/show", "", 0, 0, cmd_route_show, NULL);
+	control_register("limits/show", "", 0, 0, cmd_limits_show, NULL);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The underlay's routes (ovs/route): bounded (datapath max-routes), and a
+ * longest-prefix index PMDs read without locks: one rte_hash keyed by
+ * (prefix, length) (ctl_table.h) and the set of prefix lengths in use, so a
+ * lookup probes only the lengths that exist, longest first.
+ *
+ * Why not rte_lpm: its tbl24 is 64 MB of hugepage memory per table
+ * whatever the number of routes, more than small hosts (and our tests)
+ * give the switch; this index costs memory in proportion to its limit.
+ */
+#ifndef VXS_ROUTE_H
+#define VXS_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rte_rcu_qsbr.h>
+#include "dp_snapshot.h"
+
+#define ROUTE_LIMIT_DEFAULT 65536
+
+int route_init(uint32_t limit, struct rte_rcu_qsbr *qsbr);
+void route_fini(void);
+
+/* Adds or replaces; connected: the VTEP's own prefix. Not published: the
+ * caller does (ofproto_publish). -1 with err set on a bad length or a
+ * full table. */
+int route_insert(rte_be32_t prefix, uint8_t plen, rte_be32_t gw,
+		 uint16_t port_idx, bool connected, char *err, size_t errlen);
+int route_remove(rte_be32_t prefix, uint8_t plen);
+
+uint32_t route_count(void);
+uint32_t route_limit(void);
+uint64_t route_refused(void);
+/* The routes, longest prefix first (then by prefix): a malloc'd array of
+ * route_count() entries for the caller to free. */
+struct route_entry *route_list(uint32_t *n);
+
+#endif
