@@ -204,7 +204,7 @@ remove_stale_socket(const char *path, char *err, size_t errlen)
 
 /* bind() under a umask so that the socket is never, even briefly, open to
  * others; the chmod is for file systems that ignore the umask. */
-static int
+static int __attribute__((nonnull(2)))
 bind_private(int fd, const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un addr;
@@ -228,7 +228,7 @@ bind_private(int fd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-static int
+static int __attribute__((nonnull(1)))
 open_listener(const char *path, char *err, size_t errlen)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
