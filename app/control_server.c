@@ -467,11 +467,10 @@ oldest_idle(void)
 
 /* A best-effort one-shot answer to a client that gets nothing else. */
 static void
-tell_and_close(int fd, const char *msg)
+tell(int fd, const char *msg)
 {
 	ssize_t n = send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)n;
-	close(fd);
 }
 
 static void
@@ -482,7 +481,8 @@ refuse(int fd)
 	snprintf(msg, sizeof msg, "ERROR\ntoo many control connections "
 		 "(limit %d); try again", server.max_clients);
 	server.stats.refused_full++;
-	tell_and_close(fd, msg);
+	tell(fd, msg);
+	close(fd);
 }
 
 /* Makes room for one more client if the table is full: the oldest idle
@@ -500,9 +500,7 @@ make_room(void)
 	snprintf(msg, sizeof msg, "ERROR\nclosed: too many control "
 		 "connections (limit %d), this was the oldest idle one",
 		 server.max_clients);
-	ssize_t n = send(victim->fd, msg, strlen(msg),
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-	(void)n;
+	tell(victim->fd, msg);
 	client_close(victim);
 	return true;
 }
@@ -537,7 +535,8 @@ client_add(int fd, long long now)
 		}
 	}
 	if (!c) {
-		tell_and_close(fd, "ERROR\nout of memory");
+		tell(fd, "ERROR\nout of memory");
+		close(fd);
 		return 0;
 	}
 	c->fd = fd;
@@ -570,12 +569,12 @@ accept_clients(long long now)
 			 * daemon uses more than we reserved): room again is
 			 * made by the oldest idle client, if there is one. */
 			struct client *victim = oldest_idle();
-			if (!victim) {
+			if (victim) {
+				server.stats.evicted_idle++;
+				client_close(victim);
+			} else {
 				refuse_without_fds();
-				continue;
 			}
-			server.stats.evicted_idle++;
-			client_close(victim);
 			continue;
 		}
 		if (fd < 0) {
