@@ -231,26 +231,27 @@ check_memory(struct checker *ck, bool host)
 	return 0;
 }
 
-int
-config_check_limits(const struct vxs_config *cfg, char *err, size_t errlen)
+static int
+run_checks(const struct vxs_config *cfg, char *err, size_t errlen, bool host)
 {
 	struct checker ck = { .cfg = cfg, .err = err, .errlen = err ? errlen
 								     : 0 };
 
-	if (check_port_counts(&ck) || check_memory(&ck, false))
-		return -1;
-	return 0;
+	if (host)
+		return check_lcores(&ck) || check_memory(&ck, true) ? -1 : 0;
+	return check_port_counts(&ck) || check_memory(&ck, false) ? -1 : 0;
+}
+
+int
+config_check_limits(const struct vxs_config *cfg, char *err, size_t errlen)
+{
+	return run_checks(cfg, err, errlen, false);
 }
 
 int
 config_check_host(const struct vxs_config *cfg, char *err, size_t errlen)
 {
-	struct checker ck = { .cfg = cfg, .err = err, .errlen = err ? errlen
-								     : 0 };
-
-	if (check_lcores(&ck) || check_memory(&ck, true))
-		return -1;
-	return 0;
+	return run_checks(cfg, err, errlen, true);
 }
 
 void
