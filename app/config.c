@@ -105,9 +105,12 @@ syntax_error(struct loader *ld, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "cannot parse YAML";
 
-	if (p->error == YAML_READER_ERROR)
-		return fail_file(ld, " %s at byte %zu", problem,
-				 p->problem_offset);
+	size_t line, col;
+	if (p->error == YAML_READER_ERROR) {
+		config_offset_line_col(ld->file, p->problem_offset, &line, &col);
+		return fail_file(ld, "%zu:%zu: %s (byte %zu)", line, col,
+				 problem, p->problem_offset);
+	}
 	if (p->error == YAML_MEMORY_ERROR)
 		return fail_file(ld, " out of memory");
 	if (p->context)
@@ -1324,6 +1327,7 @@ static void
 port_defaults(struct cfg_port *p, int line)
 {
 	p->line = line;
+	p->col = 1;
 	p->n_rxq = 1;
 	p->rxd = 1024;
 	p->txd = 1024;
@@ -1443,6 +1447,7 @@ parse_port(struct loader *ld, const yaml_node_t *map, unsigned index)
 	if (expect_map(ld, map, "port") < 0)
 		return -1;
 	port_defaults(pc.port, (int)map->start_mark.line + 1);
+	pc.port->col = (int)map->start_mark.column + 1;
 	if (read_port_name(ld, &pc) < 0 || read_port_type(ld, &pc) < 0)
 		return -1;
 	snprintf(where, sizeof where, "in port '%s'", pc.port->name);
@@ -1841,15 +1846,33 @@ find_sections(struct loader *ld)
 	return 0;
 }
 
+static struct cfg_pos
+pos_of(const yaml_node_t *n)
+{
+	return n ? (struct cfg_pos){ (int)n->start_mark.line + 1,
+				     (int)n->start_mark.column + 1 }
+		 : (struct cfg_pos){ 0, 0 };
+}
+
 static int
 load_topology(struct loader *ld)
 {
+	struct vxs_config *cfg = ld->cfg;
+
 	if (find_sections(ld) < 0 || parse_eal(ld) < 0 ||
 	    parse_datapath(ld) < 0 || check_cores(ld) < 0 ||
 	    parse_ports(ld) < 0 || parse_underlay(ld) < 0 ||
 	    check_tunnel(ld) < 0 || parse_flows(ld) < 0)
 		return -1;
-	return 0;
+	cfg->pos_ports = pos_of(ld->ports);
+	cfg->pos_lcores = pos_of(ld->lcores_node ? ld->lcores_node
+			  : ld->datapath ? map_get(ld, ld->datapath, "pmd-cores")
+			  : NULL);
+	cfg->pos_memory = pos_of(ld->memory_node ? ld->memory_node
+				 : ld->socket_mem_node);
+	cfg->pos_n_mbufs = pos_of(ld->datapath ? map_get(ld, ld->datapath,
+						 "n-mbufs") : NULL);
+	return config_check_limits(cfg, ld->err, ld->errlen);
 }
 
 /* A second document would be silently ignored; refuse it instead. */
@@ -1964,116 +1987,4 @@ config_find_port(const struct vxs_config *cfg, const char *name)
 		if (strcmp(cfg->ports[i].name, name) == 0)
 			return &cfg->ports[i];
 	return NULL;
-}
-
-/* ---- EAL argv ---- */
-
-struct argv_builder {
-	char **v;
-	int n, cap;
-	bool oom;
-};
-
-static void
-arg_add(struct argv_builder *b, const char *s)
-{
-	if (b->oom)
-		return;
-	if (b->n == b->cap) {
-		int cap = b->cap ? b->cap * 2 : 16;
-		char **v = realloc(b->v, cap * sizeof *v);
-		if (v == NULL) {
-			b->oom = true;
-			return;
-		}
-		b->v = v;
-		b->cap = cap;
-	}
-	if ((b->v[b->n] = strdup(s)) == NULL)
-		b->oom = true;
-	else
-		b->n++;
-}
-
-static void
-arg_add_uint(struct argv_builder *b, unsigned long v)
-{
-	char num[24];
-	snprintf(num, sizeof num, "%lu", v);
-	arg_add(b, num);
-}
-
-static void
-arg_add_options(struct argv_builder *b, const struct vxs_config *cfg)
-{
-	if (cfg->eal_lcores[0]) {
-		arg_add(b, "-l");
-		arg_add(b, cfg->eal_lcores);
-	}
-	if (cfg->eal_main_lcore >= 0) {
-		arg_add(b, "--main-lcore");
-		arg_add_uint(b, (unsigned long)cfg->eal_main_lcore);
-	}
-	if (cfg->eal_memory_mb) {
-		arg_add(b, "-m");
-		arg_add_uint(b, cfg->eal_memory_mb);
-	}
-	if (cfg->eal_socket_mem[0]) {
-		arg_add(b, "--socket-mem");
-		arg_add(b, cfg->eal_socket_mem);
-	}
-	if (cfg->eal_file_prefix[0]) {
-		arg_add(b, "--file-prefix");
-		arg_add(b, cfg->eal_file_prefix);
-	}
-	if (cfg->eal_huge_dir[0]) {
-		arg_add(b, "--huge-dir");
-		arg_add(b, cfg->eal_huge_dir);
-	}
-	if (cfg->eal_no_pci)
-		arg_add(b, "--no-pci");
-	if (cfg->eal_no_huge)
-		arg_add(b, "--no-huge");
-	for (int i = 0; i < cfg->n_eal_extra; i++)
-		arg_add(b, cfg->eal_extra[i]);
-}
-
-/* The returned array is argv[0..argc), a NULL, then a second copy of the
- * same pointers that only config_free_argv() reads: rte_eal_init()
- * permutes argv and overwrites argv[optind - 1] with argv[0], so freeing
- * what it leaves in the first half would double-free one string and leak
- * another. */
-int
-config_eal_argv(const struct vxs_config *cfg, const char *prog, char ***argv)
-{
-	struct argv_builder b = { NULL, 0, 0, false };
-	char **out = NULL;
-
-	arg_add(&b, prog);
-	arg_add_options(&b, cfg);
-	if (!b.oom)
-		out = malloc((2 * (size_t)b.n + 1) * sizeof *out);
-	if (out == NULL) {
-		for (int i = 0; i < b.n; i++)
-			free(b.v[i]);
-		free(b.v);
-		*argv = NULL;
-		return -1;
-	}
-	memcpy(out, b.v, b.n * sizeof *out);
-	out[b.n] = NULL;
-	memcpy(out + b.n + 1, b.v, b.n * sizeof *out);
-	free(b.v);
-	*argv = out;
-	return b.n;
-}
-
-void
-config_free_argv(int argc, char **argv)
-{
-	if (argv == NULL)
-		return;
-	for (int i = 0; i < argc; i++)
-		free(argv[argc + 1 + i]);
-	free(argv);
 }

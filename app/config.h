@@ -31,10 +31,16 @@ struct cfg_rxq_affinity {
 	uint16_t core;			/* lcore id of a PMD */
 };
 
+/* Where something was written in the topology file; line 0: nowhere. */
+struct cfg_pos {
+	int line, col;
+};
+
 struct cfg_port {
 	char name[CFG_NAME_MAX];
 	enum cfg_port_type type;
 	int line;			/* where it was defined, for errors */
+	int col;
 	uint32_t ofport;		/* 0 = assign the next free number */
 
 	/* dpdk */
@@ -136,6 +142,9 @@ struct vxs_config {
 
 	uint16_t n_flows;
 	struct cfg_flow *flows;		/* malloc'd array */
+
+	/* for config_check_limits()' errors */
+	struct cfg_pos pos_ports, pos_lcores, pos_memory, pos_n_mbufs;
 };
 
 /* Loads and validates a topology file. On error returns -1 and writes
@@ -144,6 +153,28 @@ int config_load(const char *path, struct vxs_config *cfg, char *err,
 		size_t errlen);
 
 void config_free(struct vxs_config *cfg);
+
+/* config_check.c: what would fail only after the EAL started, checked
+ * before it (config_load runs it last): vhost-user ports over rte_vhost's
+ * socket limit, dpdk ports over RTE_MAX_ETHPORTS, an mbuf pool larger than
+ * the memory the EAL is given. Returns 0, or -1 with "file:line:col:
+ * message" in err. */
+int config_check_limits(const struct vxs_config *cfg, char *err,
+			size_t errlen);
+/* The same against this host (vxswitch and --check run it; config_load
+ * does not, so topologies load anywhere): lcores the host does not have,
+ * an mbuf pool or eal memory larger than the free hugepages. */
+int config_check_host(const struct vxs_config *cfg, char *err,
+		      size_t errlen);
+
+/* The mbuf pool's size: datapath.n-mbufs, or what the ports need. */
+uint32_t config_n_mbufs(const struct vxs_config *cfg);
+#define CFG_MBUF_CACHE 256
+
+/* The 1-based line and column (in bytes) of byte 'offset' of file 'path',
+ * for errors that libyaml reports as an offset; 0:0 if unreadable. */
+void config_offset_line_col(const char *path, size_t offset, size_t *line,
+			    size_t *col);
 
 /* Builds the EAL argv (argv[0] = prog). Returns argc; *argv is malloc'd,
  * strings owned by the returned array (free with config_free_argv). */

@@ -2,7 +2,8 @@
  * The control socket: a unix-domain stream socket on which vxswitch-ctl asks
  * the running daemon to do things, in the spirit of ovs-appctl. It is served
  * from the daemon's control (main) thread, which calls control_poll() in its
- * loop; command handlers therefore run in the control thread too.
+ * loop; command handlers therefore run in the control thread too, one at a
+ * time, while every other client's I/O waits in its own buffers.
  *
  * Wire protocol, one request per connection:
  *
@@ -20,8 +21,20 @@
  *   limits: a request of at most CONTROL_MAX_REQUEST bytes (the final NUL
  *	included) and at most CONTROL_MAX_ARGS arguments after the command
  *	name. Anything larger, or a request that is not complete within
- *	CONTROL_IO_TIMEOUT_MS, gets an ERROR response (if the client still
- *	listens) and the connection is closed.
+ *	CONTROL_IO_TIMEOUT_MS of its first byte, gets an ERROR response (if
+ *	the client still listens) and the connection is closed. So does a
+ *	connection that sends nothing for CONTROL_IDLE_TIMEOUT_MS. A client
+ *	that takes none of its response for CONTROL_IO_TIMEOUT_MS is dropped.
+ *	A client may shut down its writing side after the request: it still
+ *	gets the response.
+ *
+ *   clients: the server serves all its clients at once, none waiting for
+ *	another (control_server.c). At most max_clients connections (default
+ *	CONTROL_MAX_CLIENTS; RLIMIT_NOFILE is raised to fit) are open; when
+ *	full, the oldest idle one (connected, nothing sent yet) is closed
+ *	with an ERROR response to make room, and only when no client is idle
+ *	is the new one refused ("ERROR\ntoo many control connections").
+ *	The built-in command control/show counts all of these.
  *
  * Only the socket's owner may connect: it is created mode 0600.
  */
@@ -42,6 +55,10 @@
  * response, before the server gives up on it. It bounds how long a stuck
  * or hostile client can hold up the control loop. */
 #define CONTROL_IO_TIMEOUT_MS 1000
+/* How long a connection may stay open without sending a byte. */
+#define CONTROL_IDLE_TIMEOUT_MS 60000
+/* Open connections, at most (see "clients" above). */
+#define CONTROL_MAX_CLIENTS 4096
 /* max_args for commands that take any number of arguments (the request
  * limit still applies). */
 #define CONTROL_ARGS_ANY INT_MAX
@@ -70,12 +87,19 @@ int control_init(const char *sock_path, char *err, size_t errlen);
 int control_register(const char *name, const char *usage, int min_args,
 		     int max_args, control_cmd_fn fn, void *aux);
 
-/* Waits up to 'timeout_ms' (0: just looks; -1: forever) for clients, and
- * serves those already waiting (a few at most, so the loop gets back to its
- * other work), each to completion or until it runs out of time. Returns
- * how many complete requests were answered, OK or ERROR; a client that
- * never sent a whole request doesn't count. Returns -1 if control_init()
- * has not succeeded. */
+/* Sets the connection limit (before or after control_init(), which raises
+ * RLIMIT_NOFILE for it and may lower it to what the hard limit allows).
+ * Returns the limit now in force, or -1 if 'max_clients' < 1. */
+int control_set_max_clients(int max_clients);
+
+/* Waits up to 'timeout_ms' (0: just looks; -1: forever) for something to do
+ * on the socket or a client deadline, then does what can be done without
+ * blocking: accepts new clients, reads requests, runs those complete,
+ * sends answers, and deals with clients out of time. Never blocks on a
+ * client. Returns how many complete requests were run (answered OK or
+ * ERROR, the answer possibly still being sent); a client that never sent a
+ * whole request doesn't count. Returns -1 if control_init() has not
+ * succeeded. */
 int control_poll(int timeout_ms);
 
 /* Closes and unlinks the socket (unless something else has replaced it

@@ -201,36 +201,15 @@ check_flows(const struct vxs_config *cfg)
 
 /* ---- mbufs ------------------------------------------------------------- */
 
-#define MBUF_CACHE 256
-
-/* Every place an mbuf can sit: NIC rx/tx rings, vhost bursts, PMD tx
- * buffers, per-lcore caches, plus headroom for control traffic. */
-static uint32_t
-mbufs_needed(const struct vxs_config *cfg)
-{
-	uint64_t n = 4096;
-	for (uint16_t i = 0; i < cfg->n_ports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
-		uint16_t nq = p->n_rxq ? p->n_rxq : 1;
-		if (p->type == CFG_PORT_DPDK)
-			n += (uint64_t)nq * (p->rxd ? p->rxd : 1024) +
-			     (uint64_t)(cfg->n_pmd_cores + 1) *
-				     (p->txd ? p->txd : 1024);
-		n += (uint64_t)(cfg->n_pmd_cores + 1) * BATCH_MAX * 2;
-	}
-	n += (uint64_t)(cfg->n_pmd_cores + 1) * MBUF_CACHE * 2;
-	uint32_t pow = 1;
-	while (pow < n)
-		pow <<= 1;
-	return pow - 1;		/* 2^n - 1 is the mempool's best size */
-}
-
+/* Sized by config_n_mbufs() (config_check.c, which checks it fits the
+ * EAL's memory): every place an mbuf can sit, NIC rx/tx rings, vhost
+ * bursts, PMD tx buffers, per-lcore caches, plus headroom. */
 static struct rte_mempool *
 create_pool(const struct vxs_config *cfg)
 {
-	uint32_t n = cfg->n_mbufs ? cfg->n_mbufs : mbufs_needed(cfg);
+	uint32_t n = config_n_mbufs(cfg);
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
-		"vxs_mbufs", n, MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		"vxs_mbufs", n, CFG_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (!mp)
 		fprintf(stderr, "vxswitch: cannot create a pool of %u mbufs: "
@@ -425,6 +404,10 @@ main(int argc, char **argv)
 			 opt.ctl_socket);
 	if (check_flows(&cfg))
 		return exit_early(&cfg, 2);
+	if (config_check_host(&cfg, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		return exit_early(&cfg, 2);
+	}
 	if (opt.check) {
 		printf("%s: ok (%u ports, %u flows)\n", cfg.file, cfg.n_ports,
 		       cfg.n_flows);
@@ -523,9 +506,13 @@ out_offload:
 	ofproto_fini();
 out_ports:
 	pmds_destroy();
+	/* Less what closed drivers keep (counted by ports_stop while their
+	 * ports still existed): not the datapath's to leak. */
+	uint32_t kept = ports_mbufs_kept(stdout);
 	ports_destroy();
 	if (pktmbuf_pool) {
-		uint32_t leaked = mbufs_in_use();
+		uint32_t in_use = mbufs_in_use();
+		uint32_t leaked = in_use > kept ? in_use - kept : 0;
 		printf("vxswitch: mbufs in use at exit: %u\n", leaked);
 		if (leaked)
 			rc = 3;

@@ -88,10 +88,22 @@ port_state_name(const struct port *p)
 	return "up";
 }
 
+/* The pool the ports' drivers fill their rx rings from. */
+static struct rte_mempool *ports_pool;
+
+static uint32_t
+pool_in_use(void)
+{
+	return ports_pool ? ports_pool->size -
+				    rte_mempool_avail_count(ports_pool)
+			  : 0;
+}
+
 int
 ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 	     uint16_t n_pmds, char *err, size_t errlen)
 {
+	ports_pool = pool;
 	ports = calloc(cfg->n_ports, sizeof *ports);
 	if (!ports) {
 		snprintf(err, errlen, "out of memory");
@@ -126,8 +138,10 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			/* Ask for one tx queue per PMD plus one for the
 			 * control thread (ARP), so none is shared if the
 			 * device has that many. */
+			uint32_t before = pool_in_use();
 			rc = port_ethdev_create(p, pool, n_pmds + 1, err,
 						errlen);
+			p->mbufs_taken = pool_in_use() - before;
 			break;
 		case CFG_PORT_VHOST_SERVER:
 		case CFG_PORT_VHOST_CLIENT:
@@ -163,8 +177,11 @@ ports_start(char *err, size_t errlen)
 	for (uint16_t i = 0; i < n_ports; i++) {
 		struct port *p = ports[i];
 		int rc = 0;
-		if (p->kind == PORT_ETHDEV)
+		if (p->kind == PORT_ETHDEV) {
+			uint32_t before = pool_in_use();
 			rc = port_ethdev_start(p, err, errlen);
+			p->mbufs_taken += pool_in_use() - before;
+		}
 		else if (p->kind == PORT_VHOST)
 			rc = port_vhost_start(p, err, errlen);
 		if (rc)
@@ -177,11 +194,38 @@ void
 ports_stop(void)
 {
 	for (uint16_t i = 0; i < n_ports; i++) {
-		if (ports[i]->kind == PORT_ETHDEV)
-			port_ethdev_stop(ports[i]);
-		else if (ports[i]->kind == PORT_VHOST)
-			port_vhost_stop(ports[i]);
+		struct port *p = ports[i];
+		if (p->kind == PORT_ETHDEV) {
+			/* The PMDs are stopped: only the driver moves mbufs
+			 * now. What it gives back at close, against what it
+			 * took, tells its rings from a datapath leak. */
+			uint32_t before = pool_in_use();
+			port_ethdev_stop(p);
+			uint32_t returned = before - pool_in_use();
+			p->mbufs_kept = returned < p->mbufs_taken
+					? p->mbufs_taken - returned : 0;
+		} else if (p->kind == PORT_VHOST) {
+			port_vhost_stop(p);
+		}
 	}
+}
+
+uint32_t
+ports_mbufs_kept(FILE *f)
+{
+	uint32_t kept = 0;
+
+	for (uint16_t i = 0; i < n_ports; i++) {
+		if (!ports[i]->mbufs_kept)
+			continue;
+		kept += ports[i]->mbufs_kept;
+		if (f)
+			fprintf(f, "vxswitch: %s: its driver kept %u mbufs of "
+				"its rings at close (of %u it took)\n",
+				ports[i]->name, ports[i]->mbufs_kept,
+				ports[i]->mbufs_taken);
+	}
+	return kept;
 }
 
 void
@@ -193,4 +237,5 @@ ports_destroy(void)
 	ports = NULL;
 	n_ports = 0;
 	underlay = vxlan_port = NULL;
+	ports_pool = NULL;
 }

@@ -51,6 +51,10 @@ struct port {
 	uint16_t eth_port_id;
 	struct rte_ether_addr mac;
 	uint16_t ctl_txq;		/* tx queue reserved for the control thread */
+	/* mbufs the driver took from the pool for its rings (set-up and
+	 * start), and of those, how many it had not given back once closed
+	 * (net_af_xdp keeps its fill ring's): see ports_mbufs_kept(). */
+	uint32_t mbufs_taken, mbufs_kept;
 
 	/* vhost: vid and ready are written by the vhost-events thread */
 	char path[CFG_PATH_MAX];
@@ -78,6 +82,10 @@ int ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		 uint16_t n_pmds, char *err, size_t errlen);
 int ports_start(char *err, size_t errlen);
 void ports_stop(void);
+/* After ports_stop(): the mbufs that closed drivers still hold (never to
+ * come back to the pool, not lost by the datapath). Prints each such port
+ * on 'f' if not NULL. */
+uint32_t ports_mbufs_kept(FILE *f);
 void ports_destroy(void);
 
 struct port *port_by_name(const char *name);

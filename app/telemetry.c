@@ -4,8 +4,14 @@
  * /var/run/dpdk/<file-prefix>/) reads them:
  *   /vxswitch/ports          port names
  *   /vxswitch/port_stats,N   counters of port N (name or index)
- *   /vxswitch/pmd_stats,C    counters of the PMD on core C
+ *   /vxswitch/pmd_stats,C    counters of the PMD on core C (no C: the
+ *                            first PMD)
+ * Parameters are parsed strictly: an index or core is all decimal digits
+ * and in range ("1abc", "-1", " 1", "+1" are errors), and a command that
+ * takes none refuses one. An error reply is the command with null data.
  * Callbacks run in the telemetry thread: they only read counters. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_telemetry.h>
@@ -18,10 +24,37 @@ ld(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* 'params' as a decimal number below 'limit': digits only, no sign or
+ * space, and few enough that nothing can overflow. */
+static bool
+parse_below(const char *params, unsigned long limit, unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t n = 0;
+
+	for (const char *p = params; *p; p++, n++) {
+		if (!isdigit((unsigned char)*p) || n == 9)
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (!n || v >= limit)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool
+no_params(const char *params)
+{
+	return !params || !*params;
+}
+
 static int
 tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	(void)cmd, (void)params;
+	(void)cmd;
+	if (!no_params(params))
+		return -EINVAL;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (uint16_t i = 0; i < n_ports; i++)
 		rte_tel_data_add_array_string(d, ports[i]->name);
@@ -31,14 +64,14 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 static struct port *
 port_param(const char *params)
 {
-	char *end;
-	if (!params || !*params)
+	unsigned long idx;
+
+	if (no_params(params))
 		return NULL;
 	struct port *p = port_by_name(params);
 	if (p)
 		return p;
-	long idx = strtol(params, &end, 10);
-	return !*end && idx >= 0 && idx < n_ports ? ports[idx] : NULL;
+	return parse_below(params, n_ports, &idx) ? ports[idx] : NULL;
 }
 
 static int
@@ -75,11 +108,14 @@ tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	(void)cmd;
 	const struct pmd *pmd = NULL;
-	long core = params && *params ? strtol(params, NULL, 10) : -1;
+	unsigned long core;
 
-	for (uint16_t i = 0; i < n_pmds; i++)
-		if (core < 0 || pmds[i].lcore == (unsigned)core)
-			pmd = &pmds[i];
+	if (no_params(params))
+		pmd = n_pmds ? &pmds[0] : NULL;
+	else if (parse_below(params, RTE_MAX_LCORE, &core))
+		for (uint16_t i = 0; i < n_pmds; i++)
+			if (pmds[i].lcore == core)
+				pmd = &pmds[i];
 	if (!pmd)
 		return -EINVAL;
 	const struct pmd_stats *s = &pmd->stats;
@@ -112,5 +148,5 @@ telemetry_register(void)
 	rte_telemetry_register_cmd("/vxswitch/port_stats", tel_port_stats,
 				   "Port counters. Parameter: port name or index");
 	rte_telemetry_register_cmd("/vxswitch/pmd_stats", tel_pmd_stats,
-				   "PMD counters. Parameter: core id");
+				   "PMD counters. Parameter: core id (none: the first PMD)");
 }

@@ -214,10 +214,21 @@ def test_good_topology_check(names, tmp_path):
     assert leftovers(prefix, run) == []
 
 
+def host_has_lcores(lcores):
+    top = max(int(x) for x in str(lcores).replace("-", ",").split(","))
+    return top < os.cpu_count()
+
+
 @pytest.mark.parametrize("name", ["vxlan-2vm.yaml", "vxlan-32vm.yaml"])
 def test_shipped_topologies_check(build_dir, name):
     path = vxlib.REPO / "topology" / name
     r = run_switch(vxlib.find_binary("vxswitch", build_dir), path, "--check")
+    lcores = yaml.safe_load(path.read_text())["eal"]["lcores"]
+    if not host_has_lcores(lcores):
+        # --check judges this host: the EAL would refuse the lcores here
+        assert r.returncode == 2 and "does not exist on this host" in \
+            r.stderr, r.stderr
+        return
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("%s: ok (" % path), r.stdout
     n_ports = len(yaml.safe_load(path.read_text())["ports"])
@@ -457,3 +468,105 @@ def test_ctl_without_daemon(build_dir, tmp_path):
                        timeout=10, env=dict(os.environ,
                                             VXSWITCH_CTL_SOCKET=str(dead)))
     assert r.returncode == 2 and str(dead) in r.stderr
+
+
+# ---------------------------------------- caught before the EAL starts
+#
+# Each of these used to pass --check and fail only after EAL start (or, for
+# the reader errors, carried a byte offset and no line:col).
+
+def bytes_variant(tmp_path, prefix, run, insert_at_line, data):
+    """The good file with `data` (bytes) put at the start of line
+    insert_at_line (1-based); returns the path."""
+    lines = GOOD.format(prefix=prefix, run=run).encode().split(b"\n")
+    lines[insert_at_line - 1] = data + lines[insert_at_line - 1]
+    path = tmp_path / "bytes.yaml"
+    path.write_bytes(b"\n".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("data,col,msg", [
+    (b"\x00", 3, "control characters are not allowed"),
+    (b"\xff\xfe", 3, "invalid leading UTF-8 octet"),
+    (b"\xc3\x28", 4, "invalid trailing UTF-8 octet"),     # the 0x28
+    (b"\x01\x02\x03\x7f", 3, "control characters are not allowed"),
+], ids=["nul", "not-utf8", "bad-utf8-sequence", "binary"])
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check"])
+def test_unreadable_bytes_have_line_col(names, tmp_path, data, col, msg,
+                                        check):
+    bin_, prefix, run = names
+    cfg = bytes_variant(tmp_path, prefix, run, 9, b"  " + data)
+    r = run_switch(bin_, cfg, *(["--check"] if check else []))
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert err.startswith("vxswitch: %s:9:%d: %s" % (cfg, col, msg)), err
+    assert "(byte " in err and len(err.splitlines()) == 1, err
+    assert leftovers(prefix, run) == []
+
+
+def ports_topology(prefix, run, n_vhost=0, n_eth=0, eal=None, dp=None):
+    ports = [{"name": "v%d" % i, "type": "dpdkvhostuser",
+              "path": "%s/v%d.sock" % (run, i)} for i in range(n_vhost)]
+    ports += [{"name": "e%d" % i, "type": "dpdk",
+               "devargs": "net_null%d,no-rx=1" % i} for i in range(n_eth)]
+    topo = {"eal": {"lcores": "0-1", "file-prefix": prefix, "no-pci": True,
+                    **(eal or {})},
+            "datapath": {"pmd-cores": [1],
+                         "ctl-socket": "%s/ctl/vxswitch.ctl" % run,
+                         **(dp or {})},
+            "ports": ports}
+    return yaml.safe_dump(topo, sort_keys=False)
+
+
+def port_line(text, name):
+    """1-based line of the port entry named `name` (its '- name:' line)."""
+    for i, l in enumerate(text.splitlines()):
+        if l.strip() == "- name: %s" % name:
+            return i + 1
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check"])
+@pytest.mark.parametrize("case", ["vhost-10000", "ethdev-over-max",
+                                  "no-huge-memory", "n-mbufs", "lcores"])
+def test_limits_caught_before_eal(names, tmp_path, case, check):
+    bin_, prefix, run = names
+    if case == "vhost-10000":
+        text = ports_topology(prefix, run, n_vhost=10000,
+                              eal={"memory-mb": 64, "no-huge": True})
+        where = "%d:3" % port_line(text, "v1024")
+        msg = "more than 1024 vhost-user ports (rte_vhost's limit) 'v1024'"
+    elif case == "ethdev-over-max":
+        # Debian's DPDK: RTE_MAX_ETHPORTS 32
+        text = ports_topology(prefix, run, n_eth=33)
+        where = "%d:3" % port_line(text, "e32")
+        msg = "more than 32 dpdk ports (RTE_MAX_ETHPORTS) 'e32'"
+    elif case == "no-huge-memory":
+        text = ports_topology(prefix, run, n_vhost=1, n_eth=1,
+                              eal={"memory-mb": 64, "no-huge": True})
+        where = "%d:14" % (text.splitlines().index("  memory-mb: 64") + 1)
+        msg = "16383 mbufs need 37 MiB (+ 32 MiB for the rest), more " \
+            "than the 64 MiB of eal.memory-mb 'memory'"
+    elif case == "n-mbufs":
+        text = ports_topology(prefix, run, n_vhost=1,
+                              eal={"memory-mb": 512, "no-huge": True},
+                              dp={"n-mbufs": 1000000})
+        where = "%d:12" % (text.splitlines().index(
+            "  n-mbufs: 1000000") + 1)
+        msg = "1000000 mbufs need"
+    else:
+        n = os.cpu_count()
+        text = ports_topology(prefix, run, n_vhost=1,
+                              eal={"lcores": "0-%d" % n})
+        where = "%d:11" % (text.splitlines().index(
+            "  lcores: 0-%d" % n) + 1)
+        msg = "lcore %d does not exist on this host (%d CPUs) '0-%d'" % (
+            n, n, n)
+    cfg = tmp_path / "limits.yaml"
+    cfg.write_text(text)
+    r = run_switch(bin_, cfg, *(["--check"] if check else []), timeout=60)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr[-2000:])
+    err = r.stderr.strip()
+    assert err.startswith("vxswitch: %s:%s: %s" % (cfg, where, msg)), err
+    assert len(err.splitlines()) == 1 and "EAL" not in r.stdout + r.stderr
+    assert leftovers(prefix, run) == []
