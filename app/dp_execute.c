@@ -102,13 +102,16 @@ output_copy(struct pmd *pmd, uint16_t port_idx, const struct pkt_batch *b)
 	struct rte_mbuf *copies[BATCH_MAX];
 	uint16_t n = 0;
 
+	/* Per-copy accounting (pmd.h): a copy that could not be made is
+	 * counted as made and dropped. */
+	pmd->stats.copies += b->n;
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct rte_mbuf *c = rte_pktmbuf_copy(b->pkts[i], pktmbuf_pool,
 						      0, UINT32_MAX);
 		if (c)
 			copies[n++] = c;
 		else
-			pmd_count_drops(pmd, DROP_TX_FULL, 1);
+			pmd_count_drops(pmd, DROP_NO_MBUF, 1);
 	}
 	dp_tx_enqueue(pmd, port_idx, copies, n);
 }

@@ -79,9 +79,19 @@ static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
 {
+	bool to_us = rte_is_same_ether_addr(&key->dl_dst, &s->vtep_mac);
+
+	/* Only frames to our VTEP MAC are ours (ARP also when broadcast),
+	 * before any decap: OVS's br-phy matches the bridge MAC too. */
 	flow_mask_set_field(&out->mask, MFF_DL_TYPE);
-	if (key->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+	flow_mask_set_field(&out->mask, MFF_DL_DST);
+	if (key->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+	    (to_us || rte_is_broadcast_ether_addr(&key->dl_dst))) {
 		emit(out, DP_ACT_ARP_RESPOND, s->underlay_idx, 0);
+		return;
+	}
+	if (!to_us) {
+		emit_drop(out, DROP_FOREIGN_MAC);
 		return;
 	}
 	if (key->dl_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || !s->has_tunnel) {
@@ -91,9 +101,12 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	flow_mask_set_field(&out->mask, MFF_NW_DST);
 	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
 	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
-	if (key->nw_dst != s->vtep_ip || key->nw_proto != IPPROTO_UDP ||
-	    key->nw_frag) {
+	if (key->nw_dst != s->vtep_ip || key->nw_proto != IPPROTO_UDP) {
 		emit_drop(out, DROP_NOT_VTEP);
+		return;
+	}
+	if (key->nw_frag) {	/* no reassembly: see drop_reason.h */
+		emit_drop(out, DROP_OUTER_FRAG);
 		return;
 	}
 	flow_mask_set_field(&out->mask, MFF_TP_DST);

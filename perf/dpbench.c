@@ -572,9 +572,19 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 			 dir_names[dir], oc->name, flows, r->packets);
 		CALLGRIND_DUMP_STATS_AT(name);
 	}
-	uint64_t drops = 0;
-	for (int d = 0; d < DROP_N_REASONS; d++)
-		drops += s->drops[d];
+	/* Every run checks the packet accounting (pmd.h): a packet that
+	 * vanished without a counter fails the benchmark. */
+	struct pmd_accounting a;
+	pmd_accounting_read(pmd, &a);
+	if (!pmd_accounting_balanced(&a) || a.received != r->packets) {
+		fprintf(stderr, "dpbench: %s %s %u: accounting mismatch: "
+			"received %lu (sent in %lu) + copies %lu != sent %lu + "
+			"consumed %lu + dropped %lu + in flight %lu\n",
+			dir_names[dir], oc->name, flows, a.received, r->packets,
+			a.copies, a.sent, a.consumed, a.dropped, a.in_flight);
+		return -2;
+	}
+	uint64_t drops = a.dropped;
 	if (drops || s->tx_packets != r->packets)
 		fprintf(stderr, "dpbench: %s %s %u: %lu drops, %lu of %lu "
 			"packets sent\n", dir_names[dir], oc->name, flows,
@@ -798,10 +808,12 @@ main(int argc, char **argv)
 		for (int fi = 0; fi < args.n_flow_counts; fi++)
 			for (int c = 0; c < n_oc; c++) {
 				struct result *r = &res[n_res];
-				if (run_one(pmd, d, args.flow_counts[fi],
-					    &oc[c], r)) {
-					fprintf(stderr, "dpbench: out of "
-						"mbufs\n");
+				int err = run_one(pmd, d, args.flow_counts[fi],
+						  &oc[c], r);
+				if (err) {
+					if (err == -1)
+						fprintf(stderr, "dpbench: out "
+							"of mbufs\n");
 					goto out_res;
 				}
 				n_res++;
