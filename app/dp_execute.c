@@ -28,8 +28,19 @@ tx_flush(struct pmd *pmd, uint16_t port_idx)
 		pmd_count_drops(pmd, DROP_PORT_DOWN, n);
 		return;
 	}
-	for (uint16_t i = 0; i < n; i++)
+	bool over = false;
+	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+		over |= lens[i] > p->tx_max_frame;
+	}
+	if (unlikely(over)) {	/* rather than lost in the driver */
+		uint16_t kept = dp_drop_oversize(pmd, tb->pkts, n,
+						 p->tx_max_frame);
+		ps->tx_dropped += n - kept;
+		n = kept;
+		for (uint16_t i = 0; i < n; i++)
+			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+	}
 	sent = port_tx_burst(p, port_txq_for(p, pmd->idx), tb->pkts, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += lens[i];
@@ -41,6 +52,23 @@ tx_flush(struct pmd *pmd, uint16_t port_idx)
 		ps->tx_dropped += n - sent;
 		pmd_count_drops(pmd, DROP_TX_FULL, n - sent);
 	}
+}
+
+uint16_t
+dp_drop_oversize(struct pmd *pmd, struct rte_mbuf **pkts, uint16_t n,
+		 uint32_t max)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (dp_frame_fits(pkts[i], max)) {
+			pkts[kept++] = pkts[i];
+		} else {
+			rte_pktmbuf_free(pkts[i]);
+			pmd_count_drops(pmd, DROP_MTU_EXCEEDED, 1);
+		}
+	}
+	return kept;
 }
 
 void
@@ -265,10 +293,10 @@ dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 			tnl_pop(pmd, f, a->port, b, keys, idx, depth);
 			return;		/* the inner lookup owns the packets */
 		case DP_ACT_SET_ETH_SRC:
-			set_eth_addr(b, &acts->eth_src, true);
+			set_eth_addr(b, &acts->macs[a->port], true);
 			break;
 		case DP_ACT_SET_ETH_DST:
-			set_eth_addr(b, &acts->eth_dst, false);
+			set_eth_addr(b, &acts->macs[a->port], false);
 			break;
 		case DP_ACT_ARP_RESPOND:
 			arp_respond_batch(pmd, b, a->port);

@@ -75,6 +75,53 @@ emit_drop(struct xlate_out *out, enum drop_reason why)
 	emit(out, DP_ACT_DROP, 0, why);
 }
 
+/* A header rewrite with its own value slot: rewrites are per output. */
+static void
+emit_set_mac(struct xlate_out *out, enum dp_action_type type,
+	     const struct rte_ether_addr *mac)
+{
+	struct dp_actions *a = &out->actions;
+
+	if (a->n_macs >= DP_MAX_MACS) {
+		a->n = DP_MAX_ACTIONS;	/* too long to run: emit() drops */
+		emit_drop(out, DROP_RULE_DROP);
+		return;
+	}
+	a->macs[a->n_macs] = *mac;
+	emit(out, type, a->n_macs++, 0);
+}
+
+/* The Ethernet addresses a packet has at one point of a rule's actions:
+ * set_* say which ones an action rewrote. */
+struct eth_state {
+	struct rte_ether_addr src, dst;
+	bool src_set, dst_set;
+};
+
+/* Encap runs after every other output (xlate_rule_actions), so later
+ * rewrites must be undone for it: the addresses the packet had at its
+ * tunnel output are written back (the packet's own, from the key, when
+ * nothing had rewritten them then: then the key's field decided). */
+static void
+restore_eth(const struct flow_key *key, const struct eth_state *now,
+	    const struct eth_state *then, struct xlate_out *out)
+{
+	if (now->src_set && (!then->src_set ||
+			     !rte_is_same_ether_addr(&now->src, &then->src))) {
+		if (!then->src_set)
+			flow_mask_set_field(&out->mask, MFF_DL_SRC);
+		emit_set_mac(out, DP_ACT_SET_ETH_SRC,
+			     then->src_set ? &then->src : &key->dl_src);
+	}
+	if (now->dst_set && (!then->dst_set ||
+			     !rte_is_same_ether_addr(&now->dst, &then->dst))) {
+		if (!then->dst_set)
+			flow_mask_set_field(&out->mask, MFF_DL_DST);
+		emit_set_mac(out, DP_ACT_SET_ETH_DST,
+			     then->dst_set ? &then->dst : &key->dl_dst);
+	}
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
@@ -172,6 +219,7 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 	const struct port *in = port_by_ofport(key->in_port);
 	bool tunnel_out = false, looped = false;
 	struct tnl_state tunnel_at_output = { 0 };
+	struct eth_state eth = { 0 }, eth_at_tunnel = { 0 };
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
@@ -186,12 +234,12 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			t.tun_dst = a->ip, t.dst_set = true;
 			break;
 		case OFPACT_SET_ETH_SRC:
-			out->actions.eth_src = a->mac;
-			emit(out, DP_ACT_SET_ETH_SRC, 0, 0);
+			eth.src = a->mac, eth.src_set = true;
+			emit_set_mac(out, DP_ACT_SET_ETH_SRC, &a->mac);
 			break;
 		case OFPACT_SET_ETH_DST:
-			out->actions.eth_dst = a->mac;
-			emit(out, DP_ACT_SET_ETH_DST, 0, 0);
+			eth.dst = a->mac, eth.dst_set = true;
+			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
 		case OFPACT_OUTPUT: {
 			const struct port *p = a->port == OFPP_IN_PORT ?
@@ -205,8 +253,10 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			if (p->kind == PORT_VXLAN) {
 				/* Encap changes the packet: do it last, once
 				 * every plain output has its copy. */
-				if (!tunnel_out)
+				if (!tunnel_out) {
 					tunnel_at_output = t;
+					eth_at_tunnel = eth;
+				}
 				tunnel_out = true;
 				break;
 			}
@@ -215,8 +265,10 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 		}
 		}
 	}
-	if (tunnel_out)
+	if (tunnel_out) {
+		restore_eth(key, &eth, &eth_at_tunnel, out);
 		xlate_tunnel_output(s, key, &tunnel_at_output, out);
+	}
 
 	struct dp_actions *acts = &out->actions;
 	if (!acts->n || (acts->act[acts->n - 1].type != DP_ACT_OUTPUT &&
