@@ -261,6 +261,23 @@ test_foreign_mac(void)
 	uint32_t l[4];
 
 	run_on(nic, m, 4, true);
+	/* outer IPv4 fragments (more-fragments; offset 8): outer_frag */
+	uint64_t frag = drops(DROP_OUTER_FRAG);
+	m[0] = vxlan_frame(&vtep_mac, 1, 78);
+	m[1] = vxlan_frame(&vtep_mac, 1, 78);
+	uint8_t *ip0 = rte_pktmbuf_mtod_offset(m[0], uint8_t *, 14);
+	uint8_t *ip1 = rte_pktmbuf_mtod_offset(m[1], uint8_t *, 14);
+	ip0[6] = 0x20;			/* MF, offset 0 */
+	ip1[7] = 0x01;			/* offset 8 bytes, last */
+	for (int i = 0; i < 2; i++) {
+		struct rte_ipv4_hdr *ip = i ? (struct rte_ipv4_hdr *)ip1
+					    : (struct rte_ipv4_hdr *)ip0;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	run_on(nic, m, 2, true);
+	CHECK(drops(DROP_OUTER_FRAG) - frag == 2, "outer_frag %lu, want 2",
+	      drops(DROP_OUTER_FRAG) - frag);
 	CHECK(drops(DROP_FOREIGN_MAC) - fm == 4, "foreign_mac %lu, want 4",
 	      drops(DROP_FOREIGN_MAC) - fm);
 	CHECK(pmd->stats.tunnel_pops == pops, "foreign frames decapsulated");
