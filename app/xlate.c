@@ -91,11 +91,12 @@ emit_set_mac(struct xlate_out *out, enum dp_action_type type,
 	emit(out, type, a->n_macs++, 0);
 }
 
-/* The Ethernet addresses a packet has at one point of a rule's actions:
- * set_* say which ones an action rewrote. */
+/* The Ethernet addresses a packet has at one point of a rule's actions,
+ * [0] source and [1] destination: set[] says which ones an action
+ * rewrote. */
 struct eth_state {
-	struct rte_ether_addr src, dst;
-	bool src_set, dst_set;
+	struct rte_ether_addr mac[2];
+	bool set[2];
 };
 
 /* Encap runs after every other output (xlate_rule_actions), so later
@@ -106,19 +107,19 @@ static void
 restore_eth(const struct flow_key *key, const struct eth_state *now,
 	    const struct eth_state *then, struct xlate_out *out)
 {
-	if (now->src_set && (!then->src_set ||
-			     !rte_is_same_ether_addr(&now->src, &then->src))) {
-		if (!then->src_set)
-			flow_mask_set_field(&out->mask, MFF_DL_SRC);
-		emit_set_mac(out, DP_ACT_SET_ETH_SRC,
-			     then->src_set ? &then->src : &key->dl_src);
-	}
-	if (now->dst_set && (!then->dst_set ||
-			     !rte_is_same_ether_addr(&now->dst, &then->dst))) {
-		if (!then->dst_set)
-			flow_mask_set_field(&out->mask, MFF_DL_DST);
-		emit_set_mac(out, DP_ACT_SET_ETH_DST,
-			     then->dst_set ? &then->dst : &key->dl_dst);
+	static const enum mf_id field[2] = { MFF_DL_SRC, MFF_DL_DST };
+	static const enum dp_action_type set[2] = { DP_ACT_SET_ETH_SRC,
+						    DP_ACT_SET_ETH_DST };
+	const struct rte_ether_addr *own[2] = { &key->dl_src, &key->dl_dst };
+
+	for (int i = 0; i < 2; i++) {
+		if (!now->set[i] || (then->set[i] &&
+		    rte_is_same_ether_addr(&now->mac[i], &then->mac[i])))
+			continue;
+		if (!then->set[i])
+			flow_mask_set_field(&out->mask, field[i]);
+		emit_set_mac(out, set[i],
+			     then->set[i] ? &then->mac[i] : own[i]);
 	}
 }
 
@@ -234,11 +235,11 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			t.tun_dst = a->ip, t.dst_set = true;
 			break;
 		case OFPACT_SET_ETH_SRC:
-			eth.src = a->mac, eth.src_set = true;
+			eth.mac[0] = a->mac, eth.set[0] = true;
 			emit_set_mac(out, DP_ACT_SET_ETH_SRC, &a->mac);
 			break;
 		case OFPACT_SET_ETH_DST:
-			eth.dst = a->mac, eth.dst_set = true;
+			eth.mac[1] = a->mac, eth.set[1] = true;
 			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
 		case OFPACT_OUTPUT: {

@@ -33,6 +33,7 @@
 #include "pmd.h"
 #include "port.h"
 #include "unit_test.h"
+#include "pipeline_rig.h"
 
 #define N_VMS 4
 #define VNI 1001
@@ -419,39 +420,16 @@ int
 main(void)
 {
 	struct vxs_config cfg;
-	char err[CFG_ERR_MAX], path[64];
 
-	if (write_topology(path, sizeof path)) {
-		printf("cannot write a topology\n0 passed, 1 failed\n");
+	if (pipeline_rig_up("test_dp_accounting", write_topology, &cfg, &pool,
+			    &pmd))
 		return 1;
-	}
-	int rc = config_load(path, &cfg, err, sizeof err);
-	unlink(path);
-	if (rc) {
-		printf("%s\n0 passed, 1 failed\n", err);
-		return 1;
-	}
-	if (unit_test_eal_init("test_dp_accounting", "256"))
-		return 1;
-	pool = rte_pktmbuf_pool_create("dpa", 2047, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	pktmbuf_pool = pool;	/* output copies come from it */
-	if (!pool || ports_create(&cfg, pool, 1, err, sizeof err) ||
-	    pmds_create(&cfg, err, sizeof err) ||
-	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
-	    ports_start(err, sizeof err)) {
-		printf("setup: %s\n0 passed, 1 failed\n", err);
-		return 1;
-	}
 	nic = port_underlay();
 	for (int i = 0; i < N_VMS; i++) {
 		char name[8];
 		snprintf(name, sizeof name, "vm%d", i);
 		vm_port[i] = port_by_name(name);
 	}
-	pmd = &pmds[0];
-	pmd->snap = dp_snapshot_get();
-	pmd->seen_gen = pmd->snap->gen;
 
 	test_foreign_mac();
 	test_arp_accounting();
@@ -462,12 +440,6 @@ main(void)
 	pmd_flush_flows(pmd);
 	dp_tx_flush_all(pmd);
 	drain_all();
-	unsigned in_use = rte_mempool_in_use_count(pool);
-	CHECK(in_use == 0, "%u mbufs in use at the end", in_use);
-	ofproto_fini();
-	pmds_destroy();
-	ports_destroy();
-	rte_eal_cleanup();
-	config_free(&cfg);
+	pipeline_rig_down(&cfg, pool);
 	return unit_test_report();
 }
