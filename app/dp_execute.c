@@ -28,12 +28,12 @@ tx_flush(struct pmd *pmd, uint16_t port_idx)
 		pmd_count_drops(pmd, DROP_PORT_DOWN, n);
 		return;
 	}
-	bool over = false;
+	uint32_t longest = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
-		over |= lens[i] > p->tx_max_frame;
+		longest = RTE_MAX(longest, lens[i]);
 	}
-	if (unlikely(over)) {	/* rather than lost in the driver */
+	if (unlikely(longest > p->tx_max_frame)) {	/* rather than lost in the driver */
 		uint16_t kept = dp_drop_oversize(pmd, tb->pkts, n,
 						 p->tx_max_frame);
 		ps->tx_dropped += n - kept;
