@@ -8,6 +8,7 @@
 #define VXS_TEST_PIPELINE_RIG_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -16,6 +17,30 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
+
+/* Opens a new topology file /tmp/NAME-XXXXXX.yaml (its name in path) and
+ * writes what the rig's tests share: one PMD on core 1 (datapath_extra:
+ * more datapath keys, each "  key: value\n"), the underlay on port "phy"
+ * (VTEP 172.1.0.100/24 at 10:00:00:00:00:01; the remote VTEP 172.1.0.0
+ * at 10:00:00:00:00:02) and "ports:\n"; the test adds its ports and
+ * flows and closes it. NULL on failure. */
+static inline FILE *
+pipeline_rig_topology(char *path, size_t len, const char *name,
+		      const char *datapath_extra)
+{
+	snprintf(path, len, "/tmp/%s-XXXXXX.yaml", name);
+	int fd = mkstemps(path, 5);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "datapath:\n  pmd-cores: [1]\n%s"
+		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
+		   "  mac: '10:00:00:00:00:01'\n"
+		   "  routes: [{prefix: 172.1.0.0/24}]\n"
+		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
+		   "ports:\n", datapath_extra);
+	return f;
+}
 
 /* Loads the topology write_topology writes (and removes it), starts an
  * EAL named name and everything above; *pool is also the datapath's pool

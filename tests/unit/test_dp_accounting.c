@@ -54,17 +54,9 @@ static const struct rte_ether_addr vtep_mac = { { 0x10, 0, 0, 0, 0, 1 } },
 static int
 write_topology(char *path, size_t len)
 {
-	snprintf(path, len, "/tmp/test_dp_accounting-XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	FILE *f = pipeline_rig_topology(path, len, "test_dp_accounting", "");
 	if (!f)
 		return -1;
-	fprintf(f, "datapath:\n  pmd-cores: [1]\n"
-		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
-		   "  mac: '10:00:00:00:00:01'\n"
-		   "  routes: [{prefix: 172.1.0.0/24}]\n"
-		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
-		   "ports:\n");
 	for (int i = 0; i < N_VMS; i++)
 		fprintf(f, "  - {name: vm%d, type: dpdk, "
 			   "devargs: net_ring_dpvm%d}\n", i, i);

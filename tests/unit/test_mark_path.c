@@ -57,17 +57,10 @@ static struct offload_mgr *mgr;
 static int
 write_topology(char *path, size_t len)
 {
-	snprintf(path, len, "/tmp/test_mark_path-XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	FILE *f = pipeline_rig_topology(path, len, "test_mark_path",
+					"  emc-insert-inv-prob: 1\n");
 	if (!f)
 		return -1;
-	fprintf(f, "datapath:\n  pmd-cores: [1]\n  emc-insert-inv-prob: 1\n"
-		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
-		   "  mac: '10:00:00:00:00:01'\n"
-		   "  routes: [{prefix: 172.1.0.0/24}]\n"
-		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
-		   "ports:\n");
 	for (int i = 0; i < N_VMS; i++)
 		fprintf(f, "  - {name: vm%d, type: dpdk, "
 			   "devargs: net_ring_mpvm%d}\n", i, i);
