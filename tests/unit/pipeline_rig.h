@@ -44,11 +44,13 @@ pipeline_rig_topology(char *path, size_t len, const char *name,
 
 /* Loads the topology write_topology writes (and removes it), starts an
  * EAL named name and everything above; *pool is also the datapath's pool
- * (output copies). Prints why and returns -1 on failure. */
+ * (output copies); *nic is the underlay port, vm[i] port "vm<i>" for i <
+ * n_vms. Prints why and returns -1 on failure. */
 static inline int
 pipeline_rig_up(const char *name, int (*write_topology)(char *, size_t),
 		struct vxs_config *cfg, struct rte_mempool **pool,
-		struct pmd **pmd)
+		struct pmd **pmd, struct port **nic, struct port *vm[],
+		int n_vms)
 {
 	char err[CFG_ERR_MAX], path[64];
 
@@ -77,6 +79,12 @@ pipeline_rig_up(const char *name, int (*write_topology)(char *, size_t),
 	*pmd = &pmds[0];
 	(*pmd)->snap = dp_snapshot_get();
 	(*pmd)->seen_gen = (*pmd)->snap->gen;
+	*nic = port_underlay();
+	for (int i = 0; i < n_vms; i++) {
+		char vm_name[16];
+		snprintf(vm_name, sizeof vm_name, "vm%d", i);
+		vm[i] = port_by_name(vm_name);
+	}
 	return 0;
 }
 

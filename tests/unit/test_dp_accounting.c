@@ -414,14 +414,8 @@ main(void)
 	struct vxs_config cfg;
 
 	if (pipeline_rig_up("test_dp_accounting", write_topology, &cfg, &pool,
-			    &pmd))
+			    &pmd, &nic, vm_port, N_VMS))
 		return 1;
-	nic = port_underlay();
-	for (int i = 0; i < N_VMS; i++) {
-		char name[8];
-		snprintf(name, sizeof name, "vm%d", i);
-		vm_port[i] = port_by_name(name);
-	}
 
 	test_foreign_mac();
 	test_arp_accounting();

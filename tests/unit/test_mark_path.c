@@ -533,14 +533,8 @@ main(void)
 	struct vxs_config cfg;
 
 	if (pipeline_rig_up("test_mark_path", write_topology, &cfg, &pool,
-			    &pmd))
+			    &pmd, &nic, vm_port, N_VMS))
 		return 1;
-	nic = port_underlay();
-	for (int i = 0; i < N_VMS; i++) {
-		char name[8];
-		snprintf(name, sizeof name, "vm%d", i);
-		vm_port[i] = port_by_name(name);
-	}
 
 	/* the offload side as offload_init() sets it up for a model port,
 	 * with no port: fdir_model_rx_mark() is called on crafted frames */
