@@ -22,7 +22,10 @@ learn(struct pmd *pmd, rte_be32_t ip, const struct rte_ether_addr *mac)
 	pmd_push_event(pmd, &ev);
 }
 
-enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED };
+/* Where each ARP packet ends (pmd.h's accounting): the reply is sent,
+ * the rest are counted as consumed (a reply for us, learned) or under a
+ * drop reason. */
+enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP };
 
 static enum arp_verdict
 arp_handle(struct pmd *pmd, struct rte_mbuf *m)
@@ -39,6 +42,10 @@ arp_handle(struct pmd *pmd, struct rte_mbuf *m)
 	    ah->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != 4)
 		return ARP_IGNORED;
+
+	if (ah->arp_opcode != RTE_BE16(RTE_ARP_OP_REQUEST) &&
+	    ah->arp_opcode != RTE_BE16(RTE_ARP_OP_REPLY))
+		return ARP_BAD_OP;	/* nothing to learn from or answer */
 
 	struct rte_arp_ipv4 *a = &ah->arp_data;
 	bool for_us = a->arp_tip == s->vtep_ip;
@@ -65,7 +72,7 @@ void
 arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
 {
 	struct rte_mbuf *replies[BATCH_MAX];
-	uint16_t n = 0, ignored = 0;
+	uint16_t n = 0, ignored = 0, bad_op = 0, consumed = 0;
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		enum arp_verdict v = arp_handle(pmd, b->pkts[i]);
@@ -75,9 +82,13 @@ arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
 		}
 		rte_pktmbuf_free(b->pkts[i]);
 		ignored += v == ARP_IGNORED;
+		bad_op += v == ARP_BAD_OP;
+		consumed += v == ARP_CONSUMED;
 	}
 	b->n = 0;
 	pmd->stats.arp_replies += n;
+	pmd->stats.arp_consumed += consumed;
 	pmd_count_drops(pmd, DROP_ARP_IGNORED, ignored);
+	pmd_count_drops(pmd, DROP_ARP_BAD_OP, bad_op);
 	dp_tx_enqueue(pmd, port_idx, replies, n);
 }

@@ -84,6 +84,7 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 		json_key(out, "size"); json_u64(out, pktmbuf_pool->size);
 		json_key(out, "in_use"); json_u64(out, mbufs_in_use());
 		json_end_object(out);
+		pmd_accounting_json_all(out);
 		json_key(out, "n_pmds"); json_u64(out, n_pmds);
 		json_key(out, "n_rules"); json_u64(out, ofproto_n_rules());
 		json_key(out, "generation"); json_u64(out, s->gen);
@@ -460,6 +461,7 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 		      ld(&s->megaflows_expired),
 		      ld(&s->megaflows_revalidated_out),
 		      ld(&s->revalidations));
+	pmd_accounting_text(out, &pmds[pmd->idx]);
 	ds_put_format(out, "  drops:");
 	for (int r = 0; r < DROP_N_REASONS; r++)
 		ds_put_format(out, " %s=%lu", drop_reason_name(r),
@@ -496,6 +498,9 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "tx_batches"); json_u64(out, ld(&s->tx_batches));
 	json_key(out, "tx_packets"); json_u64(out, ld(&s->tx_packets));
 	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->cls));
+	json_key(out, "copies"); json_u64(out, ld(&s->copies));
+	json_key(out, "arp_consumed"); json_u64(out, ld(&s->arp_consumed));
+	pmd_accounting_json(out, &pmds[pmd->idx]);
 	json_key(out, "drops");
 	json_begin_object(out);
 	for (int r = 0; r < DROP_N_REASONS; r++) {

@@ -15,6 +15,11 @@
 #include "drop_reason.h"
 
 #define DP_MAX_ACTIONS 8
+/* Header rewrites are per output (mod_dl_dst:A,output:1,mod_dl_dst:B,
+ * output:2 sends A to 1 and B to 2): each SET action has its own value
+ * slot, named by its port field. A rule needing more is dropped whole,
+ * as one with too many actions. */
+#define DP_MAX_MACS 4
 
 /* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
@@ -33,8 +38,8 @@ enum dp_action_type {
 	DP_ACT_OUTPUT,		/* port: datapath port index */
 	DP_ACT_TNL_PUSH,	/* VXLAN encap with actions->tnl */
 	DP_ACT_TNL_POP,		/* VXLAN decap, then inner lookup as port */
-	DP_ACT_SET_ETH_SRC,	/* actions->eth_src */
-	DP_ACT_SET_ETH_DST,	/* actions->eth_dst */
+	DP_ACT_SET_ETH_SRC,	/* actions->macs[port] */
+	DP_ACT_SET_ETH_DST,	/* actions->macs[port] */
 	DP_ACT_ARP_RESPOND,	/* VTEP ARP: answer/learn, on the in port */
 	DP_ACT_DROP,		/* reason */
 };
@@ -42,13 +47,15 @@ enum dp_action_type {
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */
 	uint8_t reason;		/* DP_ACT_DROP: enum drop_reason */
-	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP: port index */
+	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP: port index;
+				 * DP_ACT_SET_ETH_*: slot in macs[] */
 };
 
 struct dp_actions {
 	uint8_t n;
+	uint8_t n_macs;
 	struct dp_action act[DP_MAX_ACTIONS];
-	struct rte_ether_addr eth_src, eth_dst;
+	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnl;
 };
 
@@ -65,11 +72,9 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 				return false;
 			break;
 		case DP_ACT_SET_ETH_SRC:
-			if (!rte_is_same_ether_addr(&a->eth_src, &b->eth_src))
-				return false;
-			break;
 		case DP_ACT_SET_ETH_DST:
-			if (!rte_is_same_ether_addr(&a->eth_dst, &b->eth_dst))
+			if (!rte_is_same_ether_addr(&a->macs[a->act[i].port],
+						    &b->macs[b->act[i].port]))
 				return false;
 			break;
 		}

@@ -28,8 +28,19 @@ tx_flush(struct pmd *pmd, uint16_t port_idx)
 		pmd_count_drops(pmd, DROP_PORT_DOWN, n);
 		return;
 	}
-	for (uint16_t i = 0; i < n; i++)
+	uint32_t longest = 0;
+	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+		longest = RTE_MAX(longest, lens[i]);
+	}
+	if (unlikely(longest > p->tx_max_frame)) {	/* rather than lost in the driver */
+		uint16_t kept = dp_drop_oversize(pmd, tb->pkts, n,
+						 p->tx_max_frame);
+		ps->tx_dropped += n - kept;
+		n = kept;
+		for (uint16_t i = 0; i < n; i++)
+			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+	}
 	sent = port_tx_burst(p, port_txq_for(p, pmd->idx), tb->pkts, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += lens[i];
@@ -41,6 +52,23 @@ tx_flush(struct pmd *pmd, uint16_t port_idx)
 		ps->tx_dropped += n - sent;
 		pmd_count_drops(pmd, DROP_TX_FULL, n - sent);
 	}
+}
+
+uint16_t
+dp_drop_oversize(struct pmd *pmd, struct rte_mbuf **pkts, uint16_t n,
+		 uint32_t max)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (dp_frame_fits(pkts[i], max)) {
+			pkts[kept++] = pkts[i];
+		} else {
+			rte_pktmbuf_free(pkts[i]);
+			pmd_count_drops(pmd, DROP_MTU_EXCEEDED, 1);
+		}
+	}
+	return kept;
 }
 
 void
@@ -102,13 +130,16 @@ output_copy(struct pmd *pmd, uint16_t port_idx, const struct pkt_batch *b)
 	struct rte_mbuf *copies[BATCH_MAX];
 	uint16_t n = 0;
 
+	/* Per-copy accounting (pmd.h): a copy that could not be made is
+	 * counted as made and dropped. */
+	pmd->stats.copies += b->n;
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct rte_mbuf *c = rte_pktmbuf_copy(b->pkts[i], pktmbuf_pool,
 						      0, UINT32_MAX);
 		if (c)
 			copies[n++] = c;
 		else
-			pmd_count_drops(pmd, DROP_TX_FULL, 1);
+			pmd_count_drops(pmd, DROP_NO_MBUF, 1);
 	}
 	dp_tx_enqueue(pmd, port_idx, copies, n);
 }
@@ -262,10 +293,10 @@ dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 			tnl_pop(pmd, f, a->port, b, keys, idx, depth);
 			return;		/* the inner lookup owns the packets */
 		case DP_ACT_SET_ETH_SRC:
-			set_eth_addr(b, &acts->eth_src, true);
+			set_eth_addr(b, &acts->macs[a->port], true);
 			break;
 		case DP_ACT_SET_ETH_DST:
-			set_eth_addr(b, &acts->eth_dst, false);
+			set_eth_addr(b, &acts->macs[a->port], false);
 			break;
 		case DP_ACT_ARP_RESPOND:
 			arp_respond_batch(pmd, b, a->port);

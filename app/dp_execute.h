@@ -25,6 +25,27 @@ void dp_tx_enqueue(struct pmd *pmd, uint16_t port_idx,
 		   struct rte_mbuf **pkts, uint16_t n);
 void dp_tx_flush_due(struct pmd *pmd, uint64_t now);
 
+/* A frame fits a port whose longest frame is max (port.h): one with a
+ * VLAN tag may be 4 bytes longer, as Linux allows. */
+static inline bool
+dp_frame_fits(const struct rte_mbuf *m, uint32_t max)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	if (likely(len <= max))
+		return true;
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	return len <= max + RTE_VLAN_HLEN && rte_pktmbuf_data_len(m) >= 14 &&
+	       (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+		eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ));
+}
+
+/* Drops (mtu_exceeded) the frames of pkts[0..n) that do not fit max,
+ * keeping the others in order; returns how many are kept. */
+uint16_t dp_drop_oversize(struct pmd *pmd, struct rte_mbuf **pkts,
+			  uint16_t n, uint32_t max);
+
 /* VTEP ARP responder/learner (arp_responder.c). */
 void arp_respond_batch(struct pmd *pmd, struct pkt_batch *b,
 		       uint16_t port_idx);

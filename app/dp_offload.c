@@ -212,7 +212,8 @@ _Static_assert(VXLAN_TNL_HDR_LEN == MK_UDP + 16, "eth+ipv4+udp+vxlan");
  * path would have sent it to f: the outer header is for our VTEP (what
  * the underlay's tnl_pop megaflow matched), it passes the very checks of
  * the tnl_pop stage (vxlan_decap_pkt: lengths, flags, checksums unless
- * the NIC verified them), and its inner key matches f's key under f's
+ * the NIC verified them), it is addressed to our VTEP MAC (the NIC rule
+ * does not match it), and its inner key matches f's key under f's
  * mask. What is skipped is the outer parse, two hashes and two lookups.
  * On success m is stripped to its inner frame; on failure it is left as
  * it came, for the full path, which then decides (and counts) as always. */
@@ -231,6 +232,11 @@ mark_check_strip(const struct pmd *pmd, struct rte_mbuf *m,
 		return false;
 	uint32_t ip_len = rte_be_to_cpu_16(load_be16(p + MK_IP + 2));
 	uint32_t udp_len = rte_be_to_cpu_16(load_be16(p + MK_UDP + 4));
+	/* A frame to a foreign MAC takes the full path, which drops it
+	 * (foreign_mac) as xlate_underlay() says. */
+	if (unlikely(!rte_is_same_ether_addr((const struct rte_ether_addr *)p,
+					     &s->vtep_mac)))
+		return false;
 	if (unlikely((load32(p + 12) & RTE_BE32(0xffffff00)) !=
 		     RTE_BE32(0x08004500) ||
 		     load_be32(p + MK_IP + 16) != s->vtep_ip ||

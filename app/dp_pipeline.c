@@ -182,6 +182,7 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 	struct pkt_batch malformed;
 	struct pmd_port_stats *ps = &pmd->port_stats[in->idx];
 	uint64_t bytes = 0;
+	uint32_t longest = 0;
 
 	pmd->stage_tsc = rte_rdtsc();
 	pmd->stats.bursts[pmd_burst_bucket(b->n)]++;
@@ -190,11 +191,16 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 		keys[i].in_port = in->ofport;
 		keys[i].w[1] = 0;
 		keys[i].w[6] = keys[i].w[7] = 0;
-		bytes += rte_pktmbuf_pkt_len(b->pkts[i]);
+		uint32_t len = rte_pktmbuf_pkt_len(b->pkts[i]);
+		bytes += len;
+		longest = RTE_MAX(longest, len);
 	}
 	ps->rx_packets += b->n;
 	ps->rx_bytes += bytes;
 	pmd->stats.packets += b->n;
+	/* a guest sending past its vhost port's mtu: */
+	if (unlikely(longest > in->rx_max_frame))
+		b->n = dp_drop_oversize(pmd, b->pkts, b->n, in->rx_max_frame);
 
 	/* NIC-marked packets skip parse and lookup; only the underlay port
 	 * has offload rules */

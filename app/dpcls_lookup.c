@@ -111,7 +111,8 @@ dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
 	X(dpcls_lookup_w0w2w3, 0x0d)   /* in_port, dl_dst, dl_type        */ \
 	X(dpcls_lookup_w0w3w4, 0x19)   /* in_port, dl_type, nw_*          */ \
 	X(dpcls_lookup_w0w1w3w4, 0x1b) /* decap inner: + tunnel          */ \
-	X(dpcls_lookup_w0w3w4w5, 0x39) /* underlay tunnel pop: + L4       */
+	X(dpcls_lookup_w0w3w4w5, 0x39) /* in_port, dl_type, nw_*, L4     */ \
+	X(dpcls_lookup_w0w2w3w4w5, 0x3d) /* underlay tunnel pop: + dl_dst */
 
 DPCLS_SPECIALISED_LOOKUPS(DPCLS_DEFINE_LOOKUP)
 

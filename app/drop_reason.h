@@ -1,6 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Why the datapath dropped a packet. Every drop is counted under exactly one
- * of these, per PMD (pmd-stats-show) and in telemetry. */
+ * of these, per PMD (pmd-stats-show) and in telemetry; pmd.h's packet
+ * accounting adds them up against what was received. Notes:
+ *  - foreign_mac: on the underlay only frames to our VTEP MAC are ours
+ *    (ARP also when broadcast), as OVS's br-phy matches the bridge MAC;
+ *  - outer_frag: VXLAN to our VTEP in IPv4 fragments (a kernel VTEP
+ *    fragments when the underlay MTU is too small): not reassembled;
+ *  - mtu_exceeded: a frame longer than the output port's MTU + Ethernet
+ *    header (+4 with a VLAN tag), or a guest frame longer than its vhost
+ *    port's mtu (+ the same), instead of a silent loss in the driver;
+ *  - no_mbuf: the copy for an output that is not the last could not be
+ *    made (pool empty): that copy is counted as made and dropped. */
 #ifndef VXS_DROP_REASON_H
 #define VXS_DROP_REASON_H
 
@@ -18,7 +28,12 @@
 	X(NO_HEADROOM,    "no_headroom")    /* no room to push outer header */ \
 	X(TX_FULL,        "tx_full")        /* tx queue or vring full       */ \
 	X(UPCALL_FAIL,    "upcall_fail")    /* megaflow table full          */ \
-	X(LOOP,           "loop")           /* output to the input port     */
+	X(LOOP,           "loop")           /* output to the input port     */ \
+	X(FOREIGN_MAC,    "foreign_mac")    /* underlay dl_dst not our VTEP */ \
+	X(OUTER_FRAG,     "outer_frag")     /* IPv4 fragment to our VTEP    */ \
+	X(ARP_BAD_OP,     "arp_bad_op")     /* ARP opcode not req/reply     */ \
+	X(MTU_EXCEEDED,   "mtu_exceeded")   /* frame longer than port's MTU */ \
+	X(NO_MBUF,        "no_mbuf")        /* pool empty: copy not made    */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

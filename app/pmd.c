@@ -234,6 +234,7 @@ pmd_set_opts(struct pmd_request *req)
 void
 pmd_clear_stats(struct pmd *pmd)
 {
+	dp_tx_flush_all(pmd);	/* the accounting starts with none in flight */
 	memset(&pmd->stats, 0, sizeof pmd->stats);
 	memset(pmd->port_stats, 0, n_ports * sizeof *pmd->port_stats);
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {

@@ -66,8 +66,25 @@ pmd_burst_bucket(uint16_t n)
 	return n >= 32 ? 5 : 31 - __builtin_clz(n | 1);
 }
 
+/* Packet accounting, per PMD. Every packet a PMD receives from a port ends
+ * in exactly one of: sent (a port's tx took it), consumed (an ARP reply for
+ * our VTEP, learned from), or dropped under one drop reason (drop_reason.h);
+ * until then it is in flight (in a tx buffer: between bursts nothing else
+ * holds one). Accounting is per copy: an output that is not a rule's last
+ * makes a copy (copies), and each copy ends on its own like a received
+ * packet, so a packet output to N ports counts N - 1 copies and N ends:
+ *
+ *   packets + copies = tx_packets + arp_consumed + sum(drops) + in_flight
+ *
+ * pmd_accounting_read() takes the terms from the PMD between two bursts
+ * (pmd_call), where the equation holds exactly (pmd-stats-show, tests and
+ * dpbench --check assert it); read from another thread, mid-burst, it is
+ * only approximate. pmd_clear_stats() flushes the tx buffers first, so
+ * nothing received before a clear is counted in flight after it. */
 struct pmd_stats {
 	uint64_t packets;		/* received */
+	uint64_t copies;		/* made for outputs before the last */
+	uint64_t arp_consumed;		/* ARP replies for our VTEP: learned */
 	uint64_t emc_hits;
 	uint64_t megaflow_hits;
 	uint64_t upcalls;		/* misses sent to translation */
@@ -198,6 +215,31 @@ void pmd_flush_flows(struct pmd *pmd);
  * set. Megaflows are flushed when the lookup code they use changes. */
 void pmd_set_opts(struct pmd_request *req);
 void pmd_clear_stats(struct pmd *pmd);
+
+struct pmd_accounting {
+	uint64_t received, copies;			/* what came in */
+	uint64_t sent, consumed, dropped, in_flight;	/* where it is */
+};
+
+/* The equation's terms, read in the PMD between bursts (pmd_call). */
+void pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a);
+/* The terms as the control thread sees them now, without stopping the
+ * PMD: exact only while no packets move (telemetry). */
+void pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a);
+
+/* As JSON ("accounting": {...}, for one PMD or summed over all, with
+ * "balanced") and as a pmd-stats-show line. */
+struct ds;
+void pmd_accounting_json(struct ds *out, struct pmd *pmd);
+void pmd_accounting_json_all(struct ds *out);
+void pmd_accounting_text(struct ds *out, struct pmd *pmd);
+
+static inline bool
+pmd_accounting_balanced(const struct pmd_accounting *a)
+{
+	return a->received + a->copies ==
+	       a->sent + a->consumed + a->dropped + a->in_flight;
+}
 
 /* The datapath entry points (dp_pipeline.c / dp_execute.c). */
 void dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b);

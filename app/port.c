@@ -125,6 +125,7 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		p->n_rxq = c->n_rxq ? c->n_rxq : 1;
 		p->rxd = c->rxd ? c->rxd : 1024;
 		p->txd = c->txd ? c->txd : 1024;
+		p->tx_max_frame = p->rx_max_frame = UINT32_MAX;
 		for (int q = 0; q < PORT_MAX_QUEUES; q++)
 			rte_spinlock_init(&p->tx_lock[q]);
 
@@ -150,6 +151,9 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			/* One guest rx vring, any number of senders. */
 			p->n_txq = 1;
 			p->tx_shared = n_pmds > 1;
+			if (c->mtu)	/* the guest's MTU, both ways */
+				p->tx_max_frame = p->rx_max_frame =
+					c->mtu + RTE_ETHER_HDR_LEN;
 			rc = port_vhost_create(p, err, errlen);
 			break;
 		case CFG_PORT_VXLAN:

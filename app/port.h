@@ -73,6 +73,14 @@ struct port {
 	 * XPS locks; with one PMD and a queue per sender it never is. */
 	bool tx_shared;
 	rte_spinlock_t tx_lock[PORT_MAX_QUEUES];
+
+	/* The longest frame sent (tx) or taken from the port (rx): its MTU
+	 * plus the Ethernet header, 4 more with a VLAN tag (dp_frame_fits);
+	 * UINT32_MAX: no limit. tx: an ethdev's MTU as DPDK reports it (the
+	 * topology's mtu:, else the driver's), a vhost port's mtu:. rx: a
+	 * vhost port's mtu: only (a NIC enforces its own). Longer frames
+	 * are dropped as mtu_exceeded (drop_reason.h). */
+	uint32_t tx_max_frame, rx_max_frame;
 };
 
 extern struct port **ports;

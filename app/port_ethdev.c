@@ -155,6 +155,9 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 			return -1;
 		}
 	}
+	uint16_t mtu;
+	if (rte_eth_dev_get_mtu(id, &mtu) == 0 && mtu)
+		p->tx_max_frame = mtu + RTE_ETHER_HDR_LEN;
 	rte_eth_macaddr_get(id, &p->mac);
 	return 0;
 }

@@ -129,6 +129,14 @@ tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "upcalls", ld(&s->upcalls));
 	rte_tel_data_add_dict_u64(d, "tunnel_pops", ld(&s->tunnel_pops));
 	rte_tel_data_add_dict_u64(d, "tunnel_pushes", ld(&s->tunnel_pushes));
+	rte_tel_data_add_dict_u64(d, "copies", ld(&s->copies));
+	rte_tel_data_add_dict_u64(d, "tx_packets", ld(&s->tx_packets));
+	rte_tel_data_add_dict_u64(d, "arp_consumed", ld(&s->arp_consumed));
+	{
+		struct pmd_accounting a;
+		pmd_accounting_peek(pmd, &a);
+		rte_tel_data_add_dict_u64(d, "in_flight", a.in_flight);
+	}
 	rte_tel_data_add_dict_u64(d, "busy_cycles", ld(&s->busy_cycles));
 	rte_tel_data_add_dict_u64(d, "idle_cycles", ld(&s->idle_cycles));
 	for (int r = 0; r < DROP_N_REASONS; r++) {

@@ -75,13 +75,71 @@ emit_drop(struct xlate_out *out, enum drop_reason why)
 	emit(out, DP_ACT_DROP, 0, why);
 }
 
+/* A header rewrite with its own value slot: rewrites are per output. */
+static void
+emit_set_mac(struct xlate_out *out, enum dp_action_type type,
+	     const struct rte_ether_addr *mac)
+{
+	struct dp_actions *a = &out->actions;
+
+	if (a->n_macs >= DP_MAX_MACS) {
+		a->n = DP_MAX_ACTIONS;	/* too long to run: emit() drops */
+		emit_drop(out, DROP_RULE_DROP);
+		return;
+	}
+	a->macs[a->n_macs] = *mac;
+	emit(out, type, a->n_macs++, 0);
+}
+
+/* The Ethernet addresses a packet has at one point of a rule's actions,
+ * [0] source and [1] destination: set[] says which ones an action
+ * rewrote. */
+struct eth_state {
+	struct rte_ether_addr mac[2];
+	bool set[2];
+};
+
+/* Encap runs after every other output (xlate_rule_actions), so later
+ * rewrites must be undone for it: the addresses the packet had at its
+ * tunnel output are written back (the packet's own, from the key, when
+ * nothing had rewritten them then: then the key's field decided). */
+static void
+restore_eth(const struct flow_key *key, const struct eth_state *now,
+	    const struct eth_state *then, struct xlate_out *out)
+{
+	static const enum mf_id field[2] = { MFF_DL_SRC, MFF_DL_DST };
+	static const enum dp_action_type set[2] = { DP_ACT_SET_ETH_SRC,
+						    DP_ACT_SET_ETH_DST };
+	const struct rte_ether_addr *own[2] = { &key->dl_src, &key->dl_dst };
+
+	for (int i = 0; i < 2; i++) {
+		if (!now->set[i] || (then->set[i] &&
+		    rte_is_same_ether_addr(&now->mac[i], &then->mac[i])))
+			continue;
+		if (!then->set[i])
+			flow_mask_set_field(&out->mask, field[i]);
+		emit_set_mac(out, set[i],
+			     then->set[i] ? &then->mac[i] : own[i]);
+	}
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
 {
+	bool to_us = rte_is_same_ether_addr(&key->dl_dst, &s->vtep_mac);
+
+	/* Only frames to our VTEP MAC are ours (ARP also when broadcast),
+	 * before any decap: OVS's br-phy matches the bridge MAC too. */
 	flow_mask_set_field(&out->mask, MFF_DL_TYPE);
-	if (key->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+	flow_mask_set_field(&out->mask, MFF_DL_DST);
+	if (key->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+	    (to_us || rte_is_broadcast_ether_addr(&key->dl_dst))) {
 		emit(out, DP_ACT_ARP_RESPOND, s->underlay_idx, 0);
+		return;
+	}
+	if (!to_us) {
+		emit_drop(out, DROP_FOREIGN_MAC);
 		return;
 	}
 	if (key->dl_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || !s->has_tunnel) {
@@ -91,9 +149,12 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	flow_mask_set_field(&out->mask, MFF_NW_DST);
 	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
 	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
-	if (key->nw_dst != s->vtep_ip || key->nw_proto != IPPROTO_UDP ||
-	    key->nw_frag) {
+	if (key->nw_dst != s->vtep_ip || key->nw_proto != IPPROTO_UDP) {
 		emit_drop(out, DROP_NOT_VTEP);
+		return;
+	}
+	if (key->nw_frag) {	/* no reassembly: see drop_reason.h */
+		emit_drop(out, DROP_OUTER_FRAG);
 		return;
 	}
 	flow_mask_set_field(&out->mask, MFF_TP_DST);
@@ -160,6 +221,7 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 	const struct port *in = port_by_ofport(key->in_port);
 	bool tunnel_out = false, looped = false;
 	struct tnl_state tunnel_at_output = { 0 };
+	struct eth_state eth = { 0 }, eth_at_tunnel = { 0 };
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
@@ -174,12 +236,12 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			t.tun_dst = a->ip, t.dst_set = true;
 			break;
 		case OFPACT_SET_ETH_SRC:
-			out->actions.eth_src = a->mac;
-			emit(out, DP_ACT_SET_ETH_SRC, 0, 0);
+			eth.mac[0] = a->mac, eth.set[0] = true;
+			emit_set_mac(out, DP_ACT_SET_ETH_SRC, &a->mac);
 			break;
 		case OFPACT_SET_ETH_DST:
-			out->actions.eth_dst = a->mac;
-			emit(out, DP_ACT_SET_ETH_DST, 0, 0);
+			eth.mac[1] = a->mac, eth.set[1] = true;
+			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
 		case OFPACT_OUTPUT: {
 			const struct port *p = a->port == OFPP_IN_PORT ?
@@ -193,8 +255,10 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			if (p->kind == PORT_VXLAN) {
 				/* Encap changes the packet: do it last, once
 				 * every plain output has its copy. */
-				if (!tunnel_out)
+				if (!tunnel_out) {
 					tunnel_at_output = t;
+					eth_at_tunnel = eth;
+				}
 				tunnel_out = true;
 				break;
 			}
@@ -203,8 +267,10 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 		}
 		}
 	}
-	if (tunnel_out)
+	if (tunnel_out) {
+		restore_eth(key, &eth, &eth_at_tunnel, out);
 		xlate_tunnel_output(s, key, &tunnel_at_output, out);
+	}
 
 	struct dp_actions *acts = &out->actions;
 	if (!acts->n || (acts->act[acts->n - 1].type != DP_ACT_OUTPUT &&

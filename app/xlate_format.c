@@ -182,8 +182,7 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 		case DP_ACT_SET_ETH_DST: {
 			char mac[RTE_ETHER_ADDR_FMT_SIZE];
 			rte_ether_format_addr(mac, sizeof mac,
-				x->type == DP_ACT_SET_ETH_SRC ? &a->eth_src
-							      : &a->eth_dst);
+					      &a->macs[x->port % DP_MAX_MACS]);
 			put(&b, "set(eth(%s=%s))",
 			    x->type == DP_ACT_SET_ETH_SRC ? "src" : "dst", mac);
 			break;

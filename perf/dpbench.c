@@ -120,6 +120,7 @@ static struct {
 	const char *dirs;		/* decap, encap, both */
 	bool rx_csum_good;
 	bool nic_marked;		/* decap frames marked as an E810 would */
+	bool rewrite;			/* decap rules rewrite the inner MAC */
 	uint32_t emc_prob;
 	const char *eal_mem;
 } args = {
@@ -163,6 +164,8 @@ usage(FILE *f)
 "  --nic-marked    partial offload: the software Flow Director model marks\n"
 "                  the decap frames (outside the measured cycles, as a NIC\n"
 "                  does in hardware); marked ones take the mark path\n"
+"  --rewrite       decap rules also rewrite the inner dl_dst (one\n"
+"                  mod_dl_dst before the output, the common case)\n"
 "  --csv FILE      also write the results as CSV\n"
 "  --quick         32 and 1k flows, 2000 bursts\n"
 "  --mem MB        EAL -m (default 1024)\n"
@@ -198,7 +201,7 @@ static int
 parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
-	       O_CSUM, O_EMC, O_MEM, O_MARKED };
+	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -209,6 +212,7 @@ parse_args(int argc, char **argv)
 		{ "run", required_argument, NULL, O_RUN },
 		{ "rx-csum-good", no_argument, NULL, O_CSUM },
 		{ "nic-marked", no_argument, NULL, O_MARKED },
+		{ "rewrite", no_argument, NULL, O_REWRITE },
 		{ "emc-prob", required_argument, NULL, O_EMC },
 		{ "mem", required_argument, NULL, O_MEM },
 		{ "help", no_argument, NULL, 'h' },
@@ -238,6 +242,7 @@ parse_args(int argc, char **argv)
 		case O_RUN: args.run = atoi(optarg); break;
 		case O_CSUM: args.rx_csum_good = true; break;
 		case O_MARKED: args.nic_marked = true; break;
+		case O_REWRITE: args.rewrite = true; break;
 		case O_EMC: args.emc_prob = strtoul(optarg, NULL, 10); break;
 		case O_MEM: args.eal_mem = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -296,8 +301,9 @@ write_topology(char *path, size_t len, uint32_t max_flows)
 			   "set_field:172.1.0.0->tun_dst,"
 			   "set_field:172.1.0.100->tun_src,output:vxlan\n",
 			i, VNI);
-		fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,"
-			   "actions=output:vhost-user%d\n", i, i);
+		fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,actions=%s"
+			   "output:vhost-user%d\n", i, args.rewrite ?
+			   "mod_dl_dst:52:54:00:00:ff:00," : "", i);
 	}
 	return fclose(f);
 }
@@ -566,9 +572,19 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 			 dir_names[dir], oc->name, flows, r->packets);
 		CALLGRIND_DUMP_STATS_AT(name);
 	}
-	uint64_t drops = 0;
-	for (int d = 0; d < DROP_N_REASONS; d++)
-		drops += s->drops[d];
+	/* Every run checks the packet accounting (pmd.h): a packet that
+	 * vanished without a counter fails the benchmark. */
+	struct pmd_accounting a;
+	pmd_accounting_read(pmd, &a);
+	if (!pmd_accounting_balanced(&a) || a.received != r->packets) {
+		fprintf(stderr, "dpbench: %s %s %u: accounting mismatch: "
+			"received %lu (sent in %lu) + copies %lu != sent %lu + "
+			"consumed %lu + dropped %lu + in flight %lu\n",
+			dir_names[dir], oc->name, flows, a.received, r->packets,
+			a.copies, a.sent, a.consumed, a.dropped, a.in_flight);
+		return -2;
+	}
+	uint64_t drops = a.dropped;
 	if (drops || s->tx_packets != r->packets)
 		fprintf(stderr, "dpbench: %s %s %u: %lu drops, %lu of %lu "
 			"packets sent\n", dir_names[dir], oc->name, flows,
@@ -792,10 +808,12 @@ main(int argc, char **argv)
 		for (int fi = 0; fi < args.n_flow_counts; fi++)
 			for (int c = 0; c < n_oc; c++) {
 				struct result *r = &res[n_res];
-				if (run_one(pmd, d, args.flow_counts[fi],
-					    &oc[c], r)) {
-					fprintf(stderr, "dpbench: out of "
-						"mbufs\n");
+				int err = run_one(pmd, d, args.flow_counts[fi],
+						  &oc[c], r);
+				if (err) {
+					if (err == -1)
+						fprintf(stderr, "dpbench: out "
+							"of mbufs\n");
 					goto out_res;
 				}
 				n_res++;

@@ -60,6 +60,10 @@ def parse_args(argv):
                    help="the remote VTEP's MAC (static ARP)")
     p.add_argument("--inner-net", default="192.1.0.0",
                    help="VM i is reached at inner address inner-net + i")
+    p.add_argument("--inner-arp", action="store_true",
+                   help="also in_port=vxlan,arp,arp_tpa=<VM i>,"
+                   "actions=output:vhost-user<i> per VM, so a guest can "
+                   "resolve its peer (the seed's flow set has no inner ARP)")
     p.add_argument("--plan", help="core plan from scripts/host-plan.py: "
                    "its PMD cores, main lcore, socket-mem and NIC replace "
                    "those options")
@@ -133,6 +137,9 @@ def topology(a):
                      f"set_field:{vtep.ip}->tun_src,output:vxlan")
         flows.append(f"in_port=vxlan,ip,nw_dst={inner + i},"
                      f"actions=output:vhost-user{i}")
+        if a.inner_arp:     # not in the seed: lets a guest resolve its peer
+            flows.append(f"in_port=vxlan,arp,arp_tpa={inner + i},"
+                         f"actions=output:vhost-user{i}")
     return {
         "eal": {"lcores": format_cores([a.main_lcore] + a.pmd_cores),
                 "main-lcore": a.main_lcore, "socket-mem": a.socket_mem},

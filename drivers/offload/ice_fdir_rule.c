@@ -163,7 +163,13 @@ check_outer(const struct flow_key *k, const struct flow_key *m, bool vxlan,
 	    field_mask_state(m, MFF_TP_SRC) < 0)
 		return fail(why, "tp_dst mask: FDIR matches L4 ports fully or "
 			    "not at all");
-	if (!mask_is(m, outer_canon, RTE_DIM(outer_canon)))
+	/* xlate_underlay() also matches the outer dl_dst (our VTEP MAC): the
+	 * rule leaves it out and the PMD's mark path checks it in software
+	 * (a rule may match fewer fields than the megaflow, never more). */
+	struct flow_key m_no_dst = *m;
+	if (field_mask_state(m, MFF_DL_DST) == 1)
+		memset(&m_no_dst.dl_dst, 0, sizeof m_no_dst.dl_dst);
+	if (!mask_is(&m_no_dst, outer_canon, RTE_DIM(outer_canon)))
 		return fail(why, "outer mask not canonical (ipv4 dst + udp "
 			    "dst)");
 	if (k->nw_proto != IPPROTO_UDP)

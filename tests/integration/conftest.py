@@ -10,7 +10,9 @@
   make_testpmd     make_testpmd(sockets=[...], **kw) -> vxlib.Testpmd, started
 
 After each test that passed, every switch still running must have returned
-its mbufs (vxlib.assert_no_mbuf_leak against the count right after start)
+its mbufs (vxlib.assert_no_mbuf_leak against the count right after start),
+must account for every packet it received (vxlib.assert_packets_accounted:
+received + copies = sent + consumed + dropped + in flight, per PMD)
 and must exit 0 on SIGTERM; a failure there is reported as a test error.
 Whatever the outcome, every process the harness started is killed and its
 hugepage files and runtime dir are removed.
@@ -136,6 +138,11 @@ def make_switch(request, build_dir, hugepages, tmp_path, rundir):
         try:
             if check and sw.mbuf_baseline is not None:
                 vxlib.assert_no_mbuf_leak(sw)
+        except AssertionError as e:
+            errors.append(str(e))
+        try:
+            if check:
+                vxlib.assert_packets_accounted(sw)
         except AssertionError as e:
             errors.append(str(e))
         try:

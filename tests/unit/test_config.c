@@ -422,8 +422,8 @@ check_demo_common(const struct vxs_config *c)
 	CHECK(c->n_routes == 1 && c->n_arp == 1);
 	CHECK_MAC(c->arp[0].mac, "10:00:00:00:00:02");
 	CHECK_INT(c->n_ports, 4);
-	CHECK_INT(c->n_flows, 4);
-	if (c->n_ports != 4 || c->n_flows != 4)
+	CHECK_INT(c->n_flows, 6);	/* the seed's 2 per VM + inner ARP */
+	if (c->n_ports != 4 || c->n_flows != 6)
 		return;
 	CHECK(c->ports[0].ofport == 1 && c->ports[1].ofport == 2 &&
 	      c->ports[2].ofport == 3 && c->ports[3].ofport == 4);
@@ -431,7 +431,9 @@ check_demo_common(const struct vxs_config *c)
 	CHECK(c->ports[2].remote_ip_flow && c->ports[2].key_flow);
 	CHECK_STR(c->flows[1].text,
 		  "in_port=vxlan,ip,nw_dst=192.1.0.0,actions=output:vhost-user0");
-	CHECK_STR(c->flows[3].text,
+	CHECK_STR(c->flows[2].text,
+		  "in_port=vxlan,arp,arp_tpa=192.1.0.0,actions=output:vhost-user0");
+	CHECK_STR(c->flows[4].text,
 		  "in_port=vxlan,ip,nw_dst=192.1.0.1,actions=output:vhost-user1");
 }
 

@@ -35,6 +35,7 @@
 #include "seed_flows.h"
 #include "port.h"
 #include "unit_test.h"
+#include "pipeline_rig.h"
 
 #define N_VMS 4
 #define VNI 1001
@@ -56,17 +57,10 @@ static struct offload_mgr *mgr;
 static int
 write_topology(char *path, size_t len)
 {
-	snprintf(path, len, "/tmp/test_mark_path-XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	FILE *f = pipeline_rig_topology(path, len, "test_mark_path",
+					"  emc-insert-inv-prob: 1\n");
 	if (!f)
 		return -1;
-	fprintf(f, "datapath:\n  pmd-cores: [1]\n  emc-insert-inv-prob: 1\n"
-		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
-		   "  mac: '10:00:00:00:00:01'\n"
-		   "  routes: [{prefix: 172.1.0.0/24}]\n"
-		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
-		   "ports:\n");
 	for (int i = 0; i < N_VMS; i++)
 		fprintf(f, "  - {name: vm%d, type: dpdk, "
 			   "devargs: net_ring_mpvm%d}\n", i, i);
@@ -505,42 +499,42 @@ test_full_ring_dels(void)
 	CHECK(st.marks_in_use == 0, "%u marks still in use", st.marks_in_use);
 }
 
+/* A frame with a good mark (the NIC rule does not match the outer MAC)
+ * but addressed to another MAC: full path, dropped as foreign_mac, as
+ * unmarked; never decapsulated. */
+static void
+test_foreign_mac_marked(void)
+{
+	struct rte_mbuf *m[2];
+	uint32_t mark = mark_of_vm(1);
+	uint64_t fm = drops(DROP_FOREIGN_MAC), hits = pmd->stats.mark_hits;
+	unsigned got;
+
+	CHECK(mark != 0, "vm1 not offloaded");
+	for (int i = 0; i < 2; i++) {
+		m[i] = decap_frame(1, 700 + i, V_GOOD, NULL);
+		uint8_t *d = rte_pktmbuf_mtod(m[i], uint8_t *);
+		d[0] = i ? 0xff : 0x02;		/* broadcast / foreign */
+		if (i)
+			memset(d, 0xff, 6);
+		set_mark(m[i], mark);
+	}
+	pmd_run(m, 2);
+	CHECK(drops(DROP_FOREIGN_MAC) - fm == 2, "foreign_mac %lu, want 2",
+	      drops(DROP_FOREIGN_MAC) - fm);
+	CHECK_EXPR(pmd->stats.mark_hits == hits);
+	received(1, NULL, 0, &got);
+	CHECK(got == 0, "vm1 got %u foreign-MAC frames", got);
+}
+
 int
 main(void)
 {
 	struct vxs_config cfg;
-	char err[CFG_ERR_MAX], path[64];
 
-	if (write_topology(path, sizeof path)) {
-		printf("cannot write a topology\n0 passed, 1 failed\n");
+	if (pipeline_rig_up("test_mark_path", write_topology, &cfg, &pool,
+			    &pmd, &nic, vm_port, N_VMS))
 		return 1;
-	}
-	int rc = config_load(path, &cfg, err, sizeof err);
-	unlink(path);
-	if (rc) {
-		printf("%s\n0 passed, 1 failed\n", err);
-		return 1;
-	}
-	if (unit_test_eal_init("test_mark_path", "256"))
-		return 1;
-	pool = rte_pktmbuf_pool_create("mp", 2047, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	if (!pool || ports_create(&cfg, pool, 1, err, sizeof err) ||
-	    pmds_create(&cfg, err, sizeof err) ||
-	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
-	    ports_start(err, sizeof err)) {
-		printf("setup: %s\n0 passed, 1 failed\n", err);
-		return 1;
-	}
-	nic = port_underlay();
-	for (int i = 0; i < N_VMS; i++) {
-		char name[8];
-		snprintf(name, sizeof name, "vm%d", i);
-		vm_port[i] = port_by_name(name);
-	}
-	pmd = &pmds[0];
-	pmd->snap = dp_snapshot_get();
-	pmd->seen_gen = pmd->snap->gen;
 
 	/* the offload side as offload_init() sets it up for a model port,
 	 * with no port: fdir_model_rx_mark() is called on crafted frames */
@@ -569,6 +563,7 @@ main(void)
 	test_marked();
 	test_bogus_marks();
 	test_stale_mark();
+	test_foreign_mac_marked();
 	test_full_ring_dels();
 
 	pmd_flush_flows(pmd);
@@ -579,12 +574,6 @@ main(void)
 	fdir_model_free(model);
 	fdir_model_pool_free(model_pool);
 	dp_tx_flush_all(pmd);
-	unsigned in_use = rte_mempool_in_use_count(pool);
-	CHECK(in_use == 0, "%u mbufs in use at the end", in_use);
-	ofproto_fini();
-	pmds_destroy();
-	ports_destroy();
-	rte_eal_cleanup();
-	config_free(&cfg);
+	pipeline_rig_down(&cfg, pool);
 	return unit_test_report();
 }

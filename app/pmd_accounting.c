@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The packet accounting equation's terms (pmd.h, struct pmd_stats). */
+#include "ds.h"
+#include "json_out.h"
+#include "pmd.h"
+
+static uint64_t
+ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+void
+pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a)
+{
+	const struct pmd_stats *s = &pmd->stats;
+
+	*a = (struct pmd_accounting){
+		.received = ld(&s->packets),
+		.copies = ld(&s->copies),
+		.sent = ld(&s->tx_packets),
+		.consumed = ld(&s->arp_consumed),
+	};
+	for (int r = 0; r < DROP_N_REASONS; r++)
+		a->dropped += ld(&s->drops[r]);
+	for (uint16_t i = 0; i < n_ports; i++)
+		a->in_flight += __atomic_load_n(&pmd->txbufs[i].n,
+						__ATOMIC_RELAXED);
+}
+
+static void
+accounting_req(struct pmd_request *req)
+{
+	pmd_accounting_peek(req->pmd, req->arg);
+}
+
+void
+pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a)
+{
+	if (pmd_call(pmd, accounting_req, a))
+		pmd_accounting_peek(pmd, a);	/* PMD stuck: best effort */
+}
+
+static void
+put_json(struct ds *out, const struct pmd_accounting *a)
+{
+	json_key(out, "accounting");
+	json_begin_object(out);
+	json_key(out, "received"); json_u64(out, a->received);
+	json_key(out, "copies"); json_u64(out, a->copies);
+	json_key(out, "sent"); json_u64(out, a->sent);
+	json_key(out, "consumed"); json_u64(out, a->consumed);
+	json_key(out, "dropped"); json_u64(out, a->dropped);
+	json_key(out, "in_flight"); json_u64(out, a->in_flight);
+	json_key(out, "balanced"); json_bool(out, pmd_accounting_balanced(a));
+	json_end_object(out);
+}
+
+void
+pmd_accounting_json(struct ds *out, struct pmd *pmd)
+{
+	struct pmd_accounting a;
+
+	pmd_accounting_read(pmd, &a);
+	put_json(out, &a);
+}
+
+void
+pmd_accounting_json_all(struct ds *out)
+{
+	struct pmd_accounting sum = { 0 }, a;
+
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		pmd_accounting_read(&pmds[i], &a);
+		sum.received += a.received;
+		sum.copies += a.copies;
+		sum.sent += a.sent;
+		sum.consumed += a.consumed;
+		sum.dropped += a.dropped;
+		sum.in_flight += a.in_flight;
+	}
+	put_json(out, &sum);
+}
+
+void
+pmd_accounting_text(struct ds *out, struct pmd *pmd)
+{
+	struct pmd_accounting a;
+
+	pmd_accounting_read(pmd, &a);
+	ds_put_format(out, "  accounting: received %lu + copies %lu = sent %lu"
+		      " + consumed %lu + dropped %lu + in flight %lu (%s)\n",
+		      a.received, a.copies, a.sent, a.consumed, a.dropped,
+		      a.in_flight, pmd_accounting_balanced(&a) ? "balanced"
+							       : "MISMATCH");
+}
