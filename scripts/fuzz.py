@@ -45,6 +45,9 @@ def main():
     ap.add_argument("--ctl-requests", help="control requests before the "
                     "table exhaustion")
     ap.add_argument("--ctl-exhaust", help="entries per table exhausted")
+    ap.add_argument("--ctl-tables", help="tables to exhaust, in order: "
+                    "flow, route, arp, each optionally :N entries "
+                    "(e.g. flow:5000,arp)")
     ap.add_argument("--topo-mutations")
     ap.add_argument("--restarts", help="guest kill/restart cycles")
     ap.add_argument("--seed", type=int, default=1)
@@ -67,6 +70,9 @@ def main():
         v = getattr(a, key)
         if v:
             sizes[key] = fuzzlib.parse_count(v)
+    if a.ctl_tables:
+        sizes["ctl_tables"] = tuple(t.strip() for t in
+                                    a.ctl_tables.split(","))
     cats = (fuzzlib.CATEGORIES if a.categories == "all"
             else [c.strip() for c in a.categories.split(",") if c.strip()])
     bad = [c for c in cats if c not in fuzzlib.CATEGORIES]

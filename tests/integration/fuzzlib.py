@@ -100,7 +100,8 @@ class Row:
     def as_dict(self):
         d = {c: getattr(self, c) for c in self.COLS}
         d.update(category=self.category, available=self.available,
-                 seconds=round(self.seconds, 1), notes=self.notes)
+                 seconds=round(self.seconds, 1), notes=self.notes,
+                 known_format_errors=self.known_format_errors)
         return d
 
 
@@ -565,10 +566,12 @@ class Fuzz:
             self._answer(row, sw, " ".join(args)[:80], st)
             if row.inputs % 500 == 0 and not self.alive(row, sw, "random"):
                 return
-        # table exhaustion
-        for kind in exhaust:
+        # table exhaustion: "kind" (n_exhaust entries) or "kind:N"
+        for spec in exhaust:
+            kind, _, count = spec.partition(":")
             ok = errs = 0
-            for args in C.exhaustion_requests(kind, n_exhaust):
+            for args in C.exhaustion_requests(
+                    kind, parse_count(count) if count else n_exhaust):
                 st, body = cl.request(args)
                 self._answer(row, sw, "%s exhaustion" % kind, st)
                 ok += st == "OK"
