@@ -5,7 +5,7 @@
 The seed builds it with ovs-vsctl/ovs-ofctl/ovs-appctl: N vhost-user client
 ports on br-int, a flow-based vxlan port, br-phy with the NIC, the VTEP
 address, one route, one static ARP entry and two flows per VM. This script
-writes the same thing as a vxswitch topology file (see app/config.h).
+writes the same thing as a vxswitch topology file (see app/config/config.h).
 
     scripts/gen-topology.py --vms 32 --out topology/vxlan-32vm.yaml
 

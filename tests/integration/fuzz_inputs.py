@@ -310,7 +310,7 @@ _VTEP_IP_BYTES = bytes(int(x) for x in P.VTEP_IP.split("."))
 
 
 def arp_consumed(b):
-    """True for what app/arp_responder.c frees without a counter today
+    """True for what app/datapath/arp_responder.c frees without a counter today
     (issue 9, "counters do not always add up"): a well-formed untagged
     Ethernet/IPv4 ARP for our VTEP IP whose opcode is not a request."""
     return (len(b) >= 42 and b[12:14] == b"\x08\x06" and

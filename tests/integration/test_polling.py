@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The PMD's poll scheduler and idle back-off (app/pmd_poll.h), end to end.
+"""The PMD's poll scheduler and idle back-off (app/pmd/pmd_poll.h), end to end.
 
 Same rig as test_forwarding.py: the NIC is net_af_packet on a veth (the
 test plays the remote VTEP), the VMs one testpmd in macswap.
@@ -19,7 +19,7 @@ import pktlib
 import vxlib
 from test_forwarding import rig_factory  # noqa: F401 (fixture)
 
-THRESH_MAX = 16                 # app/pmd_poll.h PMD_POLL_THRESH_MAX
+THRESH_MAX = 16                 # app/pmd/pmd_poll.h PMD_POLL_THRESH_MAX
 BOUND = THRESH_MAX + 1
 
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Tests for app/config.c: the fixtures in tests/unit/topologies/ (the two
+ * Tests for app/config/config.c: the fixtures in tests/unit/topologies/ (the two
  * shipped topology files among them) field by field, a table of broken
  * files that must each be rejected at an exact file:line:col, ${VAR}
  * expansion, and the EAL argv.

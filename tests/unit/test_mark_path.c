@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The NIC-mark path (app/dp_offload.c) in the real pipeline: config_load,
+ * The NIC-mark path (app/datapath/dp_offload.c) in the real pipeline: config_load,
  * ports, a PMD driven from this thread (as perf/dpbench does), the real
  * offload thread and the software Flow Director model marking frames as
  * the E810 would. The VMs are net_ring ports, whose tx ring is their rx

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The PMD's poll scheduler (app/pmd_poll.h), round by round, against a
+ * The PMD's poll scheduler (app/pmd/pmd_poll.h), round by round, against a
  * model of rx rings: each queue has a backlog that arrivals add to before
  * a round, and a poll takes up to a burst (32) of it, as rx_burst does.
  *
