@@ -26,6 +26,7 @@
 #include "pmd.h"
 #include "port.h"
 #include "vxswitch.h"
+#include "xlate.h"
 
 static volatile sig_atomic_t quit_signal;
 
@@ -180,6 +181,16 @@ cfg_port_by_name(const char *name, void *aux)
 	return p->ofport;
 }
 
+static bool
+cfg_port_is_tunnel(uint32_t ofport, void *aux)
+{
+	const struct vxs_config *cfg = aux;
+	for (uint16_t i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].ofport == ofport)
+			return cfg->ports[i].type == CFG_PORT_VXLAN;
+	return false;
+}
+
 static int
 check_flows(const struct vxs_config *cfg)
 {
@@ -190,7 +201,9 @@ check_flows(const struct vxs_config *cfg)
 
 	for (uint16_t i = 0; i < cfg->n_flows; i++) {
 		if (ofp_parse_flow(cfg->flows[i].text, OFP_PARSE_ADD, &map, &r,
-				   err, sizeof err)) {
+				   err, sizeof err) ||
+		    xlate_check_rule(&r, cfg_port_is_tunnel, (void *)cfg, err,
+				     sizeof err)) {
 			fprintf(stderr, "vxswitch: %s:%d: %s\n", cfg->file,
 				cfg->flows[i].line, err);
 			return -1;

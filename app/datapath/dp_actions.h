@@ -20,6 +20,12 @@
  * slot, named by its port field. A rule needing more is dropped whole,
  * as one with too many actions. */
 #define DP_MAX_MACS 4
+/* Tunnel outputs are per output too: each carries the tunnel fields
+ * (set_tunnel, tun_src, tun_dst) in force at it, in its own encap
+ * template. Rules needing more slots than these (or more than
+ * DP_MAX_ACTIONS actions) are refused at add-flow time
+ * (xlate_check_rule). */
+#define DP_MAX_TNLS 4
 
 /* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
@@ -36,27 +42,39 @@ struct vxlan_tnl_template {
 
 enum dp_action_type {
 	DP_ACT_OUTPUT,		/* port: datapath port index */
-	DP_ACT_TNL_PUSH,	/* VXLAN encap with actions->tnl */
+	DP_ACT_TNL_PUSH,	/* VXLAN encap with actions->tnls[slot] */
+	DP_ACT_TNL_CLONE,	/* copies, VXLAN encap with tnls[slot], to
+				 * port: a tunnel output that is not the
+				 * last output */
 	DP_ACT_TNL_POP,		/* VXLAN decap, then inner lookup as port */
 	DP_ACT_SET_ETH_SRC,	/* actions->macs[port] */
 	DP_ACT_SET_ETH_DST,	/* actions->macs[port] */
 	DP_ACT_ARP_RESPOND,	/* VTEP ARP: answer/learn, on the in port */
 	DP_ACT_DROP,		/* reason */
+	DP_ACT_DROP_COPY,	/* reason: the copy one output would have
+				 * sent (a tunnel output with no route or
+				 * neighbour, not the last), counted as
+				 * made and dropped */
 };
 
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */
-	uint8_t reason;		/* DP_ACT_DROP: enum drop_reason */
-	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP: port index;
+	union {
+		uint8_t reason;	/* DP_ACT_DROP*: enum drop_reason */
+		uint8_t slot;	/* DP_ACT_TNL_PUSH/CLONE: in tnls[] */
+	};
+	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP /
+				 * DP_ACT_TNL_CLONE: port index;
 				 * DP_ACT_SET_ETH_*: slot in macs[] */
 };
 
 struct dp_actions {
 	uint8_t n;
 	uint8_t n_macs;
+	uint8_t n_tnls;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
-	struct vxlan_tnl_template tnl;
+	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
 };
 
 static inline bool
@@ -68,7 +86,10 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 	for (int i = 0; i < a->n; i++) {
 		switch (a->act[i].type) {
 		case DP_ACT_TNL_PUSH:
-			if (memcmp(&a->tnl, &b->tnl, sizeof a->tnl))
+		case DP_ACT_TNL_CLONE:
+			if (memcmp(&a->tnls[a->act[i].slot],
+				   &b->tnls[b->act[i].slot],
+				   sizeof a->tnls[0]))
 				return false;
 			break;
 		case DP_ACT_SET_ETH_SRC:

@@ -122,26 +122,37 @@ dp_tx_flush_due(struct pmd *pmd, uint64_t now)
 	tx_flush_older(pmd, now, pmd->tx_flush_tsc);
 }
 
-/* An output that is not the last action sends copies: later actions
- * (encap, header rewrites) must not change what this port gets. */
+/* Copies of the batch for an output that is not the last action: later
+ * actions (encap, header rewrites) must not change what it gets. idx[]
+ * maps the batch to the burst's keys, cidx[] the copies. Per-copy
+ * accounting (pmd.h): a copy that could not be made is counted as made
+ * and dropped. */
 static void
-output_copy(struct pmd *pmd, uint16_t port_idx, const struct pkt_batch *b)
+copy_batch(struct pmd *pmd, const struct pkt_batch *b, const uint8_t idx[],
+	   struct pkt_batch *copies, uint8_t cidx[])
 {
-	struct rte_mbuf *copies[BATCH_MAX];
-	uint16_t n = 0;
-
-	/* Per-copy accounting (pmd.h): a copy that could not be made is
-	 * counted as made and dropped. */
+	copies->n = 0;
 	pmd->stats.copies += b->n;
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct rte_mbuf *c = rte_pktmbuf_copy(b->pkts[i], pktmbuf_pool,
 						      0, UINT32_MAX);
-		if (c)
-			copies[n++] = c;
-		else
+		if (c) {
+			if (cidx)
+				cidx[copies->n] = idx[i];
+			copies->pkts[copies->n++] = c;
+		} else {
 			pmd_count_drops(pmd, DROP_NO_MBUF, 1);
+		}
 	}
-	dp_tx_enqueue(pmd, port_idx, copies, n);
+}
+
+static void
+output_copy(struct pmd *pmd, uint16_t port_idx, const struct pkt_batch *b)
+{
+	struct pkt_batch copies;
+
+	copy_batch(pmd, b, NULL, &copies, NULL);
+	dp_tx_enqueue(pmd, port_idx, copies.pkts, copies.n);
 }
 
 static void
@@ -200,8 +211,8 @@ vxlan_decap_each(struct pkt_batch *b, struct flow_key keys[],
 }
 
 static void
-tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
-	 const uint32_t hashes[], const uint8_t idx[])
+tnl_push(struct pmd *pmd, const struct vxlan_tnl_template *t,
+	 struct pkt_batch *b, const uint32_t hashes[], const uint8_t idx[])
 {
 	uint32_t h[BATCH_MAX];
 	struct pkt_batch dropped;
@@ -210,11 +221,9 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 		h[j] = hashes[idx[j]];
 	pkt_batch_init(&dropped);
 	if (likely(pmd->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
-		vxlan_encap_batch(b, &f->actions.tnl, h, &pmd->ip_id,
-				  &dropped);
+		vxlan_encap_batch(b, t, h, &pmd->ip_id, &dropped);
 	else
-		vxlan_encap_each(b, &f->actions.tnl, h, &pmd->ip_id,
-				 &dropped);
+		vxlan_encap_each(b, t, h, &pmd->ip_id, &dropped);
 	pmd->stats.tunnel_pushes += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
@@ -226,6 +235,21 @@ tnl_push(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 	ts->tx_bytes += bytes - (uint64_t)b->n * VXLAN_TNL_HDR_LEN;
 	if (dropped.n)
 		drop_batch(pmd, &dropped, DROP_NO_HEADROOM);
+}
+
+/* A tunnel output that is not the last output: its own encapsulated
+ * copies. */
+static void
+tnl_clone(struct pmd *pmd, const struct vxlan_tnl_template *t,
+	  uint16_t port_idx, const struct pkt_batch *b,
+	  const uint32_t hashes[], const uint8_t idx[])
+{
+	struct pkt_batch copies;
+	uint8_t cidx[BATCH_MAX];
+
+	copy_batch(pmd, b, idx, &copies, cidx);
+	tnl_push(pmd, t, &copies, hashes, cidx);
+	dp_tx_enqueue(pmd, port_idx, copies.pkts, copies.n);
 }
 
 static void
@@ -287,7 +311,11 @@ dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 			}
 			break;
 		case DP_ACT_TNL_PUSH:
-			tnl_push(pmd, f, b, hashes, idx);
+			tnl_push(pmd, &acts->tnls[a->slot], b, hashes, idx);
+			break;
+		case DP_ACT_TNL_CLONE:
+			tnl_clone(pmd, &acts->tnls[a->slot], a->port, b, hashes,
+				  idx);
 			break;
 		case DP_ACT_TNL_POP:
 			tnl_pop(pmd, f, a->port, b, keys, idx, depth);
@@ -304,6 +332,10 @@ dp_execute(struct pmd *pmd, const struct megaflow *f, struct pkt_batch *b,
 		case DP_ACT_DROP:
 			drop_batch(pmd, b, a->reason);
 			return;
+		case DP_ACT_DROP_COPY:	/* as a copy made and dropped */
+			pmd->stats.copies += b->n;
+			pmd_count_drops(pmd, a->reason, b->n);
+			break;
 		}
 	}
 	if (b->n)	/* actions ended without a destination */

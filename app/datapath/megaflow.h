@@ -40,8 +40,9 @@ struct megaflow {
 	bool neigh_miss;		/* drops for want of a next hop's MAC:
 					 * short-lived, so that traffic still
 					 * coming upcalls and re-sends ARP */
-	rte_be32_t nexthop;		/* xlate_out.nexthop: a change to this
-					 * neighbour revalidates it */
+	rte_be32_t nexthop[DP_MAX_TNLS];	/* xlate_out.nexthop: a change
+						 * to one of these neighbours
+						 * revalidates it */
 
 	struct dpcls_subtable *subtable;	/* dpcls-owned */
 	struct megaflow *next;			/* dpcls-owned hash chain */

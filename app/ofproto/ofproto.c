@@ -9,6 +9,7 @@
 #include "ofproto.h"
 #include "port.h"
 #include "route.h"
+#include "xlate.h"
 
 struct rule_slot {
 	struct ofp_rule rule;
@@ -347,6 +348,24 @@ rule_upsert(const struct ofp_rule *nr)
 	slot->stats.created_ms = vxs_now_ms();
 }
 
+static bool
+port_is_tunnel(uint32_t ofport, void *aux)
+{
+	(void)aux;
+	const struct port *p = port_by_ofport(ofport);
+	return p && p->kind == PORT_VXLAN;
+}
+
+/* Parsed, and its translation fits the datapath's per-rule slots. */
+static int
+parse_rule(const char *text, struct ofp_rule *r, char *err, size_t errlen)
+{
+	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map(), r, err,
+			   errlen))
+		return -1;
+	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);
+}
+
 int
 ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 		  size_t errlen)
@@ -357,8 +376,7 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (ofp_parse_flow(flows[i], OFP_PARSE_ADD, ports_ofp_map(),
-				   &parsed[i], err, errlen)) {
+		if (parse_rule(flows[i], &parsed[i], err, errlen)) {
 			*bad = i;
 			free(parsed);
 			return -1;
@@ -512,8 +530,7 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 		return -1;
 	for (uint16_t i = 0; i < cfg->n_flows; i++) {
 		struct ofp_rule r;
-		if (ofp_parse_flow(cfg->flows[i].text, OFP_PARSE_ADD,
-				   ports_ofp_map(), &r, perr, sizeof perr)) {
+		if (parse_rule(cfg->flows[i].text, &r, perr, sizeof perr)) {
 			snprintf(err, errlen, "%s:%d: %s", cfg->file,
 				 cfg->flows[i].line, perr);
 			return -1;

@@ -54,25 +54,45 @@ classify(const struct dp_snapshot *s, const struct flow_key *key,
 }
 
 static void
-emit(struct xlate_out *out, enum dp_action_type type, uint16_t port,
-     uint8_t reason)
+emit_act(struct xlate_out *out, struct dp_action act)
 {
 	struct dp_actions *a = &out->actions;
+
+	if (out->too_long)
+		return;
 	if (a->n >= DP_MAX_ACTIONS) {
-		/* Too long to run: drop rather than half-execute. */
+		/* Too long to run: drop rather than half-execute. Rules that
+		 * could get here are refused at add-flow time
+		 * (xlate_check_rule); this is the last line. */
+		out->too_long = true;
 		a->n = 1;
 		a->act[0] = (struct dp_action){ .type = DP_ACT_DROP,
 						 .reason = DROP_RULE_DROP };
 		return;
 	}
-	a->act[a->n++] = (struct dp_action){ .type = type, .port = port,
-					     .reason = reason };
+	a->act[a->n++] = act;
+}
+
+static void
+emit(struct xlate_out *out, enum dp_action_type type, uint16_t port,
+     uint8_t reason)
+{
+	emit_act(out, (struct dp_action){ .type = type, .port = port,
+					  .reason = reason });
 }
 
 static void
 emit_drop(struct xlate_out *out, enum drop_reason why)
 {
 	emit(out, DP_ACT_DROP, 0, why);
+}
+
+/* Out of value slots: the rule is dropped whole, as one too long. */
+static void
+emit_overflow(struct xlate_out *out)
+{
+	out->actions.n = DP_MAX_ACTIONS;
+	emit_drop(out, DROP_RULE_DROP);
 }
 
 /* A header rewrite with its own value slot: rewrites are per output. */
@@ -83,44 +103,11 @@ emit_set_mac(struct xlate_out *out, enum dp_action_type type,
 	struct dp_actions *a = &out->actions;
 
 	if (a->n_macs >= DP_MAX_MACS) {
-		a->n = DP_MAX_ACTIONS;	/* too long to run: emit() drops */
-		emit_drop(out, DROP_RULE_DROP);
+		emit_overflow(out);
 		return;
 	}
 	a->macs[a->n_macs] = *mac;
 	emit(out, type, a->n_macs++, 0);
-}
-
-/* The Ethernet addresses a packet has at one point of a rule's actions,
- * [0] source and [1] destination: set[] says which ones an action
- * rewrote. */
-struct eth_state {
-	struct rte_ether_addr mac[2];
-	bool set[2];
-};
-
-/* Encap runs after every other output (xlate_rule_actions), so later
- * rewrites must be undone for it: the addresses the packet had at its
- * tunnel output are written back (the packet's own, from the key, when
- * nothing had rewritten them then: then the key's field decided). */
-static void
-restore_eth(const struct flow_key *key, const struct eth_state *now,
-	    const struct eth_state *then, struct xlate_out *out)
-{
-	static const enum mf_id field[2] = { MFF_DL_SRC, MFF_DL_DST };
-	static const enum dp_action_type set[2] = { DP_ACT_SET_ETH_SRC,
-						    DP_ACT_SET_ETH_DST };
-	const struct rte_ether_addr *own[2] = { &key->dl_src, &key->dl_dst };
-
-	for (int i = 0; i < 2; i++) {
-		if (!now->set[i] || (then->set[i] &&
-		    rte_is_same_ether_addr(&now->mac[i], &then->mac[i])))
-			continue;
-		if (!then->set[i])
-			flow_mask_set_field(&out->mask, field[i]);
-		emit_set_mac(out, set[i],
-			     then->set[i] ? &then->mac[i] : own[i]);
-	}
 }
 
 static void
@@ -171,10 +158,36 @@ struct tnl_state {
 	bool id_set, src_set, dst_set;
 };
 
+/* A tunnel output that cannot send: the last output drops the packets,
+ * an earlier one only the copy it would have sent. */
 static void
-xlate_tunnel_output(const struct dp_snapshot *s, const struct flow_key *key,
-		    const struct tnl_state *t, struct xlate_out *out)
+tunnel_output_drop(struct xlate_out *out, bool last, enum drop_reason why)
 {
+	emit(out, last ? DP_ACT_DROP : DP_ACT_DROP_COPY, 0, why);
+}
+
+static void
+note_nexthop(struct xlate_out *out, rte_be32_t nexthop)
+{
+	for (int i = 0; i < DP_MAX_TNLS; i++) {
+		if (out->nexthop[i] == nexthop)
+			return;
+		if (!out->nexthop[i]) {
+			out->nexthop[i] = nexthop;
+			return;
+		}
+	}
+}
+
+/* One tunnel output with the tunnel fields in force at it (t), in its
+ * own template slot: the last output encapsulates the packets
+ * themselves, an earlier one copies (OVS commits the set actions before
+ * each output). */
+static void
+xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
+		    bool last, struct xlate_out *out)
+{
+	struct dp_actions *a = &out->actions;
 	rte_be32_t dst, src, nexthop;
 	uint32_t vni;
 
@@ -191,27 +204,59 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct flow_key *key,
 	src = s->tnl_local_flow ? (t->tun_src ? t->tun_src : s->vtep_ip)
 				: s->tnl_local_ip;
 	vni = s->tnl_key_flow ? t->tun_id : s->tnl_key;
-	(void)key;
 
 	const struct route_entry *rt = dst ? dp_snapshot_route(s, dst) : NULL;
 	if (!rt || !s->has_underlay) {
-		emit_drop(out, DROP_NO_ROUTE);
+		tunnel_output_drop(out, last, DROP_NO_ROUTE);
 		return;
 	}
 	nexthop = rt->gateway ? rt->gateway : dst;
-	out->nexthop = nexthop;
+	note_nexthop(out, nexthop);
 	const struct neigh_entry *n = dp_snapshot_neigh(s, nexthop);
 	if (!n) {
-		out->need_arp = nexthop;
-		emit_drop(out, DROP_NO_NEIGH);
+		if (!out->need_arp)
+			out->need_arp = nexthop;
+		tunnel_output_drop(out, last, DROP_NO_NEIGH);
 		return;
 	}
-	vxlan_tnl_template_build(&out->actions.tnl, &s->vtep_mac, &n->mac, src,
+	if (a->n_tnls >= DP_MAX_TNLS) {
+		emit_overflow(out);
+		return;
+	}
+	uint8_t slot = a->n_tnls++;
+	vxlan_tnl_template_build(&a->tnls[slot], &s->vtep_mac, &n->mac, src,
 				 dst, vni, s->tnl_dst_port, VTEP_TTL, false);
-	emit(out, DP_ACT_TNL_PUSH, 0, 0);
-	emit(out, DP_ACT_OUTPUT, rt->port_idx, 0);
+	if (last) {
+		emit_act(out, (struct dp_action){ .type = DP_ACT_TNL_PUSH,
+						  .slot = slot });
+		emit(out, DP_ACT_OUTPUT, rt->port_idx, 0);
+	} else {
+		emit_act(out, (struct dp_action){ .type = DP_ACT_TNL_CLONE,
+						  .slot = slot,
+						  .port = rt->port_idx });
+	}
 }
 
+/* The port an output action sends to; NULL when it sends nowhere (no
+ * such port, the underlay, or back to the input port: then *looped). */
+static const struct port *
+output_port(const struct ofp_action *a, const struct port *in, bool *looped)
+{
+	const struct port *p = a->port == OFPP_IN_PORT ?
+		in : port_by_ofport(a->port);
+
+	if (!p || p->is_underlay)
+		return NULL;
+	if (p == in && a->port != OFPP_IN_PORT) {
+		*looped = true;	/* as OpenFlow: not to in_port */
+		return NULL;
+	}
+	return p;
+}
+
+/* The actions in rule order, each output seeing the rewrites before it.
+ * The last output takes the packets themselves, earlier ones copies;
+ * rewrites after the last output change nothing and are left out. */
 static void
 xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 		   const struct ofp_rule *r, struct xlate_out *out)
@@ -219,12 +264,20 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 	struct tnl_state t = { .tun_id = key->tun_id, .tun_src = key->tun_src,
 			       .tun_dst = key->tun_dst };
 	const struct port *in = port_by_ofport(key->in_port);
-	bool tunnel_out = false, looped = false;
-	struct tnl_state tunnel_at_output = { 0 };
-	struct eth_state eth = { 0 }, eth_at_tunnel = { 0 };
+	bool looped = false;
+	int last = -1;
 
-	for (int i = 0; i < r->n_actions; i++) {
+	for (int i = 0; i < r->n_actions; i++)
+		if (r->actions[i].type == OFPACT_OUTPUT &&
+		    output_port(&r->actions[i], in, &looped))
+			last = i;
+	if (last < 0) {
+		emit_drop(out, looped ? DROP_LOOP : DROP_RULE_DROP);
+		return;
+	}
+	for (int i = 0; i <= last; i++) {
 		const struct ofp_action *a = &r->actions[i];
+		const struct port *p;
 		switch (a->type) {
 		case OFPACT_SET_TUNNEL:
 			t.tun_id = a->u32, t.id_set = true;
@@ -236,46 +289,70 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			t.tun_dst = a->ip, t.dst_set = true;
 			break;
 		case OFPACT_SET_ETH_SRC:
-			eth.mac[0] = a->mac, eth.set[0] = true;
 			emit_set_mac(out, DP_ACT_SET_ETH_SRC, &a->mac);
 			break;
 		case OFPACT_SET_ETH_DST:
-			eth.mac[1] = a->mac, eth.set[1] = true;
 			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
-		case OFPACT_OUTPUT: {
-			const struct port *p = a->port == OFPP_IN_PORT ?
-				in : port_by_ofport(a->port);
-			if (!p || p->is_underlay)
+		case OFPACT_OUTPUT:
+			p = output_port(a, in, &looped);
+			if (!p)
 				break;
-			if (p == in && a->port != OFPP_IN_PORT) {
-				looped = true;	/* as OpenFlow: not to in_port */
-				break;
-			}
-			if (p->kind == PORT_VXLAN) {
-				/* Encap changes the packet: do it last, once
-				 * every plain output has its copy. */
-				if (!tunnel_out) {
-					tunnel_at_output = t;
-					eth_at_tunnel = eth;
-				}
-				tunnel_out = true;
-				break;
-			}
-			emit(out, DP_ACT_OUTPUT, p->idx, 0);
+			if (p->kind == PORT_VXLAN)
+				xlate_tunnel_output(s, &t, i == last, out);
+			else
+				emit(out, DP_ACT_OUTPUT, p->idx, 0);
 			break;
 		}
-		}
 	}
-	if (tunnel_out) {
-		restore_eth(key, &eth, &eth_at_tunnel, out);
-		xlate_tunnel_output(s, key, &tunnel_at_output, out);
-	}
+}
 
-	struct dp_actions *acts = &out->actions;
-	if (!acts->n || (acts->act[acts->n - 1].type != DP_ACT_OUTPUT &&
-			 acts->act[acts->n - 1].type != DP_ACT_DROP))
-		emit_drop(out, looped ? DROP_LOOP : DROP_RULE_DROP);
+/* Worst case over every packet: each rewrite before an output and each
+ * output one action and value slot, the last tunnel output two actions
+ * (push, output). Outputs that turn out to send nowhere only use less. */
+int
+xlate_check_rule(const struct ofp_rule *r,
+		 bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
+		 char *err, size_t errlen)
+{
+	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0;
+
+	for (int i = 0; i < r->n_actions; i++)
+		if (r->actions[i].type == OFPACT_OUTPUT)
+			last = i;
+	for (int i = 0; i <= last; i++) {
+		const struct ofp_action *a = &r->actions[i];
+		if (a->type == OFPACT_SET_ETH_SRC ||
+		    a->type == OFPACT_SET_ETH_DST)
+			n_macs++;
+		else if (a->type != OFPACT_OUTPUT)
+			continue;
+		else if (a->port == OFPP_IN_PORT || is_tunnel(a->port, aux))
+			n_tnls++;
+		else
+			n_plain++;
+	}
+	int n_acts = n_macs + n_plain + n_tnls + (n_tnls > 0);
+	if (n_tnls > DP_MAX_TNLS) {
+		snprintf(err, errlen, "%d tunnel outputs (output:in_port counts "
+			 "as one): the datapath takes at most %d per rule",
+			 n_tnls, DP_MAX_TNLS);
+		return -1;
+	}
+	if (n_macs > DP_MAX_MACS) {
+		snprintf(err, errlen, "%d Ethernet address rewrites before an "
+			 "output: the datapath takes at most %d per rule",
+			 n_macs, DP_MAX_MACS);
+		return -1;
+	}
+	if (n_acts > DP_MAX_ACTIONS) {
+		snprintf(err, errlen, "needs up to %d datapath actions (one per "
+			 "rewrite and output, two for the last tunnel output): "
+			 "the datapath takes at most %d per rule", n_acts,
+			 DP_MAX_ACTIONS);
+		return -1;
+	}
+	return 0;
 }
 
 void

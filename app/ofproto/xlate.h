@@ -10,14 +10,19 @@
 #include "dp_actions.h"
 #include "dp_snapshot.h"
 #include "flow_key.h"
+#include "ofp_rule.h"
 
 struct xlate_out {
 	struct flow_key mask;
 	struct dp_actions actions;
 	uint32_t rule_uid;		/* 0: no OpenFlow rule involved */
 	rte_be32_t need_arp;		/* next hop to resolve, 0 = none */
-	rte_be32_t nexthop;		/* the neighbour the outcome depends
-					 * on (resolved or not), 0 = none */
+	rte_be32_t nexthop[DP_MAX_TNLS];	/* the neighbours the outcome
+						 * depends on (resolved or
+						 * not), one per tunnel
+						 * output; 0 = none */
+	bool too_long;			/* more actions than the datapath
+					 * runs: dropped whole */
 };
 
 void xlate(const struct dp_snapshot *s, const struct flow_key *key,
@@ -25,6 +30,15 @@ void xlate(const struct dp_snapshot *s, const struct flow_key *key,
 
 /* "in_port(vxlan),tunnel(...),eth_type(0x0800),ipv4(dst=...)" and
  * "tnl_push(...),dpdk-phy" as ovs-appctl dpctl/dump-flows writes them. */
+/* Refuses, at add-flow time, a rule whose translation could need more
+ * datapath actions or value slots than struct dp_actions holds
+ * (DP_MAX_ACTIONS, DP_MAX_MACS, DP_MAX_TNLS), with a message naming the
+ * limit. is_tunnel says whether an output port is the VXLAN port
+ * (output:in_port is counted as one). 0 if it fits. */
+int xlate_check_rule(const struct ofp_rule *r,
+		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
+		     char *err, size_t errlen);
+
 int xlate_format_megaflow_match(const struct flow_key *key,
 				const struct flow_key *mask, char *buf,
 				size_t len);

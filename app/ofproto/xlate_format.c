@@ -172,8 +172,14 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 			put(&b, "%s", ports[x->port]->name);
 			break;
 		case DP_ACT_TNL_PUSH:
-			vxlan_tnl_template_format(&a->tnl, tmp, sizeof tmp);
+			vxlan_tnl_template_format(&a->tnls[x->slot % DP_MAX_TNLS],
+						  tmp, sizeof tmp);
 			put(&b, "%s", tmp);
+			break;
+		case DP_ACT_TNL_CLONE:
+			vxlan_tnl_template_format(&a->tnls[x->slot % DP_MAX_TNLS],
+						  tmp, sizeof tmp);
+			put(&b, "clone(%s,%s)", tmp, ports[x->port]->name);
 			break;
 		case DP_ACT_TNL_POP:
 			put(&b, "tnl_pop(%s)", ports[x->port]->name);
@@ -192,6 +198,9 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 			break;
 		case DP_ACT_DROP:
 			put(&b, "drop(%s)", drop_reason_name(x->reason));
+			break;
+		case DP_ACT_DROP_COPY:
+			put(&b, "clone(drop(%s))", drop_reason_name(x->reason));
 			break;
 		}
 	}

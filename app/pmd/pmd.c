@@ -88,7 +88,7 @@ dp_upcall(struct pmd *pmd, const struct flow_key *key)
 	f->upcall_key = *key;
 	f->rule_uid = xo.rule_uid;
 	f->neigh_miss = xo.need_arp != 0;
-	f->nexthop = xo.nexthop;
+	memcpy(f->nexthop, xo.nexthop, sizeof f->nexthop);
 	f->id = ++pmd->next_flow_id;
 	f->created_tsc = rte_rdtsc();
 	if (dpcls_insert(pmd->cls, f)) {
@@ -127,6 +127,15 @@ struct sweep {
 	bool offload_refresh;	/* the offload thread has a backlog */
 };
 
+static bool
+nexthop_changed(const struct dp_snapshot *snap, const struct megaflow *f)
+{
+	for (int i = 0; i < DP_MAX_TNLS && f->nexthop[i]; i++)
+		if (dp_snapshot_neigh_changed(snap, f->nexthop[i]))
+			return true;
+	return false;
+}
+
 static void
 sweep_one(struct megaflow *f, void *aux)
 {
@@ -142,8 +151,7 @@ sweep_one(struct megaflow *f, void *aux)
 	}
 	if (!retire && s->revalidate &&
 	    (!s->neigh_only ||
-	     (f->nexthop && dp_snapshot_neigh_changed(s->pmd->snap,
-						      f->nexthop)))) {
+	     nexthop_changed(s->pmd->snap, f))) {
 		struct xlate_out xo;
 		s->pmd->stats.megaflows_revalidated++;
 		xlate(s->pmd->snap, &f->upcall_key, &xo);

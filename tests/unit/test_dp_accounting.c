@@ -10,6 +10,12 @@
  *    arp_bad_op (both were freed with no counter);
  *  - header rewrites are per output: mod_dl_dst:A,output:1,mod_dl_dst:B,
  *    output:2 sends A to 1 and B to 2, also around a tunnel output;
+ *  - so are tunnel fields: two tunnel outputs with different set_tunnel
+ *    or tun_dst send one copy each, with its own outer VNI / outer
+ *    destination (and neighbour MAC); a copy whose neighbour is unknown
+ *    is counted as no_neigh while the other outputs still send; rules
+ *    needing more per-output slots than the datapath has are refused at
+ *    add-flow time, naming the limit;
  *  - frames longer than the output port's MTU (encap past the underlay's,
  *    decap past a VM's) and guest frames past their port's limit are
  *    dropped as mtu_exceeded, not lost in a driver;
@@ -29,6 +35,7 @@
 #include "config.h"
 #include "dp_execute.h"
 #include "dp_snapshot.h"
+#include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
@@ -69,7 +76,20 @@ write_topology(char *path, size_t len)
 		   "mod_dl_dst:02:aa:00:00:00:0a,output:vm0,"
 		   "mod_dl_dst:02:bb:00:00:00:0b,output:vm1\n");
 	fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.1,actions=output:vm1\n");
-	/* VM 2: rewritten C into the tunnel, D to vm3 (encap runs last) */
+	/* VM 0: A with VNI 1001, B with VNI 1002, both to the remote VTEP */
+	fprintf(f, "  - in_port=vm0,actions=mod_dl_dst:02:aa:00:00:00:0a,"
+		   "set_tunnel:%d,set_field:172.1.0.0->tun_dst,"
+		   "set_field:172.1.0.100->tun_src,output:vxlan,"
+		   "mod_dl_dst:02:bb:00:00:00:0b,set_tunnel:%d,output:vxlan\n",
+		VNI, VNI + 1);
+	/* VM 1: to two remote VTEPs (the second not resolved at first),
+	 * then a plain output */
+	fprintf(f, "  - in_port=vm1,actions=set_tunnel:%d,"
+		   "set_field:172.1.0.0->tun_dst,"
+		   "set_field:172.1.0.100->tun_src,output:vxlan,"
+		   "set_field:172.1.0.7->tun_dst,output:vxlan,output:vm2\n",
+		VNI);
+	/* VM 2: rewritten C into the tunnel, D to vm3 */
 	fprintf(f, "  - in_port=vm2,actions=mod_dl_dst:02:cc:00:00:00:0c,"
 		   "set_tunnel:%d,set_field:172.1.0.0->tun_dst,"
 		   "set_field:172.1.0.100->tun_src,output:vxlan,"
@@ -225,6 +245,17 @@ drops(enum drop_reason r)
 	return pmd->stats.drops[r];
 }
 
+/* The PMD is not launched: after a publish (which frees the snapshot it
+ * had) it takes the new one here, as its poll loop would, and starts
+ * with no megaflows. */
+static void
+take_snapshot(void)
+{
+	pmd->snap = dp_snapshot_get();
+	pmd->seen_gen = pmd->snap->gen;
+	pmd_flush_flows(pmd);
+}
+
 static bool
 balanced(const char *where)
 {
@@ -326,7 +357,7 @@ test_per_output_rewrite(void)
 	      "vm1 did not get B");
 	CHECK_EXPR(pmd->stats.copies - copies == 1);
 
-	/* C into the tunnel, D to vm3, though encap runs after vm3's copy */
+	/* C into the tunnel, D to vm3 */
 	m[0] = vm_frame(2, 78);
 	run_on(vm_port[2], m, 1, true);
 	CHECK(sent_on(vm_port[3], h, l, 4) == 1 && !memcmp(h[0], &mac_d, 6),
@@ -344,6 +375,139 @@ test_per_output_rewrite(void)
 	CHECK(sent_on(nic, h, l, 4) == 1 && !memcmp(h[0] + 50, own, 6),
 	      "tunnel did not get the packet's own dl_dst");
 	balanced(__func__);
+}
+
+/* The outer header of an encapsulated frame (hdr: its first 64 bytes). */
+static uint32_t
+outer_vni(const uint8_t *hdr)
+{
+	return (uint32_t)hdr[46] << 16 | (uint32_t)hdr[47] << 8 | hdr[48];
+}
+
+static uint32_t
+outer_dst_ip(const uint8_t *hdr)
+{
+	return (uint32_t)hdr[30] << 24 | (uint32_t)hdr[31] << 16 |
+	       (uint32_t)hdr[32] << 8 | hdr[33];
+}
+
+/* Copy i of n sent on the NIC with VNI vni, or -1. */
+static int
+copy_with_vni(uint8_t (*hdr)[64], unsigned n, uint32_t vni)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (outer_vni(hdr[i]) == vni)
+			return (int)i;
+	return -1;
+}
+
+static void
+test_per_output_tunnel(void)
+{
+	uint8_t h[8][64];
+	uint32_t l[8];
+	struct rte_mbuf *m[2] = { vm_frame(0, 78), vm_frame(0, 78) };
+	uint64_t copies = pmd->stats.copies;
+
+	/* set_tunnel 1001 then 1002: one copy each, with its own inner
+	 * dl_dst too */
+	run_on(vm_port[0], m, 2, true);
+	unsigned n = sent_on(nic, h, l, 8);
+	CHECK(n == 4, "vm0: %u frames on the NIC, want 4", n);
+	int a = copy_with_vni(h, n, VNI), b = copy_with_vni(h, n, VNI + 1);
+	CHECK(a >= 0 && b >= 0, "VNIs %u/%u, want %u and %u",
+	      n > 0 ? outer_vni(h[0]) : 0, n > 1 ? outer_vni(h[1]) : 0, VNI,
+	      VNI + 1);
+	if (a >= 0 && b >= 0) {
+		CHECK_EXPR(!memcmp(h[a] + 50, &mac_a, 6));
+		CHECK_EXPR(!memcmp(h[b] + 50, &mac_b, 6));
+		CHECK_EXPR(outer_dst_ip(h[a]) == IPV4(172, 1, 0, 0));
+		CHECK_EXPR(outer_dst_ip(h[b]) == IPV4(172, 1, 0, 0));
+		CHECK_EXPR(l[a] == 128 && l[b] == 128);
+	}
+	CHECK_EXPR(pmd->stats.copies - copies == 2);
+	balanced("per-output VNI");
+
+	/* tun_dst .0 then .7: .7 has no neighbour yet, so its copy is
+	 * counted as no_neigh while .0 and vm2 still get theirs */
+	uint64_t no_neigh = drops(DROP_NO_NEIGH);
+	m[0] = vm_frame(1, 78);
+	run_on(vm_port[1], m, 1, true);
+	CHECK(drops(DROP_NO_NEIGH) - no_neigh == 1, "no_neigh %lu, want 1",
+	      drops(DROP_NO_NEIGH) - no_neigh);
+	n = sent_on(nic, h, l, 8);
+	CHECK(n == 1 && outer_dst_ip(h[0]) == IPV4(172, 1, 0, 0),
+	      "%u frames on the NIC, want 1 to 172.1.0.0", n);
+	CHECK_EXPR(sent_on(vm_port[2], h, l, 8) == 1);
+	balanced("unresolved tunnel output");
+
+	/* .7 resolved: each copy to its own outer IP and neighbour MAC */
+	const struct rte_ether_addr mac7 = { { 0x10, 0, 0, 0, 0, 7 } };
+	char err[128];
+	CHECK_EXPR(!neigh_set(rte_cpu_to_be_32(IPV4(172, 1, 0, 7)), &mac7, err,
+			      sizeof err));
+	ofproto_publish_neigh();
+	take_snapshot();
+	m[0] = vm_frame(1, 78);
+	run_on(vm_port[1], m, 1, true);
+	n = sent_on(nic, h, l, 8);
+	CHECK(n == 2, "%u frames on the NIC, want 2", n);
+	if (n == 2) {
+		int i0 = outer_dst_ip(h[0]) == IPV4(172, 1, 0, 0) ? 0 : 1;
+		CHECK_EXPR(outer_dst_ip(h[i0]) == IPV4(172, 1, 0, 0));
+		CHECK_EXPR(!memcmp(h[i0], &remote_vtep_mac, 6));
+		CHECK_EXPR(outer_dst_ip(h[!i0]) == IPV4(172, 1, 0, 7));
+		CHECK_EXPR(!memcmp(h[!i0], &mac7, 6));
+		CHECK_EXPR(outer_vni(h[0]) == VNI && outer_vni(h[1]) == VNI);
+	}
+	CHECK_EXPR(sent_on(vm_port[2], h, l, 8) == 1);
+	balanced(__func__);
+}
+
+/* Rules needing more value slots or actions than struct dp_actions has
+ * are refused when added, with the limit in the message; nothing is
+ * added. */
+static void
+test_slot_limits(void)
+{
+	static const char *const too_many[] = {
+		/* 5 tunnel outputs (DP_MAX_TNLS 4) */
+		"in_port=vm3,tcp,actions=set_tunnel:1,output:vxlan,"
+		"set_tunnel:2,output:vxlan,set_tunnel:3,output:vxlan,"
+		"set_tunnel:4,output:vxlan,set_tunnel:5,output:vxlan",
+		/* 5 dl_dst rewrites (DP_MAX_MACS 4) */
+		"in_port=vm3,tcp,actions=mod_dl_dst:02:00:00:00:00:01,output:vm0,"
+		"mod_dl_dst:02:00:00:00:00:02,output:vm1,"
+		"mod_dl_dst:02:00:00:00:00:03,output:vm2,"
+		"mod_dl_dst:02:00:00:00:00:04,output:vm0,"
+		"mod_dl_dst:02:00:00:00:00:05,output:vm1",
+		/* 9 outputs (DP_MAX_ACTIONS 8) */
+		"in_port=vm3,tcp,actions=vm0,vm1,vm2,vm0,vm1,vm2,vm0,vm1,vm2",
+	};
+	static const char *const limit[] = { "at most 4", "at most 4",
+					     "at most 8" };
+	uint32_t rules = ofproto_n_rules();
+	char err[512];
+	int bad;
+
+	for (size_t i = 0; i < RTE_DIM(too_many); i++) {
+		err[0] = '\0';
+		int rc = ofproto_add_flows(&too_many[i], 1, &bad, err,
+					   sizeof err);
+		CHECK(rc < 0 && strstr(err, limit[i]),
+		      "rule %zu: rc %d, '%s' (want '%s')", i, rc, err,
+		      limit[i]);
+	}
+	CHECK_EXPR(ofproto_n_rules() == rules);
+
+	/* the limits themselves are fine: 4 tunnel outputs */
+	const char *four = "in_port=vm3,tcp,actions=set_tunnel:1,output:vxlan,"
+		"set_tunnel:2,output:vxlan,set_tunnel:3,output:vxlan,"
+		"set_tunnel:4,output:vxlan";
+	CHECK(!ofproto_add_flows(&four, 1, &bad, err, sizeof err),
+	      "4 tunnel outputs refused: %s", err);
+	take_snapshot();
+	CHECK_EXPR(ofproto_n_rules() == rules + 1);
 }
 
 static void
@@ -420,6 +584,8 @@ main(void)
 	test_foreign_mac();
 	test_arp_accounting();
 	test_per_output_rewrite();
+	test_per_output_tunnel();
+	test_slot_limits();
 	test_mtu();
 	test_in_flight();
 
