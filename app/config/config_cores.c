@@ -112,15 +112,16 @@ pmd_cores(struct loader *ld, const yaml_node_t *v, void *obj)
 			    CFG_MAX_CORES, seq_len(v));
 	for (size_t i = 0; i < seq_len(v); i++) {
 		const yaml_node_t *item = seq_item(ld, v, i);
-		uint16_t core;
-		if (get_u16(ld, item, "pmd core", 0, CFG_MAX_CORES - 1,
-			    &core) < 0)
+		uint64_t core;
+		if (get_uint(ld, item, "pmd core", 0, CFG_MAX_CORES - 1,
+			     &core) < 0)
 			return -1;
 		if (seen[core])
-			return fail(ld, item, "core listed twice '%u'", core);
+			return fail(ld, item, "core listed twice '%u'",
+				    (unsigned)core);
 		seen[core] = true;
 		ld->pmd_core_node[cfg->n_pmd_cores] = item;
-		cfg->pmd_cores[cfg->n_pmd_cores++] = core;
+		cfg->pmd_cores[cfg->n_pmd_cores++] = (uint16_t)core;
 	}
 	return 0;
 }

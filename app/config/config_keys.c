@@ -105,7 +105,7 @@ const struct key_rule vxlan_option_keys[] = {
 	  K_FLOW_FLAG(PORT, local_ip_flow) },
 	{ "key", K_UINT(PORT, key, 0, VNI_MAX), K_FLOW_FLAG(PORT, key_flow) },
 	{ "dst_port", K_UINT(PORT, dst_port, 1, UINT16_MAX) },
-	{ "vnis", K_CUSTOM(vx_vnis) },
+	{ "vnis", K_LIST(vx_vni), .flags = KEY_OR_ONE },
 	{ .key = NULL },
 };
 
@@ -114,8 +114,8 @@ const struct key_rule underlay_keys[] = {
 	{ "local-ip", K_PREFIX(CFG, vtep_ip, vtep_plen),
 	  .flags = KEY_NONZERO },
 	{ "mac", K_MAC(CFG, vtep_mac) },
-	{ "routes", K_CUSTOM(underlay_routes) },
-	{ "arp", K_CUSTOM(underlay_arp) },
+	{ "routes", K_LIST(underlay_route) },
+	{ "arp", K_LIST(underlay_arp) },
 	{ .key = NULL },
 };
 
@@ -206,6 +206,20 @@ check_nonzero(struct loader *ld, const struct key_rule *r,
 	return 0;
 }
 
+static int
+parse_list(struct loader *ld, const struct key_rule *r,
+	   const yaml_node_t *v, void *obj)
+{
+	if (v->type != YAML_SEQUENCE_NODE && (r->flags & KEY_OR_ONE))
+		return r->parse(ld, v, obj);
+	if (expect_seq(ld, v, canonical(r)) < 0)
+		return -1;
+	for (size_t i = 0; i < seq_len(v); i++)
+		if (r->parse(ld, seq_item(ld, v, i), obj) < 0)
+			return -1;
+	return 0;
+}
+
 /* Reads one value as its row says, into obj. */
 static int
 parse_value(struct loader *ld, const struct key_rule *r,
@@ -249,6 +263,8 @@ parse_value(struct loader *ld, const struct key_rule *r,
 		break;
 	case KEY_MAC:
 		return get_mac(ld, v, what, (struct rte_ether_addr *)field);
+	case KEY_LIST:
+		return parse_list(ld, r, v, obj);
 	}
 	if (rc == 0 && (r->flags & KEY_NONZERO))
 		return check_nonzero(ld, r, v, obj);

@@ -101,10 +101,6 @@ int get_string(struct loader *ld, const yaml_node_t *node, const char *what,
 	       char *dst, size_t size);
 int get_uint(struct loader *ld, const yaml_node_t *node, const char *what,
 	     uint64_t min, uint64_t max, uint64_t *out);
-int get_u32(struct loader *ld, const yaml_node_t *node, const char *what,
-	    uint32_t min, uint32_t max, uint32_t *out);
-int get_u16(struct loader *ld, const yaml_node_t *node, const char *what,
-	    uint16_t min, uint16_t max, uint16_t *out);
 int get_bool(struct loader *ld, const yaml_node_t *node, const char *what,
 	     bool *out);
 int get_ipv4(struct loader *ld, const yaml_node_t *node, const char *what,
@@ -133,17 +129,19 @@ enum key_type {
 	KEY_PREFIX,		/* "a.b.c.d/len": address at .off, length
 				 * (uint8_t) at .off2 */
 	KEY_MAC,		/* unicast struct rte_ether_addr */
+	KEY_LIST,		/* .parse reads each item of a YAML list */
 };
 
 #define KEY_NONZERO 1u		/* IPV4, PREFIX: 0.0.0.0 (or /0) is "bad" */
 #define KEY_OR_FLOW 2u		/* "flow" sets the bool at .off2 instead */
+#define KEY_OR_ONE 4u		/* LIST: one value is a list of one */
 
 struct key_rule {
 	const char *key;
 	const char *alias_of;		/* same setting under another name */
 	unsigned only;			/* port type bits it applies to; 0 = all */
 	enum key_type type;
-	unsigned flags;			/* KEY_NONZERO, KEY_OR_FLOW */
+	unsigned flags;			/* KEY_NONZERO, KEY_OR_FLOW, KEY_OR_ONE */
 	size_t off, size, off2;		/* the field(s) in the object */
 	uint64_t min, max;		/* KEY_UINT's bounds */
 	int (*parse)(struct loader *ld, const yaml_node_t *value, void *obj);
@@ -162,6 +160,7 @@ struct key_rule {
 #define K_MAC(T, f) .type = KEY_MAC, K_FIELD(T, f)
 #define K_NODE(f) .type = KEY_NODE, K_FIELD(struct loader, f)
 #define K_CUSTOM(fn) .type = KEY_CUSTOM, .parse = (fn)
+#define K_LIST(fn) .type = KEY_LIST, .parse = (fn)
 /* the flag "flow" may replace the value with (KEY_OR_FLOW) */
 #define K_FLOW_FLAG(T, f) .flags = KEY_OR_FLOW, .off2 = offsetof(T, f)
 
@@ -191,7 +190,7 @@ extern const struct key_rule underlay_keys[];	/* struct vxs_config */
 extern const struct key_rule route_keys[];	/* struct cfg_route */
 extern const struct key_rule arp_keys[];	/* struct cfg_arp */
 
-/* ---- the keys with logic (KEY_CUSTOM), by file ---- */
+/* ---- the keys with logic (KEY_CUSTOM; KEY_LIST: one item), by file ---- */
 
 /* config_cores.c */
 int eal_lcores(struct loader *ld, const yaml_node_t *v, void *obj);
@@ -206,9 +205,9 @@ int dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_offload(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_affinity(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_options(struct loader *ld, const yaml_node_t *v, void *obj);
-int vx_vnis(struct loader *ld, const yaml_node_t *v, void *obj);
+int vx_vni(struct loader *ld, const yaml_node_t *v, void *obj);
 /* config_underlay.c */
-int underlay_routes(struct loader *ld, const yaml_node_t *v, void *obj);
+int underlay_route(struct loader *ld, const yaml_node_t *v, void *obj);
 int underlay_arp(struct loader *ld, const yaml_node_t *v, void *obj);
 int route_port(struct loader *ld, const yaml_node_t *v, void *obj);
 

@@ -106,30 +106,21 @@ port_affinity(struct loader *ld, const yaml_node_t *v, void *obj)
 	}
 }
 
-static int
-add_vni(struct loader *ld, const yaml_node_t *v, struct cfg_port *p)
+int
+vx_vni(struct loader *ld, const yaml_node_t *v, void *obj)
 {
-	uint32_t vni;
-	if (get_u32(ld, v, "vni", 0, VNI_MAX, &vni) < 0)
+	struct cfg_port *p = obj;
+	uint64_t vni;
+	if (get_uint(ld, v, "vni", 0, VNI_MAX, &vni) < 0)
 		return -1;
 	for (unsigned i = 0; i < p->n_vnis; i++)
 		if (p->vnis[i] == vni)
-			return fail(ld, v, "VNI listed twice '%u'", vni);
+			return fail(ld, v, "VNI listed twice '%u'",
+				    (unsigned)vni);
 	if (p->n_vnis == CFG_MAX_VNIS)
-		return fail(ld, v, "more than %d VNIs '%u'", CFG_MAX_VNIS, vni);
-	p->vnis[p->n_vnis++] = vni;
-	return 0;
-}
-
-int
-vx_vnis(struct loader *ld, const yaml_node_t *v, void *obj)
-{
-	struct cfg_port *p = obj;
-	if (v->type != YAML_SEQUENCE_NODE)
-		return add_vni(ld, v, p);
-	for (size_t i = 0; i < seq_len(v); i++)
-		if (add_vni(ld, seq_item(ld, v, i), p) < 0)
-			return -1;
+		return fail(ld, v, "more than %d VNIs '%u'", CFG_MAX_VNIS,
+			    (unsigned)vni);
+	p->vnis[p->n_vnis++] = (uint32_t)vni;
 	return 0;
 }
 

@@ -65,11 +65,12 @@ check_route(struct loader *ld, struct cfg_route *r, const yaml_node_t *map)
 	return 0;
 }
 
-static int
-parse_route(struct loader *ld, const yaml_node_t *map)
+/* One item of routes (underlay_keys). */
+int
+underlay_route(struct loader *ld, const yaml_node_t *map, void *obj)
 {
 	static const struct scope sc = { "in route", 0, NULL };
-	struct vxs_config *cfg = ld->cfg;
+	struct vxs_config *cfg = obj;
 	struct cfg_route *route = &cfg->routes[cfg->n_routes];
 
 	if (cfg->n_routes == ROUTES_MAX)
@@ -85,25 +86,14 @@ parse_route(struct loader *ld, const yaml_node_t *map)
 	return 0;
 }
 
-int
-underlay_routes(struct loader *ld, const yaml_node_t *v, void *obj)
-{
-	(void)obj;
-	if (expect_seq(ld, v, "routes") < 0)
-		return -1;
-	for (size_t i = 0; i < seq_len(v); i++)
-		if (parse_route(ld, seq_item(ld, v, i)) < 0)
-			return -1;
-	return 0;
-}
-
 /* ---- static ARP entries ---- */
 
-static int
-parse_arp(struct loader *ld, const yaml_node_t *map)
+/* One item of arp (underlay_keys). */
+int
+underlay_arp(struct loader *ld, const yaml_node_t *map, void *obj)
 {
 	static const struct scope sc = { "in arp entry", 0, NULL };
-	struct vxs_config *cfg = ld->cfg;
+	struct vxs_config *cfg = obj;
 	struct cfg_arp *arp = &cfg->arp[cfg->n_arp];
 	const yaml_node_t *ip, *mac;
 
@@ -124,18 +114,6 @@ parse_arp(struct loader *ld, const yaml_node_t *map)
 				    raw_text(ip));
 	arp->line = (int)map->start_mark.line + 1;
 	cfg->n_arp++;
-	return 0;
-}
-
-int
-underlay_arp(struct loader *ld, const yaml_node_t *v, void *obj)
-{
-	(void)obj;
-	if (expect_seq(ld, v, "arp") < 0)
-		return -1;
-	for (size_t i = 0; i < seq_len(v); i++)
-		if (parse_arp(ld, seq_item(ld, v, i)) < 0)
-			return -1;
 	return 0;
 }
 

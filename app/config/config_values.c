@@ -62,28 +62,6 @@ get_uint(struct loader *ld, const yaml_node_t *node, const char *what,
 }
 
 int
-get_u32(struct loader *ld, const yaml_node_t *node, const char *what,
-	uint32_t min, uint32_t max, uint32_t *out)
-{
-	uint64_t v = 0;
-	if (get_uint(ld, node, what, min, max, &v) < 0)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int
-get_u16(struct loader *ld, const yaml_node_t *node, const char *what,
-	uint16_t min, uint16_t max, uint16_t *out)
-{
-	uint64_t v = 0;
-	if (get_uint(ld, node, what, min, max, &v) < 0)
-		return -1;
-	*out = (uint16_t)v;
-	return 0;
-}
-
-int
 get_bool(struct loader *ld, const yaml_node_t *node, const char *what,
 	 bool *out)
 {
