@@ -16,19 +16,27 @@
 
 /* ---- errors ---- */
 
+/* The message after the "file:..." prefix of length n already in err. */
+static int
+vfail(struct loader *ld, int n, const char *fmt, va_list ap)
+{
+	if (n >= 0 && (size_t)n < ld->errlen)
+		vsnprintf(ld->err + n, ld->errlen - n, fmt, ap);
+	return -1;
+}
+
 int
 fail(struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (ld->errlen == 0)
 		return -1;
-	int n = snprintf(ld->err, ld->errlen, "%s:%zu:%zu: ", ld->file,
-			 node->start_mark.line + 1, node->start_mark.column + 1);
-	if (n >= 0 && (size_t)n < ld->errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(ld->err + n, ld->errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vfail(ld, snprintf(ld->err, ld->errlen, "%s:%zu:%zu: ", ld->file,
+			   node->start_mark.line + 1,
+			   node->start_mark.column + 1), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -36,15 +44,13 @@ fail(struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
 int
 fail_file(struct loader *ld, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (ld->errlen == 0)
 		return -1;
-	int n = snprintf(ld->err, ld->errlen, "%s:", ld->file);
-	if (n >= 0 && (size_t)n < ld->errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(ld->err + n, ld->errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vfail(ld, snprintf(ld->err, ld->errlen, "%s:", ld->file), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
