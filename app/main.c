@@ -20,12 +20,15 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include "commands.h"
 #include "config.h"
 #include "control.h"
+#include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
+#include "telemetry.h"
+#include "version.h"
 #include "xlate.h"
 
 static volatile sig_atomic_t quit_signal;
@@ -229,14 +232,6 @@ create_pool(const struct vxs_config *cfg)
 			"%s (more hugepages, or eal.memory-mb?)\n", n,
 			rte_strerror(rte_errno));
 	return mp;
-}
-
-uint32_t
-mbufs_in_use(void)
-{
-	return pktmbuf_pool ? pktmbuf_pool->size -
-				      rte_mempool_avail_count(pktmbuf_pool)
-			    : 0;
 }
 
 /* ---- process ----------------------------------------------------------- */

@@ -40,7 +40,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
 
 #define N_VMS 4
 #define INNER_LEN 78

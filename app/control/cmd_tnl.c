@@ -12,7 +12,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "route.h"
-#include "vxswitch.h"
 
 /* tnl/arp/set [BRIDGE] IP MAC */
 static int

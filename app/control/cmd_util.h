@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Small helpers the vxswitch-ctl command files share: address parsing
- * and formatting. */
+ * What the vxswitch-ctl command files (cmd_*.c) share: each family's
+ * registration, called by commands_register(), the reports that more than
+ * one of them prints, and address parsing and formatting. */
 #ifndef VXS_CMD_UTIL_H
 #define VXS_CMD_UTIL_H
 
@@ -10,7 +11,19 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 
+#include "ds.h"
+
 #define UNUSED_ARGS (void)argc, (void)argv, (void)json, (void)aux
+
+void cmd_show_register(void);		/* cmd_show.c */
+void cmd_flows_register(void);		/* cmd_flows.c */
+void cmd_dpctl_register(void);		/* cmd_dpctl.c */
+void cmd_pmd_register(void);		/* cmd_pmd.c */
+void cmd_tnl_register(void);		/* cmd_tnl.c */
+
+/* show and dpif-netdev/pmd-stats-show, as text (print_exit_stats). */
+void show_text(struct ds *out);		/* cmd_show.c */
+void pmd_stats_show_text(struct ds *out);	/* cmd_pmd.c */
 
 static inline const char *
 ip_str(rte_be32_t ip, char *buf)

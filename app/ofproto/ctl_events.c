@@ -9,7 +9,6 @@
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
-#include "vxswitch.h"
 
 #define ARP_RETRY_MS 1000
 #define ARP_PENDING_MAX 64

@@ -69,4 +69,10 @@ const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
 /* datapath max-flows: add-flow(s) beyond it are refused whole */
 uint32_t ofproto_max_rules(void);
 
+/* Takes what the PMDs reported through ctl_event_ring (ARP learned, MACs
+ * missing, retired megaflows' counters) into these tables
+ * (ctl_events.c); the control loop calls it, and so does a command that
+ * must see the PMDs' latest reports. */
+void ctl_events_process(void);
+
 #endif
