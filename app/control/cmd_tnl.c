@@ -4,6 +4,7 @@
  * ovs/route/..., and limits/show (every table's size, limit and refusals).
  */
 #include <stdio.h>
+#include "clock.h"
 #include "cmd_util.h"
 #include "control.h"
 #include "dpcls.h"

@@ -12,6 +12,7 @@
 #include <rte_ether.h>
 
 #include "ds.h"
+#include "ipv4_prefix.h"
 
 #define UNUSED_ARGS (void)argc, (void)argv, (void)json, (void)aux
 
@@ -44,28 +45,11 @@ parse_ip(const char *s, rte_be32_t *ip)
 	return inet_pton(AF_INET, s, ip) == 1 ? 0 : -1;
 }
 
+/* "A.B.C.D[/N]" (ipv4_prefix.h; no /N: a host). */
 static inline int
 parse_prefix(const char *s, rte_be32_t *ip, uint8_t *plen)
 {
-	char buf[64];
-	const char *slash = strchr(s, '/');
-	size_t n = slash ? (size_t)(slash - s) : strlen(s);
-	char *end;
-
-	if (n >= sizeof buf)
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (parse_ip(buf, ip))
-		return -1;
-	*plen = 32;
-	if (slash) {
-		long v = strtol(slash + 1, &end, 10);
-		if (*end || end == slash + 1 || v < 0 || v > 32)
-			return -1;
-		*plen = v;
-	}
-	return 0;
+	return ipv4_prefix_parse(s, true, ip, plen) ? 0 : -1;
 }
 
 #endif

@@ -6,6 +6,7 @@
 #include <rte_arp.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "clock.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
