@@ -117,7 +117,7 @@ report_each_pmd(bool json, struct ds *out,
 		json_end_array(out);
 }
 
-static int
+int
 cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 		   void *aux)
 {
@@ -388,14 +388,6 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 	if (json)
 		json_end_object(out);
 	return 0;
-}
-
-void
-pmd_stats_show_text(struct ds *out)
-{
-	const char *argv[] = { "dpif-netdev/pmd-stats-show", NULL };
-
-	cmd_pmd_stats_show(1, argv, false, out, NULL);
 }
 
 void

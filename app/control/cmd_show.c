@@ -10,7 +10,7 @@
 #include "stats_read.h"
 #include "version.h"
 
-static int
+int
 cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 {
 	UNUSED_ARGS;
@@ -87,14 +87,6 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 	ds_put_format(out, "  pmds: %u, rules: %u, tables generation %lu\n",
 		      n_pmds, ofproto_n_rules(), s->gen);
 	return 0;
-}
-
-void
-show_text(struct ds *out)
-{
-	const char *argv[] = { "show", NULL };
-
-	cmd_show(1, argv, false, out, NULL);
 }
 
 void

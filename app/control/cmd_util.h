@@ -6,6 +6,7 @@
 #define VXS_CMD_UTIL_H
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_byteorder.h>
@@ -22,9 +23,12 @@ void cmd_dpctl_register(void);		/* cmd_dpctl.c */
 void cmd_pmd_register(void);		/* cmd_pmd.c */
 void cmd_tnl_register(void);		/* cmd_tnl.c */
 
-/* show and dpif-netdev/pmd-stats-show, as text (print_exit_stats). */
-void show_text(struct ds *out);		/* cmd_show.c */
-void pmd_stats_show_text(struct ds *out);	/* cmd_pmd.c */
+/* show and dpif-netdev/pmd-stats-show, also printed at exit
+ * (print_exit_stats). */
+int cmd_show(int argc, const char *argv[], bool json, struct ds *out,
+	     void *aux);
+int cmd_pmd_stats_show(int argc, const char *argv[], bool json,
+		       struct ds *out, void *aux);
 
 static inline const char *
 ip_str(rte_be32_t ip, char *buf)

@@ -11,10 +11,11 @@ void
 print_exit_stats(FILE *f)
 {
 	struct ds out;
+	const char *argv[] = { "show", NULL };
 
 	ds_init(&out);
-	show_text(&out);
-	pmd_stats_show_text(&out);
+	cmd_show(1, argv, false, &out, NULL);
+	cmd_pmd_stats_show(1, argv, false, &out, NULL);
 	fputs(ds_cstr(&out), f);
 	ds_destroy(&out);
 }
