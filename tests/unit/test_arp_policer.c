@@ -167,7 +167,9 @@ test_refill(void)
 	uint64_t p0 = policed();
 
 	CHECK(p->cost == rte_get_tsc_hz() / RATE, "cost %lu ticks", p->cost);
-	/* two and a half frames' worth of time since the last refill */
+	/* an empty bucket, and two and a half frames' worth of time since
+	 * the last refill (however long this thread was descheduled) */
+	p->credit = 0;
 	p->last_tsc = rte_rdtsc() - 2 * p->cost - p->cost / 2;
 	send_reqs(40, 4, vtep_ip);
 	CHECK(replies() == 2, "want 2 replies after 2.5 tokens of time");
