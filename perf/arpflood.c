@@ -52,6 +52,7 @@
 #define INNER_LEN 78
 
 #define MAX_MIXES 8
+#define MAX_REPS 15
 
 static struct {
 	uint64_t bursts;		/* data bursts per scenario */
@@ -61,7 +62,8 @@ static struct {
 	uint32_t mix[MAX_MIXES];	/* data bursts per ARP burst */
 	unsigned n_mix;
 	uint32_t arp_rate, arp_burst;	/* the policer when on */
-} args = { 200000, 1u << 20, 1u << 20, 20, { 8, 1 }, 2, 0, 0 };
+	unsigned reps;			/* of every scenario, interleaved */
+} args = { 200000, 1u << 20, 1u << 20, 20, { 8, 1 }, 2, 0, 0, 5 };
 
 struct run {
 	uint32_t mix;			/* 0: no flood */
@@ -258,21 +260,36 @@ data_mpps(const struct run *r, double hz)
 
 #define D(field) (r->s1.field - r->s0.field)
 
+/* One scenario's row: the repetition with the median data Mpps (its
+ * counters too), and the range over all of them. */
 static void
-print_run(const struct run *r, double hz, double base_mpps)
+print_scenario(struct run *reps, unsigned n, double hz, double base_mpps)
 {
-	char mix[16];
+	struct run *by_mpps[MAX_REPS];
+	char mix[16], range[32];
 
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+		for (; j && data_mpps(by_mpps[j - 1], hz) >
+			    data_mpps(&reps[i], hz); j--)
+			by_mpps[j] = by_mpps[j - 1];
+		by_mpps[j] = &reps[i];
+	}
+	const struct run *r = by_mpps[n / 2];
 	if (r->mix)
 		snprintf(mix, sizeof mix, "1:%u", r->mix);
 	else
 		snprintf(mix, sizeof mix, "none");
-	printf("%-6s %-7s %9.3f %6.3f %8.1f %9lu %9lu %9lu %8lu %8lu %5lu "
-	       "%7lu %-3s\n", mix, r->mix ? (r->policer ? "on" : "off") : "-",
-	       data_mpps(r, hz), data_mpps(r, hz) / base_mpps,
-	       (double)r->data_cycles / r->data_pkts, r->arp_pkts,
-	       D(arp_replies), D(drops[DROP_ARP_POLICED]), r->learned, r->lost,
-	       r->publishes, D(megaflows_revalidated),
+	snprintf(range, sizeof range, "[%.2f-%.2f]", data_mpps(by_mpps[0], hz),
+		 data_mpps(by_mpps[n - 1], hz));
+	printf("%-5s %-4s %7.2f %13s %6.3f %7.1f %7.1f %8lu %8lu %8lu %7lu "
+	       "%8lu %4lu %5lu %-3s\n", mix,
+	       r->mix ? (r->policer ? "on" : "off") : "-", data_mpps(r, hz),
+	       range, data_mpps(r, hz) / base_mpps,
+	       (double)r->data_cycles / r->data_pkts,
+	       r->arp_pkts ? (double)r->arp_cycles / r->arp_pkts : 0.0,
+	       r->arp_pkts, D(arp_replies), D(drops[DROP_ARP_POLICED]),
+	       r->learned, r->lost, r->publishes, D(megaflows_revalidated),
 	       r->balanced ? "yes" : "NO");
 }
 
@@ -283,7 +300,7 @@ main(int argc, char **argv)
 	char err[CFG_ERR_MAX], path[64];
 	int c, rc = 1;
 
-	while ((c = getopt(argc, argv, "b:s:n:p:m:r:B:h")) != -1) {
+	while ((c = getopt(argc, argv, "b:s:n:p:m:r:B:R:h")) != -1) {
 		switch (c) {
 		case 'b': args.bursts = strtoull(optarg, NULL, 0); break;
 		case 's': args.senders = strtoul(optarg, NULL, 0); break;
@@ -297,16 +314,20 @@ main(int argc, char **argv)
 			break;
 		case 'r': args.arp_rate = strtoul(optarg, NULL, 0); break;
 		case 'B': args.arp_burst = strtoul(optarg, NULL, 0); break;
+		case 'R': args.reps = strtoul(optarg, NULL, 0); break;
 		default:
 			printf("usage: arpflood [-b DATA_BURSTS] [-s SENDERS] "
 			       "[-n MAX_NEIGHBOURS] [-p CTL_POLL_MS] "
-			       "[-m MIX,...] [-r ARP_RATE] [-B ARP_BURST]\n"
+			       "[-m MIX,...] [-r ARP_RATE] [-B ARP_BURST] [-R REPS]\n"
 			       "  -m: data bursts per ARP burst, e.g. 8,1 "
-			       "(1:8 and 1:1, the default)\n");
+			       "(1:8 and 1:1, the default); -R: repetitions of each "
+			       "scenario, interleaved (default 5, at most 15): "
+			       "the median is shown\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!args.senders || !args.bursts || !args.n_mix)
+	if (!args.senders || !args.bursts || !args.n_mix || !args.reps ||
+	    args.reps > MAX_REPS)
 		return 2;
 	for (unsigned i = 0; i < args.n_mix; i++)
 		if (!args.mix[i])
@@ -354,40 +375,53 @@ main(int argc, char **argv)
 	if (!args.arp_burst)
 		args.arp_burst = cfg.arp_burst;
 
-	static struct run runs[2 + 2 * MAX_MIXES];
-	unsigned n = 0;
-	runs[n++] = (struct run){ .mix = 0 };
+	static struct run runs[1 + 2 * MAX_MIXES][MAX_REPS];
+	unsigned n = 1;
 	for (unsigned i = 0; i < args.n_mix; i++) {
-		runs[n++] = (struct run){ .mix = args.mix[i], .policer = false };
-		runs[n++] = (struct run){ .mix = args.mix[i], .policer = true };
+		runs[n++][0] = (struct run){ .mix = args.mix[i] };
+		runs[n++][0] = (struct run){ .mix = args.mix[i],
+					     .policer = true };
 	}
-	runs[n++] = (struct run){ .mix = 0 };
-	for (unsigned i = 0; i < n; i++)
-		run(&runs[i], &cfg);
+	for (unsigned k = 0; k < args.reps; k++)
+		for (unsigned i = 0; i < n; i++) {
+			runs[i][k] = (struct run){ .mix = runs[i][0].mix,
+					.policer = runs[i][0].policer };
+			run(&runs[i][k], &cfg);
+		}
 
-	double hz = rte_get_tsc_hz();
-	double base = (data_mpps(&runs[0], hz) + data_mpps(&runs[n - 1], hz))
-		      / 2;
+	double hz = rte_get_tsc_hz(), base, m[MAX_REPS];
+	for (unsigned k = 0; k < args.reps; k++) {
+		unsigned j = k;
+		for (; j && m[j - 1] > data_mpps(&runs[0][k], hz); j--)
+			m[j] = m[j - 1];
+		m[j] = data_mpps(&runs[0][k], hz);
+	}
+	base = m[args.reps / 2];
 	printf("arpflood: %d VMs x 32-frame bursts of existing flows (VM -> "
 	       "VXLAN), %lu per scenario; flood: 32-frame ARP bursts for our "
 	       "VTEP from the NIC, %u distinct senders (1:N = one ARP frame "
 	       "per N data frames); policer on: arp-rate %u/s, arp-burst %u; "
-	       "max-neighbours %u; control thread wakes every %u ms; TSC "
-	       "%.2f GHz\n", N_VMS, args.bursts, args.senders, args.arp_rate,
-	       args.arp_burst, neigh_limit(), args.ctl_poll_ms, hz / 1e9);
-	printf("%-6s %-7s %9s %6s %8s %9s %9s %9s %8s %8s %5s %7s %-3s\n",
-	       "flood", "policer", "data Mpps", "ratio", "cyc/pkt", "arp in",
-	       "answered", "policed", "learned", "ev lost", "publ",
-	       "mf reval", "bal");
+	       "max-neighbours %u; control thread wakes every %u ms; %u "
+	       "interleaved repetitions, median shown; TSC %.2f GHz\n",
+	       N_VMS, args.bursts, args.senders, args.arp_rate, args.arp_burst,
+	       neigh_limit(), args.ctl_poll_ms, args.reps, hz / 1e9);
+	printf("%-5s %-4s %7s %13s %6s %7s %7s %8s %8s %8s %7s %8s %4s %5s "
+	       "%-3s\n", "flood", "pol", "Mpps", "[min-max]", "ratio",
+	       "cyc/pkt", "cyc/arp", "arp in", "answered", "policed",
+	       "learned", "ev lost", "publ", "mfrev", "bal");
 	for (unsigned i = 0; i < n; i++)
-		print_run(&runs[i], hz, base);
-	printf("ratio: data Mpps (ARP frames' cost included) over the mean of "
-	       "the two no-flood runs (%.3f Mpps); cyc/pkt: data bursts only; "
-	       "bal: received + copies = sent + consumed + dropped + in flight"
-	       "\n", base);
+		print_scenario(runs[i], args.reps, hz, base);
+	printf("Mpps: data packets over the PMD's cycles in data and ARP "
+	       "bursts; ratio: to the no-flood median (%.3f Mpps); cyc/pkt: "
+	       "data bursts only, per data packet; cyc/arp: ARP bursts, per "
+	       "ARP frame; ev lost: learn events lost (ring full); publ: "
+	       "snapshot publishes; mfrev: megaflows revalidated; bal: "
+	       "received + copies = sent + consumed + dropped + in flight in "
+	       "every repetition\n", base);
 	rc = 0;
 	for (unsigned i = 0; i < n; i++)
-		rc |= !runs[i].balanced;
+		for (unsigned k = 0; k < args.reps; k++)
+			rc |= !runs[i][k].balanced;
 out:
 	ofproto_fini();
 	pmds_destroy();
