@@ -49,6 +49,9 @@
 #include "vxswitch.h"
 
 #define N_VMS 4
+/* RTE_IPV4 shifts an int: 172 << 24 overflows it (UBSan) */
+#define IPV4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			  (uint32_t)(c) << 8 | (uint32_t)(d))
 #define INNER_LEN 78
 
 #define MAX_MIXES 8
@@ -122,8 +125,8 @@ build_vm_frames(void)
 		ip->total_length = rte_cpu_to_be_16(INNER_LEN - 14);
 		ip->time_to_live = 64;
 		ip->next_proto_id = IPPROTO_UDP;
-		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(192, 1, 0, i));
-		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 1));
+		ip->src_addr = rte_cpu_to_be_32(IPV4(192, 1, 0, i));
+		ip->dst_addr = rte_cpu_to_be_32(IPV4(192, 2, 0, 1));
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		u->src_port = RTE_BE16(5001);
 		u->dst_port = RTE_BE16(40000);
@@ -165,9 +168,9 @@ fill_arp(struct pkt_batch *b)
 		a->arp_plen = 4;
 		a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
 		a->arp_data.arp_sha = sha;
-		a->arp_data.arp_sip = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 0) + s);
+		a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(10, 0, 0, 0) + s);
 		memset(&a->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
-		a->arp_data.arp_tip = rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 100));
+		a->arp_data.arp_tip = rte_cpu_to_be_32(IPV4(172, 1, 0, 100));
 	}
 	return 0;
 }

@@ -34,6 +34,9 @@
 #include "pipeline_rig.h"
 
 #define RATE 1000
+/* RTE_IPV4 shifts an int: 172 << 24 overflows it (UBSan) */
+#define IPV4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			  (uint32_t)(c) << 8 | (uint32_t)(d))
 #define BURST 4
 
 static struct rte_mempool *pool;
@@ -75,12 +78,12 @@ arp_req(uint8_t k, uint32_t tip)
 	a->arp_plen = 4;
 	a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
 	a->arp_data.arp_sha = sha;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(RTE_IPV4(10, 9, 0, k));
+	a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(10, 9, 0, k));
 	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
 	return m;
 }
 
-static const uint32_t vtep_ip = RTE_IPV4(172, 1, 0, 100);
+static const uint32_t vtep_ip = IPV4(172, 1, 0, 100);
 
 /* n requests for tip from senders first.., through the PMD. */
 static void
@@ -151,7 +154,7 @@ test_over_budget(void)
 
 	/* the bucket is empty; ARP not for us takes no token */
 	uint64_t ign = pmd->stats.drops[DROP_ARP_IGNORED];
-	send_reqs(20, 5, RTE_IPV4(172, 1, 0, 55));
+	send_reqs(20, 5, IPV4(172, 1, 0, 55));
 	CHECK_EXPR(replies() == 0);
 	CHECK(pmd->stats.drops[DROP_ARP_IGNORED] - ign == 5,
 	      "arp_ignored %lu, want 5", pmd->stats.drops[DROP_ARP_IGNORED] -
@@ -193,7 +196,7 @@ test_known_and_unlimited(void)
 	ofproto_publish_pending();
 	pmd->snap = dp_snapshot_get();
 	CHECK_EXPR(dp_snapshot_neigh(pmd->snap,
-		   rte_cpu_to_be_32(RTE_IPV4(10, 9, 0, 1))) != NULL);
+		   rte_cpu_to_be_32(IPV4(10, 9, 0, 1))) != NULL);
 	p->last_tsc = rte_rdtsc() - 1000 * p->cost;
 	unsigned events = rte_ring_count(ctl_event_ring);
 	send_reqs(1, 1, vtep_ip);
@@ -219,7 +222,7 @@ test_ctl_arp_requests(void)
 	const struct ctl_arp_stats *as = ctl_arp_get_stats();
 	struct ctl_arp_stats a0 = *as;
 	struct ctl_event ev = { .type = CTL_EV_NEIGH_MISS,
-				.ip = rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 7)) };
+				.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 7)) };
 	struct rte_mbuf *rx[8];
 
 	pmd_push_events(pmd, &ev, 1);
@@ -249,7 +252,7 @@ test_ctl_arp_requests(void)
 	unsigned n = 0;
 	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)))
 		n++;
-	ev.ip = rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 8));
+	ev.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 8));
 	pmd_push_events(pmd, &ev, 1);
 	ctl_events_process();
 	rte_pktmbuf_free_bulk(all, n);
