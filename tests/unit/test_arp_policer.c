@@ -61,26 +61,10 @@ write_topology(char *path, size_t len)
 static struct rte_mbuf *
 arp_req(uint8_t k, uint32_t tip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, 60) : NULL;
-	if (!p)
-		return m;
-	memset(p, 0, 60);
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
 	struct rte_ether_addr sha = { { 0x02, 0, 0, 0, 0x09, k } };
-	e->dst_addr = bcast;
-	e->src_addr = sha;
-	e->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = 6;
-	a->arp_plen = 4;
-	a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-	a->arp_data.arp_sha = sha;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(10, 9, 0, k));
-	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
-	return m;
+	return pipeline_rig_arp(pool, &bcast, RTE_ARP_OP_REQUEST, &sha,
+				rte_cpu_to_be_32(IPV4(10, 9, 0, k)),
+				rte_cpu_to_be_32(tip));
 }
 
 static const uint32_t vtep_ip = IPV4(172, 1, 0, 100);
