@@ -783,6 +783,8 @@ DP_U32_KEY(dp_max_routes, "max-routes", max_routes, 1, 1u << 24)
 DP_U32_KEY(dp_neigh_aging, "neigh-aging", neigh_aging_s, 1, 3600)
 DP_U32_KEY(dp_publish_interval, "publish-interval-ms", publish_interval_ms,
 	   1, 10000)
+DP_U32_KEY(dp_arp_rate, "arp-rate", arp_rate, 0, 100000000)
+DP_U32_KEY(dp_arp_burst, "arp-burst", arp_burst, 1, 1000000)
 
 /* optimisations: {hash-reuse: false, ...}: any subset, the rest default */
 static int
@@ -846,6 +848,8 @@ static const struct key_rule datapath_rules[] = {
 	{ "max-routes", NULL, 0, dp_max_routes },
 	{ "neigh-aging", NULL, 0, dp_neigh_aging },
 	{ "publish-interval-ms", NULL, 0, dp_publish_interval },
+	{ "arp-rate", NULL, 0, dp_arp_rate },
+	{ "arp-burst", NULL, 0, dp_arp_burst },
 	{ "optimisations", NULL, 0, dp_optimisations },
 	{ "pmd-idle-backoff-us", NULL, 0, dp_idle_backoff_us },
 	{ "tx-flush-interval-us", NULL, 0, dp_tx_flush_interval },
@@ -1886,6 +1890,8 @@ config_defaults(struct vxs_config *cfg)
 	cfg->dp_opts = dp_opts_default();
 	cfg->pmd_idle_backoff_us = 50;
 	cfg->tx_flush_interval_us = 50;
+	cfg->arp_rate = ARP_RATE_DEFAULT;
+	cfg->arp_burst = ARP_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 }

@@ -75,4 +75,14 @@ uint32_t ofproto_max_rules(void);
  * must see the PMDs' latest reports. */
 void ctl_events_process(void);
 
+/* The ARP requests the control thread sends for missing neighbours
+ * (ctl_events.c; limits/show). */
+struct ctl_arp_stats {
+	uint64_t sent;			/* handed to the underlay's tx */
+	uint64_t rate_limited;		/* one per address per second */
+	uint64_t no_mbuf;		/* pool empty: not sent */
+	uint64_t tx_failed;		/* tx refused it (ring full, down) */
+};
+const struct ctl_arp_stats *ctl_arp_get_stats(void);
+
 #endif

@@ -158,6 +158,16 @@ struct pmd_txbuf {
 	struct rte_mbuf *pkts[BATCH_MAX];
 };
 
+/* A token bucket kept in TSC ticks, so that neither a refill nor a
+ * take divides: a frame costs `cost` ticks of credit, the bucket holds at
+ * most `depth` (burst frames' worth), and credit grows with the TSC. */
+struct arp_policer {
+	uint64_t cost;			/* ticks per frame; 0 = unlimited */
+	uint64_t depth;			/* cost * burst */
+	uint64_t credit;
+	uint64_t last_tsc;
+};
+
 struct pmd_request {
 	void (*fn)(struct pmd_request *req);
 	struct pmd *pmd;
@@ -193,6 +203,8 @@ struct pmd {
 	uint32_t emc_insert_inv_prob;
 	uint32_t rand_state;
 	uint64_t max_idle_tsc;
+
+	struct arp_policer arp_policer;
 
 	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
 	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
@@ -294,6 +306,13 @@ void pmd_megaflow_retire(struct pmd *pmd, struct megaflow *f);
 void pmd_revalidate(struct pmd *pmd);
 void pmd_expire_idle(struct pmd *pmd, uint64_t now);
 void pmd_push_event(struct pmd *pmd, const struct ctl_event *ev);
+/* n events in one ring operation; what does not fit is counted lost. */
+void pmd_push_events(struct pmd *pmd, const struct ctl_event *ev,
+		     unsigned n);
+/* ARP policer (arp_responder.c): rate frames a second, burst at once;
+ * rate 0 lets everything through. */
+void arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
+		      uint64_t tsc_hz, uint64_t now);
 
 /* Ends a stage: charges the cycles since the last boundary to it. */
 static inline void
