@@ -46,7 +46,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
 
 #define N_VMS 4
 /* RTE_IPV4 shifts an int: 172 << 24 overflows it (UBSan) */

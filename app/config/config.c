@@ -9,7 +9,9 @@
  * an rxq affinity, the ports when the underlay names its NIC.
  */
 #include "config.h"
+#include "core_list.h"
 #include "dp_opts.h"
+#include "ipv4_prefix.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -384,24 +386,6 @@ get_ipv4(struct loader *ld, const yaml_node_t *node, const char *what,
 	return 0;
 }
 
-static bool
-parse_prefix(const char *s, rte_be32_t *ip, uint8_t *plen)
-{
-	const char *slash = strchr(s, '/');
-	char addr[INET_ADDRSTRLEN];
-	uint64_t len;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof addr)
-		return false;
-	memcpy(addr, s, slash - s);
-	addr[slash - s] = '\0';
-	if (inet_pton(AF_INET, addr, ip) != 1 || !parse_u64(slash + 1, &len) ||
-	    len > 32)
-		return false;
-	*plen = (uint8_t)len;
-	return true;
-}
-
 static int
 get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	   rte_be32_t *ip, uint8_t *plen)
@@ -409,7 +393,7 @@ get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	const char *s = scalar(ld, node, what);
 	if (s == NULL)
 		return -1;
-	if (!parse_prefix(s, ip, plen))
+	if (!ipv4_prefix_parse(s, false, ip, plen))
 		return fail(ld, node, "bad IPv4 prefix '%s'", s);
 	return 0;
 }
@@ -449,46 +433,20 @@ get_socket_path(struct loader *ld, const yaml_node_t *node, const char *what,
 
 /* ---- core lists: "1-3,5", or a YAML list of numbers ---- */
 
-static const char *
-parse_core_range(const char *s, unsigned *lo, unsigned *hi)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return NULL;
-	*lo = *hi = (unsigned)strtoul(s, &end, 10);
-	if (*end == '-') {
-		if (end[1] < '0' || end[1] > '9')
-			return NULL;
-		*hi = (unsigned)strtoul(end + 1, &end, 10);
-	}
-	return end;
-}
-
-/* Fills cores[] in the order given (that order is the round-robin order
- * for unpinned queues); seen[] must start all false. */
+/* core_list.h; seen[] must start all false. */
 static int
 parse_core_list(struct loader *ld, const yaml_node_t *node, const char *s,
 		uint16_t *cores, uint16_t *n, bool *seen)
 {
-	unsigned lo, hi;
-	const char *p = s;
+	unsigned twice;
 
-	for (;;) {
-		p = parse_core_range(p, &lo, &hi);
-		if (p == NULL || lo > hi || hi >= CFG_MAX_CORES)
-			return fail(ld, node, "bad core list '%s'", s);
-		for (unsigned c = lo; c <= hi; c++) {
-			if (seen[c])
-				return fail(ld, node,
-					    "core listed twice '%u'", c);
-			seen[c] = true;
-			if (cores != NULL)
-				cores[(*n)++] = (uint16_t)c;
-		}
-		if (*p == '\0')
-			return 0;
-		if (*p++ != ',')
-			return fail(ld, node, "bad core list '%s'", s);
+	switch (core_list_parse(s, CFG_MAX_CORES, cores, n, seen, &twice)) {
+	case CORE_LIST_OK:
+		return 0;
+	case CORE_LIST_TWICE:
+		return fail(ld, node, "core listed twice '%u'", twice);
+	default:
+		return fail(ld, node, "bad core list '%s'", s);
 	}
 }
 

@@ -4,6 +4,7 @@
  * ovs/route/..., and limits/show (every table's size, limit and refusals).
  */
 #include <stdio.h>
+#include "clock.h"
 #include "cmd_util.h"
 #include "control.h"
 #include "dpcls.h"
@@ -12,7 +13,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "route.h"
-#include "vxswitch.h"
 
 /* tnl/arp/set [BRIDGE] IP MAC */
 static int

@@ -6,10 +6,10 @@
 #include <rte_arp.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "clock.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
-#include "vxswitch.h"
 
 #define ARP_RETRY_MS 1000
 #define ARP_PENDING_MAX 64

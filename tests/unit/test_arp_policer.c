@@ -29,7 +29,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
 #include "unit_test.h"
 #include "pipeline_rig.h"
 
