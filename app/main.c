@@ -191,8 +191,8 @@ check_flows(const struct vxs_config *cfg)
 	for (uint16_t i = 0; i < cfg->n_flows; i++) {
 		if (ofp_parse_flow(cfg->flows[i].text, OFP_PARSE_ADD, &map, &r,
 				   err, sizeof err)) {
-			fprintf(stderr, "vxswitch: %s:%d: %s\n", cfg->file,
-				cfg->flows[i].line, err);
+			fprintf(stderr, "vxswitch: %s:%d:%d: %s\n", cfg->file,
+				cfg->flows[i].line, cfg->flows[i].col, err);
 			return -1;
 		}
 	}
@@ -335,9 +335,9 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 					break;
 			if (i < cfg->n_pmd_cores)
 				continue;
-			fprintf(stderr, "vxswitch: %s:%d: rxq-affinity core is "
-				"not a pmd core '%u' (--pmd-cores '%s')\n",
-				cfg->file, port->line, core, arg);
+			fprintf(stderr, "vxswitch: %s:%d:%d: rxq-affinity core "
+				"is not a pmd core '%u' (--pmd-cores '%s')\n",
+				cfg->file, port->line, port->col, core, arg);
 			return -1;
 		}
 	}
