@@ -12,6 +12,7 @@ test_hostile_guest.py and meant for the fuzz suite.
 
     python3 vhost_frontend.py --socket PATH --case NAME [--connect]
                               [--hold SECS] [--count N]
+    python3 vhost_frontend.py --list-cases   # the case names, and flood
 
 By default it listens on PATH, as the VM does for a dpdkvhostuserclient
 port (the switch connects); --connect connects to a dpdkvhostuser port's
@@ -389,9 +390,10 @@ def flood(path, connect_mode=False, count=200, hold=10.0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--socket", required=True)
-    ap.add_argument("--case", required=True,
-                    choices=sorted(list(CASES) + ["flood"]))
+    ap.add_argument("--socket")
+    ap.add_argument("--case", choices=sorted(list(CASES) + ["flood"]))
+    ap.add_argument("--list-cases", action="store_true",
+                    help="print the case names, one a line, and exit")
     ap.add_argument("--connect", action="store_true",
                     help="connect (dpdkvhostuser port) instead of listen")
     ap.add_argument("--hold", type=float, default=None,
@@ -399,6 +401,11 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=200,
                     help="flood: connections")
     a = ap.parse_args(argv)
+    if a.list_cases:
+        print("\n".join(sorted(list(CASES) + ["flood"])))
+        return 0
+    if not a.socket or not a.case:
+        ap.error("--socket and --case are required")
     opts = {} if a.hold is None else {"hold": a.hold}
     if a.case == "flood":
         res = flood(a.socket, a.connect, a.count, **opts)
