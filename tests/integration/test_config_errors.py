@@ -135,6 +135,14 @@ CASES = {
                     "    options: {remote_ip: flow, local_ip: flow, key: flow,"
                     " dst_port: 4789, vnis: [1001, 16777216]}", 0,
                     "bad vni", "16777216"),
+    # a table past its datapath max-* limit: at the first entry past it
+    "flows-past-max-flows": ("  pmd-cores: [1]",
+                             "  pmd-cores: [1]\n  max-flows: 2", 29,
+                             "more than datapath max-flows 2 flows", "4"),
+    "routes-past-max-routes": ("  pmd-cores: [1]",
+                               "  pmd-cores: [1]\n  max-routes: 1", 8,
+                               "more than datapath max-routes 1 routes",
+                               "2"),
     "yaml-syntax": ("  pmd-cores: [1]", "  pmd-cores: [1", 1,
                     "did not find expected ',' or ']'", None),
 }
