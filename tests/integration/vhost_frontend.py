@@ -213,8 +213,10 @@ def case_tiny_ring(fe, hold=2.0, **_):
     into an 8-entry ring overruns rte_vhost's shadow ring)."""
     fe.negotiate()
     fe.mem_table()
-    fe.vring(RX_VRING, 8)
+    # the switch refuses the first 8-entry ring and closes the connection:
+    # what follows may meet a closed socket (EPIPE), as it is meant to
     with contextlib.suppress(OSError):
+        fe.vring(RX_VRING, 8)
         fe.vring(TX_VRING, 8)
         fe.post_packets(n=60000)
     return {"closed_after": fe.wait_closed(hold)}
