@@ -50,9 +50,10 @@ def main():
     ap.add_argument("--ctl-tables", help="tables to exhaust, in order: "
                     "flow, route, arp, each optionally :N entries "
                     "(e.g. flow:5000,arp)")
-    ap.add_argument("--ctl-limit", type=int, help="the ctl topology's "
-                    "max-flows, max-routes and max-neighbours (a table "
-                    "filled past it must refuse); 0: the defaults")
+    ap.add_argument("--ctl-limits", help="the ctl topology's datapath "
+                    "limits, KEY=N,... (max-flows, max-routes, "
+                    "max-neighbours; a table filled past one must refuse), "
+                    "or 'default'")
     ap.add_argument("--topo-mutations")
     ap.add_argument("--restarts", help="guest kill/restart cycles")
     ap.add_argument("--seed", type=int, default=1)
@@ -75,10 +76,10 @@ def main():
         v = getattr(a, key)
         if v:
             sizes[key] = fuzzlib.parse_count(v)
-    if a.ctl_limit is not None:
-        sizes["ctl_limits"] = {k: a.ctl_limit for k in
-                               ("max-flows", "max-routes",
-                                "max-neighbours")} if a.ctl_limit else {}
+    if a.ctl_limits:
+        sizes["ctl_limits"] = {} if a.ctl_limits == "default" else {
+            k.strip(): fuzzlib.parse_count(v) for k, _, v in
+            (kv.partition("=") for kv in a.ctl_limits.split(","))}
     if a.ctl_tables:
         sizes["ctl_tables"] = tuple(t.strip() for t in
                                     a.ctl_tables.split(","))
