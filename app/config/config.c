@@ -75,6 +75,7 @@ add_flow(struct loader *ld, const yaml_node_t *v)
 		return fail(ld, v, "out of memory for '%s'", "flow");
 	cfg->flows[cfg->n_flows].text = text;
 	cfg->flows[cfg->n_flows].line = (int)v->start_mark.line + 1;
+	cfg->flows[cfg->n_flows].col = (int)v->start_mark.column + 1;
 	cfg->n_flows++;
 	return 0;
 }
@@ -157,6 +158,8 @@ config_defaults(struct vxs_config *cfg)
 	cfg->dp_opts = dp_opts_default();
 	cfg->pmd_idle_backoff_us = 50;
 	cfg->tx_flush_interval_us = 50;
+	cfg->arp_rate = ARP_RATE_DEFAULT;
+	cfg->arp_burst = ARP_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 }

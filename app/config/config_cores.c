@@ -4,51 +4,24 @@
  * "1-3,5" or, for pmd-cores, also a YAML list of numbers.
  */
 #include "config_loader.h"
-
-#include <stdlib.h>
+#include "core_list.h"
 
 /* ---- core lists ---- */
 
-static const char *
-parse_core_range(const char *s, unsigned *lo, unsigned *hi)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return NULL;
-	*lo = *hi = (unsigned)strtoul(s, &end, 10);
-	if (*end == '-') {
-		if (end[1] < '0' || end[1] > '9')
-			return NULL;
-		*hi = (unsigned)strtoul(end + 1, &end, 10);
-	}
-	return end;
-}
-
-/* Fills cores[] in the order given (that order is the round-robin order
- * for unpinned queues); seen[] must start all false. */
+/* core_list.h; seen[] must start all false. */
 static int
 parse_core_list(struct loader *ld, const yaml_node_t *node, const char *s,
 		uint16_t *cores, uint16_t *n, bool *seen)
 {
-	unsigned lo, hi;
-	const char *p = s;
+	unsigned twice;
 
-	for (;;) {
-		p = parse_core_range(p, &lo, &hi);
-		if (p == NULL || lo > hi || hi >= CFG_MAX_CORES)
-			return fail(ld, node, "bad core list '%s'", s);
-		for (unsigned c = lo; c <= hi; c++) {
-			if (seen[c])
-				return fail(ld, node,
-					    "core listed twice '%u'", c);
-			seen[c] = true;
-			if (cores != NULL)
-				cores[(*n)++] = (uint16_t)c;
-		}
-		if (*p == '\0')
-			return 0;
-		if (*p++ != ',')
-			return fail(ld, node, "bad core list '%s'", s);
+	switch (core_list_parse(s, CFG_MAX_CORES, cores, n, seen, &twice)) {
+	case CORE_LIST_OK:
+		return 0;
+	case CORE_LIST_TWICE:
+		return fail(ld, node, "core listed twice '%u'", twice);
+	default:
+		return fail(ld, node, "bad core list '%s'", s);
 	}
 }
 

@@ -59,6 +59,8 @@ const struct key_rule datapath_keys[] = {
 	{ "max-routes", K_UINT(CFG, max_routes, 1, 1u << 24) },
 	{ "neigh-aging", K_UINT(CFG, neigh_aging_s, 1, 3600) },
 	{ "publish-interval-ms", K_UINT(CFG, publish_interval_ms, 1, 10000) },
+	{ "arp-rate", K_UINT(CFG, arp_rate, 0, 100000000) },
+	{ "arp-burst", K_UINT(CFG, arp_burst, 1, 1000000) },
 	{ "optimisations", K_CUSTOM(dp_optimisations) },
 	{ "pmd-idle-backoff-us", K_UINT(CFG, pmd_idle_backoff_us, 1, 100000) },
 	{ "tx-flush-interval-us", K_UINT(CFG, tx_flush_interval_us, 0, 1000) },

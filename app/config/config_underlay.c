@@ -79,6 +79,7 @@ underlay_route(struct loader *ld, const yaml_node_t *map, void *obj)
 	if (expect_map(ld, map, "route") < 0)
 		return -1;
 	route->line = (int)map->start_mark.line + 1;
+	route->col = (int)map->start_mark.column + 1;
 	if (parse_mapping(ld, map, route_keys, route, &sc) < 0 ||
 	    check_route(ld, route, map) < 0)
 		return -1;
@@ -113,6 +114,7 @@ underlay_arp(struct loader *ld, const yaml_node_t *map, void *obj)
 			return fail(ld, ip, "duplicate arp entry '%s'",
 				    raw_text(ip));
 	arp->line = (int)map->start_mark.line + 1;
+	arp->col = (int)map->start_mark.column + 1;
 	cfg->n_arp++;
 	return 0;
 }

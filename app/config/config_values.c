@@ -4,6 +4,7 @@
  * field. Each error names the key and quotes the value as expanded.
  */
 #include "config_loader.h"
+#include "ipv4_prefix.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -91,24 +92,6 @@ get_ipv4(struct loader *ld, const yaml_node_t *node, const char *what,
 	return 0;
 }
 
-static bool
-parse_prefix(const char *s, rte_be32_t *ip, uint8_t *plen)
-{
-	const char *slash = strchr(s, '/');
-	char addr[INET_ADDRSTRLEN];
-	uint64_t len;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof addr)
-		return false;
-	memcpy(addr, s, slash - s);
-	addr[slash - s] = '\0';
-	if (inet_pton(AF_INET, addr, ip) != 1 || !parse_u64(slash + 1, &len) ||
-	    len > 32)
-		return false;
-	*plen = (uint8_t)len;
-	return true;
-}
-
 int
 get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	   rte_be32_t *ip, uint8_t *plen)
@@ -116,7 +99,7 @@ get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	const char *s = scalar(ld, node, what);
 	if (s == NULL)
 		return -1;
-	if (!parse_prefix(s, ip, plen))
+	if (!ipv4_prefix_parse(s, false, ip, plen))
 		return fail(ld, node, "bad IPv4 prefix '%s'", s);
 	return 0;
 }

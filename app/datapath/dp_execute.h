@@ -49,5 +49,9 @@ uint16_t dp_drop_oversize(struct pmd *pmd, struct rte_mbuf **pkts,
 /* VTEP ARP responder/learner (arp_responder.c). */
 void arp_respond_batch(struct pmd *pmd, struct pkt_batch *b,
 		       uint16_t port_idx);
+/* On the underlay port, before any parsing: takes out of b the untagged
+ * ARP frames xlate would send to the responder (to our VTEP MAC or
+ * broadcast) and answers them at once, keeping the rest in order. */
+void arp_steer_batch(struct pmd *pmd, struct pkt_batch *b);
 
 #endif

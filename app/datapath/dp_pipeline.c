@@ -204,9 +204,13 @@ dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 
 	/* NIC-marked packets skip parse and lookup; only the underlay port
 	 * has offload rules */
-	if (pmd->offload && in->idx == pmd->snap->underlay_idx &&
-	    pmd->snap->has_underlay) {
-		dp_offload_mark_path(pmd, b);
+	if (in->idx == pmd->snap->underlay_idx && pmd->snap->has_underlay) {
+		if (pmd->offload) {
+			dp_offload_mark_path(pmd, b);
+			pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
+		}
+		/* the VTEP's ARP: policed and answered before any parsing */
+		arp_steer_batch(pmd, b);
 		pmd_stage_mark(pmd, PMD_STAGE_ACTIONS);
 	}
 	pkt_batch_init(&malformed);

@@ -60,6 +60,16 @@ pmd_push_event(struct pmd *pmd, const struct ctl_event *ev)
 		pmd->stats.ctl_events_lost++;
 }
 
+void
+pmd_push_events(struct pmd *pmd, const struct ctl_event *ev, unsigned n)
+{
+	if (n)
+		pmd->stats.ctl_events_lost += n -
+			rte_ring_mp_enqueue_burst_elem(ctl_event_ring,
+						       (const void *)ev,
+						       sizeof *ev, n, NULL);
+}
+
 struct megaflow *
 dp_upcall(struct pmd *pmd, const struct flow_key *key)
 {
@@ -500,6 +510,8 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
 	pmd->tx_flush_tsc = rte_get_tsc_hz() / 1000000 *
 			    cfg->tx_flush_interval_us;
 	pmd->idle_backoff_us = cfg->pmd_idle_backoff_us;
+	arp_policer_init(&pmd->arp_policer, cfg->arp_rate, cfg->arp_burst,
+			 rte_get_tsc_hz(), rte_rdtsc());
 	dpcls_force_generic(pmd->cls,
 			    !(pmd->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
 	pmd->emc_insert_inv_prob = cfg->emc_insert_inv_prob;
