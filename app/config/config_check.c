@@ -294,25 +294,3 @@ config_check_host(const struct vxs_config *cfg, char *err, size_t errlen)
 {
 	return run_checks(cfg, err, errlen, true);
 }
-
-void
-config_offset_line_col(const char *path, size_t offset, size_t *line,
-		       size_t *col)
-{
-	FILE *f = fopen(path, "rb");
-	int c;
-
-	*line = *col = 0;
-	if (!f)
-		return;
-	*line = *col = 1;
-	for (size_t i = 0; i < offset && (c = getc(f)) != EOF; i++) {
-		if (c == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-	fclose(f);
-}

@@ -1,11 +1,112 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The EAL's argv from a loaded topology (config_eal_argv, config.h).
+ * The eal section: its keys with logic, the combinations EAL refuses, and
+ * the EAL's argv from a loaded topology (config_eal_argv, config.h).
+ * The lcores are config_cores.c's.
  */
-#include "config.h"
+#include "config_loader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the eal section ---- */
+
+int
+eal_socket_mem(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+	ld->socket_mem_node = v;
+	if (get_string(ld, v, "socket-mem", cfg->eal_socket_mem,
+		       sizeof cfg->eal_socket_mem) < 0)
+		return -1;
+	/* per-socket megabytes: digits separated by single commas */
+	const char *s = cfg->eal_socket_mem;
+	for (size_t i = 0; s[i]; i++) {
+		bool digit = s[i] >= '0' && s[i] <= '9';
+		bool comma_ok = s[i] == ',' && i > 0 && s[i - 1] != ',' &&
+				s[i + 1] != '\0';
+		if (!digit && !comma_ok)
+			return fail(ld, v, "bad socket-mem '%s'", s);
+	}
+	return 0;
+}
+
+int
+eal_file_prefix(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+	if (get_string(ld, v, "file-prefix", cfg->eal_file_prefix,
+		       sizeof cfg->eal_file_prefix) < 0)
+		return -1;
+	if (strchr(cfg->eal_file_prefix, '/') != NULL)
+		return fail(ld, v, "bad file-prefix (no '/') '%s'",
+			    cfg->eal_file_prefix);
+	return 0;
+}
+
+static int
+add_extra_arg(struct loader *ld, const yaml_node_t *v, struct vxs_config *cfg)
+{
+	const char *s = scalar(ld, v, "extra-args");
+	if (s == NULL)
+		return -1;
+	if (*s == '\0')
+		return fail(ld, v, "empty value for '%s'", "extra-args");
+	char *copy = strdup(s);
+	if (copy == NULL)
+		return fail(ld, v, "out of memory for '%s'", "extra-args");
+	cfg->eal_extra[cfg->n_eal_extra++] = copy;
+	return 0;
+}
+
+/* A list, or one string for a single argument. */
+int
+eal_extra_args(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+	size_t n = v->type == YAML_SEQUENCE_NODE ? seq_len(v) : 1;
+
+	cfg->eal_extra = calloc(n ? n : 1, sizeof *cfg->eal_extra);
+	if (cfg->eal_extra == NULL)
+		return fail(ld, v, "out of memory for '%s'", "extra-args");
+	if (v->type != YAML_SEQUENCE_NODE)
+		return add_extra_arg(ld, v, cfg);
+	for (size_t i = 0; i < n; i++)
+		if (add_extra_arg(ld, seq_item(ld, v, i), cfg) < 0)
+			return -1;
+	return 0;
+}
+
+static int
+check_eal_memory(struct loader *ld)
+{
+	const struct vxs_config *cfg = ld->cfg;
+	if (cfg->eal_memory_mb && cfg->eal_socket_mem[0])
+		return fail(ld, ld->socket_mem_node,
+			    "memory-mb and socket-mem exclude each other '%s'",
+			    "socket-mem");
+	if (cfg->eal_no_huge && cfg->eal_socket_mem[0])
+		return fail(ld, ld->socket_mem_node,
+			    "socket-mem needs hugepages (no-huge is set) '%s'",
+			    "socket-mem");
+	return 0;
+}
+
+int
+parse_eal(struct loader *ld)
+{
+	static const struct scope sc = { "in eal", 0, NULL };
+	if (ld->eal == NULL)
+		return 0;
+	if (expect_map(ld, ld->eal, "eal") < 0 ||
+	    parse_mapping(ld, ld->eal, eal_keys, ld->cfg, &sc) < 0)
+		return -1;
+	ld->main_lcore_node = key_node(ld, ld->eal, eal_keys, "main-lcore");
+	ld->memory_node = key_node(ld, ld->eal, eal_keys, "memory-mb");
+	return check_eal_memory(ld);
+}
+
+/* ---- the EAL argv ---- */
 
 struct argv_builder {
 	char **v;
