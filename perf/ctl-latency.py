@@ -21,14 +21,12 @@ PMD has no traffic), lcores 0-1, and stops it at the end.
 import argparse
 import os
 import socket
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
 
 
 def connect(path):
@@ -111,7 +109,7 @@ def measure(path, n_idle, m_stalled, k):
 
 
 def start_switch(tmp):
-    import vxlib
+    from vxswitch_tools import harness as vxlib
     rundir = Path(tempfile.mkdtemp(prefix="vxl", dir="/tmp"))
     topo = {"eal": {"lcores": "0-1", "memory-mb": 256, "no-pci": True},
             "datapath": {"pmd-cores": [1]},

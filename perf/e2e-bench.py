@@ -15,7 +15,7 @@ with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
 loop (infinite_rx=1, no tx options: net_pcap counts and drops what is
 sent). The VMs are one dpdk-testpmd with N virtio-user ports (server=1,
 macswap, --port-topology=loop) whose two lcores share CPU 0
-(tests/integration/vxlib.py's Testpmd), or one testpmd per VM
+(vxswitch_tools.testpmd's Testpmd), or one testpmd per VM
 (--per-vm-testpmd, pinned round robin over --vm-cpus).
 
 OVS-DPDK (--switch ovs / --compare): Debian's openvswitch-switch-dpdk
@@ -48,8 +48,6 @@ import csv
 import datetime
 import json
 import os
-import re
-import shutil
 import signal
 import statistics
 import subprocess
@@ -59,68 +57,19 @@ from pathlib import Path
 
 import yaml
 
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools.bench import (PMD_CORE, BenchError, fmt_count,
+                                  parse_count, run, say)
+from vxswitch_tools.cpuload import CpuOthers
+from vxswitch_tools.ovs_dpdk import OvsRun
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "integration"))
-import vxlib  # noqa: E402
-
-
-def _load_demo():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("vxs_demo",
-                                                  REPO / "scripts/demo.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-CpuOthers = _load_demo().CpuOthers     # CPU time others use on CPUs 0-1
 
 PYTHON = "/usr/bin/python3"
 SCRIPTS = REPO / "scripts"
 RESULTS = REPO / "perf" / "results"
 FRAME = 128
-PMD_CORE = 1
-OVS_BIN = Path("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
-OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 OVS_MBUFS = 262144          # OVS's shared mempool size (fixed)
-VNI = 1001
-
-
-def say(msg=""):
-    print(msg, flush=True)
-
-
-class BenchError(Exception):
-    pass
-
-
-def parse_count(s):
-    s = s.strip().lower()
-    mult = 1
-    if s.endswith("k"):
-        mult, s = 1000, s[:-1]
-    elif s.endswith("m"):
-        mult, s = 1000000, s[:-1]
-    return int(float(s) * mult)
-
-
-def fmt_count(n):
-    if n >= 1000000 and n % 1000000 == 0:
-        return "%dM" % (n // 1000000)
-    if n >= 1000 and n % 1000 == 0:
-        return "%dk" % (n // 1000)
-    return str(n)
-
-
-def run(cmd, check=True, env=None, timeout=120):
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                       env=env, timeout=timeout, stdin=subprocess.DEVNULL)
-    if check and r.returncode:
-        raise BenchError("%s: exit %d: %s %s" % (" ".join(map(str, cmd)),
-                                                 r.returncode,
-                                                 r.stdout.strip(),
-                                                 r.stderr.strip()))
-    return r.stdout
 
 
 # ----------------------------------------------------------- traffic, VMs
@@ -252,222 +201,6 @@ class VxRun:
 
     def log_tail(self):
         return self.sw.log_tail(20) if self.sw else ""
-
-
-# -------------------------------------------------------------------- OVS
-
-PMD_RE = {
-    "pmd_rx": r"packets received:\s*(\d+)",
-    "recirc": r"packet recirculations:\s*(\d+)",
-    "emc_hits": r"emc hits:\s*(\d+)",
-    "megaflow_hits": r"megaflow hits:\s*(\d+)",
-    "upcalls": r"miss with success upcall:\s*(\d+)",
-    "pkts_per_batch": r"avg\. packets per output batch:\s*([\d.]+)",
-    "idle": r"idle cycles:\s*(\d+)",
-    "busy": r"processing cycles:\s*(\d+)",
-}
-
-
-class OvsRun:
-    """ovsdb-server + ovs-vswitchd (DPDK) in a private run dir and netns."""
-    name = "ovs"
-    # OVS reconfigures its PMD for every vhost port that comes up: ~3 s a
-    # VM here
-    attach_s_per_vm = 6.0
-
-    def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
-        self.a = a
-        self.dir = rundir / "ovs"
-        self.n_vms, self.flows, self.pcap = n_vms, flows, pcap
-        self.sockets = sockets
-        self.ns = "vxbench-ovs%d" % os.getpid()
-        self.prefix = "vxbovs%d" % os.getpid()
-        self.env = dict(os.environ, OVS_RUNDIR=str(self.dir),
-                        OVS_DBDIR=str(self.dir), OVS_LOGDIR=str(self.dir),
-                        OVS_SYSCONFDIR=str(self.dir))
-        self.db = self.dir / "db.sock"
-        self.procs = []
-        self.ns_made = False
-
-    # helpers
-    def vsctl(self, *args, timeout=120):
-        return run(["ovs-vsctl", "--db=unix:%s" % self.db,
-                    "--timeout=%d" % timeout] + list(args), env=self.env,
-                   timeout=timeout + 10)
-
-    def appctl(self, *args, check=True):
-        return run(["ovs-appctl", "-t", self.dir / "ovs-vswitchd.ctl"]
-                   + list(args), env=self.env, check=check, timeout=30)
-
-    def _spawn(self, argv, log):
-        p = vxlib._spawn(argv, self.dir / log, env=self.env)
-        self.procs.append(p)
-        return p
-
-    def start(self):
-        for b in (OVS_BIN, OVS_SCHEMA):
-            if not b.exists():
-                raise BenchError("%s missing: apt-get install -y "
-                                 "openvswitch-switch-dpdk" % b)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        self.dir.mkdir(parents=True)
-        run(["ovsdb-tool", "create", self.dir / "conf.db", OVS_SCHEMA],
-            env=self.env)
-        self._spawn(["taskset", "-c", "0", "ovsdb-server",
-                     self.dir / "conf.db", "--remote=punix:%s" % self.db,
-                     "--pidfile=%s" % (self.dir / "ovsdb-server.pid"),
-                     "--unixctl=%s" % (self.dir / "ovsdb-server.ctl"),
-                     "--log-file=%s" % (self.dir / "ovsdb-server.log"),
-                     "--no-chdir"], "ovsdb-server.out")
-        vxlib.wait_for(self.db.exists, 10, 0.05, "ovsdb-server's socket")
-        a = self.a
-        self.vsctl("--no-wait", "init")
-        self.vsctl("--no-wait", "set", "Open_vSwitch", ".",
-                   "other_config:dpdk-init=true",
-                   "other_config:dpdk-socket-mem=1024",
-                   "other_config:dpdk-lcore-mask=0x1",
-                   "other_config:pmd-cpu-mask=0x%x" % (1 << PMD_CORE),
-                   'other_config:dpdk-extra="--file-prefix=%s --no-pci"'
-                   % self.prefix)
-        run(["ip", "netns", "add", self.ns])
-        self.ns_made = True
-        run(["ip", "-n", self.ns, "link", "set", "lo", "up"])
-        self.vswitchd = self._spawn(
-            ["ip", "netns", "exec", self.ns, "taskset", "-c", "0",
-             OVS_BIN, "unix:%s" % self.db,
-             "--pidfile=%s" % (self.dir / "ovs-vswitchd.pid"),
-             "--unixctl=%s" % (self.dir / "ovs-vswitchd.ctl"),
-             "--log-file=%s" % (self.dir / "ovs-vswitchd.log"),
-             "--no-chdir"], "ovs-vswitchd.out")
-        ctl = self.dir / "ovs-vswitchd.ctl"
-        vxlib.wait_for(lambda: ctl.exists() or self.vswitchd.poll()
-                       is not None, 60, 0.1, "ovs-vswitchd's unixctl")
-        if self.vswitchd.poll() is not None:
-            raise BenchError("ovs-vswitchd exited %d:\n%s"
-                             % (self.vswitchd.returncode, self.log_tail()))
-        # the seed's script, one ovs-vsctl transaction per bridge
-        cmd = ["--may-exist", "add-br", "br-int", "--", "set", "Bridge",
-               "br-int", "datapath_type=netdev", "--", "br-set-external-id",
-               "br-int", "bridge-id", "br-int", "--", "set", "bridge",
-               "br-int", "fail-mode=standalone"]
-        for i, s in enumerate(self.sockets):
-            cmd += ["--", "add-port", "br-int", "vhost-user%d" % i, "--",
-                    "set", "Interface", "vhost-user%d" % i,
-                    "type=dpdkvhostuserclient",
-                    "options:vhost-server-path=%s" % s, "options:n_rxq=1",
-                    "other_config:pmd-rxq-affinity=0:%d" % PMD_CORE]
-        cmd += ["--", "add-port", "br-int", "vxlan", "--", "set",
-                "interface", "vxlan", "type=vxlan", "options:remote_ip=flow",
-                "options:local_ip=flow", "options:key=flow"]
-        self.vsctl(*cmd)
-        devargs = "net_pcap0,rx_pcap=%s,infinite_rx=1" % self.pcap
-        nic = ["type=dpdk", 'options:dpdk-devargs="%s"' % devargs,
-               "options:n_rxq=1",
-               "other_config:pmd-rxq-affinity=0:%d" % PMD_CORE]
-        if a.rxd:
-            nic.append("options:n_rxq_desc=%d" % a.rxd)
-        if a.txd:
-            nic.append("options:n_txq_desc=%d" % a.txd)
-        self.vsctl("--may-exist", "add-br", "br-phy", "--", "set", "Bridge",
-                   "br-phy", "datapath_type=netdev", "--",
-                   "br-set-external-id", "br-phy", "bridge-id", "br-phy",
-                   "--", "set", "bridge", "br-phy", "fail-mode=standalone",
-                   "other_config:hwaddr=10:00:00:00:00:01", "--",
-                   "add-port", "br-phy", "dpdk-phy", "--", "set",
-                   "Interface", "dpdk-phy", *nic)
-        err = self.vsctl("get", "Interface", "dpdk-phy", "error").strip()
-        if err not in ("[]", ""):
-            raise BenchError("OVS dpdk-phy: %s\n%s" % (err, self.log_tail()))
-        # ip addr add 172.1.0.100/24 dev br-phy, inside our netns
-        vxlib.wait_for(lambda: subprocess.run(
-            ["ip", "-n", self.ns, "link", "show", "br-phy"],
-            capture_output=True).returncode == 0, 20, 0.1, "br-phy tap")
-        run(["ip", "-n", self.ns, "addr", "add", "172.1.0.100/24", "dev",
-             "br-phy"])
-        run(["ip", "-n", self.ns, "link", "set", "br-phy", "up"])
-        self.appctl("ovs/route/add", "172.1.0.0/24", "br-phy")
-        self.appctl("tnl/arp/set", "br-phy", "172.1.0.0",
-                    "10:00:00:00:00:02")
-        flows = self.dir / "flows.txt"
-        with open(flows, "w") as f:
-            for i in range(self.n_vms):
-                f.write("in_port=vhost-user%d,actions=set_tunnel:%d,"
-                        "set_field:172.1.0.0->tun_dst,"
-                        "set_field:172.1.0.100->tun_src,output:vxlan\n"
-                        % (i, VNI))
-                f.write("in_port=vxlan,ip,nw_dst=192.1.0.%d,"
-                        "actions=output:vhost-user%d\n" % (i, i))
-        run(["ovs-ofctl", "add-flows", "unix:%s" % (self.dir / "br-int.mgmt"),
-             flows], env=self.env)
-
-    def pids(self):
-        return [p.pid for p in self.procs]
-
-    def wait_up(self, timeout):
-        def up():
-            out = self.vsctl("--format=csv", "--no-headings",
-                             "--columns=name,link_state", "list",
-                             "Interface")
-            states = {}
-            for line in out.splitlines():
-                name, _, st = line.partition(",")
-                states[name.strip('"')] = st.strip('"')
-            self._down = [n for n in ("vhost-user%d" % i
-                                      for i in range(self.n_vms))
-                          if states.get(n) != "up"]
-            return not self._down
-        self._down = []
-        vxlib.wait_for(up, timeout, 0.5,
-                       lambda: "OVS vhost ports up (down: %s)\n%s"
-                       % (self._down, self.log_tail()))
-
-    def clear(self):
-        self.appctl("dpif-netdev/pmd-stats-clear")
-
-    def nic(self):
-        out = self.appctl("dpctl/show", "-s")
-        m = re.search(r"port \d+: dpdk-phy.*?\n\s*RX packets:(\d+).*?\n"
-                      r"\s*TX packets:(\d+)", out, re.S)
-        if not m:
-            raise BenchError("no dpdk-phy in dpctl/show -s:\n%s" % out)
-        return int(m.group(1)), int(m.group(2))
-
-    def pmd_text(self):
-        return self.appctl("dpif-netdev/pmd-stats-show")
-
-    def pmd(self):
-        out = self.pmd_text()
-        blk = out.split("core_id %d:" % PMD_CORE, 1)[-1]
-        r = {}
-        for k, rx in PMD_RE.items():
-            m = re.search(rx, blk)
-            r[k] = float(m.group(1)) if m else 0
-        return r
-
-    def drops(self):
-        out = self.appctl("coverage/show", check=False)
-        return {m.group(1): int(m.group(2)) for m in re.finditer(
-            r"^(\S*drop\S*)\s+\S+/sec\s+\S+/sec\s+\S+/sec\s+total: (\d+)",
-            out, re.M) if int(m.group(2))}
-
-    def stop(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                # ovs-appctl exit, then SIGTERM, then SIGKILL
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(15)
-                except subprocess.TimeoutExpired:
-                    vxlib._kill(p)
-                    p.wait(5)
-        self.procs.clear()
-        if self.ns_made:
-            run(["ip", "netns", "del", self.ns], check=False)
-            self.ns_made = False
-        vxlib.cleanup_dpdk_prefix(self.prefix)
-
-    def log_tail(self):
-        return vxlib._tail(self.dir / "ovs-vswitchd.log", 20)
 
 
 # ------------------------------------------------------------ measurement

@@ -46,6 +46,9 @@ import sys
 import time
 from pathlib import Path
 
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools.cpuload import CpuOthers
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 TOPOLOGY = REPO / "topology" / "vxlan-2vm.yaml"
@@ -306,7 +309,6 @@ def mpps(n, secs):
 def start_vms(rundir, sockets, name, quiet=False):
     """One dpdk-testpmd, a virtio-user port per VM socket (server=1),
     macswap, both lcores on CPU 0 (vxlib.Testpmd: the testpmd quirks)."""
-    import vxlib
     tp = vxlib.Testpmd(rundir, sockets=sockets, name=name, cpus=(0,))
     if quiet:
         say("  the VMs: a fresh dpdk-testpmd, same command")
@@ -441,50 +443,6 @@ def report(ports, pmds, secs, cpu, result):
         say("  note: other processes used %.0f%% of a CPU on CPUs 0-1 during "
             "the window, time the switch and the VMs did not poll: expect "
             "lower rates than on a quiet host" % (100 * cpu))
-
-
-# ------------------------------------------------------------ CPU usage
-
-def _cpu_jiffies_cores(cores=(0, 1)):
-    """Non-idle jiffies of CPUs 0 and 1, where the switch (lcores 0-1) and
-    the VMs (CPU 0) run."""
-    n = 0
-    for line in Path("/proc/stat").read_text().splitlines():
-        f = line.split()
-        if not f or f[0] not in ["cpu%d" % c for c in cores]:
-            continue
-        v = [int(x) for x in f[1:]]
-        # user nice system idle iowait irq softirq steal (guest* in user)
-        n += v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
-    return n
-
-
-def _cpu_jiffies_pid(pid):
-    try:
-        f = Path("/proc/%d/stat" % pid).read_text()
-    except OSError:
-        return 0
-    v = f[f.rindex(")") + 2:].split()
-    return int(v[11]) + int(v[12])        # utime stime
-
-
-class CpuOthers:
-    """CPU time used by processes other than ours, over a window."""
-
-    def __init__(self, pids):
-        self.pids = [p for p in pids if p]
-        self.t0 = time.monotonic()
-        self.a0 = _cpu_jiffies_cores()
-        self.p0 = sum(_cpu_jiffies_pid(p) for p in self.pids)
-
-    def cpus(self):
-        """-> CPUs' worth (1.0 = one CPU fully) used by others."""
-        dt = time.monotonic() - self.t0
-        hz = os.sysconf("SC_CLK_TCK")
-        a = _cpu_jiffies_cores() - self.a0
-        p = sum(_cpu_jiffies_pid(p) for p in self.pids) - self.p0
-        # our own demo.py and vxswitch-ctl calls are a few % at most
-        return max(0.0, (a - p) / hz / dt) if dt > 0 else None
 
 
 def sample_run(a, build, rundir, sockets, tp_box, result):
@@ -668,7 +626,6 @@ def main(argv=None):
     signal.signal(signal.SIGHUP, on_sigterm)
     build = Path(os.environ.get("VXS_BUILD_DIR", REPO / "build")).resolve()
     rundir = RUN_DIR
-    sys.path.insert(0, str(REPO / "tests" / "integration"))
 
     result = {"switches": [], "exit_codes": [], "fifo_fd": None,
               "loop_packets": 0, "sample_n": 0, "sample_in": 0,
@@ -752,8 +709,7 @@ def main(argv=None):
                 if tp.running:
                     tp.stop(timeout=5)
             tp.kill()
-        if "vxlib" in sys.modules:
-            sys.modules["vxlib"].reap_all()
+        vxlib.reap_all()
         if result["switches"]:
             # our switches' hugepage files and runtime dir (fixed prefix)
             for f in Path("/dev/hugepages").glob(EAL_PREFIX + "map_*"):

@@ -10,7 +10,7 @@ integration tests.
 Prints a table: category x inputs x crashes x sanitizer reports x leaked
 mbufs x counter mismatches x other failures; exits 1 if any cell but
 inputs is non-zero (a category whose tool is missing is "not available"
-and does not fail the run). See tests/integration/fuzzlib.py for what each
+and does not fail the run). See python/vxswitch_tools/fuzz.py for what each
 category does.
 """
 
@@ -21,8 +21,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "integration"))
 
 
 def main():
@@ -42,7 +40,7 @@ def main():
     ap.add_argument("--mutants", help="distinct frames per pcap")
     ap.add_argument("--arp-ips", help="distinct sender IPs of the flood")
     ap.add_argument("--vhost-cases", help="hostile frontend runs: every "
-                    "case of vhost_frontend.py --list-cases in turn, client "
+                    "case of vhost-frontend.py --list-cases in turn, client "
                     "and server mode alternating")
     ap.add_argument("--ctl-requests", help="control requests before the "
                     "table exhaustion")
@@ -63,8 +61,9 @@ def main():
     a = ap.parse_args()
 
     os.environ["VXS_BUILD_DIR"] = str(Path(a.build).resolve())
-    import fuzzlib
-    import vxlib
+    # here, not at the top: --help without scapy's import time
+    from vxswitch_tools import fuzz as fuzzlib
+    from vxswitch_tools import harness as vxlib
 
     sizes = dict(fuzzlib.SMALL if a.small else fuzzlib.LONG)
     if a.packets:

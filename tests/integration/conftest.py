@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pytest fixtures for vxswitch's integration tests (see vxlib.py).
+"""pytest fixtures for vxswitch's integration tests (see
+python/vxswitch_tools/harness.py, imported here as vxlib; pytest.ini's
+`pythonpath` puts python/ on the path).
 
   build_dir        the build to test (env VXS_BUILD_DIR, default ./build);
                    fails (never skips) when vxswitch/vxswitch-ctl are missing
@@ -20,14 +22,10 @@ hugepage files and runtime dir are removed.
 
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import vxlib  # noqa: E402
+from vxswitch_tools import harness as vxlib
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -92,7 +90,7 @@ def _reap_processes():
     killed = vxlib.reap_all()
     if killed:
         # the fixtures below stop their own processes; anything here was
-        # started directly from vxlib and not stopped by the test
+        # started directly from the harness and not stopped by the test
         print("harness: killed leftover processes: %s" % ", ".join(killed))
 
 

@@ -13,8 +13,8 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-import pktlib as P
-import vxlib
+from vxswitch_tools import packets as P
+from vxswitch_tools import harness as vxlib
 
 
 # For the sanitizer build: the driver's own leak (see the file) is not

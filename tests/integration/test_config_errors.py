@@ -23,7 +23,7 @@ import subprocess
 import pytest
 import yaml
 
-import vxlib
+from vxswitch_tools import harness as vxlib
 
 GOOD = """\
 # written by test_config_errors.py

@@ -8,7 +8,7 @@ import resource
 import socket
 import time
 
-import vxlib
+from vxswitch_tools import harness as vxlib
 
 N_IDLE = 1000
 N_STALLED = 20

@@ -20,9 +20,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.layers.vxlan import VXLAN
 
-import pktlib
-import vxlib
-from pktlib import REMOTE_IP, REMOTE_MAC, VNI, VTEP_IP, VTEP_MAC
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools.packets import REMOTE_IP, REMOTE_MAC, VNI, VTEP_IP, VTEP_MAC
 
 RECV_TIMEOUT = 15.0
 

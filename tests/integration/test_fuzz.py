@@ -17,8 +17,8 @@ every topology error carries file:line:col.
 
 import pytest
 
-import fuzz_inputs as F
-import fuzzlib
+from vxswitch_tools import fuzz_inputs as F
+from vxswitch_tools import fuzz as fuzzlib
 
 
 @pytest.fixture

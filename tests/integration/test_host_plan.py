@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-import guestlib
+from vxswitch_tools import qemu_guest as guestlib
 
 ROOT = guestlib.ROOT
 PY = sys.executable

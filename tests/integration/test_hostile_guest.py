@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-import pktlib
-import vhost_frontend as vf
-import vxlib
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools import vhost_frontend as vf
+from vxswitch_tools import harness as vxlib
 
 HOSTILE = "vhost-user1"
 

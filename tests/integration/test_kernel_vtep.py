@@ -46,8 +46,8 @@ import time
 
 import pytest
 
-import vxlib
-from vxlib import sh, wait_for
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools.harness import sh, wait_for
 
 VNI = 1001
 VTEP_IP = "172.1.0.100"          # ours (the switch's)

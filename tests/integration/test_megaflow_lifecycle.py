@@ -8,7 +8,7 @@ counts the frames as port_down drops, and then:
 """
 import time
 
-import vxlib
+from vxswitch_tools import harness as vxlib
 
 N_FRAMES = 40       # 20 per VM
 

@@ -32,8 +32,8 @@ from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 from scapy.layers.vxlan import VXLAN
 
-import pktlib
-import vxlib
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools import harness as vxlib
 from test_forwarding import IN_FLIGHT_S, Stream, seq_of
 
 RECV_TIMEOUT = 15.0

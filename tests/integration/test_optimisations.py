@@ -11,8 +11,8 @@ drop counters must move the same way.
 import pytest
 from scapy.layers.l2 import Ether
 
-import pktlib
-import vxlib
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools import harness as vxlib
 
 N_VMS = 2
 

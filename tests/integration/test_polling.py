@@ -15,8 +15,8 @@ test plays the remote VTEP), the VMs one testpmd in macswap.
 
 import time
 
-import pktlib
-import vxlib
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools import harness as vxlib
 from test_forwarding import rig_factory  # noqa: F401 (fixture)
 
 THRESH_MAX = 16                 # app/pmd/pmd_poll.h PMD_POLL_THRESH_MAX

@@ -36,8 +36,8 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
-import pktlib as P
-import vxlib
+from vxswitch_tools import packets as P
+from vxswitch_tools import harness as vxlib
 
 
 # ---------------------------------------------------------------- set-up

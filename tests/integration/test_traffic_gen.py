@@ -17,7 +17,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
-import vxlib
+from vxswitch_tools import harness as vxlib
 
 GT = vxlib.load_gen_traffic()
 

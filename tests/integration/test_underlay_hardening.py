@@ -18,8 +18,8 @@ The conftest checks the accounting equation after each.
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
-import pktlib as P
-import vxlib
+from vxswitch_tools import packets as P
+from vxswitch_tools import harness as vxlib
 from test_robustness import settle, start_rig
 
 

@@ -15,8 +15,8 @@ Categories (CATEGORIES), each run against a fresh switch:
   vm         malformed guest frames: a testpmd with a net_pcap port
              (rx_pcap=mutants, infinite_rx) and a virtio-user port to the
              switch, --forward-mode=io
-  vhost      hostile vhost-user frontends: tests/integration/
-             vhost_frontend.py --socket PATH --case NAME, every case of its
+  vhost      hostile vhost-user frontends: scripts/vhost-frontend.py
+             --socket PATH --case NAME (vhost_frontend.py), every case of its
              table (and a connection flood), in client mode (the frontend
              listens, a dpdkvhostuserclient port) and server mode
              (--connect, a dpdkvhostuser port); after each, a well-behaved
@@ -37,7 +37,7 @@ exited other than 0/3, or --check died by a signal), sanitizer reports
 (ASan/LSan/UBSan lines in its log), leaked mbufs ("mbufs in use at exit"),
 counter mismatches (the switch's own accounting equation, pmd.h:
 received + copies = sent + consumed + dropped + in flight, per PMD, read
-live by vxlib.assert_packets_accounted() before SIGTERM and again from
+live by harness.assert_packets_accounted() before SIGTERM and again from
 the --stats-on-exit lines), and other failures (hangs, stalls, a `show`
 slower than SHOW_SLOW_S, bad error messages, a full table that does not
 refuse, no forwarding after a restart or a hostile frontend). A run fails
@@ -52,22 +52,19 @@ import sys
 import time
 from pathlib import Path
 
-import fuzz_ctl as C
-import fuzz_inputs as F
-import pktlib as P
-import vxlib
+from . import fuzz_ctl as C
+from . import fuzz_inputs as F
+from . import harness as vxlib
+from . import packets as P
+from .fuzz_report import (Row, conservation_gap, exit_counters,
+                          sanitizer_reports)
+from .fuzz_report import table  # noqa: F401 (fuzz.table, for its users)
 
 CATEGORIES = ("nic", "arp-flood", "vm", "vhost", "ctl", "topology",
               "restart")
 
-SANITIZER_RE = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
-                          r"runtime error:")
 LEAK_RE = re.compile(r"mbufs in use at exit: (\d+)")
 FILE_LINE_COL_RE = re.compile(r"^vxswitch: .+:\d+:\d+: ", re.M)
-# pmd-stats-show's accounting line, as --stats-on-exit prints it
-ACCOUNTING_RE = re.compile(
-    r"accounting: received (\d+) \+ copies (\d+) = sent (\d+) \+ "
-    r"consumed (\d+) \+ dropped (\d+) \+ in flight (\d+)")
 # a `show` slower than this (during a flood, among idle clients) is a stall
 SHOW_SLOW_S = 2.0
 
@@ -96,97 +93,6 @@ LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
             arp_limits=None)       # the default 65,536: the flood fills it
 
 
-class Row:
-    COLS = ("inputs", "crashes", "sanitizer", "leaked_mbufs",
-            "mismatches", "other")
-
-    def __init__(self, category):
-        self.category = category
-        self.available = True
-        self.inputs = self.crashes = self.sanitizer = 0
-        self.leaked_mbufs = self.mismatches = self.other = 0
-        self.seconds = 0.0
-        self.notes = []
-
-    def note(self, text):
-        if len(self.notes) < 8:
-            self.notes.append(text)
-
-    @property
-    def failed(self):
-        return self.available and any(getattr(self, c) for c in
-                                      self.COLS[1:])
-
-    def as_dict(self):
-        d = {c: getattr(self, c) for c in self.COLS}
-        d.update(category=self.category, available=self.available,
-                 seconds=round(self.seconds, 1), notes=self.notes)
-        return d
-
-
-def table(rows):
-    """The report: one line per category."""
-    head = ("category", "inputs", "crashes", "sanitizer", "leaked mbufs",
-            "mismatches", "other", "s")
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "---|" * len(head)]
-    for r in rows:
-        if not r.available:
-            cells = [r.category, "not available"] + [""] * 6
-        else:
-            cells = [r.category] + [str(getattr(r, c)) for c in Row.COLS] \
-                + ["%.0f" % r.seconds]
-        lines.append("| " + " | ".join(cells) + " |")
-    for r in rows:
-        for n in r.notes:
-            lines.append("  %s: %s" % (r.category, n))
-    return "\n".join(lines)
-
-
-# ------------------------------------------------------- counters, logs
-
-EXIT_PORT_RE = re.compile(r"^  (\S+)\s+\d+\s+(\S+)\s+\S+\s+(\d+)\s+(\d+)"
-                          r"\s+(\d+)\s*$", re.M)
-EXIT_PKTS_RE = re.compile(r"^  packets received: (\d+)$", re.M)
-EXIT_DROPS_RE = re.compile(r"^  drops: (.*)$", re.M)
-
-
-def exit_counters(log):
-    """The counters --stats-on-exit printed (after the PMDs stopped):
-    {"ports": {name: {type, rx, tx, tx_dropped}}, "pmd_packets": N,
-    "drops": {reason: N}, "accounting": [(received, copies, sent,
-    consumed, dropped, in_flight) per PMD]} or None."""
-    cut = log.rfind("vxswitch: shutting down")
-    if cut < 0:
-        return None
-    text = log[cut:]
-    ports = {m[0]: {"type": m[1], "rx": int(m[2]), "tx": int(m[3]),
-                    "tx_dropped": int(m[4])}
-             for m in EXIT_PORT_RE.findall(text)}
-    drops = {}
-    for line in EXIT_DROPS_RE.findall(text):
-        for kv in line.split():
-            k, _, v = kv.partition("=")
-            drops[k] = drops.get(k, 0) + int(v)
-    return {"ports": ports, "drops": drops,
-            "pmd_packets": sum(map(int, EXIT_PKTS_RE.findall(text))),
-            "accounting": [tuple(map(int, m))
-                           for m in ACCOUNTING_RE.findall(text)]}
-
-
-def conservation_gap(c):
-    """The switch's own equation (pmd.h) on its exit counters, summed over
-    the PMDs' absolute gaps: (received + copies) - (sent + consumed +
-    dropped + in flight), 0 when every packet ended in exactly one
-    counter. None: no accounting line was printed."""
-    if not c or not c["accounting"]:
-        return None
-    return sum(abs(rx + cp - (tx + cons + drop + fl))
-               for rx, cp, tx, cons, drop, fl in c["accounting"])
-
-
-def sanitizer_reports(text):
-    return len(SANITIZER_RE.findall(text))
 
 
 def child_env():
@@ -538,7 +444,7 @@ class Fuzz:
         vm.stop()
 
     # -- hostile vhost-user frontends ---------------------------------
-    FRONTEND = Path(__file__).resolve().parent / "vhost_frontend.py"
+    FRONTEND = vxlib.SCRIPTS / "vhost-frontend.py"
     # the hostile ports: (port name, its type, --connect?)
     HOSTILE_PORTS = (("vhost-user1", "dpdkvhostuserclient", False),
                      ("vhost-user2", "dpdkvhostuser", True))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A hostile vhost-user frontend: the VM side of the protocol, as QEMU or
 virtio-user speak it, with named ways to misbehave.
@@ -10,9 +9,9 @@ shared memory itself. Each case is a function case_NAME(fe, **opts) that
 returns a dict of what it saw; CASES lists them. Used by
 test_hostile_guest.py and meant for the fuzz suite.
 
-    python3 vhost_frontend.py --socket PATH --case NAME [--connect]
+    scripts/vhost-frontend.py --socket PATH --case NAME [--connect]
                               [--hold SECS] [--count N]
-    python3 vhost_frontend.py --list-cases   # the case names, and flood
+    scripts/vhost-frontend.py --list-cases   # the case names, and flood
 
 By default it listens on PATH, as the VM does for a dpdkvhostuserclient
 port (the switch connects); --connect connects to a dpdkvhostuser port's

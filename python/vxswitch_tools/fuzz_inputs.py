@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Inputs for the fuzz suite (fuzzlib.py): seeded, generated once per run.
+"""Inputs for the fuzz suite (fuzz.py): seeded, generated once per run.
 
 scapy builds a few dozen valid frames; every mutant is then made from their
 bytes (scapy is far too slow for millions of frames, so the runner replays
@@ -20,8 +20,8 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.layers.vxlan import VXLAN
 
-import pktlib as P
-import vxlib
+from . import harness as vxlib
+from . import packets as P
 
 # offsets of the header boundaries of a plain VXLAN frame (outer eth, ip,
 # udp, vxlan, inner eth, inner ip, inner udp)

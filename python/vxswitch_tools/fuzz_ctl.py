@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The control-socket side of the fuzz suite: a raw client of the protocol
 in app/control/control.h (vxswitch-ctl would cost a process per request), and the
-hostile requests fuzzlib's "ctl" category sends.
+hostile requests fuzz.py's "ctl" category sends.
 
 A well-formed request must be answered "OK\\n" or "ERROR\\n" + body; an
 ill-formed one may also just be closed. No answer at all within the

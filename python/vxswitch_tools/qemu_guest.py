@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""QEMU guests for the integration tests: scripts/guests.py's command
+"""QEMU guests for the integration tests: guests.py's command
 lines and domain XML, the image of scripts/guest-image.sh, and a driver for
 the guest's serial console (a shell: commands in, output and exit status
 back between markers).
@@ -15,14 +15,12 @@ import pathlib
 import re
 import socket
 import subprocess
-import sys
 import time
 
-import vxlib
+from . import guests
+from . import harness as vxlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import guests  # noqa: E402
 
 KVM_PROBE_S = 25
 _accel = None

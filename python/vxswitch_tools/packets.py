@@ -34,7 +34,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
-import vxlib
+from . import harness as vxlib
 
 VTEP_MAC = "10:00:00:00:00:01"
 VTEP_IP = "172.1.0.100"

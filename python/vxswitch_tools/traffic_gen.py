@@ -1,0 +1,413 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writes pcaps of the benchmark traffic of the 32-VM VXLAN study (seed 002).
+
+Modes (exactly one):
+
+  --nic       outer VXLAN packets as they arrive from the remote VTEP:
+              eth 10:00:00:00:00:02 -> 10:00:00:00:00:01, IPv4 172.1.0.0 ->
+              172.1.0.100, UDP <hash> -> 4789, VXLAN flags 0x08 VNI 1001,
+              inner eth/IPv4/UDP to VM i (inner dst 192.1.0.i, MAC
+              52:54:00:00:hh:ll with i = hh*256+ll) for i in 0..--vms-1.
+  --vm I      plain inner packets as VM I would send them (src 192.1.0.I, MAC
+              52:54:00:00:hh:ll) towards the remote hosts.
+  --bad KIND  malformed / negative cases seen from the NIC side (see KINDS).
+
+Microflows: --flows M distinct inner 5-tuples; flow f goes to VM f % N
+(round robin), and within a VM, flow j = f // N uses inner remote address
+192.2.0.0 + j // 1024 and remote UDP port 40000 + j % 1024 (VM side port
+5001). Packet k belongs to flow (k // --burst) % M.
+
+The outer UDP source port is derived from the inner header as Linux and
+OVS do (RFC 7348 s.5): h = fmix32(CRC32(inner src, dst, sport, dport,
+proto)) (murmur3's finaliser, for a non-linear hash like the kernel's);
+then as Linux's udp_flow_src_port(): h ^= h << 16; sport = ((h * (max -
+min + 1)) >> 32) + min, over 49152-65535 by default.
+
+--size is the total frame length without FCS (outer frame for --nic/--bad,
+the VM's frame for --vm; default 128 and 78 = 128 - 50 bytes of outer
+headers, so a VM frame encapsulates to 128). Inner UDP and IPv4 checksums
+are valid; the outer UDP checksum is 0 (as Linux sends VXLAN by default).
+
+Scapy builds one template per VM; each packet is then the template with
+addresses, ports and checksums patched in with struct, and the pcap is
+written directly, so 1M packets take a few seconds.
+"""
+
+import argparse
+import ipaddress
+import struct
+import sys
+import zlib
+
+KINDS = {
+    "unknown-vni": "VXLAN VNI not configured on the switch (--vni + 1)",
+    "wrong-udp-port": "outer UDP destination port 4790 instead of 4789",
+    "bad-vxlan-flags": "VXLAN flags 0x00 (I bit clear: VNI not valid)",
+    "truncated": "frame cut inside the VXLAN header (IP length claims more)",
+    "bad-ip-ihl": "outer IPv4 IHL 4 (< 5), header checksum otherwise valid",
+    "not-for-vtep": "outer IPv4 destination not our VTEP (172.1.0.99)",
+    "arp-request": "ARP who-has <VTEP IP> from the remote VTEP's MAC",
+}
+
+ETH_LEN, IP_LEN, UDP_LEN, VXLAN_LEN = 14, 20, 8, 8
+OUTER_LEN = ETH_LEN + IP_LEN + UDP_LEN + VXLAN_LEN  # 50
+INNER_HDR_LEN = ETH_LEN + IP_LEN + UDP_LEN          # 42
+VM_PORT = 5001
+REMOTE_PORT_BASE = 40000
+FLOWS_PER_REMOTE_IP = 1024
+
+
+def ip2int(s):
+    return int(ipaddress.IPv4Address(s))
+
+
+def mac2bytes(s):
+    b = bytes(int(x, 16) for x in s.split(":"))
+    if len(b) != 6:
+        raise argparse.ArgumentTypeError("bad MAC address %r" % s)
+    return b
+
+
+def vm_mac(i, base="52:54:00:00:00:00"):
+    b = bytearray(mac2bytes(base))
+    v = int.from_bytes(b[3:], "big") + i
+    b[3:] = (v & 0xFFFFFF).to_bytes(3, "big")
+    return ":".join("%02x" % x for x in b)
+
+
+def vm_ip(i, base="192.1.0.0"):
+    return str(ipaddress.IPv4Address(ip2int(base) + i))
+
+
+def remote_ip(j, base="192.2.0.0"):
+    return str(ipaddress.IPv4Address(ip2int(base) + j // FLOWS_PER_REMOTE_IP))
+
+
+def remote_port(j):
+    return REMOTE_PORT_BASE + j % FLOWS_PER_REMOTE_IP
+
+
+def vxlan_sport(src, dst, sport, dport, proto=17, lo=49152, hi=65535):
+    """Outer UDP source port from the inner 5-tuple (ints, host order)."""
+    h = zlib.crc32(struct.pack("!IIHHB", src, dst, sport, dport, proto))
+    # murmur3's finaliser: CRC32 alone is linear, and a linear hash of
+    # 5-tuples that differ in a few bits collides far more than chance
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    # Linux udp_flow_src_port(): fold the low half in, scale to the range
+    h = (h ^ (h << 16)) & 0xFFFFFFFF
+    return ((h * (hi - lo + 1)) >> 32) + lo
+
+
+def _fold(s):
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def _sum16(b):
+    if len(b) % 2:
+        b = b + b"\0"
+    return sum(struct.unpack("!%dH" % (len(b) // 2), b))
+
+
+def flow_of_packet(k, nflows, burst):
+    return (k // burst) % nflows
+
+
+class Gen:
+    """Builds packets from per-VM scapy templates, patching per-flow fields."""
+
+    def __init__(self, a):
+        self.a = a
+        self.lo, self.hi = a.sport_min, a.sport_max
+
+    # -- templates -------------------------------------------------------
+    def _inner(self, src_mac, dst_mac, src_ip, dst_ip, sport, dport, size):
+        from scapy.layers.inet import IP, UDP
+        from scapy.layers.l2 import Ether
+        pay = max(0, size - INNER_HDR_LEN)
+        p = (Ether(src=src_mac, dst=dst_mac) /
+             IP(src=src_ip, dst=dst_ip, ttl=64, id=0) /
+             UDP(sport=sport, dport=dport) / (b"\x00" * pay))
+        return bytes(p)
+
+    def _outer(self, inner, sport, vni=None, udp_dport=None, flags=0x08,
+               outer_dst=None):
+        from scapy.layers.inet import IP, UDP
+        from scapy.layers.l2 import Ether
+        from scapy.layers.vxlan import VXLAN
+        a = self.a
+        vni = a.vni if vni is None else vni
+        p = (Ether(src=a.outer_src_mac, dst=a.outer_dst_mac) /
+             IP(src=a.outer_src, dst=outer_dst or a.outer_dst, ttl=64, id=0,
+                flags="DF") /
+             UDP(sport=sport, dport=udp_dport or a.udp_port, chksum=0) /
+             VXLAN(flags=flags, vni=vni) / inner)
+        b = bytearray(bytes(p))
+        struct.pack_into("!H", b, ETH_LEN + IP_LEN + 6, 0)  # UDP csum 0
+        return b
+
+    def nic_templates(self, nvms, size, **outer_kw):
+        """Per VM: (bytearray frame, base sums) for the NIC direction."""
+        a = self.a
+        inner_size = size - OUTER_LEN
+        if inner_size < INNER_HDR_LEN:
+            sys.exit("--size %d too small: VXLAN frames need >= %d bytes"
+                     % (size, OUTER_LEN + INNER_HDR_LEN))
+        t = []
+        for i in range(nvms):
+            inner = self._inner(a.inner_src_mac, vm_mac(i, a.vm_mac_base),
+                                remote_ip(0, a.remote_base),
+                                vm_ip(i, a.vm_ip_base),
+                                remote_port(0), VM_PORT, inner_size)
+            frame = self._outer(inner, self.lo, **outer_kw)
+            t.append(self._prep(frame, OUTER_LEN, vary_src=True))
+        return t
+
+    def vm_template(self, vm, size):
+        a = self.a
+        if size < INNER_HDR_LEN:
+            sys.exit("--size %d too small: need >= %d" % (size, INNER_HDR_LEN))
+        inner = self._inner(vm_mac(vm, a.vm_mac_base), a.inner_src_mac,
+                            vm_ip(vm, a.vm_ip_base),
+                            remote_ip(0, a.remote_base), VM_PORT,
+                            remote_port(0), size)
+        return self._prep(bytearray(inner), 0, vary_src=False)
+
+    @staticmethod
+    def _prep(frame, off, vary_src):
+        """Precomputes the checksum sums of everything that does not vary.
+
+        NIC direction: the remote side (inner src IP, src port) varies.
+        VM direction: the remote side is the destination (dst IP, dst port).
+        """
+        ip = off + ETH_LEN
+        udp = ip + IP_LEN
+        hdr = bytearray(frame[ip:ip + IP_LEN])
+        hdr[10:12] = b"\0\0"
+        var_ip = 12 if vary_src else 16
+        hdr[var_ip:var_ip + 4] = b"\0\0\0\0"
+        ip_base = _sum16(bytes(hdr))
+        udp_len = len(frame) - udp
+        u = bytearray(frame[udp:])
+        u[6:8] = b"\0\0"
+        var_port = 0 if vary_src else 2
+        u[var_port:var_port + 2] = b"\0\0"
+        other_ip = frame[ip + 16:ip + 20] if vary_src else frame[ip + 12:ip + 16]
+        udp_base = _sum16(bytes(u)) + _sum16(other_ip) + 17 + udp_len
+        fixed_ip = struct.unpack("!I", other_ip)[0]
+        fixed_port = struct.unpack("!H", frame[udp + (2 if vary_src else 0):
+                                               udp + (4 if vary_src else 2)])[0]
+        return dict(frame=frame, off=off, ip_base=ip_base, udp_base=udp_base,
+                    var_ip=ip + var_ip, var_port=udp + var_port,
+                    fixed_ip=fixed_ip, fixed_port=fixed_port, vary_src=vary_src)
+
+    def build(self, t, j):
+        """Flow j of template t -> bytes."""
+        b = t["frame"]
+        rip = ip2int(self.a.remote_base) + j // FLOWS_PER_REMOTE_IP
+        rport = remote_port(j)
+        struct.pack_into("!I", b, t["var_ip"], rip)
+        ipo = t["off"] + ETH_LEN
+        s_ip = _fold(t["ip_base"] + (rip >> 16) + (rip & 0xFFFF))
+        struct.pack_into("!H", b, ipo + 10, (~s_ip) & 0xFFFF)
+        struct.pack_into("!H", b, t["var_port"], rport)
+        s_udp = _fold(t["udp_base"] + (rip >> 16) + (rip & 0xFFFF) + rport)
+        c = (~s_udp) & 0xFFFF
+        struct.pack_into("!H", b, ipo + IP_LEN + 6, c or 0xFFFF)
+        if t["off"]:
+            # outer source port from the inner 5-tuple
+            if t["vary_src"]:
+                sp = vxlan_sport(rip, t["fixed_ip"], rport, t["fixed_port"],
+                                 17, self.lo, self.hi)
+            else:
+                sp = vxlan_sport(t["fixed_ip"], rip, t["fixed_port"], rport,
+                                 17, self.lo, self.hi)
+            struct.pack_into("!H", b, ETH_LEN + IP_LEN, sp)
+        return bytes(b)
+
+
+class PcapWriter:
+    """Plain libpcap writer (microsecond timestamps, DLT_EN10MB)."""
+
+    def __init__(self, path, snaplen=65535):
+        self.f = open(path, "wb")
+        self.f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0,
+                                 snaplen, 1))
+        self.buf = []
+        self.n = 0
+        self.rec = struct.Struct("<IIII")
+
+    def write(self, pkt):
+        n = self.n
+        self.buf.append(self.rec.pack(n // 1000000, n % 1000000,
+                                      len(pkt), len(pkt)))
+        self.buf.append(pkt)
+        self.n = n + 1
+        if len(self.buf) >= 16384:
+            self.f.write(b"".join(self.buf))
+            self.buf = []
+
+    def close(self):
+        self.f.write(b"".join(self.buf))
+        self.buf = []
+        self.f.close()
+
+
+def gen_flows(g, templates, nflows, count, burst, w):
+    """Writes count packets cycling over nflows flows spread over templates."""
+    n = len(templates)
+    cache = {} if nflows <= 65536 and count > nflows else None
+    for k in range(count):
+        f = flow_of_packet(k, nflows, burst)
+        if cache is not None and f in cache:
+            w.write(cache[f])
+            continue
+        p = g.build(templates[f % n], f // n)
+        if cache is not None:
+            cache[f] = p
+        w.write(p)
+
+
+def gen_bad(g, a, w):
+    from scapy.layers.l2 import ARP, Ether
+    kind = a.bad
+    count = a.count or 1
+    if kind == "arp-request":
+        p = bytes(Ether(src=a.outer_src_mac, dst="ff:ff:ff:ff:ff:ff") /
+                  ARP(op="who-has", hwsrc=a.outer_src_mac, psrc=a.outer_src,
+                      hwdst="00:00:00:00:00:00", pdst=a.outer_dst))
+        p = p + b"\0" * max(0, 60 - len(p))
+        for _ in range(count):
+            w.write(p)
+        return
+    kw = {}
+    if kind == "unknown-vni":
+        kw["vni"] = a.vni + 1
+    elif kind == "wrong-udp-port":
+        kw["udp_dport"] = 4790 if a.udp_port != 4790 else 4789
+    elif kind == "bad-vxlan-flags":
+        kw["flags"] = 0x00
+    elif kind == "not-for-vtep":
+        kw["outer_dst"] = a.not_vtep_ip
+    templates = g.nic_templates(a.vms, a.size, **kw)
+    nflows = a.flows
+    for k in range(count):
+        f = flow_of_packet(k, nflows, a.burst)
+        p = bytearray(g.build(templates[f % len(templates)],
+                              f // len(templates)))
+        if kind == "truncated":
+            p = p[:ETH_LEN + IP_LEN + UDP_LEN + VXLAN_LEN // 2]
+        elif kind == "bad-ip-ihl":
+            p[ETH_LEN] = 0x44
+            struct.pack_into("!H", p, ETH_LEN + 10, 0)
+            c = (~_fold(_sum16(bytes(p[ETH_LEN:ETH_LEN + IP_LEN])))) & 0xFFFF
+            struct.pack_into("!H", p, ETH_LEN + 10, c)
+        w.write(bytes(p))
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="bad kinds:\n" + "\n".join("  %-16s %s" % kv
+                                          for kv in KINDS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    m = ap.add_mutually_exclusive_group(required=True)
+    m.add_argument("--nic", action="store_true",
+                   help="VXLAN packets from the remote VTEP to the VMs")
+    m.add_argument("--vm", type=int, metavar="I",
+                   help="plain packets as VM I sends them")
+    m.add_argument("--bad", choices=sorted(KINDS), metavar="KIND",
+                   help="malformed/negative case: " + ", ".join(KINDS))
+    m.add_argument("--list-bad", action="store_true",
+                   help="list the --bad kinds and exit")
+    ap.add_argument("--vms", type=int, default=2, help="VMs (default 2)")
+    ap.add_argument("--flows", type=int, default=32,
+                    help="distinct microflows (default 32)")
+    ap.add_argument("--count", type=int, default=0,
+                    help="packets (default: one per flow; --bad: 1)")
+    ap.add_argument("--burst", type=int, default=1,
+                    help="consecutive packets per flow (default 1)")
+    ap.add_argument("--size", type=int, default=0,
+                    help="frame length without FCS (default 128; --vm: 78)")
+    ap.add_argument("--out", "-o", help="output pcap")
+    ap.add_argument("--vni", type=int, default=1001)
+    ap.add_argument("--udp-port", type=int, default=4789,
+                    help="VXLAN UDP destination port (default 4789)")
+    ap.add_argument("--outer-src", default="172.1.0.0",
+                    help="remote VTEP IP (default 172.1.0.0)")
+    ap.add_argument("--outer-dst", default="172.1.0.100",
+                    help="our VTEP IP (default 172.1.0.100)")
+    ap.add_argument("--outer-src-mac", default="10:00:00:00:00:02",
+                    help="remote VTEP MAC")
+    ap.add_argument("--outer-dst-mac", default="10:00:00:00:00:01",
+                    help="our VTEP MAC (the NIC's)")
+    ap.add_argument("--not-vtep-ip", default="172.1.0.99",
+                    help="outer dst for --bad not-for-vtep")
+    ap.add_argument("--inner-src-mac", default="a0:00:00:00:00:02",
+                    help="MAC of the remote hosts behind the remote VTEP")
+    ap.add_argument("--vm-mac-base", default="52:54:00:00:00:00",
+                    help="VM i's MAC = base + i")
+    ap.add_argument("--vm-ip-base", default="192.1.0.0",
+                    help="VM i's IP = base + i")
+    ap.add_argument("--remote-base", default="192.2.0.0",
+                    help="first inner remote host IP")
+    ap.add_argument("--sport-min", type=int, default=49152)
+    ap.add_argument("--sport-max", type=int, default=65535)
+    ap.add_argument("--quiet", "-q", action="store_true")
+    a = ap.parse_args(argv)
+    if a.list_bad:
+        for k, v in KINDS.items():
+            print("%-16s %s" % (k, v))
+        sys.exit(0)
+    if not a.out:
+        ap.error("--out is required")
+    if a.vms < 1 or a.flows < 1 or a.burst < 1 or a.count < 0:
+        ap.error("--vms, --flows, --burst must be >= 1, --count >= 0")
+    if a.nic and a.flows < a.vms:
+        ap.error("--flows must be >= --vms so every VM gets a flow")
+    if not 0 <= a.sport_min <= a.sport_max <= 65535:
+        ap.error("bad --sport-min/--sport-max")
+    if not 0 <= a.vni < (1 << 24):
+        ap.error("--vni must fit in 24 bits")
+    if a.size == 0:
+        a.size = 78 if a.vm is not None else 128
+    for opt in ("outer_src_mac", "outer_dst_mac", "inner_src_mac",
+                "vm_mac_base"):
+        mac2bytes(getattr(a, opt))
+    return a
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    g = Gen(a)
+    w = PcapWriter(a.out)
+    try:
+        if a.nic:
+            count = a.count or a.flows
+            gen_flows(g, g.nic_templates(a.vms, a.size), a.flows, count,
+                      a.burst, w)
+            what = ("%d VXLAN packets, %d flows over %d VMs, %d B"
+                    % (count, a.flows, a.vms, a.size))
+        elif a.vm is not None:
+            count = a.count or a.flows
+            gen_flows(g, [g.vm_template(a.vm, a.size)], a.flows, count,
+                      a.burst, w)
+            what = ("%d packets from VM %d, %d flows, %d B"
+                    % (count, a.vm, a.flows, a.size))
+        else:
+            gen_bad(g, a, w)
+            what = "%d '%s' packets" % (w.n, a.bad)
+    finally:
+        w.close()
+    if not a.quiet:
+        print("gen-traffic: wrote %s: %s" % (a.out, what))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
