@@ -154,11 +154,11 @@ static void
 pmd_dump_flows(struct pmd_request *req)
 {
 	struct mf_dump_req *r = req->arg;
-	r->cap = dpcls_count(req->pmd->cls);
+	r->cap = dpcls_count(req->pmd->dp.cls);
 	r->v = malloc((r->cap ? r->cap : 1) * sizeof *r->v);
 	if (!r->v)
 		r->cap = 0;
-	dpcls_foreach(req->pmd->cls, dump_one, r);
+	dpcls_foreach(req->pmd->dp.cls, dump_one, r);
 }
 
 static int
@@ -457,7 +457,7 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 					    : 0);
 	}
 	ds_put_format(out, "  megaflows: %u (expired %lu, revalidated out %lu,"
-		      " revalidations %lu)\n", dpcls_count(pmd->cls),
+		      " revalidations %lu)\n", dpcls_count(pmd->dp.cls),
 		      ld(&s->megaflows_expired),
 		      ld(&s->megaflows_revalidated_out),
 		      ld(&s->revalidations));
@@ -497,7 +497,7 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_double(out, pkts ? (double)busy / pkts : 0);
 	json_key(out, "tx_batches"); json_u64(out, ld(&s->tx_batches));
 	json_key(out, "tx_packets"); json_u64(out, ld(&s->tx_packets));
-	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->cls));
+	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->dp.cls));
 	json_key(out, "copies"); json_u64(out, ld(&s->copies));
 	json_key(out, "arp_consumed"); json_u64(out, ld(&s->arp_consumed));
 	pmd_accounting_json(out, &pmds[pmd->idx]);
@@ -765,7 +765,7 @@ cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	}
 	for (uint16_t i = 0; i < n_pmds; i++) {
-		uint32_t opts = pmds[i].opts;
+		uint32_t opts = pmds[i].dp.opts;
 		opts = on ? opts | DP_OPT_BIT(o) : opts & ~DP_OPT_BIT(o);
 		pmd_call(&pmds[i], pmd_set_opts, (void *)(uintptr_t)opts);
 	}
@@ -779,7 +779,7 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 	      void *aux)
 {
 	UNUSED_ARGS;
-	uint32_t opts = n_pmds ? pmds[0].opts : dp_opts_default();
+	uint32_t opts = n_pmds ? pmds[0].dp.opts : dp_opts_default();
 
 	if (json)
 		json_begin_object(out);

@@ -7,19 +7,19 @@
  */
 #include <rte_arp.h>
 #include <rte_ether.h>
-#include "dp_execute.h"
+#include "dp_stages.h"
 #include "dp_snapshot.h"
 
 static void
-learn(struct pmd *pmd, rte_be32_t ip, const struct rte_ether_addr *mac)
+learn(struct dp_ctx *ctx, rte_be32_t ip, const struct rte_ether_addr *mac)
 {
-	const struct neigh_entry *n = dp_snapshot_neigh(pmd->snap, ip);
+	const struct neigh_entry *n = dp_snapshot_neigh(ctx->snap, ip);
 
 	if (!ip || (n && rte_is_same_ether_addr(&n->mac, mac)))
 		return;
 	struct ctl_event ev = { .type = CTL_EV_NEIGH_LEARN, .ip = ip,
 				.mac = *mac };
-	pmd_push_event(pmd, &ev);
+	dp_push_event(ctx, &ev);
 }
 
 /* Where each ARP packet ends (pmd.h's accounting): the reply is sent,
@@ -28,9 +28,9 @@ learn(struct pmd *pmd, rte_be32_t ip, const struct rte_ether_addr *mac)
 enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP };
 
 static enum arp_verdict
-arp_handle(struct pmd *pmd, struct rte_mbuf *m)
+arp_handle(struct dp_ctx *ctx, struct rte_mbuf *m)
 {
-	const struct dp_snapshot *s = pmd->snap;
+	const struct dp_snapshot *s = ctx->snap;
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *ah;
 
@@ -52,7 +52,7 @@ arp_handle(struct pmd *pmd, struct rte_mbuf *m)
 	bool gratuitous = a->arp_sip == a->arp_tip;
 
 	if (for_us || (gratuitous && dp_snapshot_neigh(s, a->arp_sip)))
-		learn(pmd, a->arp_sip, &a->arp_sha);
+		learn(ctx, a->arp_sip, &a->arp_sha);
 	if (!for_us)
 		return ARP_IGNORED;
 	if (ah->arp_opcode != RTE_BE16(RTE_ARP_OP_REQUEST))
@@ -69,13 +69,13 @@ arp_handle(struct pmd *pmd, struct rte_mbuf *m)
 }
 
 void
-arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
+arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 {
 	struct rte_mbuf *replies[BATCH_MAX];
 	uint16_t n = 0, ignored = 0, bad_op = 0, consumed = 0;
 
 	for (uint16_t i = 0; i < b->n; i++) {
-		enum arp_verdict v = arp_handle(pmd, b->pkts[i]);
+		enum arp_verdict v = arp_handle(ctx, b->pkts[i]);
 		if (v == ARP_SEND_REPLY) {
 			replies[n++] = b->pkts[i];
 			continue;
@@ -86,9 +86,9 @@ arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
 		consumed += v == ARP_CONSUMED;
 	}
 	b->n = 0;
-	pmd->stats.arp_replies += n;
-	pmd->stats.arp_consumed += consumed;
-	pmd_count_drops(pmd, DROP_ARP_IGNORED, ignored);
-	pmd_count_drops(pmd, DROP_ARP_BAD_OP, bad_op);
-	dp_tx_enqueue(pmd, port_idx, replies, n);
+	ctx->stats->arp_replies += n;
+	ctx->stats->arp_consumed += consumed;
+	dp_count_drops(ctx, DROP_ARP_IGNORED, ignored);
+	dp_count_drops(ctx, DROP_ARP_BAD_OP, bad_op);
+	dp_tx_enqueue(ctx, port_idx, replies, n);
 }
