@@ -11,8 +11,8 @@
  *   rx         dp_rx.c                  rx counters, frames past the mtu
  *                                       (port_rx_burst: the PMD loop, pmd.c)
  *   mark path  mark_path.c              NIC-marked packets to their megaflow
- *   extract    miniflow.c               miniflow extract (fast path in
- *                                       miniflow_fast.c)
+ *   extract    dp_extract.c             miniflow extract of a batch (the
+ *                                       parsers: miniflow.c, miniflow_fast.c)
  *   hash       dp_hash.h                the microflow hash, with hash-reuse
  *   EMC        emc.c                    exact-match cache
  *   dpcls      dpcls.c                  megaflow classifier (specialised
