@@ -34,12 +34,12 @@ emc_should_insert(struct dp_ctx *ctx)
 	return x % p == 0;
 }
 
-/* EMC, dpcls and upcalls for n keys; outer[i]: the megaflow that
- * decapsulated packet i (inner pass), or outer is NULL. */
+/* EMC, dpcls and upcalls for n keys; from: what the inner pass came
+ * from (which outer megaflow each packet left), NULL on the outer pass. */
 static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
-	     const struct megaflow *const outer[])
+	     const struct dp_inner *from)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
@@ -71,7 +71,7 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 		if (miss_cls & bit) {
 			uint64_t t0 = rte_rdtsc();
 			flows[i] = dp_upcall(ctx, &keys[i],
-					     outer ? outer[i] : NULL);
+					     from ? dp_inner_outer(from, i) : NULL);
 			installed |= flows[i] != NULL;
 			ctx->stats->upcalls++;
 			ctx->stats->upcall_cycles += rte_rdtsc() - t0;
@@ -85,10 +85,10 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 
 /* One lookup pass over a burst whose keys are extracted: hash, lookups,
  * grouping by megaflow, actions. The outer pass has inner to take what
- * tnl_pops hand back, and no outer; the inner pass the reverse. */
+ * tnl_pops hand back, and no from; the inner pass the reverse. */
 static void
 lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
-		   struct flow_key keys[], const struct megaflow *const outer[],
+		   struct flow_key keys[], const struct dp_inner *from,
 		   struct dp_inner *inner)
 {
 	uint32_t hashes[BATCH_MAX];
@@ -102,9 +102,9 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		return;
 	epoch = ++ctx->batch_epoch;
 	dp_hash_batch(b, keys, hashes,
-		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE), outer == NULL);
+		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE), from == NULL);
 	dp_stage_mark(ctx, PMD_STAGE_HASH);
-	lookup_batch(ctx, keys, hashes, b->n, flows, outer);
+	lookup_batch(ctx, keys, hashes, b->n, flows, from);
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (!flows[i]) {
@@ -150,7 +150,9 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 
 	/* step 1: the burst as received */
 	pkt_batch_init(&inner.b);
+	inner.n_runs = 0;
 	lookup_and_execute(ctx, b, keys, NULL, &inner);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
-	lookup_and_execute(ctx, &inner.b, inner.keys, inner.outer, NULL);
+	if (inner.b.n)
+		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL);
 }

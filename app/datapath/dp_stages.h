@@ -38,13 +38,29 @@ dp_drop_batch(struct dp_ctx *ctx, struct pkt_batch *b, enum drop_reason why)
 
 /* The inner packets tnl_pops hand back to the pipeline: their batch,
  * their keys (in_port=vxlan, tunnel metadata, inner headers extracted)
- * and, for each, the outer megaflow that decapsulated it (an inner
- * megaflow made for it can be offloaded together with that one). */
+ * and which outer megaflow decapsulated them (an inner megaflow made for
+ * one can be offloaded together with that one): packets [end of the
+ * previous run, runs[r].end) came out of runs[r].outer. */
 struct dp_inner {
 	struct pkt_batch b;
+	uint16_t n_runs;
+	struct {
+		uint16_t end;
+		const struct megaflow *outer;
+	} runs[BATCH_MAX];
 	struct flow_key keys[BATCH_MAX];
-	const struct megaflow *outer[BATCH_MAX];
 };
+
+/* The outer megaflow of inner packet i. */
+static inline const struct megaflow *
+dp_inner_outer(const struct dp_inner *in, uint16_t i)
+{
+	uint16_t r = 0;
+
+	while (r + 1 < in->n_runs && i >= in->runs[r].end)
+		r++;
+	return in->runs[r].outer;
+}
 
 /* A megaflow's packets in one lookup pass (or on the mark path). */
 struct dp_flow_group {

@@ -277,10 +277,11 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
 		dp_drop_batch(ctx, &bad, DROP_MALFORMED);
 	dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
-	uint16_t at = inner->b.n, n = b->n;
-	memcpy(&inner->b.pkts[at], b->pkts, n * sizeof b->pkts[0]);
-	for (uint16_t j = 0; j < n; j++)
-		inner->outer[at + j] = outer;
-	inner->b.n = at + n;
+	if (!b->n)
+		return;
+	memcpy(&inner->b.pkts[inner->b.n], b->pkts, b->n * sizeof b->pkts[0]);
+	inner->b.n += b->n;
+	inner->runs[inner->n_runs].end = inner->b.n;
+	inner->runs[inner->n_runs++].outer = outer;
 	b->n = 0;
 }
