@@ -20,12 +20,16 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include "commands.h"
 #include "config.h"
 #include "control.h"
+#include "core_list.h"
+#include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
+#include "telemetry.h"
+#include "version.h"
 #include "xlate.h"
 
 static volatile sig_atomic_t quit_signal;
@@ -142,31 +146,11 @@ static int
 parse_core_list(const char *s, struct vxs_config *cfg)
 {
 	bool seen[CFG_MAX_CORES] = { false };
-	char *end;
+	unsigned twice;
+
 	cfg->n_pmd_cores = 0;
-	while (*s) {
-		long a = strtol(s, &end, 10), b = a;
-		if (end == s || a < 0 || a >= CFG_MAX_CORES)
-			return -1;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b >= CFG_MAX_CORES)
-				return -1;
-			s = end;
-		}
-		for (long c = a; c <= b; c++) {
-			if (seen[c])
-				return -1;
-			seen[c] = true;
-			cfg->pmd_cores[cfg->n_pmd_cores++] = c;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return cfg->n_pmd_cores ? 0 : -1;
+	return core_list_parse(s, CFG_MAX_CORES, cfg->pmd_cores,
+			       &cfg->n_pmd_cores, seen, &twice) ? -1 : 0;
 }
 
 /* ---- flows checked against the topology's own port names ---------------- */
@@ -229,14 +213,6 @@ create_pool(const struct vxs_config *cfg)
 			"%s (more hugepages, or eal.memory-mb?)\n", n,
 			rte_strerror(rte_errno));
 	return mp;
-}
-
-uint32_t
-mbufs_in_use(void)
-{
-	return pktmbuf_pool ? pktmbuf_pool->size -
-				      rte_mempool_avail_count(pktmbuf_pool)
-			    : 0;
 }
 
 /* ---- process ----------------------------------------------------------- */

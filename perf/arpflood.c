@@ -5,24 +5,30 @@
  * threads, as in the switch:
  *   - the PMD, on lcore 1: the PMD loop's own steps (snapshot, targeted
  *     revalidation on a new generation, dp_process_burst, tx flush, RCU
- *     quiescent state). It alternates a burst of 32 VM frames (the
+ *     quiescent state). It takes 32-frame bursts of VM frames (the
  *     existing flows: VM -> VXLAN, encapsulated for the static neighbour
- *     172.1.0.0) with, in the flood run, a burst of 32 ARP requests for
- *     our VTEP from the NIC, each from a new sender IP (10.0.0.0 + i, i
+ *     172.1.0.0) and, in a flood run, a 32-frame burst of ARP requests for
+ *     our VTEP from the NIC every --mix data bursts (1:8 = one ARP frame
+ *     per 8 data frames), each from a new sender IP (10.0.0.0 + i, i
  *     cycling over --senders, default 1M, each with its own MAC);
  *   - the control thread, on lcore 0: what main.c's loop does (wake every
  *     --ctl-poll-ms, default 20 as control_poll(20); drain the learn
  *     events; ofproto_tick: aging and at most one snapshot publish per
  *     publish interval, whose RCU grace period waits on the PMD).
  *
- * Reported, for the runs without and with the flood: data cycles per data
- * packet (TSC around the data bursts' PMD steps only, revalidation
- * included: the price the existing flows pay for the flood's control-plane
- * work), data Mpps over the PMD's time in both kinds of bursts (the ARP
- * bursts' own cost included: with a 1:1 mix of bursts, that is what a PMD
- * that must also take the flood gives), and the flood's learned / refused
- * / lost counts. Filling the bursts (mbuf alloc, frame copy) is outside
- * the measured cycles, as in dpbench.
+ * One run, several scenarios side by side: no flood (first and last, for
+ * the noise), then each mix with the ARP policer off (arp-rate 0) and on
+ * (-r/-B, default the topology defaults). Each scenario starts with no
+ * learned neighbours and a full bucket. Reported per scenario: data Mpps
+ * over the PMD's time in both kinds of bursts (the ARP frames' own cost
+ * included: what a PMD that must also take the flood gives the flows),
+ * data cycles per data packet (the data bursts alone: what the flows pay
+ * for the flood's control-plane work, revalidation included), the ratio
+ * of data Mpps to the no-flood rate, ARP frames in / answered / policed,
+ * learned neighbours, learn events lost (ring full), publishes,
+ * megaflows revalidated, and whether the PMD's packet accounting balanced.
+ * Filling the bursts (mbuf alloc, frame copy) is outside the measured
+ * cycles, as in dpbench.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -40,22 +46,34 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
-#include "vxswitch.h"
 
 #define N_VMS 4
+/* RTE_IPV4 shifts an int: 172 << 24 overflows it (UBSan) */
+#define IPV4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			  (uint32_t)(c) << 8 | (uint32_t)(d))
 #define INNER_LEN 78
 
+#define MAX_MIXES 8
+#define MAX_REPS 15
+
 static struct {
-	uint64_t bursts;		/* data bursts per run */
+	uint64_t bursts;		/* data bursts per scenario */
 	uint32_t senders;		/* distinct ARP sender IPs */
 	uint32_t max_neighbours;
 	uint32_t ctl_poll_ms;
-} args = { 2000000, 1u << 20, 1u << 20, 20 };
+	uint32_t mix[MAX_MIXES];	/* data bursts per ARP burst */
+	unsigned n_mix;
+	uint32_t arp_rate, arp_burst;	/* the policer when on */
+	unsigned reps;			/* of every scenario, interleaved */
+} args = { 200000, 1u << 20, 1u << 20, 20, { 8, 1 }, 2, 0, 0, 5 };
 
 struct run {
-	bool flood;
+	uint32_t mix;			/* 0: no flood */
+	bool policer;
 	uint64_t data_pkts, data_cycles, arp_cycles, arp_pkts;
-	uint64_t reval, reval_neigh, mf_revalidated;
+	struct pmd_stats s0, s1;	/* the PMD's counters around it */
+	uint64_t learned, lost, publishes;
+	bool balanced;
 	volatile bool done;
 };
 
@@ -106,8 +124,8 @@ build_vm_frames(void)
 		ip->total_length = rte_cpu_to_be_16(INNER_LEN - 14);
 		ip->time_to_live = 64;
 		ip->next_proto_id = IPPROTO_UDP;
-		ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(192, 1, 0, i));
-		ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 1));
+		ip->src_addr = rte_cpu_to_be_32(IPV4(192, 1, 0, i));
+		ip->dst_addr = rte_cpu_to_be_32(IPV4(192, 2, 0, 1));
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		u->src_port = RTE_BE16(5001);
 		u->dst_port = RTE_BE16(40000);
@@ -149,9 +167,9 @@ fill_arp(struct pkt_batch *b)
 		a->arp_plen = 4;
 		a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
 		a->arp_data.arp_sha = sha;
-		a->arp_data.arp_sip = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 0) + s);
+		a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(10, 0, 0, 0) + s);
 		memset(&a->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
-		a->arp_data.arp_tip = rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 100));
+		a->arp_data.arp_tip = rte_cpu_to_be_32(IPV4(172, 1, 0, 100));
 	}
 	return 0;
 }
@@ -177,8 +195,6 @@ pmd_thread(void *arg)
 	struct run *r = arg;
 	struct pmd *pmd = &pmds[0];
 	struct pkt_batch b;
-	struct pmd_stats s0 = pmd->stats;
-
 	rte_rcu_qsbr_thread_register(pmd_qsbr, pmd->idx);
 	rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 	for (uint64_t i = 0; i < args.bursts; i++) {
@@ -188,18 +204,13 @@ pmd_thread(void *arg)
 		pmd_step(pmd, vm[i % N_VMS], &b);
 		r->data_cycles += rte_rdtsc() - t0;
 		r->data_pkts += BATCH_MAX;
-		if (r->flood && !fill_arp(&b)) {
+		if (r->mix && i % r->mix == r->mix - 1 && !fill_arp(&b)) {
 			t0 = rte_rdtsc();
 			pmd_step(pmd, nic, &b);
 			r->arp_cycles += rte_rdtsc() - t0;
 			r->arp_pkts += BATCH_MAX;
 		}
 	}
-	r->reval = pmd->stats.revalidations - s0.revalidations;
-	r->reval_neigh = pmd->stats.revalidations_neigh -
-			 s0.revalidations_neigh;
-	r->mf_revalidated = pmd->stats.megaflows_revalidated -
-			    s0.megaflows_revalidated;
 	rte_rcu_qsbr_thread_offline(pmd_qsbr, pmd->idx);
 	rte_rcu_qsbr_thread_unregister(pmd_qsbr, pmd->idx);
 	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
@@ -207,24 +218,81 @@ pmd_thread(void *arg)
 }
 
 static void
-run(struct run *r)
+run(struct run *r, const struct vxs_config *cfg)
 {
-	rte_eal_remote_launch(pmd_thread, r, pmds[0].lcore);
+	struct pmd *pmd = &pmds[0];
+	const struct neigh_stats *ns = neigh_get_stats();
+	const struct ofproto_publish_stats *ps = ofproto_get_publish_stats();
+	struct pmd_accounting acc;
+
+	/* the same start for each: no learned entries, a full bucket */
+	ctl_events_process();
+	neigh_flush();
+	pmd->dp.snap = dp_snapshot_get();
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
+	arp_policer_init(&pmd->dp.arp_policer, r->policer ? args.arp_rate : 0,
+			 args.arp_burst ? args.arp_burst : cfg->arp_burst,
+			 rte_get_tsc_hz(), rte_rdtsc());
+	next_sender = 0;
+	r->s0 = pmd->stats;
+	uint64_t learned = ns->learned, lost = pmd->stats.ctl_events_lost,
+		 publishes = ps->publishes;
+
+	rte_eal_remote_launch(pmd_thread, r, pmd->lcore);
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
 		usleep(args.ctl_poll_ms * 1000);
 		ctl_events_process();
 		ofproto_tick();
 	}
-	rte_eal_wait_lcore(pmds[0].lcore);
+	rte_eal_wait_lcore(pmd->lcore);
+	ctl_events_process();
+	r->s1 = pmd->stats;
+	r->learned = ns->learned - learned;
+	r->lost = pmd->stats.ctl_events_lost - lost;
+	r->publishes = ps->publishes - publishes;
+	pmd_accounting_read(pmd, &acc);
+	r->balanced = pmd_accounting_balanced(&acc);
 }
 
-static void
-print_run(const char *name, const struct run *r, double hz)
+static double
+data_mpps(const struct run *r, double hz)
 {
-	printf("%-9s %12.1f %12.3f %10lu %10lu %10lu\n", name,
+	return r->data_pkts / ((r->data_cycles + r->arp_cycles) / hz) / 1e6;
+}
+
+#define D(field) (r->s1.field - r->s0.field)
+
+/* One scenario's row: the repetition with the median data Mpps (its
+ * counters too), and the range over all of them. */
+static void
+print_scenario(struct run *reps, unsigned n, double hz, double base_mpps)
+{
+	struct run *by_mpps[MAX_REPS];
+	char mix[16], range[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+		for (; j && data_mpps(by_mpps[j - 1], hz) >
+			    data_mpps(&reps[i], hz); j--)
+			by_mpps[j] = by_mpps[j - 1];
+		by_mpps[j] = &reps[i];
+	}
+	const struct run *r = by_mpps[n / 2];
+	if (r->mix)
+		snprintf(mix, sizeof mix, "1:%u", r->mix);
+	else
+		snprintf(mix, sizeof mix, "none");
+	snprintf(range, sizeof range, "[%.2f-%.2f]", data_mpps(by_mpps[0], hz),
+		 data_mpps(by_mpps[n - 1], hz));
+	printf("%-5s %-4s %7.2f %13s %6.3f %7.1f %7.1f %8lu %8lu %8lu %7lu "
+	       "%8lu %4lu %5lu %-3s\n", mix,
+	       r->mix ? (r->policer ? "on" : "off") : "-", data_mpps(r, hz),
+	       range, data_mpps(r, hz) / base_mpps,
 	       (double)r->data_cycles / r->data_pkts,
-	       r->data_pkts / ((r->data_cycles + r->arp_cycles) / hz) / 1e6, r->arp_pkts,
-	       r->reval, r->mf_revalidated);
+	       r->arp_pkts ? (double)r->arp_cycles / r->arp_pkts : 0.0,
+	       r->arp_pkts, D(arp_replies), D(drops[DROP_ARP_POLICED]),
+	       r->learned, r->lost, r->publishes, D(megaflows_revalidated),
+	       r->balanced ? "yes" : "NO");
 }
 
 int
@@ -234,20 +302,38 @@ main(int argc, char **argv)
 	char err[CFG_ERR_MAX], path[64];
 	int c, rc = 1;
 
-	while ((c = getopt(argc, argv, "b:s:n:p:h")) != -1) {
+	while ((c = getopt(argc, argv, "b:s:n:p:m:r:B:R:h")) != -1) {
 		switch (c) {
 		case 'b': args.bursts = strtoull(optarg, NULL, 0); break;
 		case 's': args.senders = strtoul(optarg, NULL, 0); break;
 		case 'n': args.max_neighbours = strtoul(optarg, NULL, 0); break;
 		case 'p': args.ctl_poll_ms = strtoul(optarg, NULL, 0); break;
+		case 'm':
+			args.n_mix = 0;
+			for (char *t = strtok(optarg, ","); t &&
+			     args.n_mix < MAX_MIXES; t = strtok(NULL, ","))
+				args.mix[args.n_mix++] = strtoul(t, NULL, 0);
+			break;
+		case 'r': args.arp_rate = strtoul(optarg, NULL, 0); break;
+		case 'B': args.arp_burst = strtoul(optarg, NULL, 0); break;
+		case 'R': args.reps = strtoul(optarg, NULL, 0); break;
 		default:
 			printf("usage: arpflood [-b DATA_BURSTS] [-s SENDERS] "
-			       "[-n MAX_NEIGHBOURS] [-p CTL_POLL_MS]\n");
+			       "[-n MAX_NEIGHBOURS] [-p CTL_POLL_MS] "
+			       "[-m MIX,...] [-r ARP_RATE] [-B ARP_BURST] [-R REPS]\n"
+			       "  -m: data bursts per ARP burst, e.g. 8,1 "
+			       "(1:8 and 1:1, the default); -R: repetitions of each "
+			       "scenario, interleaved (default 5, at most 15): "
+			       "the median is shown\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!args.senders || !args.bursts)
+	if (!args.senders || !args.bursts || !args.n_mix || !args.reps ||
+	    args.reps > MAX_REPS)
 		return 2;
+	for (unsigned i = 0; i < args.n_mix; i++)
+		if (!args.mix[i])
+			return 2;
 	build_vm_frames();
 	if (write_topology(path, sizeof path))
 		return 1;
@@ -286,37 +372,58 @@ main(int argc, char **argv)
 	pmds[0].dp.snap = dp_snapshot_get();
 	pmds[0].dp.seen_gen = pmds[0].dp.snap->gen;
 
-	struct run base = { .flood = false }, flood = { .flood = true };
-	run(&base);
-	run(&flood);
-	ctl_events_process();
+	if (!args.arp_rate)
+		args.arp_rate = cfg.arp_rate;
+	if (!args.arp_burst)
+		args.arp_burst = cfg.arp_burst;
 
-	double hz = rte_get_tsc_hz();
-	uint64_t lost = pmds[0].stats.ctl_events_lost;
-	const struct neigh_stats *ns = neigh_get_stats();
-	const struct ofproto_publish_stats *ps = ofproto_get_publish_stats();
+	static struct run runs[1 + 2 * MAX_MIXES][MAX_REPS];
+	unsigned n = 1;
+	for (unsigned i = 0; i < args.n_mix; i++) {
+		runs[n++][0] = (struct run){ .mix = args.mix[i] };
+		runs[n++][0] = (struct run){ .mix = args.mix[i],
+					     .policer = true };
+	}
+	for (unsigned k = 0; k < args.reps; k++)
+		for (unsigned i = 0; i < n; i++) {
+			runs[i][k] = (struct run){ .mix = runs[i][0].mix,
+					.policer = runs[i][0].policer };
+			run(&runs[i][k], &cfg);
+		}
+
+	double hz = rte_get_tsc_hz(), base, m[MAX_REPS];
+	for (unsigned k = 0; k < args.reps; k++) {
+		unsigned j = k;
+		for (; j && m[j - 1] > data_mpps(&runs[0][k], hz); j--)
+			m[j] = m[j - 1];
+		m[j] = data_mpps(&runs[0][k], hz);
+	}
+	base = m[args.reps / 2];
 	printf("arpflood: %d VMs x 32-frame bursts of existing flows (VM -> "
-	       "VXLAN); flood: a 32-frame ARP burst from the NIC after each, "
-	       "%u distinct senders; control thread wakes every %u ms; "
-	       "TSC %.2f GHz\n", N_VMS, args.senders, args.ctl_poll_ms,
-	       hz / 1e9);
-	printf("%-9s %12s %12s %10s %10s %10s\n", "run", "data cyc/pkt",
-	       "data Mpps", "arp frames", "revals", "mf reval'd");
-	print_run("no flood", &base, hz);
-	print_run("flood", &flood, hz);
-	printf("ratio flood/no flood: data cycles per packet %.3f; data Mpps "
-	       "%.3f (ARP bursts' own cost included)\n",
-	       ((double)flood.data_cycles / flood.data_pkts) /
-	       ((double)base.data_cycles / base.data_pkts),
-	       (flood.data_pkts / (double)(flood.data_cycles +
-					   flood.arp_cycles)) /
-	       (base.data_pkts / (double)base.data_cycles));
-	printf("flood: %lu learned, %lu refused (table full, limit %u), %lu "
-	       "events lost (ring full); %lu publishes (%lu for neighbours), "
-	       "%lu of them revalidating only changed next hops in the PMD\n",
-	       ns->learned, ns->learn_refused, neigh_limit(), lost,
-	       ps->publishes, ps->neigh_only, flood.reval_neigh);
+	       "VXLAN), %lu per scenario; flood: 32-frame ARP bursts for our "
+	       "VTEP from the NIC, %u distinct senders (1:N = one ARP frame "
+	       "per N data frames); policer on: arp-rate %u/s, arp-burst %u; "
+	       "max-neighbours %u; control thread wakes every %u ms; %u "
+	       "interleaved repetitions, median shown; TSC %.2f GHz\n",
+	       N_VMS, args.bursts, args.senders, args.arp_rate, args.arp_burst,
+	       neigh_limit(), args.ctl_poll_ms, args.reps, hz / 1e9);
+	printf("%-5s %-4s %7s %13s %6s %7s %7s %8s %8s %8s %7s %8s %4s %5s "
+	       "%-3s\n", "flood", "pol", "Mpps", "[min-max]", "ratio",
+	       "cyc/pkt", "cyc/arp", "arp in", "answered", "policed",
+	       "learned", "ev lost", "publ", "mfrev", "bal");
+	for (unsigned i = 0; i < n; i++)
+		print_scenario(runs[i], args.reps, hz, base);
+	printf("Mpps: data packets over the PMD's cycles in data and ARP "
+	       "bursts; ratio: to the no-flood median (%.3f Mpps); cyc/pkt: "
+	       "data bursts only, per data packet; cyc/arp: ARP bursts, per "
+	       "ARP frame; ev lost: learn events lost (ring full); publ: "
+	       "snapshot publishes; mfrev: megaflows revalidated; bal: "
+	       "received + copies = sent + consumed + dropped + in flight in "
+	       "every repetition\n", base);
 	rc = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < args.reps; k++)
+			rc |= !runs[i][k].balanced;
 out:
 	ofproto_fini();
 	pmds_destroy();

@@ -9,7 +9,9 @@
  * an rxq affinity, the ports when the underlay names its NIC.
  */
 #include "config.h"
+#include "core_list.h"
 #include "dp_opts.h"
+#include "ipv4_prefix.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -384,24 +386,6 @@ get_ipv4(struct loader *ld, const yaml_node_t *node, const char *what,
 	return 0;
 }
 
-static bool
-parse_prefix(const char *s, rte_be32_t *ip, uint8_t *plen)
-{
-	const char *slash = strchr(s, '/');
-	char addr[INET_ADDRSTRLEN];
-	uint64_t len;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof addr)
-		return false;
-	memcpy(addr, s, slash - s);
-	addr[slash - s] = '\0';
-	if (inet_pton(AF_INET, addr, ip) != 1 || !parse_u64(slash + 1, &len) ||
-	    len > 32)
-		return false;
-	*plen = (uint8_t)len;
-	return true;
-}
-
 static int
 get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	   rte_be32_t *ip, uint8_t *plen)
@@ -409,7 +393,7 @@ get_prefix(struct loader *ld, const yaml_node_t *node, const char *what,
 	const char *s = scalar(ld, node, what);
 	if (s == NULL)
 		return -1;
-	if (!parse_prefix(s, ip, plen))
+	if (!ipv4_prefix_parse(s, false, ip, plen))
 		return fail(ld, node, "bad IPv4 prefix '%s'", s);
 	return 0;
 }
@@ -449,46 +433,20 @@ get_socket_path(struct loader *ld, const yaml_node_t *node, const char *what,
 
 /* ---- core lists: "1-3,5", or a YAML list of numbers ---- */
 
-static const char *
-parse_core_range(const char *s, unsigned *lo, unsigned *hi)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return NULL;
-	*lo = *hi = (unsigned)strtoul(s, &end, 10);
-	if (*end == '-') {
-		if (end[1] < '0' || end[1] > '9')
-			return NULL;
-		*hi = (unsigned)strtoul(end + 1, &end, 10);
-	}
-	return end;
-}
-
-/* Fills cores[] in the order given (that order is the round-robin order
- * for unpinned queues); seen[] must start all false. */
+/* core_list.h; seen[] must start all false. */
 static int
 parse_core_list(struct loader *ld, const yaml_node_t *node, const char *s,
 		uint16_t *cores, uint16_t *n, bool *seen)
 {
-	unsigned lo, hi;
-	const char *p = s;
+	unsigned twice;
 
-	for (;;) {
-		p = parse_core_range(p, &lo, &hi);
-		if (p == NULL || lo > hi || hi >= CFG_MAX_CORES)
-			return fail(ld, node, "bad core list '%s'", s);
-		for (unsigned c = lo; c <= hi; c++) {
-			if (seen[c])
-				return fail(ld, node,
-					    "core listed twice '%u'", c);
-			seen[c] = true;
-			if (cores != NULL)
-				cores[(*n)++] = (uint16_t)c;
-		}
-		if (*p == '\0')
-			return 0;
-		if (*p++ != ',')
-			return fail(ld, node, "bad core list '%s'", s);
+	switch (core_list_parse(s, CFG_MAX_CORES, cores, n, seen, &twice)) {
+	case CORE_LIST_OK:
+		return 0;
+	case CORE_LIST_TWICE:
+		return fail(ld, node, "core listed twice '%u'", twice);
+	default:
+		return fail(ld, node, "bad core list '%s'", s);
 	}
 }
 
@@ -825,6 +783,8 @@ DP_U32_KEY(dp_max_routes, "max-routes", max_routes, 1, 1u << 24)
 DP_U32_KEY(dp_neigh_aging, "neigh-aging", neigh_aging_s, 1, 3600)
 DP_U32_KEY(dp_publish_interval, "publish-interval-ms", publish_interval_ms,
 	   1, 10000)
+DP_U32_KEY(dp_arp_rate, "arp-rate", arp_rate, 0, 100000000)
+DP_U32_KEY(dp_arp_burst, "arp-burst", arp_burst, 1, 1000000)
 
 /* optimisations: {hash-reuse: false, ...}: any subset, the rest default */
 static int
@@ -888,6 +848,8 @@ static const struct key_rule datapath_rules[] = {
 	{ "max-routes", NULL, 0, dp_max_routes },
 	{ "neigh-aging", NULL, 0, dp_neigh_aging },
 	{ "publish-interval-ms", NULL, 0, dp_publish_interval },
+	{ "arp-rate", NULL, 0, dp_arp_rate },
+	{ "arp-burst", NULL, 0, dp_arp_burst },
 	{ "optimisations", NULL, 0, dp_optimisations },
 	{ "pmd-idle-backoff-us", NULL, 0, dp_idle_backoff_us },
 	{ "tx-flush-interval-us", NULL, 0, dp_tx_flush_interval },
@@ -1928,6 +1890,8 @@ config_defaults(struct vxs_config *cfg)
 	cfg->dp_opts = dp_opts_default();
 	cfg->pmd_idle_backoff_us = 50;
 	cfg->tx_flush_interval_us = 50;
+	cfg->arp_rate = ARP_RATE_DEFAULT;
+	cfg->arp_burst = ARP_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 }

@@ -12,6 +12,12 @@
 #include <stdint.h>
 #include <rte_ether.h>
 
+/* The PMDs' ARP policer (arp_responder.c), per PMD: a few thousand ARP
+ * frames a second is far more than any underlay's real neighbours need
+ * (the kernel re-resolves an entry every few tens of seconds). */
+#define ARP_RATE_DEFAULT 5000
+#define ARP_BURST_DEFAULT 256
+
 #define CFG_NAME_MAX 64
 #define CFG_PATH_MAX 256
 #define CFG_ERR_MAX 512
@@ -121,6 +127,8 @@ struct vxs_config {
 	uint32_t max_routes;		/* default 65536 */
 	uint32_t neigh_aging_s;		/* tnl/neigh/aging, default 900 */
 	uint32_t publish_interval_ms;	/* learned changes, default 100 */
+	uint32_t arp_rate;		/* ARP per s per PMD; 0 = unlimited */
+	uint32_t arp_burst;		/* its bucket depth, frames */
 	uint32_t dp_opts;		/* bit set of enum dp_opt (dp_opts.h) */
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */

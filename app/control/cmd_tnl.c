@@ -4,6 +4,7 @@
  * ovs/route/..., and limits/show (every table's size, limit and refusals).
  */
 #include <stdio.h>
+#include "clock.h"
 #include "cmd_util.h"
 #include "control.h"
 #include "dpcls.h"
@@ -12,7 +13,6 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "route.h"
-#include "vxswitch.h"
 
 /* tnl/arp/set [BRIDGE] IP MAC */
 static int
@@ -258,6 +258,7 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	UNUSED_ARGS;
 	const struct neigh_stats *ns;
 	const struct ofproto_publish_stats *ps = ofproto_get_publish_stats();
+	const struct ctl_arp_stats *as = ctl_arp_get_stats();
 	uint64_t mf = 0, mf_limit = 0, upcall_fail = 0, lost = 0;
 
 	ctl_events_process();
@@ -296,6 +297,13 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "neigh_aged"); json_u64(out, ns->aged);
 		json_key(out, "neigh_aging_s"); json_u64(out, neigh_aging_s());
 		json_key(out, "ctl_events_lost"); json_u64(out, lost);
+		json_key(out, "arp_requests");
+		json_begin_object(out);
+		json_key(out, "sent"); json_u64(out, as->sent);
+		json_key(out, "rate_limited"); json_u64(out, as->rate_limited);
+		json_key(out, "no_mbuf"); json_u64(out, as->no_mbuf);
+		json_key(out, "tx_failed"); json_u64(out, as->tx_failed);
+		json_end_object(out);
 		json_key(out, "publishes"); json_u64(out, ps->publishes);
 		json_key(out, "publishes_neigh"); json_u64(out, ps->neigh_only);
 		json_key(out, "neigh_changes"); json_u64(out, ps->neigh_changes);
@@ -315,6 +323,10 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		      "(aging %us)\n", ns->learned, ns->aged, neigh_aging_s());
 	ds_put_format(out, "control events lost (ring full): %"PRIu64"\n",
 		      lost);
+	ds_put_format(out, "ARP requests sent: %"PRIu64" (%"PRIu64" rate "
+		      "limited, not sent: %"PRIu64" no mbuf, %"PRIu64" tx "
+		      "failed)\n", as->sent, as->rate_limited, as->no_mbuf,
+		      as->tx_failed);
 	ds_put_format(out, "snapshots published: %"PRIu64" (%"PRIu64" for "
 		      "%"PRIu64" neighbour changes; interval %u ms)\n",
 		      ps->publishes, ps->neigh_only, ps->neigh_changes,

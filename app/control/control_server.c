@@ -37,9 +37,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "control_priv.h"
 #include "json_out.h"
 
@@ -104,15 +104,6 @@ set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(err, errlen, fmt, args);
 	va_end(args);
-}
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ---- socket setup ---- */
@@ -767,7 +758,7 @@ control_poll(int timeout_ms)
 		return -1;
 
 	/* Wake for the earliest deadline too, so that it is kept. */
-	long long now = now_ms();
+	long long now = (long long)vxs_now_ms();
 	if (server.next_deadline != LLONG_MAX) {
 		long long left = server.next_deadline - now;
 		left = left < 0 ? 0 : left;
@@ -776,7 +767,7 @@ control_poll(int timeout_ms)
 	}
 	int n = epoll_wait(server.epfd, events, CONTROL_EVENTS_PER_POLL,
 			   timeout_ms);
-	now = now_ms();
+	now = (long long)vxs_now_ms();
 	/* Clients first, the listener after: accepting may evict a client
 	 * that has an event further down this array. Each client is in the
 	 * array once, and only its own handling can close it. */

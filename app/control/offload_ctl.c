@@ -12,8 +12,8 @@
 #include "pmd.h"
 #include "fdir_model.h"
 #include "json_out.h"
+#include "offload_ctl.h"
 #include "offload_mgr.h"
-#include "vxswitch.h"
 
 static struct {
 	struct offload_mgr *mgr;

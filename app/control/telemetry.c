@@ -9,20 +9,17 @@
  * Parameters are parsed strictly: an index or core is all decimal digits
  * and in range ("1abc", "-1", " 1", "+1" are errors), and a command that
  * takes none refuses one. An error reply is the command with null data.
- * Callbacks run in the telemetry thread: they only read counters. */
+ * Callbacks run in the telemetry thread: they only read counters. Both
+ * stats commands report every counter of their list (pmd.h: PMD_STATS,
+ * PORT_STATS), as pmd-stats-show --json and show --json do. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_telemetry.h>
 #include "pmd.h"
-#include "vxswitch.h"
-
-static uint64_t
-ld(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
+#include "stats_read.h"
+#include "telemetry.h"
 
 /* 'params' as a decimal number below 'limit': digits only, no sign or
  * space, and few enough that nothing can overflow. */
@@ -79,27 +76,18 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	(void)cmd;
 	struct port *p = port_param(params);
-	struct pmd_port_stats sum = { 0 };
+	struct pmd_port_stats sum;
 
 	if (!p)
 		return -EINVAL;
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		const struct pmd_port_stats *s = &pmds[i].port_stats[p->idx];
-		sum.rx_packets += ld(&s->rx_packets);
-		sum.rx_bytes += ld(&s->rx_bytes);
-		sum.tx_packets += ld(&s->tx_packets);
-		sum.tx_bytes += ld(&s->tx_bytes);
-		sum.tx_dropped += ld(&s->tx_dropped);
-	}
+	port_stats_sum(p->idx, &sum);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", p->name);
 	rte_tel_data_add_dict_string(d, "type", port_kind_name(p));
 	rte_tel_data_add_dict_string(d, "state", port_state_name(p));
-	rte_tel_data_add_dict_u64(d, "rx_packets", sum.rx_packets);
-	rte_tel_data_add_dict_u64(d, "rx_bytes", sum.rx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_packets", sum.tx_packets);
-	rte_tel_data_add_dict_u64(d, "tx_bytes", sum.tx_bytes);
-	rte_tel_data_add_dict_u64(d, "tx_dropped", sum.tx_dropped);
+#define X(field) rte_tel_data_add_dict_u64(d, #field, sum.field);
+	PORT_STATS(X)
+#undef X
 	return 0;
 }
 
@@ -121,28 +109,19 @@ tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct pmd_stats *s = &pmd->stats;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "core", pmd->lcore);
-	rte_tel_data_add_dict_u64(d, "packets", ld(&s->packets));
-	rte_tel_data_add_dict_u64(d, "emc_hits", ld(&s->emc_hits));
-	rte_tel_data_add_dict_u64(d, "megaflow_hits", ld(&s->megaflow_hits));
-	rte_tel_data_add_dict_u64(d, "mark_hits", ld(&s->mark_hits));
-	rte_tel_data_add_dict_u64(d, "mark_fallbacks", ld(&s->mark_fallbacks));
-	rte_tel_data_add_dict_u64(d, "upcalls", ld(&s->upcalls));
-	rte_tel_data_add_dict_u64(d, "tunnel_pops", ld(&s->tunnel_pops));
-	rte_tel_data_add_dict_u64(d, "tunnel_pushes", ld(&s->tunnel_pushes));
-	rte_tel_data_add_dict_u64(d, "copies", ld(&s->copies));
-	rte_tel_data_add_dict_u64(d, "tx_packets", ld(&s->tx_packets));
-	rte_tel_data_add_dict_u64(d, "arp_consumed", ld(&s->arp_consumed));
+#define X(field, text, label)                                              \
+	rte_tel_data_add_dict_u64(d, #field, counter_ld(&s->field));
+	PMD_STATS(X)
+#undef X
 	{
 		struct pmd_accounting a;
 		pmd_accounting_peek(pmd, &a);
 		rte_tel_data_add_dict_u64(d, "in_flight", a.in_flight);
 	}
-	rte_tel_data_add_dict_u64(d, "busy_cycles", ld(&s->busy_cycles));
-	rte_tel_data_add_dict_u64(d, "idle_cycles", ld(&s->idle_cycles));
 	for (int r = 0; r < DROP_N_REASONS; r++) {
 		char name[48];
 		snprintf(name, sizeof name, "drop_%s", drop_reason_name(r));
-		rte_tel_data_add_dict_u64(d, name, ld(&s->drops[r]));
+		rte_tel_data_add_dict_u64(d, name, counter_ld(&s->drops[r]));
 	}
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use", mbufs_in_use());
 	return 0;

@@ -4,31 +4,76 @@
  * sender's address is learned for encapsulation (tnl/arp/show), as OVS's
  * native tunnelling snoops ARP on br-phy. Learning is a message to the
  * control thread; the PMD never writes the neighbour table itself.
+ *
+ * An ARP flood from the underlay must not take the PMD from the existing
+ * flows: everything that would make us reply or learn (for our VTEP IP,
+ * or gratuitous) first takes a token from the PMD's policer (datapath
+ * arp-rate / arp-burst), before any table lookup; over budget it is
+ * dropped as arp_policed, at the cost of a header check. Admitted senders
+ * already known with the same MAC are answered and not reported.
  */
 #include <rte_arp.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include "dp_stages.h"
 #include "dp_snapshot.h"
 
-static void
-learn(struct dp_ctx *ctx, rte_be32_t ip, const struct rte_ether_addr *mac)
+void
+arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
+		 uint64_t tsc_hz, uint64_t now)
 {
-	const struct neigh_entry *n = dp_snapshot_neigh(ctx->snap, ip);
+	p->cost = rate ? RTE_MAX(tsc_hz / rate, (uint64_t)1) : 0;
+	p->depth = p->cost * RTE_MAX(burst, 1u);
+	p->credit = p->depth;
+	p->last_tsc = now;
+}
+
+/* Once per batch: the credit earned since the last one, up to the depth. */
+static inline void
+arp_policer_refill(struct arp_policer *p, uint64_t now)
+{
+	uint64_t credit = p->credit + (now - p->last_tsc);
+
+	p->credit = credit < p->depth ? credit : p->depth;
+	p->last_tsc = now;
+}
+
+static inline bool
+arp_policer_take(struct arp_policer *p)
+{
+	if (p->credit < p->cost)
+		return false;
+	p->credit -= p->cost;	/* cost 0 (unlimited): always admitted */
+	return true;
+}
+
+/* The learn events of one batch, sent to the control thread in one ring
+ * operation. */
+struct learn_batch {
+	unsigned n;
+	struct ctl_event ev[BATCH_MAX];
+};
+
+static void
+learn(const struct dp_snapshot *s, struct learn_batch *lb, rte_be32_t ip,
+      const struct rte_ether_addr *mac)
+{
+	const struct neigh_entry *n = dp_snapshot_neigh(s, ip);
 
 	if (!ip || (n && rte_is_same_ether_addr(&n->mac, mac)))
-		return;
-	struct ctl_event ev = { .type = CTL_EV_NEIGH_LEARN, .ip = ip,
-				.mac = *mac };
-	dp_push_event(ctx, &ev);
+		return;		/* known as it is: nothing to tell */
+	lb->ev[lb->n++] = (struct ctl_event){ .type = CTL_EV_NEIGH_LEARN,
+					      .ip = ip, .mac = *mac };
 }
 
 /* Where each ARP packet ends (pmd.h's accounting): the reply is sent,
  * the rest are counted as consumed (a reply for us, learned) or under a
  * drop reason. */
-enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP };
+enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP,
+		   ARP_POLICED };
 
 static enum arp_verdict
-arp_handle(struct dp_ctx *ctx, struct rte_mbuf *m)
+arp_handle(struct dp_ctx *ctx, struct learn_batch *lb, struct rte_mbuf *m)
 {
 	const struct dp_snapshot *s = ctx->snap;
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
@@ -51,8 +96,12 @@ arp_handle(struct dp_ctx *ctx, struct rte_mbuf *m)
 	bool for_us = a->arp_tip == s->vtep_ip;
 	bool gratuitous = a->arp_sip == a->arp_tip;
 
-	if (for_us || (gratuitous && dp_snapshot_neigh(s, a->arp_sip)))
-		learn(ctx, a->arp_sip, &a->arp_sha);
+	if (!for_us && !gratuitous)
+		return ARP_IGNORED;	/* neither answered nor learned */
+	if (!arp_policer_take(&ctx->arp_policer))
+		return ARP_POLICED;
+	if (for_us || dp_snapshot_neigh(s, a->arp_sip))
+		learn(s, lb, a->arp_sip, &a->arp_sha);
 	if (!for_us)
 		return ARP_IGNORED;
 	if (ah->arp_opcode != RTE_BE16(RTE_ARP_OP_REQUEST))
@@ -72,23 +121,58 @@ void
 arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 {
 	struct rte_mbuf *replies[BATCH_MAX];
-	uint16_t n = 0, ignored = 0, bad_op = 0, consumed = 0;
+	struct learn_batch lb;
+	uint16_t n = 0, count[ARP_POLICED + 1] = { 0 };
 
+	lb.n = 0;
+	if (ctx->arp_policer.cost)
+		arp_policer_refill(&ctx->arp_policer, rte_rdtsc());
 	for (uint16_t i = 0; i < b->n; i++) {
-		enum arp_verdict v = arp_handle(ctx, b->pkts[i]);
+		enum arp_verdict v = arp_handle(ctx, &lb, b->pkts[i]);
 		if (v == ARP_SEND_REPLY) {
 			replies[n++] = b->pkts[i];
 			continue;
 		}
 		rte_pktmbuf_free(b->pkts[i]);
-		ignored += v == ARP_IGNORED;
-		bad_op += v == ARP_BAD_OP;
-		consumed += v == ARP_CONSUMED;
+		count[v]++;
 	}
 	b->n = 0;
+	dp_push_events(ctx, lb.ev, lb.n);
 	ctx->stats->arp_replies += n;
-	ctx->stats->arp_consumed += consumed;
-	dp_count_drops(ctx, DROP_ARP_IGNORED, ignored);
-	dp_count_drops(ctx, DROP_ARP_BAD_OP, bad_op);
+	ctx->stats->arp_consumed += count[ARP_CONSUMED];
+	dp_count_drops(ctx, DROP_ARP_IGNORED, count[ARP_IGNORED]);
+	dp_count_drops(ctx, DROP_ARP_BAD_OP, count[ARP_BAD_OP]);
+	dp_count_drops(ctx, DROP_ARP_POLICED, count[ARP_POLICED]);
 	dp_tx_enqueue(ctx, port_idx, replies, n);
+}
+
+/* The same verdict as xlate_underlay's megaflow for these frames (ARP to
+ * our VTEP MAC or broadcast: the responder), without the miniflow
+ * extract, hash, EMC and classifier an ARP flood from a million senders
+ * would otherwise pay per frame (every one an EMC miss). Tagged ARP still
+ * takes the pipeline, to the same end. */
+void
+arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
+{
+	const struct dp_snapshot *s = ctx->snap;
+	struct pkt_batch arp;
+	uint16_t kept = 0;
+
+	arp.n = 0;
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+		if (rte_pktmbuf_data_len(m) >= sizeof *eh &&
+		    eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+		    (rte_is_broadcast_ether_addr(&eh->dst_addr) ||
+		     rte_is_same_ether_addr(&eh->dst_addr, &s->vtep_mac)))
+			arp.pkts[arp.n++] = m;
+		else
+			b->pkts[kept++] = m;
+	}
+	b->n = kept;
+	if (arp.n)
+		arp_respond_batch(ctx, &arp, s->underlay_idx);
 }

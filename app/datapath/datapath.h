@@ -10,6 +10,8 @@
  *   stage      file                     what
  *   rx         dp_rx.c                  rx counters, frames past the mtu
  *                                       (port_rx_burst: the PMD loop, pmd.c)
+ *   (ARP)      arp_responder.c          the VTEP's ARP, policed, answered
+ *                                       before any parsing (underlay only)
  *   mark path  mark_path.c              NIC-marked packets to their megaflow
  *   extract    dp_extract.c             miniflow extract of a batch (the
  *                                       parsers: miniflow.c, miniflow_fast.c)
@@ -27,7 +29,7 @@
  * The pipeline itself (the order above, and the inner pass after decap) is
  * dp_pipeline.c; megaflow allocation, retirement, revalidation and expiry
  * are megaflow.c; the PMD's offload requests (ADD/DEL bookkeeping with the
- * offload thread) are dp_offload.c; the VTEP's ARP is arp_responder.c.
+ * offload thread) are dp_offload.c.
  *
  * A VXLAN packet for our VTEP goes round twice in the same call, with no
  * recirculation through the PMD loop: the outer pass ends in tnl_pop, which
@@ -66,6 +68,16 @@ struct dp_txbuf {
 	struct rte_mbuf *pkts[BATCH_MAX];
 };
 
+/* A token bucket kept in TSC ticks, so that neither a refill nor a
+ * take divides: a frame costs `cost` ticks of credit, the bucket holds at
+ * most `depth` (burst frames' worth), and credit grows with the TSC. */
+struct arp_policer {
+	uint64_t cost;			/* ticks per frame; 0 = unlimited */
+	uint64_t depth;			/* cost * burst */
+	uint64_t credit;
+	uint64_t last_tsc;
+};
+
 struct dp_ctx {
 	uint16_t idx;			/* its PMD's index: tx queue, offload
 					 * request ring */
@@ -95,6 +107,7 @@ struct dp_ctx {
 	uint32_t emc_insert_inv_prob;
 	uint32_t rand_state;
 	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
+	struct arp_policer arp_policer;	/* the VTEP's ARP (arp_responder.c) */
 
 	/* the slow path's tables, valid between quiescent states */
 	const struct dp_snapshot *snap;
@@ -124,6 +137,20 @@ struct ctl_event {
 	uint32_t rule_uid;
 	uint64_t packets, bytes;
 };
+
+/* Queues ev (n events, in one ring operation) for the control thread:
+ * ARP to send or learned, a retired megaflow's counters (dp_events.c).
+ * If the control thread is that far behind, what does not fit is dropped
+ * (an ARP will be retried, and lost counters are only counters), but
+ * counted in stats.ctl_events_lost: an ARP flood shows there. */
+void dp_push_event(struct dp_ctx *ctx, const struct ctl_event *ev);
+void dp_push_events(struct dp_ctx *ctx, const struct ctl_event *ev,
+		    unsigned n);
+
+/* The VTEP's ARP policer (arp_responder.c): rate frames a second, burst
+ * at once; rate 0 lets everything through. */
+void arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
+		      uint64_t tsc_hz, uint64_t now);
 
 /* Set-up (megaflow.c). The caller sets idx, stats, port_stats, mbuf_pool
  * and events first; this allocates the caches, the megaflow table and the

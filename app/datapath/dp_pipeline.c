@@ -2,7 +2,7 @@
  * One burst through the datapath, as in ARCHITECTURE.md (datapath.h names
  * each stage's file):
  *
- *   rx -> [mark path] -> miniflow extract -> hash -> EMC -> dpcls
+ *   rx -> [mark path, ARP] -> miniflow extract -> hash -> EMC -> dpcls
  *     -> upcall (misses) -> group by megaflow -> batched actions
  *
  * then, if any tnl_pop handed inner packets back, the same from hash on
@@ -137,9 +137,13 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 
 	/* NIC-marked packets skip parse and lookup; only the underlay port
 	 * has offload rules */
-	if (ctx->offload && in->idx == ctx->snap->underlay_idx &&
-	    ctx->snap->has_underlay) {
-		dp_mark_path(ctx, b);
+	if (in->idx == ctx->snap->underlay_idx && ctx->snap->has_underlay) {
+		if (ctx->offload) {
+			dp_mark_path(ctx, b);
+			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+		}
+		/* the VTEP's ARP: policed and answered before any parsing */
+		arp_steer_batch(ctx, b);
 		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 	}
 	pkt_batch_init(&malformed);

@@ -8,7 +8,6 @@
 #define VXS_DP_STAGES_H
 
 #include <rte_cycles.h>
-#include <rte_ring.h>
 #include "datapath.h"
 #include "pmd.h"
 
@@ -127,17 +126,6 @@ uint16_t dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts,
 struct megaflow *dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 			   const struct megaflow *outer);
 
-/* Queues ev for the control thread (ARP to send or learned, a retired
- * megaflow's counters). If the control thread is that far behind, the
- * message is dropped (an ARP will be retried, and lost counters are only
- * counters), but counted: an ARP flood shows here. */
-static inline void
-dp_push_event(struct dp_ctx *ctx, const struct ctl_event *ev)
-{
-	if (rte_ring_mp_enqueue_elem(ctx->events, (void *)ev, sizeof *ev))
-		ctx->stats->ctl_events_lost++;
-}
-
 /* megaflow.c: a megaflow from the PMD's table, NULL when it is full; one
  * given back to it. */
 struct megaflow *dp_megaflow_alloc(struct dp_ctx *ctx);
@@ -186,5 +174,10 @@ void dp_mark_path(struct dp_ctx *ctx, struct pkt_batch *b);
 /* The VTEP's ARP responder/learner (arp_responder.c). */
 void arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b,
 		       uint16_t port_idx);
+/* On the underlay port, before any parsing: takes out of b the untagged
+ * ARP frames xlate would send to the responder (to our VTEP MAC or
+ * broadcast) and answers them at once, keeping the rest in order. */
+void arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b);
+
 
 #endif

@@ -10,7 +10,10 @@
  *    header (+4 with a VLAN tag), or a guest frame longer than its vhost
  *    port's mtu (+ the same), instead of a silent loss in the driver;
  *  - no_mbuf: the copy for an output that is not the last could not be
- *    made (pool empty): that copy is counted as made and dropped. */
+ *    made (pool empty): that copy is counted as made and dropped;
+ *  - arp_policed: ARP that would make us reply or learn, over the PMD's
+ *    token bucket (datapath arp-rate / arp-burst): dropped before any
+ *    table lookup, so a flood costs a header check per frame. */
 #ifndef VXS_DROP_REASON_H
 #define VXS_DROP_REASON_H
 
@@ -33,7 +36,8 @@
 	X(OUTER_FRAG,     "outer_frag")     /* IPv4 fragment to our VTEP    */ \
 	X(ARP_BAD_OP,     "arp_bad_op")     /* ARP opcode not req/reply     */ \
 	X(MTU_EXCEEDED,   "mtu_exceeded")   /* frame longer than port's MTU */ \
-	X(NO_MBUF,        "no_mbuf")        /* pool empty: copy not made    */
+	X(NO_MBUF,        "no_mbuf")        /* pool empty: copy not made    */ \
+	X(ARP_POLICED,    "arp_policed")    /* over the PMD's ARP budget    */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

@@ -202,6 +202,8 @@ dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 	ctx->opts = cfg->dp_opts;
 	ctx->tx_flush_tsc = rte_get_tsc_hz() / 1000000 *
 			    cfg->tx_flush_interval_us;
+	arp_policer_init(&ctx->arp_policer, cfg->arp_rate, cfg->arp_burst,
+			 rte_get_tsc_hz(), rte_rdtsc());
 	dpcls_force_generic(ctx->cls,
 			    !(ctx->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
 	ctx->emc_insert_inv_prob = cfg->emc_insert_inv_prob;

@@ -6,10 +6,10 @@
 #include <rte_arp.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "clock.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
-#include "vxswitch.h"
 
 #define ARP_RETRY_MS 1000
 #define ARP_PENDING_MAX 64
@@ -18,6 +18,14 @@ static struct {
 	rte_be32_t ip;
 	uint64_t sent_ms;
 } arp_pending[ARP_PENDING_MAX];
+
+static struct ctl_arp_stats arp_stats;
+
+const struct ctl_arp_stats *
+ctl_arp_get_stats(void)
+{
+	return &arp_stats;
+}
 
 static bool
 arp_rate_limited(rte_be32_t ip)
@@ -49,11 +57,17 @@ arp_request_send(rte_be32_t ip)
 	struct port *u = port_underlay();
 	struct rte_mbuf *m;
 
-	if (!u || !s->has_underlay || arp_rate_limited(ip))
+	if (!u || !s->has_underlay)
 		return;
+	if (arp_rate_limited(ip)) {
+		arp_stats.rate_limited++;
+		return;
+	}
 	m = rte_pktmbuf_alloc(pktmbuf_pool);
-	if (!m)
+	if (!m) {
+		arp_stats.no_mbuf++;
 		return;
+	}
 	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)rte_pktmbuf_append(
 		m, sizeof *eh + sizeof(struct rte_arp_hdr));
 	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
@@ -70,7 +84,11 @@ arp_request_send(rte_be32_t ip)
 	ah->arp_data.arp_sip = s->vtep_ip;
 	memset(&ah->arp_data.arp_tha, 0, sizeof ah->arp_data.arp_tha);
 	ah->arp_data.arp_tip = ip;
-	port_tx_burst(u, u->ctl_txq, &m, 1);
+	/* port_tx_burst frees what it did not send */
+	if (port_tx_burst(u, u->ctl_txq, &m, 1))
+		arp_stats.sent++;
+	else
+		arp_stats.tx_failed++;
 }
 
 /* Events handled per call, at most: under an ARP flood the PMDs can fill

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+#include "clock.h"
 #include "ctl_table.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -19,14 +19,6 @@ static struct {
 	uint32_t age_cursor;
 	struct neigh_stats stats;
 } nb;
-
-uint64_t
-vxs_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 neigh_init(uint32_t limit, uint32_t aging_s, struct rte_rcu_qsbr *qsbr)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rte_rcu_qsbr.h>
+#include "clock.h"		/* the clock of its now_ms arguments */
 #include "dp_snapshot.h"
 
 #define NEIGH_LIMIT_DEFAULT 65536
@@ -57,7 +58,5 @@ uint32_t neigh_slots(void);
 const struct neigh_entry *neigh_slot(uint32_t i);
 /* Milliseconds until e ages out (0: due); UINT64_MAX for a static one. */
 uint64_t neigh_expires_in_ms(const struct neigh_entry *e, uint64_t now_ms);
-
-uint64_t vxs_now_ms(void);
 
 #endif

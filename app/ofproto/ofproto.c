@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <rte_cycles.h>
+#include "clock.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "port.h"

@@ -69,4 +69,20 @@ const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
 /* datapath max-flows: add-flow(s) beyond it are refused whole */
 uint32_t ofproto_max_rules(void);
 
+/* Takes what the PMDs reported through ctl_event_ring (ARP learned, MACs
+ * missing, retired megaflows' counters) into these tables
+ * (ctl_events.c); the control loop calls it, and so does a command that
+ * must see the PMDs' latest reports. */
+void ctl_events_process(void);
+
+/* The ARP requests the control thread sends for missing neighbours
+ * (ctl_events.c; limits/show). */
+struct ctl_arp_stats {
+	uint64_t sent;			/* handed to the underlay's tx */
+	uint64_t rate_limited;		/* one per address per second */
+	uint64_t no_mbuf;		/* pool empty: not sent */
+	uint64_t tx_failed;		/* tx refused it (ring full, down) */
+};
+const struct ctl_arp_stats *ctl_arp_get_stats(void);
+
 #endif

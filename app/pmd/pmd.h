@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include "datapath.h"
@@ -78,40 +79,74 @@ pmd_burst_bucket(uint16_t n)
  * dpbench --check assert it); read from another thread, mid-burst, it is
  * only approximate. pmd_clear_stats() flushes the tx buffers first, so
  * nothing received before a clear is counted in flight after it. */
+/* The PMD's scalar counters, one row each, hot ones first (the datapath
+ * bumps them per burst or per packet; the rest per revalidation, sleep or
+ * rare failure). This one list makes struct pmd_stats and every report of
+ * it: pmd-stats-show --json and telemetry's /vxswitch/pmd_stats print each
+ * row under its field name, so no report can miss a counter. The text of
+ * pmd-stats-show keeps OVS's shape: a row whose 'text' is PMD_TEXT_PATH
+ * (the packet-path block) or PMD_TEXT_LOOKUP (the lookup block) is a line
+ * "  <label>: N" of that block, in list order; a PMD_TEXT_NONE row (no
+ * label) appears there only inside a derived line (an average, a
+ * percentage) or not at all. X(field, text, label). */
+#define PMD_STATS(X)                                                          \
+	X(packets,        PMD_TEXT_PATH,   "packets received")                \
+	X(tunnel_pops,    PMD_TEXT_PATH,                                      \
+	  "tunnel pops (inner lookups, same pass)")                           \
+	X(tunnel_pushes,  PMD_TEXT_PATH,   "tunnel pushes")                   \
+	/* took the NIC-mark path */                                          \
+	X(mark_hits,      PMD_TEXT_PATH,                                      \
+	  "NIC-marked (parse and lookup skipped)")                            \
+	/* NIC-marked, sent to the full path: unknown or stale mark, or not   \
+	 * what the mark's megaflow matches */                                \
+	X(mark_fallbacks, PMD_TEXT_PATH,                                      \
+	  "NIC-marked, full path (unknown/stale mark or check failed)")       \
+	X(emc_hits,       PMD_TEXT_LOOKUP, "exact match hits")                \
+	X(megaflow_hits,  PMD_TEXT_LOOKUP, "megaflow hits")                   \
+	X(upcalls,        PMD_TEXT_LOOKUP, /* misses sent to translation */   \
+	  "miss with success upcall")                                         \
+	X(copies,         PMD_TEXT_NONE, "") /* for outputs but the last */   \
+	X(tx_batches,     PMD_TEXT_NONE, "") /* port tx bursts */             \
+	X(tx_packets,     PMD_TEXT_NONE, "") /* sent by them */               \
+	X(busy_cycles,    PMD_TEXT_NONE, "") /* iterations that moved some */ \
+	X(idle_cycles,    PMD_TEXT_NONE, "")                                  \
+	X(iterations,     PMD_TEXT_NONE, "")                                  \
+	X(upcall_cycles,  PMD_TEXT_NONE, "")                                  \
+	X(arp_consumed,   PMD_TEXT_NONE, "") /* replies to our VTEP: learned */ \
+	X(arp_replies,    PMD_TEXT_NONE, "") /* we sent, for our VTEP's IP */ \
+	X(sleeps,         PMD_TEXT_NONE, "") /* idle back-off: sleeps taken */ \
+	X(sleep_cycles,   PMD_TEXT_NONE, "") /* TSC cycles spent in them */   \
+	X(revalidations,  PMD_TEXT_NONE, "")                                  \
+	X(revalidations_neigh, PMD_TEXT_NONE, "") /* of which neighbours */   \
+	X(megaflows_expired, PMD_TEXT_NONE, "")                               \
+	X(megaflows_revalidated, PMD_TEXT_NONE, "") /* translated again */    \
+	X(megaflows_revalidated_out, PMD_TEXT_NONE, "")                       \
+	/* no memory to queue a DEL the offload ring refused */               \
+	X(offload_dels_lost, PMD_TEXT_NONE, "")                               \
+	/* ctl_event_ring full: ARP learn or miss, or retired counters, lost */ \
+	X(ctl_events_lost, PMD_TEXT_NONE, "")
+
+enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_PATH, PMD_TEXT_LOOKUP };
+
 struct pmd_stats {
-	uint64_t packets;		/* received */
-	uint64_t copies;		/* made for outputs before the last */
-	uint64_t arp_consumed;		/* ARP replies for our VTEP: learned */
-	uint64_t emc_hits;
-	uint64_t megaflow_hits;
-	uint64_t upcalls;		/* misses sent to translation */
-	uint64_t upcall_cycles;
-	uint64_t tunnel_pops, tunnel_pushes;
-	uint64_t mark_hits;		/* took the NIC-mark path */
-	uint64_t mark_fallbacks;	/* NIC-marked, sent to the full path:
-					 * unknown or stale mark, or not what
-					 * the mark's megaflow matches */
-	uint64_t offload_dels_lost;	/* no memory to queue a refused DEL */
-	uint64_t ctl_events_lost;	/* ctl_event_ring full: ARP learn or
-					 * miss, or retired counters, lost */
-	uint64_t arp_replies;
+#define X(field, text, label) uint64_t field;
+	PMD_STATS(X)
+#undef X
 	uint64_t drops[DROP_N_REASONS];
-	uint64_t busy_cycles;		/* iterations that moved packets */
-	uint64_t idle_cycles;
-	uint64_t iterations;
-	uint64_t tx_batches, tx_packets;	/* for packets per send */
-	uint64_t revalidations, megaflows_expired, megaflows_revalidated_out;
-	uint64_t revalidations_neigh;	/* of which for neighbour changes */
-	uint64_t megaflows_revalidated;	/* translated again */
-	uint64_t sleeps;		/* idle back-off: sleeps taken */
-	uint64_t sleep_cycles;		/* TSC cycles spent in them */
 	uint64_t stage_cycles[PMD_N_STAGES];
 	uint64_t bursts[PMD_BURST_BUCKETS];	/* rx bursts by size */
 };
 
+/* A port's counters, per PMD (summed over PMDs for show, show --json and
+ * telemetry's /vxswitch/port_stats, which print every row). */
+#define PORT_STATS(X)                                                         \
+	X(rx_packets) X(rx_bytes)                                             \
+	X(tx_packets) X(tx_bytes) X(tx_dropped)
+
 struct pmd_port_stats {
-	uint64_t rx_packets, rx_bytes;
-	uint64_t tx_packets, tx_bytes, tx_dropped;
+#define X(field) uint64_t field;
+	PORT_STATS(X)
+#undef X
 };
 
 struct pmd_request {
@@ -144,6 +179,16 @@ struct pmd {
 extern struct pmd *pmds;
 extern uint16_t n_pmds;
 extern struct rte_mempool *pktmbuf_pool;
+
+/* The pool's mbufs not in it now (show, telemetry, the leak check at
+ * exit). */
+static inline uint32_t
+mbufs_in_use(void)
+{
+	return pktmbuf_pool ? pktmbuf_pool->size -
+				      rte_mempool_avail_count(pktmbuf_pool)
+			    : 0;
+}
 extern struct rte_rcu_qsbr *pmd_qsbr;
 extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <string.h>
+#include <rte_arp.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 #include "config.h"
@@ -86,6 +88,34 @@ pipeline_rig_up(const char *name, int (*write_topology)(char *, size_t),
 		vm[i] = port_by_name(vm_name);
 	}
 	return 0;
+}
+
+/* A 60-byte ARP frame (opcode op, host order; addresses in network
+ * order) from pool; NULL or an empty mbuf when the pool is empty. */
+static inline struct rte_mbuf *
+pipeline_rig_arp(struct rte_mempool *pool, const struct rte_ether_addr *dst,
+		 uint16_t op, const struct rte_ether_addr *sha, rte_be32_t sip,
+		 rte_be32_t tip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, 60) : NULL;
+	if (!p)
+		return m;
+	memset(p, 0, 60);
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
+	e->dst_addr = *dst;
+	e->src_addr = *sha;
+	e->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = RTE_ETHER_ADDR_LEN;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	a->arp_data.arp_sha = *sha;
+	a->arp_data.arp_sip = sip;
+	a->arp_data.arp_tip = tip;
+	return m;
 }
 
 /* Checks that every mbuf came back, then takes it all down. */

@@ -176,26 +176,9 @@ vm_frame(int vm, uint16_t len)
 static struct rte_mbuf *
 arp_frame(const struct rte_ether_addr *dst, uint16_t op)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, 60) : NULL;
-	if (!p)
-		return m;
-	memset(p, 0, 60);
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
-	e->dst_addr = *dst;
-	e->src_addr = remote_vtep_mac;
-	e->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = 6;
-	a->arp_plen = 4;
-	a->arp_opcode = rte_cpu_to_be_16(op);
-	a->arp_data.arp_sha = remote_vtep_mac;
-	a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(172, 1, 0, 0));
-	a->arp_data.arp_tha = vtep_mac;
-	a->arp_data.arp_tip = rte_cpu_to_be_32(IPV4(172, 1, 0, 100));
-	return m;
+	return pipeline_rig_arp(pool, dst, op, &remote_vtep_mac,
+				rte_cpu_to_be_32(IPV4(172, 1, 0, 0)),
+				rte_cpu_to_be_32(IPV4(172, 1, 0, 100)));
 }
 
 /* ---- the PMD ----------------------------------------------------------- */

@@ -12,7 +12,14 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 
+/* A test built from several .c files is compiled with -DUNIT_TEST_PARTS
+ * and defines the two counters once, in the file with main(), so that all
+ * its parts count into the one closing line. */
+#ifdef UNIT_TEST_PARTS
+extern unsigned n_passed, n_failed;
+#else
 static unsigned n_passed, n_failed;
+#endif
 
 /* Counts; on failure prints where and why (the first 20 in full). */
 #define CHECK(cond, ...)                                                       \

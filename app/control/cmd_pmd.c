@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PMDs, as ovs-appctl dpif-netdev/...: pmd-stats-show (every
+ * PMD_STATS counter, pmd.h), pmd-perf-show (cycles by stage, burst sizes),
+ * pmd-stats-clear, pmd-rxq-show, and the datapath optimisations (set-opt,
+ * opts-show) for A/B runs on live traffic. */
+#include <stdio.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include "cmd_util.h"
+#include "control.h"
+#include "dp_opts.h"
+#include "dpcls.h"
+#include "json_out.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "stats_read.h"
+
+/* The "  label: N" lines of one block of pmd-stats-show (PMD_STATS). */
+static void
+pmd_stats_text_block(struct ds *out, const struct pmd_stats *s,
+		     enum pmd_text_block block)
+{
+#define X(field, text, label)                                              \
+	if (text != PMD_TEXT_NONE && text == block)                       \
+		ds_put_format(out, "  %s: %lu\n", label, counter_ld(&s->field));
+	PMD_STATS(X)
+#undef X
+}
+
+/* OVS's shape: the packet-path block, the lookup block, then the lines
+ * derived from several counters. */
+static void
+pmd_stats_text(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
+	uint64_t idle = counter_ld(&s->idle_cycles), total = busy + idle;
+	uint64_t pops = counter_ld(&s->tunnel_pops), txb = counter_ld(&s->tx_batches);
+	uint64_t lookups = pkts + pops, up = counter_ld(&s->upcalls);
+
+	ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
+		      rte_lcore_to_socket_id(pmd->lcore), pmd->lcore);
+	pmd_stats_text_block(out, s, PMD_TEXT_PATH);
+	ds_put_format(out, "  avg. lookups per packet: %.2f\n",
+		      pkts ? (double)lookups / pkts : 0);
+	pmd_stats_text_block(out, s, PMD_TEXT_LOOKUP);
+	ds_put_format(out, "  avg. upcall cycles: %.0f\n",
+		      up ? (double)counter_ld(&s->upcall_cycles) / up : 0);
+	ds_put_format(out, "  avg. packets per output batch: %.2f\n",
+		      txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	ds_put_format(out, "  idle cycles: %lu (%.2f%%)\n", idle,
+		      total ? 100.0 * idle / total : 0);
+	ds_put_format(out, "  processing cycles: %lu (%.2f%%)\n", busy,
+		      total ? 100.0 * busy / total : 0);
+	ds_put_format(out, "  avg processing cycles per packet: %.1f\n",
+		      pkts ? (double)busy / pkts : 0);
+	{
+		uint64_t sleeps = counter_ld(&s->sleeps), slept = counter_ld(&s->sleep_cycles);
+		ds_put_format(out, "  idle back-off sleeps: %lu (%.0f us, "
+			      "%.2f%% of polling + sleeping time)\n", sleeps,
+			      (double)slept * 1e6 / rte_get_tsc_hz(),
+			      total + slept ? 100.0 * slept / (total + slept)
+					    : 0);
+	}
+	ds_put_format(out, "  megaflows: %u (expired %lu, revalidated out %lu,"
+		      " revalidations %lu)\n", dpcls_count(pmd->dp.cls),
+		      counter_ld(&s->megaflows_expired),
+		      counter_ld(&s->megaflows_revalidated_out),
+		      counter_ld(&s->revalidations));
+	pmd_accounting_text(out, &pmds[pmd->idx]);
+	ds_put_format(out, "  drops:");
+	for (int r = 0; r < DROP_N_REASONS; r++)
+		ds_put_format(out, " %s=%lu", drop_reason_name(r),
+			      counter_ld(&s->drops[r]));
+	ds_put_char(out, '\n');
+}
+
+/* Every PMD_STATS counter under its field name, then the derived ones. */
+static void
+pmd_stats_json(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
+
+	json_begin_object(out);
+	json_key(out, "core"); json_u64(out, pmd->lcore);
+#define X(field, text, label) json_key(out, #field); json_u64(out, counter_ld(&s->field));
+	PMD_STATS(X)
+#undef X
+	json_key(out, "tsc_hz"); json_u64(out, rte_get_tsc_hz());
+	json_key(out, "cycles_per_packet");
+	json_double(out, pkts ? (double)busy / pkts : 0);
+	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->dp.cls));
+	pmd_accounting_json(out, &pmds[pmd->idx]);
+	json_key(out, "drops");
+	json_begin_object(out);
+	for (int r = 0; r < DROP_N_REASONS; r++) {
+		json_key(out, drop_reason_name(r));
+		json_u64(out, counter_ld(&s->drops[r]));
+	}
+	json_end_object(out);
+	json_end_object(out);
+}
+
+/* One report per PMD: a JSON array of objects, or text blocks. */
+static void
+report_each_pmd(bool json, struct ds *out,
+		void (*text)(struct ds *, const struct pmd *),
+		void (*as_json)(struct ds *, const struct pmd *))
+{
+	if (json)
+		json_begin_array(out);
+	for (uint16_t i = 0; i < n_pmds; i++)
+		(json ? as_json : text)(out, &pmds[i]);
+	if (json)
+		json_end_array(out);
+}
+
+int
+cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
+		   void *aux)
+{
+	UNUSED_ARGS;
+	report_each_pmd(json, out, pmd_stats_text, pmd_stats_json);
+	return 0;
+}
+
+/* pmd-perf-show: where each PMD's busy cycles go, per packet and per
+ * stage (pmd.h, PMD_STAGES), as OVS's dpif-netdev/pmd-perf-show. */
+static const char *const burst_bucket_names[PMD_BURST_BUCKETS] = {
+	"1", "2-3", "4-7", "8-15", "16-31", "32",
+};
+
+static void
+pmd_perf_text(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
+	uint64_t idle = counter_ld(&s->idle_cycles), total = busy + idle;
+	uint64_t its = counter_ld(&s->iterations), txb = counter_ld(&s->tx_batches);
+	uint64_t staged = 0, bursts = 0;
+
+	ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
+		      rte_lcore_to_socket_id(pmd->lcore), pmd->lcore);
+	ds_put_format(out, "  Iterations:        %12lu  (%.2f us/it)\n", its,
+		      its ? total * 1e6 / rte_get_tsc_hz() / its : 0);
+	ds_put_format(out, "  - Used TSC cycles: %12lu\n", total);
+	ds_put_format(out, "  - idle cycles:     %12lu  (%5.1f %%)\n", idle,
+		      total ? 100.0 * idle / total : 0);
+	ds_put_format(out, "  - busy cycles:     %12lu  (%5.1f %%)\n", busy,
+		      total ? 100.0 * busy / total : 0);
+	ds_put_format(out, "  Rx packets:        %12lu  (%.0f cycles/pkt)\n",
+		      pkts, pkts ? (double)busy / pkts : 0);
+	ds_put_format(out, "  - tunnel pops:     %12lu  (inner lookups, same "
+		      "pass)\n", counter_ld(&s->tunnel_pops));
+	ds_put_format(out, "  - tunnel pushes:   %12lu\n",
+		      counter_ld(&s->tunnel_pushes));
+	ds_put_format(out, "  - EMC hits:        %12lu\n", counter_ld(&s->emc_hits));
+	ds_put_format(out, "  - megaflow hits:   %12lu\n",
+		      counter_ld(&s->megaflow_hits));
+	ds_put_format(out, "  - upcalls:         %12lu\n", counter_ld(&s->upcalls));
+	ds_put_format(out, "  Tx packets:        %12lu  (%.2f pkts/batch)\n",
+		      counter_ld(&s->tx_packets),
+		      txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	ds_put_format(out, "  Busy cycles by stage:   cycles/pkt   %% of busy\n");
+	for (int st = 0; st < PMD_N_STAGES; st++) {
+		uint64_t c = counter_ld(&s->stage_cycles[st]);
+		staged += c;
+		ds_put_format(out, "    %-20s %12.1f %10.1f %%\n",
+			      pmd_stage_name(st), pkts ? (double)c / pkts : 0,
+			      busy ? 100.0 * c / busy : 0);
+	}
+	uint64_t other = busy > staged ? busy - staged : 0;
+	ds_put_format(out, "    %-20s %12.1f %10.1f %%\n", "other (rx, loop)",
+		      pkts ? (double)other / pkts : 0,
+		      busy ? 100.0 * other / busy : 0);
+	ds_put_format(out, "    %-20s %12.1f\n", "total",
+		      pkts ? (double)busy / pkts : 0);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++)
+		bursts += counter_ld(&s->bursts[k]);
+	ds_put_format(out, "  Rx burst sizes (%lu bursts, %.1f pkts/burst):\n",
+		      bursts, bursts ? (double)pkts / bursts : 0);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++) {
+		uint64_t c = counter_ld(&s->bursts[k]);
+		ds_put_format(out, "    %-6s %12lu  (%5.1f %%)\n",
+			      burst_bucket_names[k], c,
+			      bursts ? 100.0 * c / bursts : 0);
+	}
+}
+
+static void
+pmd_perf_json(struct ds *out, const struct pmd *pmd)
+{
+	const struct pmd_stats *s = &pmd->stats;
+	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
+	uint64_t txb = counter_ld(&s->tx_batches), staged = 0;
+
+	json_begin_object(out);
+	json_key(out, "core"); json_u64(out, pmd->lcore);
+	json_key(out, "numa_id");
+	json_u64(out, rte_lcore_to_socket_id(pmd->lcore));
+	json_key(out, "iterations"); json_u64(out, counter_ld(&s->iterations));
+	json_key(out, "busy_cycles"); json_u64(out, busy);
+	json_key(out, "idle_cycles"); json_u64(out, counter_ld(&s->idle_cycles));
+	json_key(out, "packets"); json_u64(out, pkts);
+	json_key(out, "cycles_per_packet");
+	json_double(out, pkts ? (double)busy / pkts : 0);
+	json_key(out, "tunnel_pops"); json_u64(out, counter_ld(&s->tunnel_pops));
+	json_key(out, "tunnel_pushes"); json_u64(out, counter_ld(&s->tunnel_pushes));
+	json_key(out, "emc_hits"); json_u64(out, counter_ld(&s->emc_hits));
+	json_key(out, "megaflow_hits"); json_u64(out, counter_ld(&s->megaflow_hits));
+	json_key(out, "upcalls"); json_u64(out, counter_ld(&s->upcalls));
+	json_key(out, "tx_batches"); json_u64(out, txb);
+	json_key(out, "tx_packets"); json_u64(out, counter_ld(&s->tx_packets));
+	json_key(out, "packets_per_batch");
+	json_double(out, txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	json_key(out, "stages");
+	json_begin_object(out);
+	for (int st = 0; st <= PMD_N_STAGES; st++) {
+		uint64_t c;
+		if (st < PMD_N_STAGES) {
+			c = counter_ld(&s->stage_cycles[st]);
+			staged += c;
+			json_key(out, pmd_stage_name(st));
+		} else {
+			c = busy > staged ? busy - staged : 0;
+			json_key(out, "other");
+		}
+		json_begin_object(out);
+		json_key(out, "cycles"); json_u64(out, c);
+		json_key(out, "cycles_per_packet");
+		json_double(out, pkts ? (double)c / pkts : 0);
+		json_key(out, "percent");
+		json_double(out, busy ? 100.0 * c / busy : 0);
+		json_end_object(out);
+	}
+	json_end_object(out);
+	json_key(out, "burst_sizes");
+	json_begin_object(out);
+	for (int k = 0; k < PMD_BURST_BUCKETS; k++) {
+		json_key(out, burst_bucket_names[k]);
+		json_u64(out, counter_ld(&s->bursts[k]));
+	}
+	json_end_object(out);
+	json_end_object(out);
+}
+
+static int
+cmd_pmd_perf_show(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	UNUSED_ARGS;
+	report_each_pmd(json, out, pmd_perf_text, pmd_perf_json);
+	return 0;
+}
+
+static void
+pmd_clear_req(struct pmd_request *req)
+{
+	pmd_clear_stats(req->pmd);
+}
+
+static int
+cmd_pmd_stats_clear(int argc, const char *argv[], bool json, struct ds *out,
+		    void *aux)
+{
+	UNUSED_ARGS;
+	(void)out;
+	for (uint16_t i = 0; i < n_pmds; i++)
+		pmd_call(&pmds[i], pmd_clear_req, NULL);
+	return 0;
+}
+
+static int
+cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
+		 void *aux)
+{
+	UNUSED_ARGS;
+	if (json)
+		json_begin_array(out);
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		const struct pmd *pmd = &pmds[i];
+		uint64_t total = counter_ld(&pmd->stats.busy_cycles) +
+				 counter_ld(&pmd->stats.idle_cycles);
+		if (!json)
+			ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
+				      rte_lcore_to_socket_id(pmd->lcore),
+				      pmd->lcore);
+		for (uint16_t q = 0; q < pmd->n_rxqs; q++) {
+			const struct pmd_rxq *rq = &pmd->rxqs[q];
+			double usage = total ? 100.0 * counter_ld(&rq->busy_cycles) /
+						       total : 0;
+			uint64_t polls = counter_ld(&rq->poll.polls);
+			uint64_t empty = counter_ld(&rq->poll.empty_polls);
+			unsigned thresh = __atomic_load_n(&rq->poll.threshold,
+							  __ATOMIC_RELAXED);
+			if (json) {
+				json_begin_object(out);
+				json_key(out, "core"); json_u64(out, pmd->lcore);
+				json_key(out, "port"); json_string(out, rq->port->name);
+				json_key(out, "queue"); json_u64(out, rq->qid);
+				json_key(out, "enabled");
+				json_bool(out, rq->port->kind != PORT_VHOST ||
+						       port_vhost_ready(rq->port));
+				json_key(out, "packets"); json_u64(out, counter_ld(&rq->packets));
+				json_key(out, "usage_pct"); json_double(out, usage);
+				json_key(out, "polls"); json_u64(out, polls);
+				json_key(out, "empty_polls"); json_u64(out, empty);
+				/* adaptive: scheduled by the poll scheduler;
+				 * threshold: rounds skipped between polls */
+				json_key(out, "adaptive");
+				json_bool(out, rq->poll.adaptive);
+				json_key(out, "threshold"); json_u64(out, thresh);
+				json_end_object(out);
+			} else {
+				ds_put_format(out, "  port: %-20s queue-id: %2u (%s)"
+					      "  pmd usage: %3.0f %%"
+					      "  polls: %lu  empty: %lu",
+					      rq->port->name, rq->qid,
+					      rq->port->kind != PORT_VHOST ||
+						      port_vhost_ready(rq->port)
+						      ? "enabled" : "disabled",
+					      usage, polls, empty);
+				if (rq->poll.adaptive)
+					ds_put_format(out, "  threshold: %u\n",
+						      thresh);
+				else
+					ds_put_format(out, "  threshold: -"
+						      " (every round)\n");
+			}
+		}
+	}
+	if (json)
+		json_end_array(out);
+	return 0;
+}
+
+/* ---- optimisations -------------------------------------------------- */
+
+/* dpif-netdev/set-opt NAME on|off: for A/B runs on live traffic */
+static int
+cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
+	    void *aux)
+{
+	(void)argc, (void)json, (void)aux;
+	int o = dp_opt_by_name(argv[1]);
+	bool on = !strcmp(argv[2], "on") || !strcmp(argv[2], "true");
+
+	if (o < 0) {
+		ds_put_format(out, "unknown optimisation '%s' (see "
+			      "dpif-netdev/opts-show)", argv[1]);
+		return -1;
+	}
+	if (!on && strcmp(argv[2], "off") && strcmp(argv[2], "false")) {
+		ds_put_format(out, "expected on or off, not '%s'", argv[2]);
+		return -1;
+	}
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		uint32_t opts = pmds[i].dp.opts;
+		opts = on ? opts | DP_OPT_BIT(o) : opts & ~DP_OPT_BIT(o);
+		pmd_call(&pmds[i], pmd_set_opts, (void *)(uintptr_t)opts);
+	}
+	ctl_events_process();
+	ds_put_format(out, "%s %s\n", dp_opt_name(o), on ? "on" : "off");
+	return 0;
+}
+
+static int
+cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
+	      void *aux)
+{
+	UNUSED_ARGS;
+	uint32_t opts = n_pmds ? pmds[0].dp.opts : dp_opts_default();
+
+	if (json)
+		json_begin_object(out);
+	for (int o = 0; o < DP_N_OPTS; o++) {
+		bool on = opts & DP_OPT_BIT(o);
+		if (json) {
+			json_key(out, dp_opt_name(o));
+			json_bool(out, on);
+		} else {
+			ds_put_format(out, "%-20s %s\n", dp_opt_name(o),
+				      on ? "on" : "off");
+		}
+	}
+	if (json)
+		json_end_object(out);
+	return 0;
+}
+
+void
+cmd_pmd_register(void)
+{
+	control_register("dpif-netdev/pmd-stats-show", "", 0, 0,
+			 cmd_pmd_stats_show, NULL);
+	control_register("dpif-netdev/pmd-perf-show", "", 0, 0,
+			 cmd_pmd_perf_show, NULL);
+	control_register("dpif-netdev/pmd-stats-clear", "", 0, 0,
+			 cmd_pmd_stats_clear, NULL);
+	control_register("dpif-netdev/pmd-rxq-show", "", 0, 0,
+			 cmd_pmd_rxq_show, NULL);
+	control_register("dpif-netdev/set-opt", "NAME on|off", 2, 2,
+			 cmd_set_opt, NULL);
+	control_register("dpif-netdev/opts-show", "", 0, 0, cmd_opts_show,
+			 NULL);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * show: the ports with their counters, the mbuf pool, the tables. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include "cmd_util.h"
+#include "control.h"
+#include "json_out.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "stats_read.h"
+#include "version.h"
+
+int
+cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
+{
+	UNUSED_ARGS;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], ip[INET_ADDRSTRLEN];
+	const struct dp_snapshot *s = dp_snapshot_get();
+
+	if (json) {
+		json_begin_object(out);
+		json_key(out, "ports");
+		json_begin_array(out);
+		for (uint16_t i = 0; i < n_ports; i++) {
+			struct port *p = ports[i];
+			struct pmd_port_stats st;
+			port_stats_sum(i, &st);
+			json_begin_object(out);
+			json_key(out, "name"); json_string(out, p->name);
+			json_key(out, "ofport"); json_u64(out, p->ofport);
+			json_key(out, "type"); json_string(out, port_kind_name(p));
+			json_key(out, "state"); json_string(out, port_state_name(p));
+			json_key(out, "underlay"); json_bool(out, p->is_underlay);
+#define X(field) json_key(out, #field); json_u64(out, st.field);
+			PORT_STATS(X)
+#undef X
+			if (p->kind == PORT_VHOST) {
+				json_key(out, "path"); json_string(out, p->path);
+				json_key(out, "connects");
+				json_u64(out, __atomic_load_n(&p->n_connects,
+							      __ATOMIC_RELAXED));
+				json_key(out, "refused_mem");
+				json_u64(out, __atomic_load_n(
+					&p->vhost_refused_mem, __ATOMIC_RELAXED));
+				json_key(out, "refused_ring");
+				json_u64(out, __atomic_load_n(
+					&p->vhost_refused_ring, __ATOMIC_RELAXED));
+			}
+			json_end_object(out);
+		}
+		json_end_array(out);
+		json_key(out, "mempool");
+		json_begin_object(out);
+		json_key(out, "size"); json_u64(out, pktmbuf_pool->size);
+		json_key(out, "in_use"); json_u64(out, mbufs_in_use());
+		json_end_object(out);
+		pmd_accounting_json_all(out);
+		json_key(out, "n_pmds"); json_u64(out, n_pmds);
+		json_key(out, "n_rules"); json_u64(out, ofproto_n_rules());
+		json_key(out, "generation"); json_u64(out, s->gen);
+		json_end_object(out);
+		return 0;
+	}
+	ds_put_format(out, "vxswitch %s\n", VXSWITCH_VERSION);
+	if (s->has_underlay) {
+		mac_str(&s->vtep_mac, mac);
+		ds_put_format(out, "  vtep: %s/%u mac %s on %s\n",
+			      ip_str(s->vtep_ip, ip), s->vtep_plen, mac,
+			      ports[s->underlay_idx]->name);
+	}
+	/* A table: rx_packets, tx_packets, tx_dropped of PORT_STATS (--json
+	 * and telemetry have them all). */
+	ds_put_format(out, "  %-22s %6s %-20s %-5s %12s %12s %10s\n", "port",
+		      "ofport", "type", "state", "rx_packets", "tx_packets",
+		      "tx_dropped");
+	for (uint16_t i = 0; i < n_ports; i++) {
+		struct port *p = ports[i];
+		struct pmd_port_stats st;
+		port_stats_sum(i, &st);
+		ds_put_format(out, "  %-22s %6u %-20s %-5s %12lu %12lu %10lu\n",
+			      p->name, p->ofport, port_kind_name(p),
+			      port_state_name(p), st.rx_packets, st.tx_packets,
+			      st.tx_dropped);
+	}
+	ds_put_format(out, "  mbufs: %u of %u in use\n", mbufs_in_use(),
+		      pktmbuf_pool->size);
+	ds_put_format(out, "  pmds: %u, rules: %u, tables generation %lu\n",
+		      n_pmds, ofproto_n_rules(), s->gen);
+	return 0;
+}
+
+void
+cmd_show_register(void)
+{
+	control_register("show", "", 0, 0, cmd_show, NULL);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Between the parts of the ovs-ofctl flow parser (ofp_parse*.c): the
+ * parser state, the shared lexer (numbers, addresses, ports, words) and the
+ * match and action halves the token loop in ofp_parse.c calls. Not for
+ * other modules.
+ */
+#ifndef VXS_OFP_PARSE_PRIV_H
+#define VXS_OFP_PARSE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ofp_rule.h"
+
+/* What a match field needs from dl_type/nw_proto to mean anything. */
+enum prereq {
+	NEED_NOTHING,
+	NEED_IP_OR_ARP,
+	NEED_ARP,
+	NEED_IP,
+	NEED_TCP_OR_UDP,
+	NEED_ICMP,
+	N_PREREQS
+};
+
+struct parser {
+	const struct ofp_port_map *ports;
+	struct ofp_rule *rule;
+	uint32_t fields_set;		/* bit per enum mf_id */
+	const char *needed_by[N_PREREQS]; /* first key needing each prereq */
+	bool priority_set;
+	bool cookie_set;
+	char *err;
+	size_t errlen;
+};
+
+/* Writes the error into p->err; returns -1. */
+int __attribute__((format(printf, 2, 3)))
+ofp_fail(struct parser *p, const char *fmt, ...);
+
+/* ---- shared lexer (ofp_parse_lex.c) ----------------------------------- */
+
+/* Decimal or 0x hex, nothing else: no sign, no octal, no trailing junk. */
+bool ofp_parse_uint(const char *s, uint64_t max, uint64_t *out);
+bool ofp_parse_ipv4(const char *s, rte_be32_t *ip);
+/* Six groups of one or two hex digits separated by ':', as OVS takes. */
+bool ofp_parse_mac(const char *s, struct rte_ether_addr *mac);
+/* Numbers first (as ovs-ofctl does), then names; 0 if neither. */
+uint32_t ofp_resolve_port(const struct ofp_port_map *ports, const char *s);
+bool ofp_is_separator(char c);
+/* Splits the next comma/whitespace separated word off *pos. */
+char *ofp_next_word(char **pos);
+
+/* ---- the two halves --------------------------------------------------- */
+
+/* One match token: a field, a shorthand (ip, udp...), priority, cookie
+ * or table; value is NULL for "key" without '=' (ofp_parse_match.c). */
+int ofp_parse_match_token(struct parser *p, const char *key, char *value);
+/* Once every token is in: each field's dl_type/nw_proto prerequisite. */
+int ofp_check_prereqs(struct parser *p);
+/* The text after "actions=" into p->rule->actions (ofp_parse_actions.c). */
+int ofp_parse_actions(struct parser *p, char *s);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Between the parts of the software Flow Director (fdir_model*.c): the
+ * model and rule layout, the rule parser the writer calls and the table
+ * lookup the rx callback calls. Not for other modules.
+ */
+#ifndef VXS_FDIR_MODEL_PRIV_H
+#define VXS_FDIR_MODEL_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_spinlock.h>
+#include "fdir_model.h"
+
+/* input-set fields */
+#define IS_O_SRC (1u << 0)
+#define IS_O_DST (1u << 1)
+#define IS_SPORT (1u << 2)
+#define IS_DPORT (1u << 3)
+#define IS_VNI   (1u << 4)
+#define IS_I_SRC (1u << 5)
+#define IS_I_DST (1u << 6)
+
+/* Packet fields a rule can match, network order; masked by the input set,
+ * which is part of the key. */
+struct fdir_key {
+	uint32_t type;
+	uint32_t inset;
+	rte_be32_t o_src, o_dst;
+	rte_be16_t sport, dport;
+	rte_be32_t vni;		/* 24 bits, host order */
+	rte_be32_t i_src, i_dst;
+};
+
+struct fdir_model_rule {
+	struct fdir_model_rule *next;	/* bucket chain (RCU) */
+	struct fdir_model_rule *all_prev, *all_next;	/* writer only */
+	struct fdir_key key;
+	uint32_t mark;
+	uint16_t q_first, q_num;	/* RSS region, q_num 0: none */
+	bool in_pool;
+};
+
+struct fdir_model_pool {
+	uint32_t size;
+	uint32_t used;		/* atomic */
+};
+
+struct fdir_model {
+	uint16_t port;
+	uint16_t n_rxq;
+	rte_be16_t vxlan_port;
+	struct rte_rcu_qsbr *qsbr;
+	rte_spinlock_t wlock;
+
+	uint32_t guar;
+	struct fdir_model_pool *pool;
+	bool own_pool;
+
+	/* per flow type profile: read by the PMDs */
+	uint32_t inset[OFFLOAD_FT_N];
+	uint32_t n_rules[OFFLOAD_FT_N];	/* writer */
+
+	struct fdir_model_rule *all;	/* writer */
+	struct fdir_model_stats st;	/* writer fields; rx counters atomic */
+
+	const struct rte_eth_rxtx_callback *cbs[RTE_MAX_QUEUES_PER_PORT];
+	uint16_t cb_port, n_cbs;
+
+	uint32_t bucket_mask;
+	struct fdir_model_rule **buckets;
+};
+
+/* A rule that passed the whitelist: its table key and its actions. */
+struct fdir_parsed {
+	struct fdir_key key;
+	uint32_t mark;
+	uint16_t q_first, q_num;
+};
+
+/* Sets the rte_flow error (and so rte_errno); returns -code. */
+static inline int
+fail(struct rte_flow_error *e, int code, enum rte_flow_error_type t,
+     const void *cause, const char *msg)
+{
+	rte_flow_error_set(e, code, t, cause, msg);
+	return -code;
+}
+
+/* The ice checks, in ice's order: attr, pattern, actions; on refusal *why
+ * says which (fdir_model_parse.c). */
+int fdir_model_parse_rule(struct fdir_model *m, const struct offload_rule *r,
+			  struct fdir_parsed *p, enum fdir_model_reject *why,
+			  struct rte_flow_error *e);
+
+/* The rule with exactly key k, or NULL; safe for RCU readers. */
+struct fdir_model_rule *fdir_model_table_find(struct fdir_model *m,
+					       const struct fdir_key *k);
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * test_dpcls, the EMC: basic insert/lookup, both ways of a bucket, and a
+ * random run against a reference.
+ */
+#include "dpcls_test.h"
+
+/* ---- EMC ---- */
+
+static struct megaflow *
+emc_flow(uint64_t id)
+{
+	struct flow_key k, m;
+
+	flow_key_zero(&k);
+	flow_key_zero(&m);
+	return megaflow_new(&k, &m, id);
+}
+
+static struct megaflow *
+emc_get(struct emc *emc, const struct flow_key *key, uint32_t hash)
+{
+	struct megaflow *f = NULL;
+
+	emc_lookup(emc, key, &hash, 1, &f);
+	return f;
+}
+
+/* A hash whose two ways are slots s0 and s1; tag varies the bits above. */
+static uint32_t
+emc_hash(uint32_t s0, uint32_t s1, uint32_t tag)
+{
+	return s0 | s1 << 13 | tag << 26;
+}
+
+static void
+test_emc_basic(struct emc *emc)
+{
+	struct flow_key k1, k2;
+	struct megaflow *f1 = emc_flow(1), *f2 = emc_flow(2);
+
+	random_key(&k1);
+	k2 = k1;
+	k2.tp_dst ^= 1;
+
+	uint32_t h1 = flow_hash_key(&k1), h2 = flow_hash_key(&k2);
+
+	CHECK(emc_get(emc, &k1, h1) == NULL, "empty hit");
+	emc_insert(emc, &k1, h1, f1);
+	CHECK(emc_get(emc, &k1, h1) == f1, "hit");
+	CHECK(emc_get(emc, &k2, h2) == NULL, "other key hit");
+	/* Same hash, different key: must not be confused. */
+	CHECK(emc_get(emc, &k2, h1) == NULL, "hash-only match");
+
+	emc_insert(emc, &k1, h1, f2);
+	CHECK(emc_get(emc, &k1, h1) == f2, "update in place");
+
+	f2->dead = true;
+	CHECK(emc_get(emc, &k1, h1) == NULL, "dead returned");
+	emc_insert(emc, &k2, h2, f2);
+	CHECK(emc_get(emc, &k2, h2) == NULL, "dead inserted");
+	emc_purge_dead(emc);
+	f2->dead = false;	/* the entry must be gone, not just hidden */
+	CHECK(emc_get(emc, &k1, h1) == NULL, "purge kept entry");
+
+	emc_insert(emc, &k1, h1, f1);
+	emc_clear(emc);
+	CHECK(emc_get(emc, &k1, h1) == NULL, "clear kept entry");
+	free(f1);
+	free(f2);
+}
+
+static void
+test_emc_two_way(struct emc *emc)
+{
+	struct flow_key k[4];
+	struct megaflow *f[4];
+	uint32_t h[4];
+
+	for (int i = 0; i < 4; i++) {
+		random_key(&k[i]);
+		f[i] = emc_flow(i);
+		h[i] = emc_hash(100, 200, i + 1);
+	}
+	emc_clear(emc);
+	emc_insert(emc, &k[0], h[0], f[0]);
+	emc_insert(emc, &k[1], h[1], f[1]);
+	CHECK(emc_get(emc, &k[0], h[0]) == f[0] &&
+	      emc_get(emc, &k[1], h[1]) == f[1], "both ways used");
+
+	/* A third key evicts exactly one of them. */
+	emc_insert(emc, &k[2], h[2], f[2]);
+	bool has0 = emc_get(emc, &k[0], h[0]) == f[0];
+	bool has1 = emc_get(emc, &k[1], h[1]) == f[1];
+
+	CHECK(emc_get(emc, &k[2], h[2]) == f[2] && has0 != has1,
+	      "replacement: %d %d", has0, has1);
+
+	/* A dead entry is replaced before a live one. */
+	int survivor = has0 ? 0 : 1;
+
+	f[survivor]->dead = true;
+	emc_insert(emc, &k[3], h[3], f[3]);
+	CHECK(emc_get(emc, &k[3], h[3]) == f[3] &&
+	      emc_get(emc, &k[2], h[2]) == f[2], "dead not replaced first");
+	f[survivor]->dead = false;
+
+	/* Both ways on the same slot: one entry, still works. */
+	emc_clear(emc);
+	uint32_t hs = emc_hash(300, 300, 1);
+
+	emc_insert(emc, &k[0], hs, f[0]);
+	CHECK(emc_get(emc, &k[0], hs) == f[0], "same-slot ways");
+	emc_insert(emc, &k[1], hs, f[1]);
+	CHECK(emc_get(emc, &k[1], hs) == f[1] &&
+	      emc_get(emc, &k[0], hs) == NULL, "same-slot replace");
+	emc_clear(emc);
+	for (int i = 0; i < 4; i++)
+		free(f[i]);
+}
+
+/* Many keys into a full cache: a hit must always be the right flow, recent
+ * inserts must hit, and batch lookups must agree with single ones. */
+static void
+test_emc_random(struct emc *emc, unsigned n)
+{
+	struct flow_key *keys = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					      n * sizeof *keys);
+	uint32_t *hashes = calloc(n, sizeof *hashes);
+	struct megaflow **flows = calloc(n, sizeof *flows);
+	unsigned wrong = 0, hits = 0, recent_missing = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		random_key(&keys[i]);
+		hashes[i] = flow_hash_key(&keys[i]);
+		flows[i] = emc_flow(i);
+		emc_insert(emc, &keys[i], hashes[i], flows[i]);
+		if (emc_get(emc, &keys[i], hashes[i]) != flows[i])
+			recent_missing++;
+	}
+	for (unsigned base = 0; base + BATCH_MAX <= n; base += BATCH_MAX) {
+		struct megaflow *got[BATCH_MAX];
+		uint32_t map = random_keys_map();
+
+		for (int i = 0; i < BATCH_MAX; i++)
+			got[i] = &sentinel;
+		uint32_t miss = emc_lookup(emc, &keys[base], &hashes[base],
+					   map, got);
+		for (int i = 0; i < BATCH_MAX; i++) {
+			bool in = map >> i & 1, missed = miss >> i & 1;
+
+			if (!in)
+				wrong += got[i] != &sentinel || missed;
+			else if (missed)
+				wrong += got[i] != &sentinel;
+			else if (got[i] == flows[base + i])
+				hits++;
+			else
+				wrong++;
+		}
+	}
+	CHECK(!wrong && !recent_missing, "%u wrong, %u fresh inserts missing",
+	      wrong, recent_missing);
+	CHECK(hits > 0, "no hits at all");
+	printf("  emc: %u keys, %u batch hits\n", n, hits);
+	emc_clear(emc);
+	for (unsigned i = 0; i < n; i++)
+		free(flows[i]);
+	free(flows);
+	free(hashes);
+	free(keys);
+}
+
+void
+test_emc(unsigned n_keys)
+{
+	struct emc *emc = emc_create(SOCKET_ID_ANY);
+
+	CHECK(emc != NULL, "emc_create");
+	if (!emc)
+		return;
+	test_emc_basic(emc);
+	test_emc_two_way(emc);
+	test_emc_random(emc, n_keys);
+	emc_destroy(emc);
+}
