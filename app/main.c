@@ -188,8 +188,8 @@ check_flows(const struct vxs_config *cfg)
 				   err, sizeof err) ||
 		    xlate_check_rule(&r, cfg_port_is_tunnel, (void *)cfg, err,
 				     sizeof err)) {
-			fprintf(stderr, "vxswitch: %s:%d: %s\n", cfg->file,
-				cfg->flows[i].line, err);
+			fprintf(stderr, "vxswitch: %s:%d:%d: %s\n", cfg->file,
+				cfg->flows[i].line, cfg->flows[i].col, err);
 			return -1;
 		}
 	}
@@ -324,9 +324,9 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 					break;
 			if (i < cfg->n_pmd_cores)
 				continue;
-			fprintf(stderr, "vxswitch: %s:%d: rxq-affinity core is "
-				"not a pmd core '%u' (--pmd-cores '%s')\n",
-				cfg->file, port->line, core, arg);
+			fprintf(stderr, "vxswitch: %s:%d:%d: rxq-affinity core "
+				"is not a pmd core '%u' (--pmd-cores '%s')\n",
+				cfg->file, port->line, port->col, core, arg);
 			return -1;
 		}
 	}

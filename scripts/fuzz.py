@@ -41,13 +41,19 @@ def main():
     ap.add_argument("--vm-packets")
     ap.add_argument("--mutants", help="distinct frames per pcap")
     ap.add_argument("--arp-ips", help="distinct sender IPs of the flood")
-    ap.add_argument("--vhost-cases", help="hostile frontend runs")
+    ap.add_argument("--vhost-cases", help="hostile frontend runs: every "
+                    "case of vhost_frontend.py --list-cases in turn, client "
+                    "and server mode alternating")
     ap.add_argument("--ctl-requests", help="control requests before the "
                     "table exhaustion")
     ap.add_argument("--ctl-exhaust", help="entries per table exhausted")
     ap.add_argument("--ctl-tables", help="tables to exhaust, in order: "
                     "flow, route, arp, each optionally :N entries "
                     "(e.g. flow:5000,arp)")
+    ap.add_argument("--ctl-limits", help="the ctl topology's datapath "
+                    "limits, KEY=N,... (max-flows, max-routes, "
+                    "max-neighbours; a table filled past one must refuse), "
+                    "or 'default'")
     ap.add_argument("--topo-mutations")
     ap.add_argument("--restarts", help="guest kill/restart cycles")
     ap.add_argument("--seed", type=int, default=1)
@@ -70,6 +76,10 @@ def main():
         v = getattr(a, key)
         if v:
             sizes[key] = fuzzlib.parse_count(v)
+    if a.ctl_limits:
+        sizes["ctl_limits"] = {} if a.ctl_limits == "default" else {
+            k.strip(): fuzzlib.parse_count(v) for k, _, v in
+            (kv.partition("=") for kv in a.ctl_limits.split(","))}
     if a.ctl_tables:
         sizes["ctl_tables"] = tuple(t.strip() for t in
                                     a.ctl_tables.split(","))

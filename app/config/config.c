@@ -1565,6 +1565,7 @@ parse_route(struct loader *ld, const yaml_node_t *map)
 	if (expect_map(ld, map, "route") < 0)
 		return -1;
 	rc.route->line = (int)map->start_mark.line + 1;
+	rc.route->col = (int)map->start_mark.column + 1;
 	if (parse_mapping(ld, map, route_rules, &rc, &sc) < 0 ||
 	    check_route(ld, &rc, map) < 0)
 		return -1;
@@ -1632,6 +1633,7 @@ parse_arp(struct loader *ld, const yaml_node_t *map)
 			return fail(ld, ac.ip, "duplicate arp entry '%s'",
 				    raw_text(ac.ip));
 	ac.arp->line = (int)map->start_mark.line + 1;
+	ac.arp->col = (int)map->start_mark.column + 1;
 	cfg->n_arp++;
 	return 0;
 }
@@ -1742,6 +1744,7 @@ add_flow(struct loader *ld, const yaml_node_t *v)
 		return fail(ld, v, "out of memory for '%s'", "flow");
 	cfg->flows[cfg->n_flows].text = text;
 	cfg->flows[cfg->n_flows].line = (int)v->start_mark.line + 1;
+	cfg->flows[cfg->n_flows].col = (int)v->start_mark.column + 1;
 	cfg->n_flows++;
 	return 0;
 }

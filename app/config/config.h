@@ -85,18 +85,18 @@ struct cfg_route {
 	uint8_t plen;
 	rte_be32_t gateway;		/* 0 = directly connected */
 	char port[CFG_NAME_MAX];	/* default: the underlay port */
-	int line;
+	int line, col;			/* where it was defined, for errors */
 };
 
 struct cfg_arp {
 	rte_be32_t ip;
 	struct rte_ether_addr mac;
-	int line;
+	int line, col;
 };
 
 struct cfg_flow {
 	char *text;			/* ovs-ofctl syntax, malloc'd */
-	int line;
+	int line, col;
 };
 
 struct vxs_config {

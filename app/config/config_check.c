@@ -3,7 +3,8 @@
  * (config_check_limits, config_check_host; config.h), so that --check
  * catches them and a run refuses them with file:line:col before touching
  * the host: rte_vhost's socket limit, RTE_MAX_ETHPORTS, an mbuf pool
- * bigger than the EAL's memory, and (on this host) lcores it lacks and
+ * bigger than the EAL's memory, flows, routes or static neighbours past
+ * their datapath max-* limit, and (on this host) lcores it lacks and
  * hugepages it does not have free. Also where a byte offset is, for libyaml's
  * reader errors.
  */
@@ -21,7 +22,10 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "neigh.h"
+#include "ofproto.h"
 #include "pkt_batch.h"
+#include "route.h"
 
 /* rte_vhost (22.11) registers at most MAX_VHOST_SOCKET = 1024 sockets, a
  * private constant: the 1025th rte_vhost_driver_register() fails. */
@@ -79,6 +83,42 @@ check_port_counts(struct checker *ck)
 			return fail_at(ck, port_pos(p), "more than %u dpdk "
 				       "ports (RTE_MAX_ETHPORTS) '%s'",
 				       RTE_MAX_ETHPORTS, p->name);
+	}
+	return 0;
+}
+
+/* ofproto_init's tables: the first entry past a limit, where it is. The
+ * underlay's own /plen route takes one route slot. */
+static int
+check_table_limits(struct checker *ck)
+{
+	const struct vxs_config *cfg = ck->cfg;
+	uint32_t max_flows = cfg->max_flows ? cfg->max_flows
+					    : OFPROTO_MAX_RULES_DEFAULT;
+	uint32_t max_routes = cfg->max_routes ? cfg->max_routes
+					      : ROUTE_LIMIT_DEFAULT;
+	uint32_t max_neigh = cfg->max_neighbours ? cfg->max_neighbours
+						 : NEIGH_LIMIT_DEFAULT;
+	uint32_t own = cfg->vtep_ip ? 1 : 0;
+
+	if (cfg->n_flows > max_flows) {
+		const struct cfg_flow *f = &cfg->flows[max_flows];
+		return fail_at(ck, (struct cfg_pos){ f->line, f->col },
+			       "more than datapath max-flows %u flows '%u'",
+			       max_flows, cfg->n_flows);
+	}
+	if (cfg->n_routes + own > max_routes) {
+		const struct cfg_route *r = &cfg->routes[max_routes - own];
+		return fail_at(ck, (struct cfg_pos){ r->line, r->col },
+			       "more than datapath max-routes %u routes (the "
+			       "underlay's own included) '%u'", max_routes,
+			       cfg->n_routes + own);
+	}
+	if (cfg->n_arp > max_neigh) {
+		const struct cfg_arp *a = &cfg->arp[max_neigh];
+		return fail_at(ck, (struct cfg_pos){ a->line, a->col },
+			       "more than datapath max-neighbours %u arp "
+			       "entries '%u'", max_neigh, cfg->n_arp);
 	}
 	return 0;
 }
@@ -239,7 +279,8 @@ run_checks(const struct vxs_config *cfg, char *err, size_t errlen, bool host)
 
 	if (host)
 		return check_lcores(&ck) || check_memory(&ck, true) ? -1 : 0;
-	return check_port_counts(&ck) || check_memory(&ck, false) ? -1 : 0;
+	return check_port_counts(&ck) || check_table_limits(&ck) ||
+	       check_memory(&ck, false) ? -1 : 0;
 }
 
 int

@@ -486,22 +486,22 @@ init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 		const struct cfg_route *r = &cfg->routes[i];
 		const struct port *p = r->port[0] ? port_by_name(r->port) : u;
 		if (!p) {
-			snprintf(err, errlen, "%s:%d: route: unknown port '%s'",
-				 cfg->file, r->line, r->port);
+			snprintf(err, errlen, "%s:%d:%d: route: unknown port "
+				 "'%s'", cfg->file, r->line, r->col, r->port);
 			return -1;
 		}
 		if (route_insert(r->prefix, r->plen, r->gateway, p->idx, false,
 				 perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d: route: %s", cfg->file,
-				 r->line, perr);
+			snprintf(err, errlen, "%s:%d:%d: route: %s", cfg->file,
+				 r->line, r->col, perr);
 			return -1;
 		}
 	}
 	for (uint16_t i = 0; i < cfg->n_arp; i++) {
 		if (neigh_set(cfg->arp[i].ip, &cfg->arp[i].mac, perr,
 			      sizeof perr)) {
-			snprintf(err, errlen, "%s:%d: arp: %s", cfg->file,
-				 cfg->arp[i].line, perr);
+			snprintf(err, errlen, "%s:%d:%d: arp: %s", cfg->file,
+				 cfg->arp[i].line, cfg->arp[i].col, perr);
 			return -1;
 		}
 	}
@@ -532,8 +532,8 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 	for (uint16_t i = 0; i < cfg->n_flows; i++) {
 		struct ofp_rule r;
 		if (parse_rule(cfg->flows[i].text, &r, perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d: %s", cfg->file,
-				 cfg->flows[i].line, perr);
+			snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
+				 cfg->flows[i].line, cfg->flows[i].col, perr);
 			return -1;
 		}
 		rule_upsert(&r);

@@ -111,6 +111,10 @@ const char *port_state_name(const struct port *p);
 /* ethdev */
 int port_ethdev_create(struct port *p, struct rte_mempool *pool,
 		       uint16_t n_txq, char *err, size_t errlen);
+/* net_pcap devargs the driver would leak mbufs on (port_pcap.c): -1 and
+ * err; max_frame: the data room of one mbuf. */
+int port_pcap_check_devargs(const char *devargs, uint32_t max_frame,
+			    char *err, size_t errlen);
 int port_ethdev_start(struct port *p, char *err, size_t errlen);
 void port_ethdev_stop(struct port *p);
 

@@ -3,7 +3,6 @@
  * place (net_pcap, net_af_packet, net_tap, net_af_xdp, virtio-user). */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
@@ -17,32 +16,6 @@ devargs_is_pci(const char *devargs)
 	char tail;
 	return sscanf(devargs, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) == 4 ||
 	       sscanf(devargs, "%x:%x.%x%c", &b, &s, &f, &tail) == 3;
-}
-
-/* DPDK 22.11's net_pcap with infinite_rx on a pcap holding no packet
- * leaks an mbuf on every poll until the pool is empty: refuse it. */
-static int
-check_pcap_devargs(const char *devargs, char *err, size_t errlen)
-{
-	const char *rx = strstr(devargs, "rx_pcap=");
-	const char *inf = strstr(devargs, "infinite_rx=1");
-	char path[CFG_PATH_MAX];
-	struct stat st;
-
-	if (strncmp(devargs, "net_pcap", 8) || !rx || !inf)
-		return 0;
-	rx += strlen("rx_pcap=");
-	size_t n = strcspn(rx, ",");
-	if (n >= sizeof path)
-		return 0;
-	memcpy(path, rx, n);
-	path[n] = '\0';
-	/* 24-byte file header, then at least one 16-byte record header */
-	if (stat(path, &st) == 0 && st.st_size > 24 + 16)
-		return 0;
-	snprintf(err, errlen, "rx_pcap '%s' is missing or holds no packet "
-		 "(net_pcap's infinite_rx would leak mbufs)", path);
-	return -1;
 }
 
 static int
@@ -85,7 +58,9 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 	uint16_t id;
 	int rc;
 
-	if (check_pcap_devargs(p->cfg->devargs, err, errlen) ||
+	uint32_t max_frame = rte_pktmbuf_data_room_size(pool) -
+			     RTE_PKTMBUF_HEADROOM;
+	if (port_pcap_check_devargs(p->cfg->devargs, max_frame, err, errlen) ||
 	    find_or_probe(p->cfg->devargs, &id, err, errlen))
 		return -1;
 	p->eth_port_id = id;

@@ -123,6 +123,11 @@ def random_command(rng, names):
     return [name] + args
 
 
+# the topology's datapath limit each exhaustion kind runs into
+LIMIT_KEYS = {"arp": "max-neighbours", "route": "max-routes",
+              "flow": "max-flows"}
+
+
 def exhaustion_requests(kind, n):
     """n distinct table entries of `kind` (arp, route, flow)."""
     for i in range(1, n + 1):

@@ -310,9 +310,10 @@ _VTEP_IP_BYTES = bytes(int(x) for x in P.VTEP_IP.split("."))
 
 
 def arp_consumed(b):
-    """True for what app/datapath/arp_responder.c frees without a counter today
-    (issue 9, "counters do not always add up"): a well-formed untagged
-    Ethernet/IPv4 ARP for our VTEP IP whose opcode is not a request."""
+    """True for the frames that were freed with no counter before issue 9
+    (app/datapath/arp_responder.c: consumed if a reply, arp_bad_op otherwise): a
+    well-formed untagged Ethernet/IPv4 ARP for our VTEP IP whose opcode is
+    not a request. test_fuzz replays them on their own too."""
     return (len(b) >= 42 and b[12:14] == b"\x08\x06" and
             b[14:20] == b"\x00\x01\x08\x00\x06\x04" and
             b[20:22] != b"\x00\x01" and b[38:42] == _VTEP_IP_BYTES)

@@ -16,13 +16,16 @@ Categories (CATEGORIES), each run against a fresh switch:
              (rx_pcap=mutants, infinite_rx) and a virtio-user port to the
              switch, --forward-mode=io
   vhost      hostile vhost-user frontends: tests/integration/
-             vhost_frontend.py --socket PATH --case NAME for each of its
-             cases (--list-cases), against a dpdkvhostuser port; "not
-             available" while that module is missing
+             vhost_frontend.py --socket PATH --case NAME, every case of its
+             table (and a connection flood), in client mode (the frontend
+             listens, a dpdkvhostuserclient port) and server mode
+             (--connect, a dpdkvhostuser port); after each, a well-behaved
+             testpmd guest on another port still forwards
   ctl        the control socket: garbage, NULs, huge requests, idle and
              half-closed clients, random commands from list-commands with
              random arguments, table exhaustion (tnl/arp/set, ovs/route/add,
-             add-flow)
+             add-flow) up to the topology's datapath max-* limits, which
+             must refuse
   topology   mutated topology/ and tests/unit/topologies files through
              `vxswitch --check`: a file:line:col error or success, never a
              crash, a hang or a sanitizer report
@@ -32,9 +35,13 @@ Categories (CATEGORIES), each run against a fresh switch:
 Every category reports a Row: inputs tried, crashes (the switch died or
 exited other than 0/3, or --check died by a signal), sanitizer reports
 (ASan/LSan/UBSan lines in its log), leaked mbufs ("mbufs in use at exit"),
-counter mismatches (conservation_gap() on the switch's final counters),
-and other failures (hangs, stalls, bad error messages, no forwarding
-after a restart). A run fails if any cell but inputs is non-zero.
+counter mismatches (the switch's own accounting equation, pmd.h:
+received + copies = sent + consumed + dropped + in flight, per PMD, read
+live by vxlib.assert_packets_accounted() before SIGTERM and again from
+the --stats-on-exit lines), and other failures (hangs, stalls, a `show`
+slower than SHOW_SLOW_S, bad error messages, a full table that does not
+refuse, no forwarding after a restart or a hostile frontend). A run fails
+if any cell but inputs is non-zero.
 """
 
 import os
@@ -57,22 +64,36 @@ SANITIZER_RE = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
                           r"runtime error:")
 LEAK_RE = re.compile(r"mbufs in use at exit: (\d+)")
 FILE_LINE_COL_RE = re.compile(r"^vxswitch: .+:\d+:\d+: ", re.M)
-# today's errors short of file:line:col (issue 9 item 7): a NUL or invalid
-# UTF-8 gives a byte offset, a bad flow a line with no column
-KNOWN_FORMAT_RE = re.compile(r"^vxswitch: .+: .* at byte \d+$|"
-                             r"^vxswitch: [^:\n]+:\d+: ", re.M)
+# pmd-stats-show's accounting line, as --stats-on-exit prints it
+ACCOUNTING_RE = re.compile(
+    r"accounting: received (\d+) \+ copies (\d+) = sent (\d+) \+ "
+    r"consumed (\d+) \+ dropped (\d+) \+ in flight (\d+)")
+# a `show` slower than this (during a flood, among idle clients) is a stall
+SHOW_SLOW_S = 2.0
 
 # Sizes of one run. SMALL: CI (seconds per category); LONG: the issue's
 # closing run.
-SMALL = dict(nic_packets=300_000, vm_packets=100_000, mutants=3000,
-             arp_ips=2000, vhost_cases=3, ctl_requests=3000,
-             ctl_exhaust=1000, ctl_tables=("flow",), ctl_idle=4,
-             topo_mutations=60, restarts=2)
+# vhost_cases: frontend runs (every case, then again, modes alternating);
+# vhost_hold: seconds a case keeps its connection (None: the case's own);
+# ctl_limits: the topology's datapath max-* keys (small ones reach "table
+# full" in a few hundred requests).
+SMALL = dict(nic_packets=100_000, vm_packets=50_000, mutants=2000,
+             arp_ips=2000, vhost_cases=12, vhost_hold=0.3,
+             ctl_requests=1500, ctl_exhaust=300,
+             ctl_tables=("flow", "route", "arp"),
+             ctl_limits={"max-flows": 200, "max-routes": 200,
+                         "max-neighbours": 200},
+             ctl_idle=4, topo_mutations=60, restarts=2,
+             arp_limits={"max-neighbours": 500})
 LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
-            arp_ips=100_000, vhost_cases=24, ctl_requests=100_000,
-            ctl_exhaust=40_000, ctl_tables=("flow", "route", "arp"),
-            ctl_idle=20, topo_mutations=600,
-            restarts=200)
+            arp_ips=100_000, vhost_cases=48, vhost_hold=None,
+            ctl_requests=100_000, ctl_exhaust=40_000,
+            ctl_tables=("flow", "route", "arp"),
+            # past the old uint16_t wrap (32,768) and on to "full"
+            ctl_limits={"max-flows": 36_000, "max-routes": 36_000,
+                        "max-neighbours": 36_000},
+            ctl_idle=20, topo_mutations=600, restarts=200,
+            arp_limits=None)       # the default 65,536: the flood fills it
 
 
 class Row:
@@ -86,7 +107,6 @@ class Row:
         self.leaked_mbufs = self.mismatches = self.other = 0
         self.seconds = 0.0
         self.notes = []
-        self.known_format_errors = 0    # of other: KNOWN_FORMAT_RE
 
     def note(self, text):
         if len(self.notes) < 8:
@@ -100,8 +120,7 @@ class Row:
     def as_dict(self):
         d = {c: getattr(self, c) for c in self.COLS}
         d.update(category=self.category, available=self.available,
-                 seconds=round(self.seconds, 1), notes=self.notes,
-                 known_format_errors=self.known_format_errors)
+                 seconds=round(self.seconds, 1), notes=self.notes)
         return d
 
 
@@ -133,9 +152,10 @@ EXIT_DROPS_RE = re.compile(r"^  drops: (.*)$", re.M)
 
 
 def exit_counters(log):
-    """The counters --stats-on-exit printed (after the PMDs stopped, so
-    nothing is in flight in them): {"ports": {name: {type, rx, tx,
-    tx_dropped}}, "pmd_packets": N, "drops": {reason: N}} or None."""
+    """The counters --stats-on-exit printed (after the PMDs stopped):
+    {"ports": {name: {type, rx, tx, tx_dropped}}, "pmd_packets": N,
+    "drops": {reason: N}, "accounting": [(received, copies, sent,
+    consumed, dropped, in_flight) per PMD]} or None."""
     cut = log.rfind("vxswitch: shutting down")
     if cut < 0:
         return None
@@ -149,25 +169,20 @@ def exit_counters(log):
             k, _, v = kv.partition("=")
             drops[k] = drops.get(k, 0) + int(v)
     return {"ports": ports, "drops": drops,
-            "pmd_packets": sum(map(int, EXIT_PKTS_RE.findall(text)))}
+            "pmd_packets": sum(map(int, EXIT_PKTS_RE.findall(text))),
+            "accounting": [tuple(map(int, m))
+                           for m in ACCOUNTING_RE.findall(text)]}
 
 
 def conservation_gap(c):
-    """received - (sent + every drop + in flight) over the switch's real
-    ports (the vxlan vport counts decapsulated packets, already counted on
-    the NIC): 0 when every packet ended in exactly one counter. The one
-    place to switch to the daemon's own equation once show --json has it
-    (a "conservation" object with received/sent/dropped/in_flight)."""
-    if c is None:
-        return 0
-    cons = c.get("conservation")
-    if cons:
-        return cons["received"] - (cons["sent"] + cons["dropped"] +
-                                   cons.get("in_flight", 0))
-    real = [p for p in c["ports"].values() if p["type"] != "vxlan"]
-    rx = sum(p["rx"] for p in real)
-    tx = sum(p["tx"] for p in real)
-    return rx - tx - sum(c["drops"].values())
+    """The switch's own equation (pmd.h) on its exit counters, summed over
+    the PMDs' absolute gaps: (received + copies) - (sent + consumed +
+    dropped + in flight), 0 when every packet ended in exactly one
+    counter. None: no accounting line was printed."""
+    if not c or not c["accounting"]:
+        return None
+    return sum(abs(rx + cp - (tx + cons + drop + fl))
+               for rx, cp, tx, cons, drop, fl in c["accounting"])
 
 
 def sanitizer_reports(text):
@@ -269,9 +284,22 @@ class Fuzz:
 
     def finish_switch(self, row, sw, check_conservation=True):
         """Stops the switch (SIGTERM) if it still runs and accounts its
-        exit: code, sanitizer reports, leaked mbufs, conservation."""
+        exit: code, sanitizer reports, leaked mbufs, conservation (live,
+        with the conftest's helper, then on the exit counters)."""
         was_running = sw.proc is not None and sw.proc.poll() is None
         hung = False
+        if was_running and check_conservation:
+            try:
+                vxlib.assert_packets_accounted(sw)
+            except vxlib.CtlError as e:     # an AssertionError too
+                row.other += 1
+                row.note("pmd-stats-show --json failed: %s" % str(e)[-200:])
+            except AssertionError as e:
+                row.mismatches += 1
+                row.note(str(e)[-300:])
+            except (vxlib.HarnessError, ValueError) as e:
+                row.other += 1
+                row.note("pmd-stats-show --json failed: %s" % str(e)[-200:])
         if was_running:
             try:
                 sw.stop(timeout=30)
@@ -290,29 +318,51 @@ class Fuzz:
         m = LEAK_RE.findall(log)
         if m:
             row.leaked_mbufs += int(m[-1])
-        if was_running and check_conservation:
+        if was_running and not hung and check_conservation:
             c = exit_counters(log)
             gap = conservation_gap(c)
-            if gap:
+            if gap is None:
+                row.other += 1
+                row.note("no accounting line in the exit counters")
+            elif gap:
                 row.mismatches += 1
-                row.note("received - (sent + drops) = %d (drops %s)"
+                row.note("exit counters: received + copies - (sent + "
+                         "consumed + dropped + in flight) = %d (drops %s)"
                          % (gap, {k: v for k, v in c["drops"].items()
                                   if v}))
         return log
 
-    def wait_counter(self, row, sw, get, target, what, min_rate=20_000):
+    def wait_counter(self, row, sw, get, target, what, min_rate=20_000,
+                     slow_s=None):
         """Polls get(show json) until >= target; False if the switch died
-        or it took longer than target/min_rate + 30 s."""
+        or it took longer than target/min_rate + 30 s. slow_s: a show that
+        fails or takes longer is a stall (counted once, in other)."""
+        import json
         deadline = time.monotonic() + target / min_rate + 30
         last = 0
+        shows, slowest, stalled = 0, 0.0, False
         while time.monotonic() < deadline:
             if not self.alive(row, sw, what):
                 return False
+            t = time.monotonic()
             r = sw.ctl_result("show", json=True, timeout=10)
+            took = time.monotonic() - t
+            shows += 1
+            slowest = max(slowest, took)
+            if slow_s and not stalled and (r.returncode != 0 or
+                                           took > slow_s):
+                stalled = True
+                row.other += 1
+                row.note("%s: show %s after %.2f s while it ran" % (
+                    what, "failed" if r.returncode else "answered",
+                    took))
             if r.returncode == 0:
-                import json
                 last = get(json.loads(r.stdout))
-                if last >= target:
+                # with slow_s: a few shows under the load at least
+                if last >= target and (not slow_s or shows >= 5):
+                    if slow_s:
+                        row.note("%s: %d shows while it ran, slowest "
+                                 "%.2f s" % (what, shows, slowest))
                     return True
             time.sleep(0.2)
         if self.alive(row, sw, what):
@@ -332,9 +382,11 @@ class Fuzz:
 
     # -- NIC side ------------------------------------------------------
     def _nic_rig(self, row, tag, frames, n_vms=2, infinite=True,
-                 pcap_mbufs=0):
+                 pcap_mbufs=0, edit=None, n_guests=None):
         """pcap_mbufs: mbufs to add to the switch's pool for a large
-        infinite_rx pcap (net_pcap keeps all of it in mbufs)."""
+        infinite_rx pcap (net_pcap keeps all of it in mbufs). edit(topo):
+        changes the topology before it starts; testpmd serves the first
+        n_guests (default all) of its dpdkvhostuserclient ports."""
         wd = self._dir(tag)
         rundir = vxlib.short_tmpdir("fz")
         pcap = vxlib.write_pcap(wd / "rx.pcap", frames)
@@ -345,7 +397,9 @@ class Fuzz:
                                            if pcap_mbufs else 0))
         if pcap_mbufs:
             topo["datapath"]["n-mbufs"] = n_mbufs
-        vms = vxlib.Testpmd(wd, sockets=vxlib.vhost_paths(topo),
+        if edit:
+            edit(topo)
+        vms = vxlib.Testpmd(wd, sockets=vxlib.vhost_paths(topo)[:n_guests],
                             name="vms")
         sw = self.start_switch(row, topo, wd, rundir)
         if sw:
@@ -357,8 +411,8 @@ class Fuzz:
 
     def cat_nic(self, row, arp_consumed=None):
         """arp_consumed: None all mutants, False without those
-        fuzz_inputs.arp_consumed() picks (uncounted today), True only
-        those."""
+        fuzz_inputs.arp_consumed() picks (ARP for the VTEP that is not a
+        request: consumed or arp_bad_op), True only those."""
         frames = F.nic_mutants(self.rng, self.sizes["mutants"])
         if arp_consumed is not None:
             frames = [f for f in frames
@@ -378,8 +432,8 @@ class Fuzz:
                          infinite=False)
 
     def cat_arp_flood(self, row, n_ips=None, replies=True):
-        """replies: half the senders reply rather than ask (replies are
-        uncounted today: fuzz_inputs.arp_consumed())."""
+        """replies: half the senders reply rather than ask (consumed, as
+        fuzz_inputs.arp_consumed() says)."""
         n_ips = n_ips or self.sizes["arp_ips"]
         frames = []
         good = [P.vxlan_to_vm(k % 2, sport=k) for k in range(16)]
@@ -389,20 +443,50 @@ class Fuzz:
                 frames.append(good[(k // 8) % len(good)])
         # every sender IP twice (the PMD drops learn events the control
         # thread is too far behind to take); infinite_rx holds the whole
-        # pcap in mbufs: the pool is sized for it
+        # pcap in mbufs: the pool is sized for it. The control thread
+        # takes at most 4,096 events a pass: `show` answers during the
+        # flood (slow_s) and SIGTERM stops it (finish_switch).
+        limits = self.sizes.get("arp_limits") or {}
+
+        def full_table_refuses(sw):
+            """The neighbour table stays within its limit; a flood past it
+            is refused and counted (limits/show)."""
+            import json
+            r = sw.ctl_result("limits/show", json=True, timeout=10)
+            if r.returncode:
+                row.other += 1
+                row.note("limits/show: %s" % (r.stderr or r.stdout)[-200:])
+                return
+            lim = json.loads(r.stdout)
+            nb = lim["neighbours"]
+            row.note("neighbours %d of %d, learned %d, refused %d, "
+                     "events lost %d" % (nb["entries"], nb["limit"],
+                                         lim["neigh_learned"],
+                                         lim["neigh_learn_refused"],
+                                         lim["ctl_events_lost"]))
+            if nb["entries"] > nb["limit"] or (
+                    n_ips > nb["limit"] and
+                    not lim["neigh_learn_refused"]):
+                row.other += 1
+                row.note("neighbour table past its limit, or a full one "
+                         "that refused nothing")
         self._replay(row, "arp-flood", frames, 2 * len(frames),
-                     pcap_mbufs=len(frames))
+                     pcap_mbufs=len(frames), slow_s=SHOW_SLOW_S,
+                     datapath=limits, after=full_table_refuses)
 
     def _replay(self, row, tag, frames, target, infinite=True,
-                pcap_mbufs=0):
-        wd, topo, sw, vms = self._nic_rig(row, tag, frames,
-                                          infinite=infinite,
-                                          pcap_mbufs=pcap_mbufs)
+                pcap_mbufs=0, slow_s=None, datapath=None, after=None):
+        """Replays frames into the NIC until it received target; then
+        after(sw), if given, checks the switch."""
+        wd, topo, sw, vms = self._nic_rig(
+            row, tag, frames, infinite=infinite, pcap_mbufs=pcap_mbufs,
+            edit=lambda t: t["datapath"].update(datapath or {}))
         if not sw:
             return
-        self.wait_counter(row, sw, self.port_field("dpdk-phy",
-                                                   "rx_packets"),
-                          target, tag)
+        if self.wait_counter(row, sw, self.port_field("dpdk-phy",
+                                                      "rx_packets"),
+                             target, tag, slow_s=slow_s) and after:
+            after(sw)
         with_show = sw.ctl_result("show", json=True)
         self.finish_switch(row, sw)
         row.inputs += self._final_rx(sw, "dpdk-phy", with_show)
@@ -455,60 +539,83 @@ class Fuzz:
 
     # -- hostile vhost-user frontends ---------------------------------
     FRONTEND = Path(__file__).resolve().parent / "vhost_frontend.py"
-    FRONTEND_DEFAULT_CASES = ("tiny-ring-idx-jump", "mem-past-memfd",
-                              "stalled-message")
+    # the hostile ports: (port name, its type, --connect?)
+    HOSTILE_PORTS = (("vhost-user1", "dpdkvhostuserclient", False),
+                     ("vhost-user2", "dpdkvhostuser", True))
 
     def frontend_cases(self):
+        """Every case of vhost_frontend.py's table, and its connection
+        flood."""
         r = subprocess.run([sys.executable, str(self.FRONTEND),
                             "--list-cases"], capture_output=True,
                            text=True, timeout=30)
-        names = r.stdout.split() if r.returncode == 0 else []
-        return names or list(self.FRONTEND_DEFAULT_CASES)
+        if r.returncode != 0 or not r.stdout.split():
+            raise vxlib.HarnessError("vhost_frontend.py --list-cases: %s"
+                                     % (r.stderr or r.stdout)[-300:])
+        return r.stdout.split()
 
     def cat_vhost(self, row):
-        if not self.FRONTEND.exists():
-            row.available = False
-            row.note("%s is missing" % self.FRONTEND.name)
-            return
-        wd = self._dir("vhost")
-        rundir = vxlib.short_tmpdir("fz")
-        topo = P.topology("net_null0,no-rx=1", rundir, n_vms=1,
-                          vhost_type="dpdkvhostuser")
-        sock = vxlib.vhost_paths(topo, "dpdkvhostuser")[0]
-        sw = self.start_switch(row, topo, wd, rundir)
+        """VM 0 (testpmd, macswap) forwards the NIC's frames back; the
+        hostile frontends run one case at a time on vhost-user1 (the
+        frontend listens, the switch connects: client mode) or vhost-user2
+        (the switch listens: server mode), each case in both modes as the
+        count allows. After each: the switch runs, answers, and VM 0's
+        frames still go through it both ways."""
+        def hostile_ports(topo):
+            topo["flows"] = P.vm_flows(0)      # hostile frames: a miss
+            for name, ptype, _ in self.HOSTILE_PORTS:
+                for p in topo["ports"]:
+                    if p["name"] == name:
+                        p["type"] = ptype
+        frames = [P.vxlan_to_vm(0, sport=k) for k in range(32)]
+        wd, topo, sw, vm = self._nic_rig(row, "vhost", frames, n_vms=3,
+                                         edit=hostile_ports, n_guests=1)
         if not sw:
             return
+        socks = {p["name"]: p["path"] for p in topo["ports"]
+                 if p["name"].startswith("vhost-user")}
+        get_tx = self.port_field("vhost-user0", "tx_packets")
+        get_back = self.port_field("dpdk-phy", "tx_packets")
         cases = self.frontend_cases()
+        hold = self.sizes.get("vhost_hold")
         for k in range(self.sizes["vhost_cases"]):
             case = cases[k % len(cases)]
+            port, _, connect = self.HOSTILE_PORTS[
+                (k + k // len(cases)) % len(self.HOSTILE_PORTS)]
+            what = "case %s (%s)" % (case, "server mode" if connect
+                                     else "client mode")
+            cmd = [sys.executable, str(self.FRONTEND), "--socket",
+                   socks[port], "--case", case]
+            cmd += ["--connect"] if connect else []
+            cmd += ["--hold", str(hold)] if hold is not None else []
+            cmd += ["--count", "20"] if case == "flood" else []
             row.inputs += 1
             try:
-                r = subprocess.run([sys.executable, str(self.FRONTEND),
-                                    "--socket", str(sock), "--case", case],
-                                   capture_output=True, text=True,
+                r = subprocess.run(cmd, capture_output=True, text=True,
                                    timeout=120, env=self.env)
                 if r.returncode != 0:
                     row.other += 1
-                    row.note("case %s: exit %d: %s" % (
-                        case, r.returncode,
+                    row.note("%s: exit %d: %s" % (
+                        what, r.returncode,
                         (r.stderr or r.stdout).strip()[-200:]))
             except subprocess.TimeoutExpired:
                 row.other += 1
-                row.note("case %s: frontend did not finish in 120 s"
-                         % case)
-            if not self.alive(row, sw, "case " + case):
+                row.note("%s: frontend did not finish in 120 s" % what)
+            if not self.alive(row, sw, what):
                 break
-            if sw.ctl_result("show", timeout=10).returncode != 0:
-                row.other += 1
-                row.note("case %s: show failed after it" % case)
-        self.finish_switch(row, sw, check_conservation=False)
+            if not self._forwards(row, sw, get_tx, get_back, what):
+                if not self.alive(row, sw, what):
+                    break
+        self.finish_switch(row, sw)
+        vm.stop()
 
     # -- control socket ------------------------------------------------
     def cat_ctl(self, row, exhaust=None, n_exhaust=None):
         wd = self._dir("ctl")
         rundir = vxlib.short_tmpdir("fz")
         topo = P.topology("net_null0,no-rx=1", rundir, n_vms=2,
-                          vhost_type="dpdkvhostuser")
+                          vhost_type="dpdkvhostuser",
+                          datapath=self.sizes.get("ctl_limits"))
         sw = self.start_switch(row, topo, wd, rundir)
         if not sw:
             return
@@ -566,22 +673,38 @@ class Fuzz:
             self._answer(row, sw, " ".join(args)[:80], st)
             if row.inputs % 500 == 0 and not self.alive(row, sw, "random"):
                 return
-        # table exhaustion: "kind" (n_exhaust entries) or "kind:N"
+        # table exhaustion: "kind" (n_exhaust entries) or "kind:N"; past
+        # the topology's limit every request is refused, naming it
+        limits = self.sizes.get("ctl_limits") or {}
         for spec in exhaust:
             kind, _, count = spec.partition(":")
+            count = parse_count(count) if count else n_exhaust
             ok = errs = 0
-            for args in C.exhaustion_requests(
-                    kind, parse_count(count) if count else n_exhaust):
+            refusal = ""
+            for args in C.exhaustion_requests(kind, count):
                 st, body = cl.request(args)
                 self._answer(row, sw, "%s exhaustion" % kind, st)
                 ok += st == "OK"
                 errs += st == "ERROR"
+                if st == "ERROR" and not refusal:
+                    refusal = body.decode(errors="replace") \
+                        if isinstance(body, bytes) else str(body)
                 if st not in ("OK", "ERROR") and \
                         not self.alive(row, sw, "%s exhaustion at %d"
                                        % (kind, ok + errs)):
                     return
-            row.note("%s exhaustion: %d accepted, %d refused" % (
-                kind, ok, errs))
+            row.note("%s exhaustion: %d accepted, %d refused (%s)" % (
+                kind, ok, errs, refusal.strip()[:100]))
+            key = C.LIMIT_KEYS[kind]
+            limit = limits.get(key)
+            if limit and count > limit and (
+                    ok > limit or errs < count - limit or
+                    key not in refusal):
+                row.other += 1
+                row.note("%s: %d requests past %s %d: %d accepted, %d "
+                         "refused, first refusal %r" % (
+                             kind, count, key, limit, ok, errs,
+                             refusal[:100]))
             for show in ("tnl/arp/show", "ovs/route/show", "dump-flows"):
                 st, _ = cl.request([show], json=True, timeout=30)
                 self._answer(row, sw, show + " after exhaustion", st)
@@ -617,7 +740,6 @@ class Fuzz:
             elif r.returncode != 0 and not n_san and \
                     not FILE_LINE_COL_RE.search(out):
                 row.other += 1
-                row.known_format_errors += bool(KNOWN_FORMAT_RE.search(out))
                 row.note("%s (%s): no file:line:col: %s" % (
                     f.name, label, out.strip()[:160]))
             elif r.returncode not in (0, 1, 2):
@@ -676,7 +798,8 @@ class Fuzz:
                 return True
             time.sleep(0.1)
         row.other += 1
-        row.note("cycle %s: no forwarding through the guest" % cycle)
+        row.note("%s: no forwarding through the guest" % (
+            "cycle %s" % cycle if isinstance(cycle, int) else cycle))
         return False
 
 

@@ -16,6 +16,7 @@ overrides, and vxswitch-ctl commands.
 """
 
 import os
+import re
 import socket
 import subprocess
 
@@ -134,6 +135,14 @@ CASES = {
                     "    options: {remote_ip: flow, local_ip: flow, key: flow,"
                     " dst_port: 4789, vnis: [1001, 16777216]}", 0,
                     "bad vni", "16777216"),
+    # a table past its datapath max-* limit: at the first entry past it
+    "flows-past-max-flows": ("  pmd-cores: [1]",
+                             "  pmd-cores: [1]\n  max-flows: 2", 29,
+                             "more than datapath max-flows 2 flows", "4"),
+    "routes-past-max-routes": ("  pmd-cores: [1]",
+                               "  pmd-cores: [1]\n  max-routes: 1", 8,
+                               "more than datapath max-routes 1 routes",
+                               "2"),
     "yaml-syntax": ("  pmd-cores: [1]", "  pmd-cores: [1", 1,
                     "did not find expected ',' or ']'", None),
 }
@@ -195,9 +204,11 @@ def test_bad_topology(names, tmp_path, case, check):
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     err = r.stderr.strip()
     msg, token = sub_run(CASES[case][3], run), CASES[case][4]
-    # one line: "vxswitch: FILE:LINE[:COL]: message 'token'"
+    # one line: "vxswitch: FILE:LINE:COL: message 'token'" (flows, routes
+    # and arp entries included: issue 9 item 7)
     assert len(err.splitlines()) == 1, err
-    assert err.startswith("vxswitch: %s:%d:" % (cfg, line)), (line, err)
+    assert re.match(r"vxswitch: %s:%d:\d+: " % (re.escape(str(cfg)), line),
+                    err), (line, err)
     assert msg in err, err
     if token is not None:
         assert "'%s'" % sub_run(token, run) in err, err

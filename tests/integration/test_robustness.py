@@ -24,6 +24,7 @@ comes back on the wire.
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -722,3 +723,24 @@ def test_pidfile_errors(build_dir, hugepages, rundir, tmp_path, wire):
         assert not pidfile.exists()
     finally:
         vxlib.cleanup_dpdk_prefix(sw.prefix)
+
+
+def test_pcap_multiseg_infinite_rx_refused(make_switch, rundir, tmp_path):
+    """net_pcap's infinite_rx cannot replay a frame larger than one mbuf:
+    DPDK 22.11 fails the rx queue set-up and leaks that frame's mbuf chain
+    (the fuzz saw "mbufs in use at exit: 5"). The switch refuses the pcap
+    before probing it, names the packet, and exits with nothing leaked."""
+    good = P.vxlan_to_vm(0)
+    jumbo = Ether(dst=P.VTEP_MAC) / IP() / UDP() / (b"j" * 9000)
+    pcap = vxlib.write_pcap(tmp_path / "jumbo.pcap", [good, jumbo, good])
+    topo = P.topology("net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, rundir)
+    sw = make_switch(topo, start=False)
+    with pytest.raises(vxlib.HarnessError):
+        sw.start()
+    log = sw.log
+    assert "packet 2 is %d bytes, more than one mbuf" % len(jumbo) in log, \
+        log[-2000:]
+    assert "Multiseg" not in log, log[-2000:]
+    leaked = [int(n) for n in re.findall(r"mbufs in use at exit: (\d+)",
+                                         log)]
+    assert leaked in ([], [0]), log[-2000:]

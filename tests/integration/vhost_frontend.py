@@ -12,6 +12,7 @@ test_hostile_guest.py and meant for the fuzz suite.
 
     python3 vhost_frontend.py --socket PATH --case NAME [--connect]
                               [--hold SECS] [--count N]
+    python3 vhost_frontend.py --list-cases   # the case names, and flood
 
 By default it listens on PATH, as the VM does for a dpdkvhostuserclient
 port (the switch connects); --connect connects to a dpdkvhostuser port's
@@ -212,8 +213,10 @@ def case_tiny_ring(fe, hold=2.0, **_):
     into an 8-entry ring overruns rte_vhost's shadow ring)."""
     fe.negotiate()
     fe.mem_table()
-    fe.vring(RX_VRING, 8)
+    # the switch refuses the first 8-entry ring and closes the connection:
+    # what follows may meet a closed socket (EPIPE), as it is meant to
     with contextlib.suppress(OSError):
+        fe.vring(RX_VRING, 8)
         fe.vring(TX_VRING, 8)
         fe.post_packets(n=60000)
     return {"closed_after": fe.wait_closed(hold)}
@@ -389,9 +392,10 @@ def flood(path, connect_mode=False, count=200, hold=10.0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--socket", required=True)
-    ap.add_argument("--case", required=True,
-                    choices=sorted(list(CASES) + ["flood"]))
+    ap.add_argument("--socket")
+    ap.add_argument("--case", choices=sorted(list(CASES) + ["flood"]))
+    ap.add_argument("--list-cases", action="store_true",
+                    help="print the case names, one a line, and exit")
     ap.add_argument("--connect", action="store_true",
                     help="connect (dpdkvhostuser port) instead of listen")
     ap.add_argument("--hold", type=float, default=None,
@@ -399,6 +403,11 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=200,
                     help="flood: connections")
     a = ap.parse_args(argv)
+    if a.list_cases:
+        print("\n".join(sorted(list(CASES) + ["flood"])))
+        return 0
+    if not a.socket or not a.case:
+        ap.error("--socket and --case are required")
     opts = {} if a.hold is None else {"hold": a.hold}
     if a.case == "flood":
         res = flood(a.socket, a.connect, a.count, **opts)
