@@ -178,14 +178,14 @@ fill_arp(struct pkt_batch *b)
 static void
 pmd_step(struct pmd *pmd, struct port *in, struct pkt_batch *b)
 {
-	pmd->snap = dp_snapshot_get();
-	if (pmd->snap->gen != pmd->seen_gen) {
-		pmd_revalidate(pmd);
-		pmd->seen_gen = pmd->snap->gen;
+	pmd->dp.snap = dp_snapshot_get();
+	if (pmd->dp.snap->gen != pmd->dp.seen_gen) {
+		dp_revalidate(&pmd->dp);
+		pmd->dp.seen_gen = pmd->dp.snap->gen;
 	}
-	dp_process_burst(pmd, in, b);
-	dp_tx_flush_all(pmd);
-	pmd->snap = NULL;
+	dp_process_burst(&pmd->dp, in, b);
+	dp_tx_flush_all(&pmd->dp);
+	pmd->dp.snap = NULL;
 	rte_rcu_qsbr_quiescent(pmd_qsbr, pmd->idx);
 }
 
@@ -228,9 +228,9 @@ run(struct run *r, const struct vxs_config *cfg)
 	/* the same start for each: no learned entries, a full bucket */
 	ctl_events_process();
 	neigh_flush();
-	pmd->snap = dp_snapshot_get();
-	pmd->seen_gen = pmd->snap->gen;
-	arp_policer_init(&pmd->arp_policer, r->policer ? args.arp_rate : 0,
+	pmd->dp.snap = dp_snapshot_get();
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
+	arp_policer_init(&pmd->dp.arp_policer, r->policer ? args.arp_rate : 0,
 			 args.arp_burst ? args.arp_burst : cfg->arp_burst,
 			 rte_get_tsc_hz(), rte_rdtsc());
 	next_sender = 0;
@@ -369,8 +369,8 @@ main(int argc, char **argv)
 		snprintf(name, sizeof name, "vm%d", i);
 		vm[i] = port_by_name(name);
 	}
-	pmds[0].snap = dp_snapshot_get();
-	pmds[0].seen_gen = pmds[0].snap->gen;
+	pmds[0].dp.snap = dp_snapshot_get();
+	pmds[0].dp.seen_gen = pmds[0].dp.snap->gen;
 
 	if (!args.arp_rate)
 		args.arp_rate = cfg.arp_rate;

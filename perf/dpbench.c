@@ -44,7 +44,6 @@
 #include <rte_memcpy.h>
 #include <rte_udp.h>
 #include "config.h"
-#include "dp_execute.h"
 #include "dp_offload.h"
 #include "fdir_model.h"
 #include "offload_mgr.h"
@@ -529,15 +528,15 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	for (uint64_t n = 0; n < warm; n++) {
 		if (refill(&t, &b, &in))
 			return -1;
-		dp_process_burst(pmd, in, &b);
-		dp_tx_flush_all(pmd);
-		if (pmd->offload)
-			dp_offload_poll(pmd);
+		dp_process_burst(&pmd->dp, in, &b);
+		dp_tx_flush_all(&pmd->dp);
+		if (pmd->dp.offload)
+			dp_offload_poll(&pmd->dp);
 	}
-	if (pmd->offload) {	/* let every rule land before measuring */
+	if (pmd->dp.offload) {	/* let every rule land before measuring */
 		for (int w = 0; w < 200; w++) {
 			rte_delay_us_sleep(1000);
-			dp_offload_poll(pmd);
+			dp_offload_poll(&pmd->dp);
 		}
 	}
 	pmd_clear_stats(pmd);
@@ -546,16 +545,16 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 			return -1;
 		CALLGRIND_TOGGLE_COLLECT;
 		uint64_t t0 = rte_rdtsc();
-		dp_process_burst(pmd, in, &b);
+		dp_process_burst(&pmd->dp, in, &b);
 		/* as the PMD loop: buffers older than tx-flush-interval */
-		dp_tx_flush_due(pmd, rte_rdtsc());
-		if (pmd->offload)
-			dp_offload_poll(pmd);
+		dp_tx_flush_due(&pmd->dp, rte_rdtsc());
+		if (pmd->dp.offload)
+			dp_offload_poll(&pmd->dp);
 		total += rte_rdtsc() - t0;
 		CALLGRIND_TOGGLE_COLLECT;
 	}
 	uint64_t t0 = rte_rdtsc();
-	dp_tx_flush_all(pmd);
+	dp_tx_flush_all(&pmd->dp);
 	total += rte_rdtsc() - t0;
 	const struct pmd_stats *s = &pmd->stats;
 	*r = (struct result){
@@ -700,14 +699,14 @@ setup_marking(struct pmd *pmd)
 		fprintf(stderr, "dpbench: cannot set up the offload model\n");
 		return -1;
 	}
-	return dp_offload_attach(pmd, offloader);
+	return dp_offload_attach(&pmd->dp, offloader);
 }
 
 static void
 teardown_marking(struct pmd *pmd)
 {
 	if (pmd)
-		dp_offload_detach(pmd);
+		dp_offload_detach(&pmd->dp);
 	if (offloader)
 		offload_mgr_destroy(offloader);
 	if (marker)
@@ -778,8 +777,8 @@ main(int argc, char **argv)
 	}
 
 	struct pmd *pmd = &pmds[0];
-	pmd->snap = dp_snapshot_get();
-	pmd->seen_gen = pmd->snap->gen;
+	pmd->dp.snap = dp_snapshot_get();
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
 	if (args.nic_marked && setup_marking(pmd))
 		goto out;
 

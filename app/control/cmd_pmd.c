@@ -64,7 +64,7 @@ pmd_stats_text(struct ds *out, const struct pmd *pmd)
 					    : 0);
 	}
 	ds_put_format(out, "  megaflows: %u (expired %lu, revalidated out %lu,"
-		      " revalidations %lu)\n", dpcls_count(pmd->cls),
+		      " revalidations %lu)\n", dpcls_count(pmd->dp.cls),
 		      counter_ld(&s->megaflows_expired),
 		      counter_ld(&s->megaflows_revalidated_out),
 		      counter_ld(&s->revalidations));
@@ -91,7 +91,7 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "tsc_hz"); json_u64(out, rte_get_tsc_hz());
 	json_key(out, "cycles_per_packet");
 	json_double(out, pkts ? (double)busy / pkts : 0);
-	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->cls));
+	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->dp.cls));
 	pmd_accounting_json(out, &pmds[pmd->idx]);
 	json_key(out, "drops");
 	json_begin_object(out);
@@ -357,7 +357,7 @@ cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	}
 	for (uint16_t i = 0; i < n_pmds; i++) {
-		uint32_t opts = pmds[i].opts;
+		uint32_t opts = pmds[i].dp.opts;
 		opts = on ? opts | DP_OPT_BIT(o) : opts & ~DP_OPT_BIT(o);
 		pmd_call(&pmds[i], pmd_set_opts, (void *)(uintptr_t)opts);
 	}
@@ -371,7 +371,7 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 	      void *aux)
 {
 	UNUSED_ARGS;
-	uint32_t opts = n_pmds ? pmds[0].opts : dp_opts_default();
+	uint32_t opts = n_pmds ? pmds[0].dp.opts : dp_opts_default();
 
 	if (json)
 		json_begin_object(out);

@@ -264,8 +264,8 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	ctl_events_process();
 	ns = neigh_get_stats();
 	for (uint16_t i = 0; i < n_pmds; i++) {
-		mf += dpcls_count(pmds[i].cls);
-		mf_limit += pmds[i].max_flows;
+		mf += dpcls_count(pmds[i].dp.cls);
+		mf_limit += pmds[i].dp.max_flows;
 		upcall_fail += pmds[i].stats.drops[DROP_UPCALL_FAIL];
 		lost += pmds[i].stats.ctl_events_lost;
 	}

@@ -28,11 +28,11 @@ static void
 pmd_dump_flows(struct pmd_request *req)
 {
 	struct mf_dump_req *r = req->arg;
-	r->cap = dpcls_count(req->pmd->cls);
+	r->cap = dpcls_count(req->pmd->dp.cls);
 	r->v = malloc((r->cap ? r->cap : 1) * sizeof *r->v);
 	if (!r->v)
 		r->cap = 0;
-	dpcls_foreach(req->pmd->cls, dump_one, r);
+	dpcls_foreach(req->pmd->dp.cls, dump_one, r);
 }
 
 int

@@ -9,7 +9,7 @@
 #include <rte_malloc.h>
 #include <rte_version.h>
 #include "control.h"
-#include "dp_offload.h"
+#include "pmd.h"
 #include "fdir_model.h"
 #include "json_out.h"
 #include "offload_ctl.h"
@@ -74,7 +74,7 @@ offload_init(char *err, size_t errlen)
 		return -1;
 	}
 	for (uint16_t i = 0; i < n_pmds; i++)
-		if (dp_offload_attach(&pmds[i], ol.mgr)) {
+		if (dp_offload_attach(&pmds[i].dp, ol.mgr)) {
 			snprintf(err, errlen, "out of memory (mark tables)");
 			return -1;
 		}
@@ -86,7 +86,7 @@ void
 offload_fini(void)
 {
 	for (uint16_t i = 0; pmds && i < n_pmds; i++)
-		dp_offload_detach(&pmds[i]);
+		dp_offload_detach(&pmds[i].dp);
 	if (ol.mgr)
 		offload_mgr_destroy(ol.mgr);
 	if (ol.model) {

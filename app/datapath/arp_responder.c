@@ -15,7 +15,7 @@
 #include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
-#include "dp_execute.h"
+#include "dp_stages.h"
 #include "dp_snapshot.h"
 
 void
@@ -73,9 +73,9 @@ enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP,
 		   ARP_POLICED };
 
 static enum arp_verdict
-arp_handle(struct pmd *pmd, struct learn_batch *lb, struct rte_mbuf *m)
+arp_handle(struct dp_ctx *ctx, struct learn_batch *lb, struct rte_mbuf *m)
 {
-	const struct dp_snapshot *s = pmd->snap;
+	const struct dp_snapshot *s = ctx->snap;
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *ah;
 
@@ -98,7 +98,7 @@ arp_handle(struct pmd *pmd, struct learn_batch *lb, struct rte_mbuf *m)
 
 	if (!for_us && !gratuitous)
 		return ARP_IGNORED;	/* neither answered nor learned */
-	if (!arp_policer_take(&pmd->arp_policer))
+	if (!arp_policer_take(&ctx->arp_policer))
 		return ARP_POLICED;
 	if (for_us || dp_snapshot_neigh(s, a->arp_sip))
 		learn(s, lb, a->arp_sip, &a->arp_sha);
@@ -118,17 +118,17 @@ arp_handle(struct pmd *pmd, struct learn_batch *lb, struct rte_mbuf *m)
 }
 
 void
-arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
+arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 {
 	struct rte_mbuf *replies[BATCH_MAX];
 	struct learn_batch lb;
 	uint16_t n = 0, count[ARP_POLICED + 1] = { 0 };
 
 	lb.n = 0;
-	if (pmd->arp_policer.cost)
-		arp_policer_refill(&pmd->arp_policer, rte_rdtsc());
+	if (ctx->arp_policer.cost)
+		arp_policer_refill(&ctx->arp_policer, rte_rdtsc());
 	for (uint16_t i = 0; i < b->n; i++) {
-		enum arp_verdict v = arp_handle(pmd, &lb, b->pkts[i]);
+		enum arp_verdict v = arp_handle(ctx, &lb, b->pkts[i]);
 		if (v == ARP_SEND_REPLY) {
 			replies[n++] = b->pkts[i];
 			continue;
@@ -137,13 +137,13 @@ arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
 		count[v]++;
 	}
 	b->n = 0;
-	pmd_push_events(pmd, lb.ev, lb.n);
-	pmd->stats.arp_replies += n;
-	pmd->stats.arp_consumed += count[ARP_CONSUMED];
-	pmd_count_drops(pmd, DROP_ARP_IGNORED, count[ARP_IGNORED]);
-	pmd_count_drops(pmd, DROP_ARP_BAD_OP, count[ARP_BAD_OP]);
-	pmd_count_drops(pmd, DROP_ARP_POLICED, count[ARP_POLICED]);
-	dp_tx_enqueue(pmd, port_idx, replies, n);
+	dp_push_events(ctx, lb.ev, lb.n);
+	ctx->stats->arp_replies += n;
+	ctx->stats->arp_consumed += count[ARP_CONSUMED];
+	dp_count_drops(ctx, DROP_ARP_IGNORED, count[ARP_IGNORED]);
+	dp_count_drops(ctx, DROP_ARP_BAD_OP, count[ARP_BAD_OP]);
+	dp_count_drops(ctx, DROP_ARP_POLICED, count[ARP_POLICED]);
+	dp_tx_enqueue(ctx, port_idx, replies, n);
 }
 
 /* The same verdict as xlate_underlay's megaflow for these frames (ARP to
@@ -152,9 +152,9 @@ arp_respond_batch(struct pmd *pmd, struct pkt_batch *b, uint16_t port_idx)
  * would otherwise pay per frame (every one an EMC miss). Tagged ARP still
  * takes the pipeline, to the same end. */
 void
-arp_steer_batch(struct pmd *pmd, struct pkt_batch *b)
+arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
 {
-	const struct dp_snapshot *s = pmd->snap;
+	const struct dp_snapshot *s = ctx->snap;
 	struct pkt_batch arp;
 	uint16_t kept = 0;
 
@@ -174,5 +174,5 @@ arp_steer_batch(struct pmd *pmd, struct pkt_batch *b)
 	}
 	b->n = kept;
 	if (arp.n)
-		arp_respond_batch(pmd, &arp, s->underlay_idx);
+		arp_respond_batch(ctx, &arp, s->underlay_idx);
 }

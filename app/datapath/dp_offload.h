@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The PMD's side of partial offload (drivers/offload/README.md): asking
  * the offload thread for a NIC rule when an inner megaflow is created
- * behind a tnl_pop, taking its answers, and the mark path that sends a
- * packet the NIC marked straight to its megaflow's actions.
+ * behind a tnl_pop, and taking its answers (dp_offload.c). The mark path
+ * that sends a packet the NIC marked straight to its megaflow's actions is
+ * mark_path.c; attach, detach and poll are in datapath.h.
  *
  * The mark table (mark -> megaflow) belongs to the PMD that made the
  * megaflows: only it fills, reads and clears it, so it needs no RCU. A
@@ -15,9 +16,7 @@
 #ifndef VXS_DP_OFFLOAD_H
 #define VXS_DP_OFFLOAD_H
 
-#include "pmd.h"
-
-struct offload_mgr;
+#include "datapath.h"
 
 enum mf_offload {
 	MF_OFFLOAD_NONE,	/* never asked */
@@ -33,24 +32,14 @@ struct offload_del {
 	uint32_t mark;
 };
 
-/* Gives pmd its mark table and DEL retry queue, sized from m's marks, and
- * turns offload on for it; -ENOMEM. Before the PMD runs. */
-int dp_offload_attach(struct pmd *pmd, struct offload_mgr *m);
-/* Offload off for pmd, its tables freed. With the PMD stopped. */
-void dp_offload_detach(struct pmd *pmd);
-
-/* After an inner megaflow f was installed in the PMD's classifier. */
-void dp_offload_request(struct pmd *pmd, struct megaflow *f);
+/* After a megaflow f was installed in the PMD's classifier; outer: the
+ * megaflow whose tnl_pop led to it (NULL: not an inner one, no request). */
+void dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
+			const struct megaflow *outer);
 /* From the periodic sweep while the offload thread has a backlog: f's
  * packet count so far, so that the busiest flows are inserted first. */
-void dp_offload_refresh(struct pmd *pmd, struct megaflow *f);
+void dp_offload_refresh(struct dp_ctx *ctx, struct megaflow *f);
 /* Before f leaves the classifier. */
-void dp_offload_retire(struct pmd *pmd, struct megaflow *f);
-/* Once per PMD loop: the offload thread's answers. */
-void dp_offload_poll(struct pmd *pmd);
-/* Takes the packets of b with a known NIC mark that pass the check out of
- * b and runs their megaflows' actions; b keeps the rest, in order, for the
- * full path (marked ones among them counted in stats.mark_fallbacks). */
-void dp_offload_mark_path(struct pmd *pmd, struct pkt_batch *b);
+void dp_offload_retire(struct dp_ctx *ctx, struct megaflow *f);
 
 #endif

@@ -12,7 +12,6 @@
 #include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
-#include <rte_prefetch.h>
 
 #define ETH_HLEN RTE_ETHER_HDR_LEN
 #define ETH_TYPE_MIN 0x0600	/* below: an 802.3 length, not a type */
@@ -182,44 +181,4 @@ miniflow_extract(const struct rte_mbuf *m, struct flow_key *key)
 	if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		return parse_arp(p + l2_len, pkt_len - l2_len, key);
 	return 0;
-}
-
-/* One loop per extractor, so the choice is made once per batch and the
- * call in the loop is direct. */
-static inline __rte_always_inline uint16_t
-extract_batch(struct pkt_batch *b, struct flow_key keys[],
-	      struct pkt_batch *malformed, bool fast)
-{
-	uint16_t n = b->n;
-	uint16_t kept = 0;
-
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(b->pkts[i + 1], void *));
-
-		int rc = fast ? miniflow_extract_fast(m, &keys[i])
-			      : miniflow_extract(m, &keys[i]);
-		if (unlikely(rc != 0)) {
-			pkt_batch_add(malformed, m);
-			continue;
-		}
-		if (kept != i) {
-			b->pkts[kept] = m;
-			keys[kept] = keys[i];
-		}
-		kept++;
-	}
-	b->n = kept;
-	return (uint16_t)(n - kept);
-}
-
-uint16_t
-miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
-		       struct pkt_batch *malformed, bool fast)
-{
-	if (fast)
-		return extract_batch(b, keys, malformed, true);
-	return extract_batch(b, keys, malformed, false);
 }

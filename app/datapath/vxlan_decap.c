@@ -4,11 +4,18 @@
  * options, and anyone on the underlay can send us garbage on port 4789, so
  * every offset comes from the packet and every length is checked before
  * it is used.
+ *
+ * The decap stage (dp_tnl_pop, at the end) runs it on a tnl_pop megaflow's
+ * batch, parses the inner headers and hands the inner packets back to the
+ * pipeline.
  */
 #include <string.h>
 #include <rte_branch_prediction.h>
 #include <rte_mbuf_ptype.h>
 
+#include "dp_stages.h"
+#include "miniflow.h"
+#include "port.h"
 #include "vxlan_decap.h"
 #include "vxlan_tnl.h"
 #include "unaligned.h"
@@ -218,4 +225,63 @@ vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 
 	b->n = kept;
 	return (uint16_t)(n - kept);
+}
+
+/* ---- the decap stage ---------------------------------------------------- */
+
+/* The unbatched baseline for A/B runs (batched-tunnel off), as for encap. */
+static void
+vxlan_decap_each(struct pkt_batch *b, struct flow_key keys[],
+		 uint32_t tnl_ofport, struct pkt_batch *bad)
+{
+	uint16_t kept = 0;
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		struct pkt_batch one = { .n = 1, .pkts = { b->pkts[i] } };
+		struct flow_key k = keys[i];
+		vxlan_decap_batch(&one, &k, tnl_ofport, bad);
+		if (one.n) {
+			b->pkts[kept] = one.pkts[0];
+			keys[kept++] = k;
+		}
+	}
+	b->n = kept;
+}
+
+/* Hands the inner packets back: the pipeline looks them up in its inner
+ * pass (dp_pipeline.c), with no second pass of the PMD loop. */
+void
+dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
+	   struct pkt_batch *b, const struct flow_key keys[], const uint8_t idx[],
+	   struct dp_inner *inner)
+{
+	struct flow_key *ik = &inner->keys[inner->b.n];
+	struct pkt_batch bad;
+
+	for (uint16_t j = 0; j < b->n; j++)
+		ik[j] = keys[idx[j]];
+	pkt_batch_init(&bad);
+	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
+		vxlan_decap_batch(b, ik, ports[tnl_idx]->ofport, &bad);
+	else
+		vxlan_decap_each(b, ik, ports[tnl_idx]->ofport, &bad);
+	if (bad.n)
+		dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
+	ctx->stats->tunnel_pops += b->n;
+	struct pmd_port_stats *ps = &ctx->port_stats[tnl_idx];
+	ps->rx_packets += b->n;
+	for (uint16_t j = 0; j < b->n; j++)
+		ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
+	dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+	if (miniflow_extract_batch(b, ik, &bad,
+				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
+		dp_drop_batch(ctx, &bad, DROP_MALFORMED);
+	dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
+	if (!b->n)
+		return;
+	memcpy(&inner->b.pkts[inner->b.n], b->pkts, b->n * sizeof b->pkts[0]);
+	inner->b.n += b->n;
+	inner->runs[inner->n_runs].end = inner->b.n;
+	inner->runs[inner->n_runs++].outer = outer;
+	b->n = 0;
 }

@@ -17,10 +17,7 @@
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
-#include "dp_opts.h"
-#include "drop_reason.h"
-#include "megaflow.h"
-#include "pkt_batch.h"
+#include "datapath.h"
 #include "pmd_poll.h"
 #include "port.h"
 
@@ -36,7 +33,7 @@ struct pmd_rxq {
 
 /* Where a burst's cycles go (pmd-perf-show, perf/dpbench). Each stage
  * boundary reads the TSC once per burst and charges the cycles since the
- * previous boundary to the stage that just ended (pmd_stage_mark), so a
+ * previous boundary to the stage that just ended (dp_stage_mark), so a
  * decapsulated packet's second pass (inner extract, hash, lookup) lands in
  * the same stages and nothing is counted twice. Receive and the loop's own
  * bookkeeping are busy cycles outside every stage. */
@@ -152,31 +149,12 @@ struct pmd_port_stats {
 #undef X
 };
 
-struct pmd_txbuf {
-	uint16_t n;
-	uint64_t first_tsc;		/* when the oldest packet was queued */
-	struct rte_mbuf *pkts[BATCH_MAX];
-};
-
-/* A token bucket kept in TSC ticks, so that neither a refill nor a
- * take divides: a frame costs `cost` ticks of credit, the bucket holds at
- * most `depth` (burst frames' worth), and credit grows with the TSC. */
-struct arp_policer {
-	uint64_t cost;			/* ticks per frame; 0 = unlimited */
-	uint64_t depth;			/* cost * burst */
-	uint64_t credit;
-	uint64_t last_tsc;
-};
-
 struct pmd_request {
 	void (*fn)(struct pmd_request *req);
 	struct pmd *pmd;
 	void *arg;
 	int done;
 };
-
-struct emc;
-struct dpcls;
 
 struct pmd {
 	unsigned lcore;
@@ -187,41 +165,13 @@ struct pmd {
 	uint16_t n_rxqs;
 	struct pmd_rxq rxqs[PMD_MAX_RXQS];
 
-	struct emc *emc;
-	struct dpcls *cls;
-	struct megaflow *flow_pool;	/* max_megaflows, preallocated */
-	struct megaflow **flow_free;
-	uint32_t n_free, max_flows;
-	uint64_t next_flow_id;
-
-	struct pmd_txbuf *txbufs;	/* one per port */
+	struct dp_ctx dp;		/* its datapath: caches, classifier,
+					 * tx buffers, options, snapshot */
 	struct pmd_port_stats *port_stats;	/* one per port */
 	struct pmd_stats stats;
-	uint16_t ip_id;
-	uint32_t opts;			/* bit set of enum dp_opt */
 	uint32_t idle_backoff_us;
-	uint32_t emc_insert_inv_prob;
-	uint32_t rand_state;
-	uint64_t max_idle_tsc;
-
-	struct arp_policer arp_policer;
-
-	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
-	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
-
-	/* partial offload (dp_offload.c): NULL when the NIC has none */
-	struct offload_mgr *offload;
-	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
-	uint32_t max_marks;
-	struct offload_del *del_retry;	/* DELs the full ring refused */
-	uint32_t n_del_retry, del_retry_cap;
-	const struct megaflow *tnl_outer;	/* during a tnl_pop's inner pass */
-
-	uint64_t seen_gen;
-	const struct dp_snapshot *snap;	/* valid between quiescent states */
-	uint64_t next_sweep_tsc;
 	struct pmd_backoff backoff;	/* idle back-off state */
-	uint64_t stage_tsc;		/* the last stage boundary */
+	uint64_t next_sweep_tsc;
 
 	struct pmd_request *req;	/* mailbox, set by the control thread */
 };
@@ -240,22 +190,7 @@ mbufs_in_use(void)
 			    : 0;
 }
 extern struct rte_rcu_qsbr *pmd_qsbr;
-extern struct rte_ring *ctl_event_ring;
-
-/* What PMDs tell the control thread, through ctl_event_ring. */
-enum ctl_event_type {
-	CTL_EV_NEIGH_LEARN,		/* ARP seen: ip is at mac */
-	CTL_EV_NEIGH_MISS,		/* need the MAC of ip: send ARP */
-	CTL_EV_RULE_STATS,		/* a retired megaflow's counters */
-};
-
-struct ctl_event {
-	uint8_t type;
-	struct rte_ether_addr mac;
-	rte_be32_t ip;
-	uint32_t rule_uid;
-	uint64_t packets, bytes;
-};
+extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 
 int pmds_create(const struct vxs_config *cfg, char *err, size_t errlen);
 int pmds_start(void);
@@ -296,37 +231,6 @@ pmd_accounting_balanced(const struct pmd_accounting *a)
 {
 	return a->received + a->copies ==
 	       a->sent + a->consumed + a->dropped + a->in_flight;
-}
-
-/* The datapath entry points (dp_pipeline.c / dp_execute.c). */
-void dp_process_burst(struct pmd *pmd, struct port *in, struct pkt_batch *b);
-void dp_tx_flush_all(struct pmd *pmd);
-struct megaflow *dp_upcall(struct pmd *pmd, const struct flow_key *key);
-void pmd_megaflow_retire(struct pmd *pmd, struct megaflow *f);
-void pmd_revalidate(struct pmd *pmd);
-void pmd_expire_idle(struct pmd *pmd, uint64_t now);
-void pmd_push_event(struct pmd *pmd, const struct ctl_event *ev);
-/* n events in one ring operation; what does not fit is counted lost. */
-void pmd_push_events(struct pmd *pmd, const struct ctl_event *ev,
-		     unsigned n);
-/* ARP policer (arp_responder.c): rate frames a second, burst at once;
- * rate 0 lets everything through. */
-void arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
-		      uint64_t tsc_hz, uint64_t now);
-
-/* Ends a stage: charges the cycles since the last boundary to it. */
-static inline void
-pmd_stage_mark(struct pmd *pmd, enum pmd_stage s)
-{
-	uint64_t now = rte_rdtsc();
-	pmd->stats.stage_cycles[s] += now - pmd->stage_tsc;
-	pmd->stage_tsc = now;
-}
-
-static inline void
-pmd_count_drops(struct pmd *pmd, enum drop_reason why, uint16_t n)
-{
-	pmd->stats.drops[why] += n;
 }
 
 #endif

@@ -24,7 +24,7 @@ pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a)
 	for (int r = 0; r < DROP_N_REASONS; r++)
 		a->dropped += ld(&s->drops[r]);
 	for (uint16_t i = 0; i < n_ports; i++)
-		a->in_flight += __atomic_load_n(&pmd->txbufs[i].n,
+		a->in_flight += __atomic_load_n(&pmd->dp.txbufs[i].n,
 						__ATOMIC_RELAXED);
 }
 

@@ -79,8 +79,8 @@ pipeline_rig_up(const char *name, int (*write_topology)(char *, size_t),
 		return -1;
 	}
 	*pmd = &pmds[0];
-	(*pmd)->snap = dp_snapshot_get();
-	(*pmd)->seen_gen = (*pmd)->snap->gen;
+	(*pmd)->dp.snap = dp_snapshot_get();
+	(*pmd)->dp.seen_gen = (*pmd)->dp.snap->gen;
 	*nic = port_underlay();
 	for (int i = 0; i < n_vms; i++) {
 		char vm_name[16];

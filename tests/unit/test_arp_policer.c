@@ -75,8 +75,8 @@ send_reqs(uint8_t first, uint16_t n, uint32_t tip)
 	struct pkt_batch b = { .n = n };
 	for (uint16_t i = 0; i < n; i++)
 		b.pkts[i] = arp_req(first + i, tip);
-	dp_process_burst(pmd, nic, &b);
-	dp_tx_flush_all(pmd);
+	dp_process_burst(&pmd->dp, nic, &b);
+	dp_tx_flush_all(&pmd->dp);
 }
 
 /* Replies the switch sent on the NIC since the last call (freed). */
@@ -149,7 +149,7 @@ test_over_budget(void)
 static void
 test_refill(void)
 {
-	struct arp_policer *p = &pmd->arp_policer;
+	struct arp_policer *p = &pmd->dp.arp_policer;
 	uint64_t p0 = policed();
 
 	CHECK(p->cost == rte_get_tsc_hz() / RATE, "cost %lu ticks", p->cost);
@@ -172,13 +172,13 @@ test_refill(void)
 static void
 test_known_and_unlimited(void)
 {
-	struct arp_policer *p = &pmd->arp_policer;
+	struct arp_policer *p = &pmd->dp.arp_policer;
 
 	/* 10.9.0.1 was learned above at the same MAC: once published, its
 	 * request is answered and tells the control thread nothing */
 	ofproto_publish_pending();
-	pmd->snap = dp_snapshot_get();
-	CHECK_EXPR(dp_snapshot_neigh(pmd->snap,
+	pmd->dp.snap = dp_snapshot_get();
+	CHECK_EXPR(dp_snapshot_neigh(pmd->dp.snap,
 		   rte_cpu_to_be_32(IPV4(10, 9, 0, 1))) != NULL);
 	p->last_tsc = rte_rdtsc() - 1000 * p->cost;
 	unsigned events = rte_ring_count(ctl_event_ring);
@@ -208,8 +208,8 @@ test_ctl_arp_requests(void)
 				.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 7)) };
 	struct rte_mbuf *rx[8];
 
-	pmd_push_events(pmd, &ev, 1);
-	pmd_push_events(pmd, &ev, 1);	/* the same address: rate limited */
+	dp_push_events(&pmd->dp, &ev, 1);
+	dp_push_events(&pmd->dp, &ev, 1);	/* the same address: rate limited */
 	ctl_events_process();
 	CHECK(as->sent - a0.sent == 1, "sent %lu", as->sent - a0.sent);
 	CHECK_EXPR(as->rate_limited - a0.rate_limited == 1);
@@ -236,7 +236,7 @@ test_ctl_arp_requests(void)
 	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)))
 		n++;
 	ev.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 8));
-	pmd_push_events(pmd, &ev, 1);
+	dp_push_events(&pmd->dp, &ev, 1);
 	ctl_events_process();
 	rte_pktmbuf_free_bulk(all, n);
 	CHECK(as->no_mbuf - a0.no_mbuf == 1, "no_mbuf %lu",
@@ -262,7 +262,7 @@ main(void)
 	test_ctl_arp_requests();
 
 	pmd_flush_flows(pmd);
-	dp_tx_flush_all(pmd);
+	dp_tx_flush_all(&pmd->dp);
 	replies();
 	pipeline_rig_down(&cfg, pool);
 	return unit_test_report();

@@ -33,7 +33,6 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 #include "config.h"
-#include "dp_execute.h"
 #include "dp_snapshot.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -189,9 +188,9 @@ run_on(struct port *in, struct rte_mbuf **pkts, uint16_t n, bool flush)
 {
 	struct pkt_batch b = { .n = n };
 	memcpy(b.pkts, pkts, n * sizeof pkts[0]);
-	dp_process_burst(pmd, in, &b);
+	dp_process_burst(&pmd->dp, in, &b);
 	if (flush)
-		dp_tx_flush_all(pmd);
+		dp_tx_flush_all(&pmd->dp);
 }
 
 /* Frames the switch sent on port p since the last call (freed); the
@@ -234,8 +233,8 @@ drops(enum drop_reason r)
 static void
 take_snapshot(void)
 {
-	pmd->snap = dp_snapshot_get();
-	pmd->seen_gen = pmd->snap->gen;
+	pmd->dp.snap = dp_snapshot_get();
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
 	pmd_flush_flows(pmd);
 }
 
@@ -573,7 +572,7 @@ main(void)
 	test_in_flight();
 
 	pmd_flush_flows(pmd);
-	dp_tx_flush_all(pmd);
+	dp_tx_flush_all(&pmd->dp);
 	drain_all();
 	pipeline_rig_down(&cfg, pool);
 	return unit_test_report();

@@ -190,9 +190,9 @@ pmd_run(struct rte_mbuf **pkts, uint16_t n)
 	struct pkt_batch b;
 	b.n = n;
 	memcpy(b.pkts, pkts, n * sizeof pkts[0]);
-	dp_process_burst(pmd, nic, &b);
-	dp_tx_flush_all(pmd);
-	dp_offload_poll(pmd);
+	dp_process_burst(&pmd->dp, nic, &b);
+	dp_tx_flush_all(&pmd->dp);
+	dp_offload_poll(&pmd->dp);
 }
 
 /* What VM vm received since the last call: compared with want[0..n-1]
@@ -218,8 +218,8 @@ received(int vm, uint8_t want[][INNER_LEN], unsigned n, unsigned *got)
 static uint32_t
 mark_of_vm(int vm)
 {
-	for (uint32_t i = 1; i <= pmd->max_marks; i++) {
-		const struct megaflow *f = pmd->mark_table[i];
+	for (uint32_t i = 1; i <= pmd->dp.max_marks; i++) {
+		const struct megaflow *f = pmd->dp.mark_table[i];
 		if (f && f->key.nw_dst == rte_cpu_to_be_32(IPV4(192, 1, 0,
 								   vm)))
 			return i;
@@ -239,7 +239,7 @@ wait_offloaded(void)
 {
 	uint64_t end = rte_get_tsc_cycles() + 3 * rte_get_tsc_hz();
 	while (rte_get_tsc_cycles() < end) {
-		dp_offload_poll(pmd);
+		dp_offload_poll(&pmd->dp);
 		int n = 0;
 		for (int vm = 0; vm < N_VMS; vm++)
 			n += mark_of_vm(vm) != 0;
@@ -344,11 +344,11 @@ test_bogus_marks(void)
 		uint32_t mark = t->mark_vm >= 0 ? mark_of_vm(t->mark_vm)
 						: t->mark;
 		if (c == 1)		/* one no megaflow holds */
-			for (mark = pmd->max_marks; mark &&
-			     pmd->mark_table[mark]; mark--)
+			for (mark = pmd->dp.max_marks; mark &&
+			     pmd->dp.mark_table[mark]; mark--)
 				;
 		if (c == 2)
-			mark = pmd->max_marks + 1;
+			mark = pmd->dp.max_marks + 1;
 		uint64_t before[2] = { 0 }, fb[2], hits[2];
 		uint8_t want[2][1][INNER_LEN];
 		unsigned got[2], same[2];
@@ -410,7 +410,7 @@ test_stale_mark(void)
 		old[vm] = mark_of_vm(vm);
 	pmd_flush_flows(pmd);
 	for (int vm = 0; vm < N_VMS; vm++)
-		CHECK(mark_of_vm(vm) == 0 && !pmd->mark_table[old[vm]],
+		CHECK(mark_of_vm(vm) == 0 && !pmd->dp.mark_table[old[vm]],
 		      "vm %d: mark %u still in the table", vm, old[vm]);
 
 	uint8_t want[1][INNER_LEN];
@@ -429,7 +429,7 @@ test_stale_mark(void)
 	uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 	struct fdir_model_stats ms;
 	do {
-		dp_offload_poll(pmd);
+		dp_offload_poll(&pmd->dp);
 		fdir_model_get_stats(model, &ms);
 		if (ms.installed <= 1)	/* VM 0's new one, maybe */
 			break;
@@ -479,20 +479,20 @@ test_full_ring_dels(void)
 	fdir_model_get_stats(model, &ms);
 	unsigned installed = ms.installed;
 	pmd_flush_flows(pmd);
-	CHECK(installed == N_VMS && pmd->n_del_retry > 0,
+	CHECK(installed == N_VMS && pmd->dp.n_del_retry > 0,
 	      "%u rules, %u DELs queued after the flush (ring full)",
-	      installed, pmd->n_del_retry);
+	      installed, pmd->dp.n_del_retry);
 	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
 	do {
-		dp_offload_poll(pmd);
+		dp_offload_poll(&pmd->dp);
 		fdir_model_get_stats(model, &ms);
 		usleep(1000);
-	} while ((ms.installed || pmd->n_del_retry) &&
+	} while ((ms.installed || pmd->dp.n_del_retry) &&
 		 rte_get_tsc_cycles() < end);
-	CHECK(ms.installed == 0 && pmd->n_del_retry == 0 &&
+	CHECK(ms.installed == 0 && pmd->dp.n_del_retry == 0 &&
 	      pmd->stats.offload_dels_lost == 0,
 	      "after retries: %u rules left, %u DELs queued, %lu lost",
-	      ms.installed, pmd->n_del_retry,
+	      ms.installed, pmd->dp.n_del_retry,
 	      (unsigned long)pmd->stats.offload_dels_lost);
 	struct offload_mgr_stats st;
 	offload_mgr_get_stats(mgr, &st);
@@ -555,8 +555,8 @@ main(void)
 	CHECK(mgr != NULL, "offload manager");
 	if (!mgr)
 		return unit_test_report();
-	CHECK(dp_offload_attach(pmd, mgr) == 0 && pmd->max_marks == 64,
-	      "attach: max_marks %u", pmd->max_marks);
+	CHECK(dp_offload_attach(&pmd->dp, mgr) == 0 && pmd->dp.max_marks == 64,
+	      "attach: max_marks %u", pmd->dp.max_marks);
 
 	warm_up();
 	CHECK(wait_offloaded(), "megaflows not offloaded");
@@ -569,11 +569,11 @@ main(void)
 	pmd_flush_flows(pmd);
 	while (offload_mgr_queue_depth(mgr))
 		usleep(1000);
-	dp_offload_detach(pmd);
+	dp_offload_detach(&pmd->dp);
 	offload_mgr_destroy(mgr);
 	fdir_model_free(model);
 	fdir_model_pool_free(model_pool);
-	dp_tx_flush_all(pmd);
+	dp_tx_flush_all(&pmd->dp);
 	pipeline_rig_down(&cfg, pool);
 	return unit_test_report();
 }

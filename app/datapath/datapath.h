@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The datapath's contract: what a burst goes through, and the context
+ * (struct dp_ctx) its stages run in. A PMD owns one context (embedded in
+ * struct pmd) and is the only thread that touches it, so nothing here takes
+ * a lock; the counters the stages bump are the PMD's own (pmd.h), reached
+ * through the context's pointers.
+ *
+ * One burst, in one call of dp_process_burst(), each stage in one file:
+ *
+ *   stage      file                     what
+ *   rx         dp_rx.c                  rx counters, frames past the mtu
+ *                                       (port_rx_burst: the PMD loop, pmd.c)
+ *   (ARP)      arp_responder.c          the VTEP's ARP, policed, answered
+ *                                       before any parsing (underlay only)
+ *   mark path  mark_path.c              NIC-marked packets to their megaflow
+ *   extract    dp_extract.c             miniflow extract of a batch (the
+ *                                       parsers: miniflow.c, miniflow_fast.c)
+ *   hash       dp_hash.h                the microflow hash, with hash-reuse
+ *   EMC        emc.c                    exact-match cache
+ *   dpcls      dpcls.c                  megaflow classifier (specialised
+ *                                       subtable lookups in dpcls_lookup.c)
+ *   upcall     upcall.c                 misses: translate, install
+ *   (actions)  dp_execute.c             group by megaflow, run its actions
+ *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
+ *                                       back to the pipeline
+ *   encap      vxlan_encap.c            tnl_push
+ *   tx         dp_tx.c                  tx buffers and their flushes
+ *
+ * The pipeline itself (the order above, and the inner pass after decap) is
+ * dp_pipeline.c; megaflow allocation, retirement, revalidation and expiry
+ * are megaflow.c; the PMD's offload requests (ADD/DEL bookkeeping with the
+ * offload thread) are dp_offload.c.
+ *
+ * A VXLAN packet for our VTEP goes round twice in the same call, with no
+ * recirculation through the PMD loop: the outer pass ends in tnl_pop, which
+ * hands the decapsulated inner packets and their keys back; the pipeline
+ * then runs the inner pass (hash, lookups, actions) on them as its second
+ * step. An inner pass never decapsulates again (xlate never nests
+ * tunnels): a tnl_pop there drops (bad_vxlan).
+ */
+#ifndef VXS_DATAPATH_H
+#define VXS_DATAPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+#include "dp_opts.h"
+#include "drop_reason.h"
+#include "megaflow.h"
+#include "pkt_batch.h"
+
+struct dp_snapshot;
+struct dpcls;
+struct emc;
+struct offload_del;
+struct offload_mgr;
+struct pmd_port_stats;
+struct pmd_stats;
+struct port;
+struct rte_mempool;
+struct rte_ring;
+struct vxs_config;
+
+/* One port's tx buffer (dp_tx.c). */
+struct dp_txbuf {
+	uint16_t n;
+	uint64_t first_tsc;		/* when the oldest packet was queued */
+	struct rte_mbuf *pkts[BATCH_MAX];
+};
+
+/* A token bucket kept in TSC ticks, so that neither a refill nor a
+ * take divides: a frame costs `cost` ticks of credit, the bucket holds at
+ * most `depth` (burst frames' worth), and credit grows with the TSC. */
+struct arp_policer {
+	uint64_t cost;			/* ticks per frame; 0 = unlimited */
+	uint64_t depth;			/* cost * burst */
+	uint64_t credit;
+	uint64_t last_tsc;
+};
+
+struct dp_ctx {
+	uint16_t idx;			/* its PMD's index: tx queue, offload
+					 * request ring */
+
+	/* caches and the megaflow table (megaflow.c) */
+	struct emc *emc;
+	struct dpcls *cls;
+	struct megaflow *flow_pool;	/* max_flows, preallocated */
+	struct megaflow **flow_free;
+	uint32_t n_free, max_flows;
+	uint64_t next_flow_id;
+	uint64_t max_idle_tsc;		/* idle megaflows expire after */
+
+	/* tx (dp_tx.c) */
+	struct dp_txbuf *txbufs;	/* one per port */
+	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
+	struct rte_mempool *mbuf_pool;	/* for output copies */
+	uint16_t ip_id;			/* outer IPv4 ids (encap) */
+
+	/* counters: the PMD's (pmd.h) */
+	struct pmd_stats *stats;
+	struct pmd_port_stats *port_stats;	/* one per port */
+	uint64_t stage_tsc;		/* the last stage boundary */
+
+	/* options */
+	uint32_t opts;			/* bit set of enum dp_opt */
+	uint32_t emc_insert_inv_prob;
+	uint32_t rand_state;
+	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
+	struct arp_policer arp_policer;	/* the VTEP's ARP (arp_responder.c) */
+
+	/* the slow path's tables, valid between quiescent states */
+	const struct dp_snapshot *snap;
+	uint64_t seen_gen;		/* the snapshot generation revalidated
+					 * against */
+	struct rte_ring *events;	/* to the control thread (ctl_event) */
+
+	/* partial offload (dp_offload.c, mark_path.c): NULL when none */
+	struct offload_mgr *offload;
+	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
+	uint32_t max_marks;
+	struct offload_del *del_retry;	/* DELs the full ring refused */
+	uint32_t n_del_retry, del_retry_cap;
+};
+
+/* What the datapath tells the control thread, through ctx->events. */
+enum ctl_event_type {
+	CTL_EV_NEIGH_LEARN,		/* ARP seen: ip is at mac */
+	CTL_EV_NEIGH_MISS,		/* need the MAC of ip: send ARP */
+	CTL_EV_RULE_STATS,		/* a retired megaflow's counters */
+};
+
+struct ctl_event {
+	uint8_t type;
+	struct rte_ether_addr mac;
+	rte_be32_t ip;
+	uint32_t rule_uid;
+	uint64_t packets, bytes;
+};
+
+/* Queues ev (n events, in one ring operation) for the control thread:
+ * ARP to send or learned, a retired megaflow's counters (dp_events.c).
+ * If the control thread is that far behind, what does not fit is dropped
+ * (an ARP will be retried, and lost counters are only counters), but
+ * counted in stats.ctl_events_lost: an ARP flood shows there. */
+void dp_push_event(struct dp_ctx *ctx, const struct ctl_event *ev);
+void dp_push_events(struct dp_ctx *ctx, const struct ctl_event *ev,
+		    unsigned n);
+
+/* The VTEP's ARP policer (arp_responder.c): rate frames a second, burst
+ * at once; rate 0 lets everything through. */
+void arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
+		      uint64_t tsc_hz, uint64_t now);
+
+/* Set-up (megaflow.c). The caller sets idx, stats, port_stats, mbuf_pool
+ * and events first; this allocates the caches, the megaflow table and the
+ * tx buffers on socket and takes the options from cfg. -1 with err set. */
+int dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
+		uint16_t n_ports, int socket, char *err, size_t errlen);
+/* Flushes the megaflows and frees what dp_ctx_init allocated. */
+void dp_ctx_fini(struct dp_ctx *ctx);
+
+/* One received burst from port in, through every stage. Consumes b. */
+void dp_process_burst(struct dp_ctx *ctx, struct port *in,
+		      struct pkt_batch *b);
+/* Sends the tx buffers whose oldest packet has waited tx-flush-interval;
+ * all of them. */
+void dp_tx_flush_due(struct dp_ctx *ctx, uint64_t now);
+void dp_tx_flush_all(struct dp_ctx *ctx);
+
+/* Megaflow lifecycle (megaflow.c), between bursts: after a new snapshot,
+ * periodically, on request. */
+void dp_revalidate(struct dp_ctx *ctx);
+void dp_expire_idle(struct dp_ctx *ctx, uint64_t now);
+void dp_flush_flows(struct dp_ctx *ctx);
+/* Switches the optimisations (bit set of enum dp_opt); megaflows are
+ * flushed when the lookup code they use changes. */
+void dp_set_opts(struct dp_ctx *ctx, uint32_t opts);
+
+/* Partial offload (dp_offload.c). Gives ctx its mark table and DEL retry
+ * queue, sized from m's marks, and turns offload on; -ENOMEM. Before the
+ * PMD runs. */
+int dp_offload_attach(struct dp_ctx *ctx, struct offload_mgr *m);
+/* Offload off, its tables freed. With the PMD stopped. */
+void dp_offload_detach(struct dp_ctx *ctx);
+/* Once per PMD loop: the offload thread's answers. */
+void dp_offload_poll(struct dp_ctx *ctx);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The hash stage: the microflow hash of every key (the EMC's index), the
+ * only place it is computed:
+ *  - a NIC that hashed the packet (RSS, over the same outer 5-tuple our
+ *    key holds) already did the work: its hash is as good an index into
+ *    the EMC, which compares whole keys anyway. Only on the outer pass:
+ *    after decap the mbuf still carries the outer packet's RSS hash;
+ *  - packets of one burst often belong to the same microflow: comparing
+ *    a key with the previous one is cheaper than hashing it again
+ *    (hash-reuse);
+ *  - otherwise flow_hash_key().
+ * The stage is this header's one function.
+ */
+#ifndef VXS_DP_HASH_H
+#define VXS_DP_HASH_H
+
+#include "flow_hash.h"
+#include "pkt_batch.h"
+
+/* Inline: called once per lookup pass, and out of line it costs about
+ * three instructions a packet (callgrind). nic_hash: the mbufs' RSS hash
+ * may be used (outer pass only). */
+static inline void
+dp_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
+	      uint32_t hashes[], bool reuse, bool nic_hash)
+{
+	for (uint16_t i = 0; i < b->n; i++) {
+		if (nic_hash && (b->pkts[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+			hashes[i] = b->pkts[i]->hash.rss;
+		else if (reuse && i && flow_key_equal(&keys[i], &keys[i - 1]))
+			hashes[i] = hashes[i - 1];
+		else
+			hashes[i] = flow_hash_key(&keys[i]);
+	}
+}
+
+#endif

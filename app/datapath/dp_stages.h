@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The datapath stages' functions, for each other (datapath.h says which
+ * file holds which stage); nothing outside app/datapath/ includes this.
+ * The counters they bump are the PMD's: pmd.h gives their layout only
+ * (the datapath calls nothing of the PMD's).
+ */
+#ifndef VXS_DP_STAGES_H
+#define VXS_DP_STAGES_H
+
+#include <rte_cycles.h>
+#include "datapath.h"
+#include "pmd.h"
+
+struct vxlan_tnl_template;
+
+/* Ends a stage: charges the cycles since the last boundary to it. */
+static inline void
+dp_stage_mark(struct dp_ctx *ctx, enum pmd_stage s)
+{
+	uint64_t now = rte_rdtsc();
+	ctx->stats->stage_cycles[s] += now - ctx->stage_tsc;
+	ctx->stage_tsc = now;
+}
+
+static inline void
+dp_count_drops(struct dp_ctx *ctx, enum drop_reason why, uint16_t n)
+{
+	ctx->stats->drops[why] += n;
+}
+
+static inline void
+dp_drop_batch(struct dp_ctx *ctx, struct pkt_batch *b, enum drop_reason why)
+{
+	dp_count_drops(ctx, why, b->n);
+	pkt_batch_free(b);
+}
+
+/* The inner packets tnl_pops hand back to the pipeline: their batch,
+ * their keys (in_port=vxlan, tunnel metadata, inner headers extracted)
+ * and which outer megaflow decapsulated them (an inner megaflow made for
+ * one can be offloaded together with that one): packets [end of the
+ * previous run, runs[r].end) came out of runs[r].outer. */
+struct dp_inner {
+	struct pkt_batch b;
+	uint16_t n_runs;
+	struct {
+		uint16_t end;
+		const struct megaflow *outer;
+	} runs[BATCH_MAX];
+	struct flow_key keys[BATCH_MAX];
+};
+
+/* The outer megaflow of inner packet i. */
+static inline const struct megaflow *
+dp_inner_outer(const struct dp_inner *in, uint16_t i)
+{
+	uint16_t r = 0;
+
+	while (r + 1 < in->n_runs && i >= in->runs[r].end)
+		r++;
+	return in->runs[r].outer;
+}
+
+/* A megaflow's packets in one lookup pass (or on the mark path). */
+struct dp_flow_group {
+	struct megaflow *flow;
+	struct pkt_batch b;
+	uint8_t idx[BATCH_MAX];		/* positions in the pass */
+};
+
+/* Adds m, at position i in the pass, to f's group among g[0..*n_groups),
+ * opening one if f has none yet. The megaflow remembers its group for
+ * this pass (as OVS's flow->batch): a decap burst fanning out to 32 VMs
+ * has 32 groups, and a search over them would be quadratic. The bounds
+ * and owner checks make a wrapped epoch harmless. */
+static inline void
+dp_group_add(struct dp_flow_group g[], uint16_t *n_groups, uint32_t epoch,
+	     struct megaflow *f, struct rte_mbuf *m, uint8_t i)
+{
+	struct dp_flow_group *grp;
+
+	if (f->batch_epoch == epoch && f->batch_group < *n_groups &&
+	    g[f->batch_group].flow == f) {
+		grp = &g[f->batch_group];
+	} else {
+		f->batch_epoch = epoch;
+		f->batch_group = *n_groups;
+		grp = &g[(*n_groups)++];
+		grp->flow = f;
+		grp->b.n = 0;
+	}
+	grp->idx[grp->b.n] = i;
+	pkt_batch_add(&grp->b, m);
+	f->n_bytes += rte_pktmbuf_pkt_len(m);
+}
+
+/* rx (dp_rx.c): counts the burst on port in, drops frames past its mtu
+ * and sets the keys' in_port. */
+void dp_rx(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
+	   struct flow_key keys[]);
+
+/* A frame fits a port whose longest frame is max (port.h): one with a
+ * VLAN tag may be 4 bytes longer, as Linux allows. */
+static inline bool
+dp_frame_fits(const struct rte_mbuf *m, uint32_t max)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	if (likely(len <= max))
+		return true;
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	return len <= max + RTE_VLAN_HLEN && rte_pktmbuf_data_len(m) >= 14 &&
+	       (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+		eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ));
+}
+
+/* Drops (mtu_exceeded) the frames of pkts[0..n) that do not fit max,
+ * keeping the others in order; returns how many are kept (dp_rx.c). */
+uint16_t dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts,
+			  uint16_t n, uint32_t max);
+
+/* upcall (upcall.c): translates key and installs its megaflow; NULL when
+ * the table is full. outer: in an inner pass, the megaflow that
+ * decapsulated the packet (offload requests), else NULL. */
+struct megaflow *dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
+			   const struct megaflow *outer);
+
+/* megaflow.c: a megaflow from the PMD's table, NULL when it is full; one
+ * given back to it. */
+struct megaflow *dp_megaflow_alloc(struct dp_ctx *ctx);
+void dp_megaflow_free(struct dp_ctx *ctx, struct megaflow *f);
+
+/* Unlinks f (its counters to the control thread, its mark
+ * off the NIC); the caller frees it after emc_purge_dead(). */
+void dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f);
+
+/* actions (dp_execute.c). b holds the packets of one megaflow; keys and
+ * hashes are the whole pass's, idx[j] is b->pkts[j]'s position in it.
+ * Consumes b; a tnl_pop appends its inner packets to inner (NULL in an
+ * inner pass, or on the mark path, where a tnl_pop drops). */
+void dp_execute(struct dp_ctx *ctx, const struct megaflow *f,
+		struct pkt_batch *b, const struct flow_key keys[],
+		const uint32_t hashes[], const uint8_t idx[],
+		struct dp_inner *inner);
+/* decap (vxlan_decap.c): strips the outer headers of b (outer's
+ * packets, keys[idx[j]] their keys) and extracts the inner ones; the
+ * inner packets and keys are appended to inner. Consumes b. */
+void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
+		uint16_t tnl_idx, struct pkt_batch *b,
+		const struct flow_key keys[], const uint8_t idx[],
+		struct dp_inner *inner);
+/* encap (vxlan_encap.c): pushes t on every packet of b, hashes[idx[j]]
+ * giving the source port. */
+void dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
+		 struct pkt_batch *b, const uint32_t hashes[],
+		 const uint8_t idx[]);
+
+/* tx (dp_tx.c): queues packets for port; sent when the buffer fills, when
+ * the oldest has waited tx-flush-interval (dp_tx_flush_due), or when the
+ * PMD finds nothing to do (dp_tx_flush_all). With many VMs a burst from
+ * the NIC fans out to many ports one packet each; holding them across
+ * bursts is what keeps a vhost enqueue carrying many packets (OVS's
+ * other_config:tx-flush-interval). */
+void dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx,
+		   struct rte_mbuf **pkts, uint16_t n);
+
+/* mark path (mark_path.c): takes the packets of b with a known NIC mark
+ * that pass the check out of b and runs their megaflows' actions; b keeps
+ * the rest, in order, for the full path (marked ones among them counted
+ * in stats.mark_fallbacks). */
+void dp_mark_path(struct dp_ctx *ctx, struct pkt_batch *b);
+
+/* The VTEP's ARP responder/learner (arp_responder.c). */
+void arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b,
+		       uint16_t port_idx);
+/* On the underlay port, before any parsing: takes out of b the untagged
+ * ARP frames xlate would send to the responder (to our VTEP MAC or
+ * broadcast) and answers them at once, keeping the rest in order. */
+void arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b);
+
+
+#endif

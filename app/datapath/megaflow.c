@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PMD's megaflow table and its lifecycle: a fixed pool of megaflows
+ * (max-megaflows, allocated at start), installed by the upcall (upcall.c)
+ * and retired by revalidation (a new snapshot), idle expiry (the periodic
+ * sweep) or a flush. Also the datapath context's set-up and options.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+#include "config.h"
+#include "dp_offload.h"
+#include "dp_snapshot.h"
+#include "dp_stages.h"
+#include "dpcls.h"
+#include "emc.h"
+#include "offload_mgr.h"
+#include "xlate.h"
+
+/* How long a megaflow that drops for want of a neighbour's MAC lives,
+ * used or not: its upcall is what asks the control thread for an ARP
+ * request, and while it is installed nothing else does. If that ARP (or its
+ * reply) was lost, traffic that keeps hitting it would otherwise never
+ * expire it. The control thread rate-limits the requests to one per
+ * second per address (ctl_events.c); OVS gets the same retry from its
+ * revalidators re-translating datapath flows. */
+#define PMD_NEIGH_MISS_RETRY_MS 1000
+
+struct megaflow *
+dp_megaflow_alloc(struct dp_ctx *ctx)
+{
+	return ctx->n_free ? ctx->flow_free[--ctx->n_free] : NULL;
+}
+
+void
+dp_megaflow_free(struct dp_ctx *ctx, struct megaflow *f)
+{
+	ctx->flow_free[ctx->n_free++] = f;
+}
+
+void
+dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f)
+{
+	if (f->rule_uid && f->n_packets) {
+		struct ctl_event ev = { .type = CTL_EV_RULE_STATS,
+					.rule_uid = f->rule_uid,
+					.packets = f->n_packets,
+					.bytes = f->n_bytes };
+		dp_push_event(ctx, &ev);
+	}
+	dp_offload_retire(ctx, f);	/* its mark first: no packet uses it */
+	dpcls_remove(ctx->cls, f);
+	f->dead = true;
+}
+
+struct sweep {
+	struct dp_ctx *ctx;
+	struct megaflow **dead;
+	uint32_t n_dead;
+	uint64_t now;
+	bool all;			/* flush */
+	bool revalidate;
+	bool neigh_only;	/* revalidate only those whose next hop changed */
+	bool expire;
+	bool offload_refresh;	/* the offload thread has a backlog */
+};
+
+static bool
+nexthop_changed(const struct dp_snapshot *snap, const struct megaflow *f)
+{
+	for (int i = 0; i < DP_MAX_TNLS && f->nexthop[i]; i++)
+		if (dp_snapshot_neigh_changed(snap, f->nexthop[i]))
+			return true;
+	return false;
+}
+
+static void
+sweep_one(struct megaflow *f, void *aux)
+{
+	struct sweep *s = aux;
+	bool retire = s->all;
+
+	if (!retire && s->expire) {
+		uint64_t last = RTE_MAX(f->used_tsc, f->created_tsc);
+		retire = s->now - last > s->ctx->max_idle_tsc ||
+			 (f->neigh_miss && s->now - f->created_tsc >
+			  rte_get_tsc_hz() / 1000 * PMD_NEIGH_MISS_RETRY_MS);
+		s->ctx->stats->megaflows_expired += retire;
+	}
+	if (!retire && s->revalidate &&
+	    (!s->neigh_only ||
+	     nexthop_changed(s->ctx->snap, f))) {
+		struct xlate_out xo;
+		s->ctx->stats->megaflows_revalidated++;
+		xlate(s->ctx->snap, &f->upcall_key, &xo);
+		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
+			 !dp_actions_equal(&xo.actions, &f->actions);
+		s->ctx->stats->megaflows_revalidated_out += retire;
+	}
+	if (retire) {
+		dp_megaflow_retire(s->ctx, f);
+		s->dead[s->n_dead++] = f;
+	} else if (s->offload_refresh) {
+		dp_offload_refresh(s->ctx, f);
+	}
+}
+
+static void
+sweep_flows(struct dp_ctx *ctx, bool all, bool revalidate, bool neigh_only,
+	    bool expire)
+{
+	struct sweep s = { .ctx = ctx, .all = all, .revalidate = revalidate,
+			   .neigh_only = neigh_only, .expire = expire,
+			   .now = rte_rdtsc() };
+
+	/* the periodic sweep also re-ranks this PMD's pending offloads */
+	s.offload_refresh = expire && ctx->offload &&
+			    offload_mgr_queue_depth(ctx->offload) > 0;
+
+	if (!dpcls_count(ctx->cls))
+		return;
+	s.dead = rte_malloc("sweep", dpcls_count(ctx->cls) * sizeof *s.dead,
+			    0);
+	if (!s.dead)
+		return;
+	dpcls_foreach(ctx->cls, sweep_one, &s);
+	if (s.n_dead) {
+		emc_purge_dead(ctx->emc);
+		for (uint32_t i = 0; i < s.n_dead; i++)
+			dp_megaflow_free(ctx, s.dead[i]);
+	}
+	rte_free(s.dead);
+}
+
+
+void
+dp_revalidate(struct dp_ctx *ctx)
+{
+	const struct dp_snapshot *s = ctx->snap;
+	/* Only neighbours changed since the generation this PMD last saw:
+	 * retranslate only the megaflows that used one of them. */
+	bool neigh_only = s && !s->reval_all && s->gen == ctx->seen_gen + 1;
+
+	ctx->stats->revalidations++;
+	ctx->stats->revalidations_neigh += neigh_only;
+	if (neigh_only && !s->n_neigh_changed)
+		return;
+	sweep_flows(ctx, false, true, neigh_only, false);
+}
+
+void
+dp_expire_idle(struct dp_ctx *ctx, uint64_t now)
+{
+	(void)now;
+	sweep_flows(ctx, false, false, false, true);
+}
+
+void
+dp_flush_flows(struct dp_ctx *ctx)
+{
+	sweep_flows(ctx, true, false, false, false);
+	emc_clear(ctx->emc);
+}
+
+void
+dp_set_opts(struct dp_ctx *ctx, uint32_t opts)
+{
+	uint32_t changed = ctx->opts ^ opts;
+
+	ctx->opts = opts;
+	if (changed & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)) {
+		/* A subtable's lookup is chosen when it is created. */
+		dpcls_force_generic(ctx->cls,
+				    !(opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
+		dp_flush_flows(ctx);
+	}
+}
+
+int
+dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
+	    uint16_t n_ports, int socket, char *err, size_t errlen)
+{
+	ctx->max_flows = cfg->max_megaflows ? cfg->max_megaflows : 65536;
+	ctx->emc = emc_create(socket);
+	ctx->cls = dpcls_create(socket, ctx->max_flows);
+	ctx->flow_pool = rte_zmalloc_socket("megaflows", ctx->max_flows *
+					    sizeof *ctx->flow_pool, 64, socket);
+	ctx->flow_free = rte_malloc_socket("megaflow_free", ctx->max_flows *
+					   sizeof *ctx->flow_free, 0, socket);
+	ctx->txbufs = rte_zmalloc_socket("txbufs", n_ports *
+					 sizeof *ctx->txbufs, 64, socket);
+	if (!ctx->emc || !ctx->cls || !ctx->flow_pool || !ctx->flow_free ||
+	    !ctx->txbufs) {
+		snprintf(err, errlen, "out of memory (%u megaflows)",
+			 ctx->max_flows);
+		return -1;
+	}
+	for (uint32_t i = 0; i < ctx->max_flows; i++)
+		ctx->flow_free[i] = &ctx->flow_pool[ctx->max_flows - 1 - i];
+	ctx->n_free = ctx->max_flows;
+	ctx->opts = cfg->dp_opts;
+	ctx->tx_flush_tsc = rte_get_tsc_hz() / 1000000 *
+			    cfg->tx_flush_interval_us;
+	arp_policer_init(&ctx->arp_policer, cfg->arp_rate, cfg->arp_burst,
+			 rte_get_tsc_hz(), rte_rdtsc());
+	dpcls_force_generic(ctx->cls,
+			    !(ctx->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
+	ctx->emc_insert_inv_prob = cfg->emc_insert_inv_prob;
+	/* Outer IPv4 ids count up from a random start, as the kernel's
+	 * ip_idents do: PMDs, each with its own counter, then do not send
+	 * the same ids to a VTEP in step (DF is off, so ids must tell
+	 * fragments apart), and a restart does not replay them from 0. */
+	ctx->ip_id = (uint16_t)rte_rand();
+	ctx->max_idle_tsc = rte_get_tsc_hz() / 1000 *
+			    (cfg->flow_max_idle_ms ? cfg->flow_max_idle_ms
+						   : 10000);
+	return 0;
+}
+
+void
+dp_ctx_fini(struct dp_ctx *ctx)
+{
+	if (ctx->cls)
+		dp_flush_flows(ctx);
+	dpcls_destroy(ctx->cls);
+	emc_destroy(ctx->emc);
+	rte_free(ctx->flow_pool);
+	rte_free(ctx->flow_free);
+	rte_free(ctx->txbufs);
+	ctx->cls = NULL;
+	ctx->emc = NULL;
+	ctx->flow_pool = NULL;
+	ctx->flow_free = NULL;
+	ctx->txbufs = NULL;
+}

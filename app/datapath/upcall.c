@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The upcall stage: a packet that missed the EMC and the classifier is
+ * translated by the slow path (xlate, against the PMD's snapshot) and its
+ * megaflow installed in this PMD's classifier, from the PMD's own table of
+ * preallocated megaflows (megaflow.c).
+ */
+#include <string.h>
+#include <rte_cycles.h>
+#include "dp_offload.h"
+#include "dp_stages.h"
+#include "dpcls.h"
+#include "xlate.h"
+
+struct megaflow *
+dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
+	  const struct megaflow *outer)
+{
+	struct xlate_out xo;
+	struct flow_key masked;
+	struct megaflow *f;
+
+	xlate(ctx->snap, key, &xo);
+	if (xo.need_arp) {
+		struct ctl_event ev = { .type = CTL_EV_NEIGH_MISS,
+					.ip = xo.need_arp };
+		dp_push_event(ctx, &ev);
+	}
+	flow_key_mask(&masked, key, &xo.mask);
+	/* An earlier packet of this burst may have installed it already. */
+	f = dpcls_find(ctx->cls, &masked, &xo.mask);
+	if (f)
+		return f;
+	f = dp_megaflow_alloc(ctx);
+	if (!f)
+		return NULL;
+	memset(f, 0, sizeof *f);
+	f->key = masked;
+	f->mask = xo.mask;
+	f->actions = xo.actions;
+	f->upcall_key = *key;
+	f->rule_uid = xo.rule_uid;
+	f->neigh_miss = xo.need_arp != 0;
+	memcpy(f->nexthop, xo.nexthop, sizeof f->nexthop);
+	f->id = ++ctx->next_flow_id;
+	f->created_tsc = rte_rdtsc();
+	if (dpcls_insert(ctx->cls, f)) {
+		dp_megaflow_free(ctx, f);
+		return NULL;
+	}
+	dp_offload_request(ctx, f, outer);
+	return f;
+}
