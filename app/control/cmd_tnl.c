@@ -271,7 +271,7 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	}
 	const struct limit_row rows[] = {
 		{ "flows", "max-flows", ofproto_n_rules(), ofproto_max_rules(),
-		  0, "add-flow refused whole" },
+		  ofproto_rules_refused(), "add-flow refused whole" },
 		{ "neighbours", "max-neighbours", neigh_count(), neigh_limit(),
 		  ns->learn_refused + ns->set_refused, "learned + set" },
 		{ "routes", "max-routes", route_count(), route_limit(),

@@ -23,6 +23,7 @@ static struct {
 	uint32_t next_uid;
 
 	uint32_t max_rules;		/* datapath max-flows */
+	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
 
 	/* neighbours changed since the last publish (neigh.c reports them) */
 	rte_be32_t *neigh_changed;
@@ -388,6 +389,7 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 		snprintf(err, errlen, "flow table full: %u rules + %u new, the "
 			 "limit (datapath max-flows) is %u; nothing added",
 			 of.n_rules, n_new, of.max_rules);
+		of.rules_refused += n_new;
 		*bad = -1;
 		free(parsed);
 		return -1;
@@ -553,6 +555,12 @@ ofproto_fini(void)
 	neigh_fini();
 	route_fini();
 	memset(&of, 0, sizeof of);
+}
+
+uint64_t
+ofproto_rules_refused(void)
+{
+	return of.rules_refused;
 }
 
 uint32_t

@@ -68,6 +68,8 @@ uint32_t ofproto_publish_interval_ms(void);
 const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
 /* datapath max-flows: add-flow(s) beyond it are refused whole */
 uint32_t ofproto_max_rules(void);
+/* new rules of the add-flow(s) batches refused by that limit */
+uint64_t ofproto_rules_refused(void);
 
 /* Takes what the PMDs reported through ctl_event_ring (ARP learned, MACs
  * missing, retired megaflows' counters) into these tables

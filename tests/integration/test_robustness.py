@@ -319,6 +319,7 @@ def test_table_limits_and_aging(make_switch, make_testpmd, rundir, wire):
     r = sw.ctl_result("add-flows", str(f))
     assert r.returncode == 1 and "max-flows" in r.stderr, r
     assert len(sw.ctl("dump-flows", json=True)) == n_flows
+    assert sw.ctl("limits/show", json=True)["flows"]["refused"] == len(more)
 
     # still forwarding, both ways, with the tables full
     for vm in (0, 1):
