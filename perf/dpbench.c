@@ -6,10 +6,11 @@
  * synthetic packets straight into dp_process_burst() on a PMD that is
  * created but never launched.
  *
- * Traffic is scripts/gen-traffic.py's: flow f goes to VM f % 32; within a
- * VM, flow j = f / 32 is the remote end 192.2.0.0 + j / 1024, UDP port
- * 40000 + j % 1024, VM side 192.1.0.i port 5001; packet k belongs to flow
- * k % M (--run R: R consecutive packets per flow).
+ * Traffic (built in dpbench_traffic.c) is scripts/gen-traffic.py's: flow f
+ * goes to VM f % 32; within a VM, flow j = f / 32 is the remote end
+ * 192.2.0.0 + j / 1024, UDP port 40000 + j % 1024, VM side 192.1.0.i port
+ * 5001; packet k belongs to flow k % M (--run R: R consecutive packets per
+ * flow).
  *   decap: 128-byte VXLAN frames from the remote VTEP (172.1.0.0 ->
  *          172.1.0.100, VNI 1001, outer UDP source port hashed from the
  *          inner 5-tuple), received on the NIC;
@@ -33,22 +34,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_hash_crc.h>
-#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_memcpy.h>
-#include <rte_udp.h>
 #include "config.h"
 #include "dp_offload.h"
 #include "fdir_model.h"
 #include "offload_mgr.h"
 #include "dp_opts.h"
 #include "dp_snapshot.h"
+#include "dpbench.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
@@ -61,22 +58,6 @@
 #define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
 #endif
 
-#define N_VMS 32
-#define VNI 1001
-#define PKT_LEN 128			/* outer frame */
-#define OUTER_LEN 50			/* eth + ip + udp + vxlan */
-#define INNER_LEN (PKT_LEN - OUTER_LEN)	/* 78: the VM's frame */
-#define VM_PORT 5001
-#define REMOTE_PORT_BASE 40000
-#define FLOWS_PER_REMOTE_IP 1024
-
-/* Offsets in the outer frame; the inner frame is at OUTER_LEN. */
-#define O_IP 14
-#define O_UDP (O_IP + 20)
-#define I_IP 14
-#define I_UDP (I_IP + 20)
-
-enum dir { DIR_DECAP, DIR_ENCAP };
 static const char *const dir_names[2] = { "decap", "encap" };
 
 /* The switchable optimisations that are on the packet path. */
@@ -85,14 +66,6 @@ static const enum dp_opt bench_opts[] = {
 	DP_OPT_BATCHED_TUNNEL,
 };
 #define N_BENCH_OPTS (sizeof bench_opts / sizeof bench_opts[0])
-
-struct flow_patch {			/* what differs between flows */
-	rte_be32_t remote_ip;
-	rte_be16_t remote_port;
-	rte_be16_t outer_sport;		/* decap: from the inner 5-tuple */
-	rte_be16_t ip_csum_decap;	/* inner IPv4 checksum, NIC side */
-	rte_be16_t ip_csum_encap;	/* VM's IPv4 checksum */
-};
 
 struct opt_config {
 	char name[48];
@@ -133,11 +106,7 @@ static struct {
 	.eal_mem = "1024",
 };
 
-static struct flow_patch *patches;
-static uint32_t n_patches;
-static uint8_t decap_tmpl[N_VMS][PKT_LEN];
-static uint8_t encap_tmpl[N_VMS][INNER_LEN];
-static struct port *nic_port, *vm_port[N_VMS];
+static struct traffic_src src;	/* the ports and the traffic options */
 static struct fdir_model *marker;	/* --nic-marked: the "NIC" */
 static struct fdir_model_pool *marker_pool;
 static struct offload_mgr *offloader;
@@ -307,198 +276,6 @@ write_topology(char *path, size_t len, uint32_t max_flows)
 	return fclose(f);
 }
 
-/* ---- packets ----------------------------------------------------------- */
-
-static rte_be32_t
-vm_ip(int i)
-{
-	return rte_cpu_to_be_32(RTE_IPV4(192, 1, 0, i));
-}
-
-static void
-vm_mac(int i, struct rte_ether_addr *m)
-{
-	*m = (struct rte_ether_addr){ { 0x52, 0x54, 0, 0, i >> 8, i & 0xff } };
-}
-
-static void
-put_eth(uint8_t *p, const struct rte_ether_addr *dst,
-	const struct rte_ether_addr *src)
-{
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
-	e->dst_addr = *dst;
-	e->src_addr = *src;
-	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-}
-
-static void
-put_ip_udp(uint8_t *p, uint16_t ip_len, rte_be32_t src, rte_be32_t dst,
-	   uint16_t sport, uint16_t dport, bool df)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-
-	memset(ip, 0, sizeof *ip);
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(ip_len);
-	ip->fragment_offset = df ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0;
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = src;
-	ip->dst_addr = dst;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	u->src_port = rte_cpu_to_be_16(sport);
-	u->dst_port = rte_cpu_to_be_16(dport);
-	u->dgram_len = rte_cpu_to_be_16(ip_len - 20);
-	u->dgram_cksum = 0;	/* none: the switch does not look at it */
-}
-
-static void
-build_templates(void)
-{
-	const struct rte_ether_addr vtep = { { 0x10, 0, 0, 0, 0, 1 } },
-		remote_vtep = { { 0x10, 0, 0, 0, 0, 2 } },
-		remote = { { 0xa0, 0, 0, 0, 0, 2 } };
-	rte_be32_t remote_ip0 = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0));
-
-	for (int i = 0; i < N_VMS; i++) {
-		struct rte_ether_addr vm;
-		uint8_t *d = decap_tmpl[i], *e = encap_tmpl[i];
-
-		vm_mac(i, &vm);
-		put_eth(d, &vtep, &remote_vtep);
-		put_ip_udp(d + O_IP, PKT_LEN - O_IP,
-			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 0)),
-			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 100)), 49152,
-			   4789, true);
-		d[O_UDP + 8] = 0x08;			/* VXLAN flags: I */
-		d[O_UDP + 12] = VNI >> 16;
-		d[O_UDP + 13] = (VNI >> 8) & 0xff;
-		d[O_UDP + 14] = VNI & 0xff;
-		put_eth(d + OUTER_LEN, &vm, &remote);
-		put_ip_udp(d + OUTER_LEN + I_IP, INNER_LEN - I_IP, remote_ip0,
-			   vm_ip(i), REMOTE_PORT_BASE, VM_PORT, false);
-
-		put_eth(e, &remote, &vm);
-		put_ip_udp(e + I_IP, INNER_LEN - I_IP, vm_ip(i), remote_ip0,
-			   VM_PORT, REMOTE_PORT_BASE, false);
-	}
-}
-
-/* murmur3's finaliser over CRC32 of the inner 5-tuple, then Linux's
- * udp_flow_src_port() range mapping (as gen-traffic.py). */
-static uint16_t
-outer_sport(rte_be32_t src, rte_be32_t dst, uint16_t sp, uint16_t dp)
-{
-	uint32_t h = rte_hash_crc_4byte(src, 0);
-	h = rte_hash_crc_4byte(dst, h);
-	h = rte_hash_crc_4byte((uint32_t)sp << 16 | dp, h);
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	h ^= h << 16;
-	return (uint16_t)(((uint64_t)h * 16384) >> 32) + 49152;
-}
-
-static int
-build_patches(uint32_t n)
-{
-	patches = malloc((size_t)n * sizeof *patches);
-	if (!patches)
-		return -1;
-	n_patches = n;
-	for (uint32_t f = 0; f < n; f++) {
-		int vm = f % N_VMS;
-		uint32_t j = f / N_VMS;
-		struct flow_patch *p = &patches[f];
-		uint8_t hdr[20];
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)hdr;
-
-		p->remote_ip = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0) +
-						j / FLOWS_PER_REMOTE_IP);
-		uint16_t rport = REMOTE_PORT_BASE + j % FLOWS_PER_REMOTE_IP;
-		p->remote_port = rte_cpu_to_be_16(rport);
-		p->outer_sport = rte_cpu_to_be_16(
-			outer_sport(p->remote_ip, vm_ip(vm), rport, VM_PORT));
-		memcpy(hdr, decap_tmpl[vm] + OUTER_LEN + I_IP, 20);
-		ip->src_addr = p->remote_ip;
-		ip->hdr_checksum = 0;
-		p->ip_csum_decap = rte_ipv4_cksum(ip);
-		memcpy(hdr, encap_tmpl[vm] + I_IP, 20);
-		ip->dst_addr = p->remote_ip;
-		ip->hdr_checksum = 0;
-		p->ip_csum_encap = rte_ipv4_cksum(ip);
-	}
-	return 0;
-}
-
-/* The flow of the next packet, walking flows vm, vm + 32, ... when only
- * VM vm sends (encap), all flows in turn otherwise. */
-struct traffic {
-	enum dir dir;
-	uint32_t flows;
-	uint64_t k;			/* packets so far */
-	uint32_t vm;			/* encap: this burst's VM */
-	uint64_t vm_k[N_VMS];
-};
-
-static inline uint32_t
-next_flow(struct traffic *t)
-{
-	if (t->dir == DIR_DECAP)
-		return (t->k++ / args.run) % t->flows;
-	uint32_t per_vm = (t->flows + N_VMS - 1 - t->vm) / N_VMS;
-	if (!per_vm)
-		per_vm = 1;
-	uint32_t j = (t->vm_k[t->vm]++ / args.run) % per_vm;
-	return (j * N_VMS + t->vm) % t->flows;
-}
-
-static int
-refill(struct traffic *t, struct pkt_batch *b, struct port **in)
-{
-	if (rte_pktmbuf_alloc_bulk(pktmbuf_pool, b->pkts, BATCH_MAX))
-		return -1;
-	b->n = BATCH_MAX;
-	if (t->dir == DIR_ENCAP) {
-		/* One VM per burst, as a vhost rxq gives them. */
-		t->vm = (t->vm + 1) % N_VMS;
-		if (t->vm >= t->flows)
-			t->vm = 0;
-		*in = vm_port[t->vm];
-	} else {
-		*in = nic_port;
-	}
-	for (int i = 0; i < BATCH_MAX; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-		uint32_t f = next_flow(t);
-		const struct flow_patch *p = &patches[f];
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-
-		if (t->dir == DIR_DECAP) {
-			rte_memcpy(d, decap_tmpl[f % N_VMS], PKT_LEN);
-			memcpy(d + O_UDP, &p->outer_sport, 2);
-			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
-			memcpy(d + OUTER_LEN + I_IP + 12, &p->remote_ip, 4);
-			memcpy(d + OUTER_LEN + I_UDP, &p->remote_port, 2);
-			m->data_len = m->pkt_len = PKT_LEN;
-			if (args.rx_csum_good)
-				m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-		} else {
-			rte_memcpy(d, encap_tmpl[f % N_VMS], INNER_LEN);
-			memcpy(d + I_IP + 10, &p->ip_csum_encap, 2);
-			memcpy(d + I_IP + 16, &p->remote_ip, 4);
-			memcpy(d + I_UDP + 2, &p->remote_port, 2);
-			m->data_len = m->pkt_len = INNER_LEN;
-		}
-	}
-	if (marker && t->dir == DIR_DECAP)
-		fdir_model_rx_mark(marker, 0, b->pkts, b->n);
-	return 0;
-}
-
 /* ---- one configuration ------------------------------------------------- */
 
 static void
@@ -512,7 +289,7 @@ static int
 run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	const struct opt_config *oc, struct result *r)
 {
-	struct traffic t = { .dir = dir, .flows = flows };
+	struct traffic t = { .src = &src, .dir = dir, .flows = flows };
 	struct pkt_batch b;
 	struct port *in;
 	/* Warm up: every flow seen twice (megaflows installed), and enough
@@ -526,7 +303,7 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 		warm = RTE_MIN(warm, (uint64_t)2048);
 	set_opts(pmd, oc->opts);
 	for (uint64_t n = 0; n < warm; n++) {
-		if (refill(&t, &b, &in))
+		if (traffic_refill(&t, &b, &in))
 			return -1;
 		dp_process_burst(&pmd->dp, in, &b);
 		dp_tx_flush_all(&pmd->dp);
@@ -541,7 +318,7 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	}
 	pmd_clear_stats(pmd);
 	for (uint64_t n = 0; n < args.bursts; n++) {
-		if (refill(&t, &b, &in))
+		if (traffic_refill(&t, &b, &in))
 			return -1;
 		CALLGRIND_TOGGLE_COLLECT;
 		uint64_t t0 = rte_rdtsc();
@@ -680,8 +457,8 @@ opt_configs(struct opt_config oc[])
 }
 
 /* --nic-marked: the real offload thread and mark table, with the software
- * Flow Director model standing in for the E810 (no port: refill() marks
- * each burst as the NIC would, outside the measured cycles). */
+ * Flow Director model standing in for the E810 (no port: traffic_refill()
+ * marks each burst as the NIC would, outside the measured cycles). */
 static int
 setup_marking(struct pmd *pmd)
 {
@@ -728,8 +505,7 @@ main(int argc, char **argv)
 	uint32_t max_flows = 0;
 	for (int i = 0; i < args.n_flow_counts; i++)
 		max_flows = RTE_MAX(max_flows, args.flow_counts[i]);
-	build_templates();
-	if (build_patches(max_flows)) {
+	if (traffic_build(max_flows)) {
 		fprintf(stderr, "dpbench: out of memory\n");
 		return 1;
 	}
@@ -769,11 +545,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpbench: %s\n", err);
 		goto out;
 	}
-	nic_port = port_underlay();
+	src.nic_port = port_underlay();
 	for (int i = 0; i < N_VMS; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "vhost-user%d", i);
-		vm_port[i] = port_by_name(name);
+		src.vm_port[i] = port_by_name(name);
 	}
 
 	struct pmd *pmd = &pmds[0];
@@ -781,6 +557,9 @@ main(int argc, char **argv)
 	pmd->dp.seen_gen = pmd->dp.snap->gen;
 	if (args.nic_marked && setup_marking(pmd))
 		goto out;
+	src.run = args.run;
+	src.rx_csum_good = args.rx_csum_good;
+	src.marker = marker;
 
 	struct opt_config oc[2 + N_BENCH_OPTS];
 	int n_oc = opt_configs(oc);
@@ -837,6 +616,6 @@ out:
 	pktmbuf_pool = NULL;
 	rte_eal_cleanup();
 	config_free(&cfg);
-	free(patches);
+	traffic_free();
 	return rc;
 }

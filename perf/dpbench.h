@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * dpbench's private header: what the benchmark (dpbench.c: options, the
+ * topology, the measured runs, the output) and its synthetic traffic
+ * (dpbench_traffic.c: templates, per-flow patches, burst refill) share.
+ */
+#ifndef VXS_PERF_DPBENCH_H
+#define VXS_PERF_DPBENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "datapath.h"
+#include "fdir_model.h"
+#include "port.h"
+
+#define N_VMS 32
+#define VNI 1001
+
+enum dir { DIR_DECAP, DIR_ENCAP };
+
+/* Where the traffic enters and how it is shaped: set once by main(). */
+struct traffic_src {
+	uint32_t run;			/* consecutive packets per flow */
+	bool rx_csum_good;		/* --rx-csum-good */
+	struct port *nic_port, *vm_port[N_VMS];
+	struct fdir_model *marker;	/* --nic-marked: the "NIC", or NULL */
+};
+
+/* One configuration's stream: the flow of the next packet walks flows
+ * vm, vm + 32, ... when only VM vm sends (encap), all flows in turn
+ * otherwise. */
+struct traffic {
+	const struct traffic_src *src;
+	enum dir dir;
+	uint32_t flows;
+	uint64_t k;			/* packets so far */
+	uint32_t vm;			/* encap: this burst's VM */
+	uint64_t vm_k[N_VMS];
+};
+
+/* Builds the per-VM templates and the patches of flows 0..max_flows-1;
+ * -1 when out of memory. */
+int traffic_build(uint32_t max_flows);
+void traffic_free(void);
+
+/* Fills b with the next burst (fresh mbufs from pktmbuf_pool) and sets
+ * *in to the port it arrives on; -1 when out of mbufs. */
+int traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in);
+
+#endif
