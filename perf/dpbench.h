@@ -46,4 +46,8 @@ void traffic_free(void);
  * *in to the port it arrives on; -1 when out of mbufs. */
 int traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in);
 
+/* RTE_IPV4 shifts an int: 192 << 24 overflows (UBSan) */
+#define IPV4_HOST(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			       (uint32_t)(c) << 8 | (uint32_t)(d))
+
 #endif

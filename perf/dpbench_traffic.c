@@ -45,7 +45,7 @@ static uint8_t encap_tmpl[N_VMS][INNER_LEN];
 static rte_be32_t
 vm_ip(int i)
 {
-	return rte_cpu_to_be_32(RTE_IPV4(192, 1, 0, i));
+	return rte_cpu_to_be_32(IPV4_HOST(192, 1, 0, i));
 }
 
 static void
@@ -92,7 +92,7 @@ build_templates(void)
 	const struct rte_ether_addr vtep = { { 0x10, 0, 0, 0, 0, 1 } },
 		remote_vtep = { { 0x10, 0, 0, 0, 0, 2 } },
 		remote = { { 0xa0, 0, 0, 0, 0, 2 } };
-	rte_be32_t remote_ip0 = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0));
+	rte_be32_t remote_ip0 = rte_cpu_to_be_32(IPV4_HOST(192, 2, 0, 0));
 
 	for (int i = 0; i < N_VMS; i++) {
 		struct rte_ether_addr vm;
@@ -101,8 +101,8 @@ build_templates(void)
 		vm_mac(i, &vm);
 		put_eth(d, &vtep, &remote_vtep);
 		put_ip_udp(d + O_IP, PKT_LEN - O_IP,
-			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 0)),
-			   rte_cpu_to_be_32(RTE_IPV4(172, 1, 0, 100)), 49152,
+			   rte_cpu_to_be_32(IPV4_HOST(172, 1, 0, 0)),
+			   rte_cpu_to_be_32(IPV4_HOST(172, 1, 0, 100)), 49152,
 			   4789, true);
 		d[O_UDP + 8] = 0x08;			/* VXLAN flags: I */
 		d[O_UDP + 12] = VNI >> 16;
@@ -149,7 +149,7 @@ build_patches(uint32_t n)
 		uint8_t hdr[20];
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)hdr;
 
-		p->remote_ip = rte_cpu_to_be_32(RTE_IPV4(192, 2, 0, 0) +
+		p->remote_ip = rte_cpu_to_be_32(IPV4_HOST(192, 2, 0, 0) +
 						j / FLOWS_PER_REMOTE_IP);
 		uint16_t rport = REMOTE_PORT_BASE + j % FLOWS_PER_REMOTE_IP;
 		p->remote_port = rte_cpu_to_be_16(rport);
