@@ -352,7 +352,10 @@ class Fuzz:
         # pcap in mbufs: the pool is sized for it. The control thread
         # takes at most 4,096 events a pass: `show` answers during the
         # flood (slow_s) and SIGTERM stops it (finish_switch).
-        limits = self.sizes.get("arp_limits") or {}
+        # arp-rate 0: the per-PMD ARP policer off, so that the flood
+        # reaches the neighbour table and its limit is what refuses it
+        # (with the policer on, 5,000 ARP/s would never fill it).
+        limits = dict(self.sizes.get("arp_limits") or {}, **{"arp-rate": 0})
 
         def full_table_refuses(sw):
             """The neighbour table stays within its limit; a flood past it
