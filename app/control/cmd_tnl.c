@@ -100,6 +100,7 @@ cmd_arp_flush(int argc, const char *argv[], bool json, struct ds *out,
 	/* Apply what the PMDs learned before the flush, not after it. */
 	ctl_events_process();
 	neigh_flush();
+	ctl_arp_requests_forget();
 	ds_put_cstr(out, "OK\n");
 	return 0;
 }

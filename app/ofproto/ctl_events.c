@@ -27,6 +27,14 @@ ctl_arp_get_stats(void)
 	return &arp_stats;
 }
 
+/* tnl/arp/flush: what was asked before the flush says nothing about what
+ * must be asked now, so the next miss for any address sends at once. */
+void
+ctl_arp_requests_forget(void)
+{
+	memset(arp_pending, 0, sizeof arp_pending);
+}
+
 static bool
 arp_rate_limited(rte_be32_t ip)
 {

@@ -86,5 +86,8 @@ struct ctl_arp_stats {
 	uint64_t tx_failed;		/* tx refused it (ring full, down) */
 };
 const struct ctl_arp_stats *ctl_arp_get_stats(void);
+/* Forgets which addresses were asked for lately (their per-address rate
+ * limit), as tnl/arp/flush does: the next miss asks at once. */
+void ctl_arp_requests_forget(void);
 
 #endif
