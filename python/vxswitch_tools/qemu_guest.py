@@ -133,7 +133,15 @@ class Console:
             except vxlib.HarnessError:
                 if time.monotonic() > end:
                     raise
-        self.run("stty -echo", timeout=10)
+        # Echo off before the first run(): with echo on, the tty can echo
+        # the rest of a typed line into the middle of a printed marker
+        # ("@@B3@@@@' $?"), so it is switched off here and confirmed by a
+        # tag that only the shell's arithmetic can produce.
+        self.n += 1
+        tag = "SYNC%d" % self.n
+        self.sock.sendall(("stty -echo\necho %s_$((6*7))\n" % tag).encode())
+        self._read_until((r"%s_42" % tag).encode(), 10)
+        self.buf = b""
 
     def run(self, cmd, timeout=60.0, check=True):
         """Runs cmd in the guest's shell; returns (status, output)."""
