@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "core_list.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pkt_batch.h"
@@ -123,29 +124,25 @@ check_table_limits(struct checker *ck)
 	return 0;
 }
 
-/* Every lcore in the EAL's list ("0-1,3") must exist on this host. */
+/* Every CPU the EAL's lcores run on ("0-1,3", "0,(1-4)@1") must exist
+ * on this host. */
 static int
 check_lcores(struct checker *ck)
 {
-	const char *s = ck->cfg->eal_lcores;
+	bool lcores[CFG_MAX_CORES] = { false }, cpus[CFG_MAX_CORES] = { false };
 	long n_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned first;
 
-	if (n_cpus <= 0 || strspn(s, "0123456789,-") != strlen(s))
-		return 0;		/* another syntax: the EAL's to judge */
-	while (*s) {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		if (hi >= n_cpus)
-			return fail_at(ck, ck->cfg->pos_lcores, "lcore %ld "
+	if (n_cpus <= 0 || core_list_parse_lcores(ck->cfg->eal_lcores,
+						  CFG_MAX_CORES, lcores, cpus,
+						  &first))
+		return 0;		/* the EAL's to judge */
+	for (long c = n_cpus; c < CFG_MAX_CORES; c++)
+		if (cpus[c])
+			return fail_at(ck, ck->cfg->pos_lcores, "lcore CPU %ld "
 				       "does not exist on this host (%ld "
-				       "CPUs) '%s'", hi, n_cpus,
+				       "CPUs) '%s'", c, n_cpus,
 				       ck->cfg->eal_lcores);
-		s = *end == ',' ? end + 1 : end;
-		if (end == s && *s)
-			break;
-	}
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Which cores: eal lcores ("-l"), the main lcore and the pmd cores, and
+ * Which cores: eal lcores (the EAL's --lcores), the main lcore and the pmd cores, and
  * the checks between them once both sections are read. A core list is
  * "1-3,5" or, for pmd-cores, also a YAML list of numbers.
  */
@@ -55,12 +55,19 @@ int
 eal_lcores(struct loader *ld, const yaml_node_t *v, void *obj)
 {
 	struct vxs_config *cfg = obj;
-	uint16_t n = 0;
+	bool cpus[CFG_MAX_CORES] = { false };
+	unsigned first;
+
 	ld->lcores_node = v;
 	if (get_string(ld, v, "lcores", cfg->eal_lcores,
 		       sizeof cfg->eal_lcores) < 0)
 		return -1;
-	return parse_core_list(ld, v, cfg->eal_lcores, NULL, &n, ld->lcores);
+	if (core_list_parse_lcores(cfg->eal_lcores, CFG_MAX_CORES, ld->lcores,
+				   cpus, &first))
+		return fail(ld, v, "bad lcore list (the EAL's --lcores "
+			    "syntax, e.g. 0-2 or 0,(1-4)@1) '%s'",
+			    cfg->eal_lcores);
+	return 0;
 }
 
 int

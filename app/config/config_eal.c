@@ -147,7 +147,8 @@ static void
 arg_add_options(struct argv_builder *b, const struct vxs_config *cfg)
 {
 	if (cfg->eal_lcores[0]) {
-		arg_add(b, "-l");
+		/* --lcores, not -l: it also maps lcores onto CPUs */
+		arg_add(b, "--lcores");
 		arg_add(b, cfg->eal_lcores);
 	}
 	if (cfg->eal_main_lcore >= 0) {

@@ -23,4 +23,14 @@ enum core_list_error core_list_parse(const char *s, unsigned max,
 				     uint16_t *cores, uint16_t *n, bool *seen,
 				     unsigned *twice);
 
+/* The EAL's --lcores syntax: "0,1-3", or lcores mapped onto CPUs,
+ * "0,(1-4)@1" (four lcores on CPU 1: several PMDs on one core, for
+ * function tests on small machines) or "0,5@(2,3)". Marks the lcore ids
+ * in lcores[] and the CPUs they run on in cpus[] (both max entries,
+ * cleared by the caller); *first: the first lcore named (the EAL's
+ * default main lcore). */
+enum core_list_error core_list_parse_lcores(const char *s, unsigned max,
+					    bool *lcores, bool *cpus,
+					    unsigned *first);
+
 #endif
