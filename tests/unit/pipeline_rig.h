@@ -72,7 +72,8 @@ pipeline_rig_up(const char *name, int (*write_topology)(char *, size_t),
 					RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	pktmbuf_pool = *pool;
 	if (!*pool || ports_create(cfg, *pool, 1, err, sizeof err) ||
-	    pmds_create(cfg, err, sizeof err) ||
+	    pmds_init(err, sizeof err) ||
+	    pmds_create(cfg, cfg->dp_opts, err, sizeof err) ||
 	    ofproto_init(cfg, pmd_qsbr, err, sizeof err) ||
 	    ports_start(err, sizeof err)) {
 		printf("setup: %s\n0 passed, 1 failed\n", err);
@@ -125,7 +126,7 @@ pipeline_rig_down(struct vxs_config *cfg, struct rte_mempool *pool)
 	unsigned in_use = rte_mempool_in_use_count(pool);
 	CHECK(in_use == 0, "%u mbufs in use at the end", in_use);
 	ofproto_fini();
-	pmds_destroy();
+	pmds_fini();
 	ports_destroy();
 	rte_eal_cleanup();
 	config_free(cfg);

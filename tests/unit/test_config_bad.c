@@ -102,8 +102,15 @@ static const struct bad_file bad_files[] = {
 	  14, "bad core list '1-'" },
 	{ "pmd-range", "datapath:\n  pmd-cores: [128]\nports:\n" NIC, 2, 15,
 	  "bad pmd core (an integer 0..127) '128'" },
-	{ "lcores-syntax", "eal:\n  lcores: \"0-1@2\"\nports:\n" NIC, 2, 11,
-	  "bad core list '0-1@2'" },
+	{ "lcores-syntax", "eal:\n  lcores: \"0-1@\"\nports:\n" NIC, 2, 11,
+	  "bad lcore list (the EAL's --lcores syntax, e.g. 0-2 or "
+	  "0,(1-4)@1) '0-1@'" },
+	{ "lcores-paren", "eal:\n  lcores: \"0,(1-2\"\nports:\n" NIC, 2, 11,
+	  "bad lcore list (the EAL's --lcores syntax, e.g. 0-2 or "
+	  "0,(1-4)@1) '0,(1-2'" },
+	{ "lcores-mapped-pmd-missing", "eal:\n  lcores: \"0,(1-2)@1\"\n"
+	  "datapath:\n  pmd-cores: [1, 3]\nports:\n" NIC, 4, 18,
+	  "pmd core is not in eal lcores '3'" },
 	{ "underlay-no-port", "underlay:\n  port: nic9\nports:\n" NIC, 2, 9,
 	  "no such port 'nic9'" },
 	{ "underlay-not-dpdk",

@@ -510,19 +510,19 @@ void
 test_eal_argv(void)
 {
 	static const char *const full[] = {
-		"vxswitch", "-l", "0-3,6", "--main-lcore", "0", "-m", "2048",
+		"vxswitch", "--lcores", "0-3,6", "--main-lcore", "0", "-m", "2048",
 		"--file-prefix", "full-test", "--huge-dir", "/mnt/huge1G",
 		"--no-pci", "--log-level=pmd.net.pcap:debug", "-n", "4", NULL,
 	};
 	static const char *const minimal[] = {
-		"vxswitch", "-l", "0-1", "--file-prefix", "vxswitch", NULL,
+		"vxswitch", "--lcores", "0-1", "--file-prefix", "vxswitch", NULL,
 	};
 	static const char *const seed[] = {
-		"vxswitch", "-l", "1-5", "--main-lcore", "1", "--socket-mem",
+		"vxswitch", "--lcores", "1-5", "--main-lcore", "1", "--socket-mem",
 		"1024,0", "--file-prefix", "vxswitch", NULL,
 	};
 	static const char *const demo[] = {
-		"vxswitch", "-l", "0-1", "-m", "512", "--file-prefix",
+		"vxswitch", "--lcores", "0-1", "-m", "512", "--file-prefix",
 		"vxswitch-demo", "--no-pci", NULL,
 	};
 	check_argv("full.yaml", full);
