@@ -27,6 +27,7 @@
 #include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "run_state.h"
 #include "port.h"
 #include "telemetry.h"
 #include "version.h"
@@ -438,7 +439,8 @@ main(int argc, char **argv)
 		goto out_ctl;
 	if (ports_create(&cfg, pktmbuf_pool, cfg.n_pmd_cores, err,
 			 sizeof err) ||
-	    pmds_create(&cfg, err, sizeof err)) {
+	    pmds_init(err, sizeof err) ||
+	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
 		goto out_ports;
 	}
@@ -447,6 +449,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "vxswitch: %s\n", err);
 		goto out_ports;
 	}
+	run_state_init(&cfg);
 	commands_register();
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
@@ -494,7 +497,7 @@ out_offload:
 	ctl_events_process();
 	ofproto_fini();
 out_ports:
-	pmds_destroy();
+	pmds_fini();
 	/* Less what closed drivers keep (counted by ports_stop while their
 	 * ports still existed): not the datapath's to leak. */
 	uint32_t kept = ports_mbufs_kept(stdout);

@@ -356,7 +356,8 @@ main(int argc, char **argv)
 					       rte_socket_id());
 	if (!pktmbuf_pool || ports_create(&cfg, pktmbuf_pool, 1, err,
 					  sizeof err) ||
-	    pmds_create(&cfg, err, sizeof err) ||
+	    pmds_init(err, sizeof err) ||
+	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err) ||
 	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
 	    ports_start(err, sizeof err)) {
 		fprintf(stderr, "arpflood: %s\n", pktmbuf_pool ? err :
@@ -426,7 +427,7 @@ main(int argc, char **argv)
 			rc |= !runs[i][k].balanced;
 out:
 	ofproto_fini();
-	pmds_destroy();
+	pmds_fini();
 	ports_destroy();
 	rte_mempool_free(pktmbuf_pool);
 	rte_eal_cleanup();

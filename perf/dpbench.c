@@ -539,7 +539,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (ports_create(&cfg, pktmbuf_pool, 1, err, sizeof err) ||
-	    pmds_create(&cfg, err, sizeof err) ||
+	    pmds_init(err, sizeof err) ||
+	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err) ||
 	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
 	    ports_start(err, sizeof err)) {
 		fprintf(stderr, "dpbench: %s\n", err);
@@ -610,7 +611,7 @@ out:
 		pmd_flush_flows(&pmds[0]);
 	teardown_marking(pmds ? &pmds[0] : NULL);
 	ofproto_fini();
-	pmds_destroy();
+	pmds_fini();
 	ports_destroy();
 	rte_mempool_free(pktmbuf_pool);
 	pktmbuf_pool = NULL;

@@ -190,6 +190,24 @@ int config_eal_argv(const struct vxs_config *cfg, const char *prog,
 		    char ***argv);
 void config_free_argv(int argc, char **argv);
 
+/* A port from OVS-style words (config_port_args.c): argv[0] the name, then
+ * KEY=VALUE items, KEY an OVS column or option (type, ofport_request,
+ * mtu_request, options:vhost-server-path, options:dpdk-devargs,
+ * options:n_rxq, other_config:pmd-rxq-affinity, ...) or a topology key.
+ * Checked as a port of the topology is; -1 and err naming the token. */
+int config_port_from_args(int argc, const char *const *argv,
+			  struct cfg_port *out, char *err, size_t errlen);
+/* The same where argv[1..n_base-1] are a port's own words (from
+ * config_port_to_args) and the rest replace those with the same key. */
+int config_port_from_args_merge(int argc, const char *const *argv,
+				int n_base, struct cfg_port *out, char *err,
+				size_t errlen);
+#define CFG_WORD_MAX (CFG_PATH_MAX + 32)
+/* A port as KEY=VALUE words (topology keys) into words[0..max-1]; returns
+ * how many. */
+int config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
+			int max);
+
 const struct cfg_port *config_find_port(const struct vxs_config *cfg,
 					const char *name);
 

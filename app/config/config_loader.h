@@ -216,6 +216,9 @@ int route_port(struct loader *ld, const yaml_node_t *v, void *obj);
 int parse_eal(struct loader *ld);		/* config_eal.c */
 int check_cores(struct loader *ld);		/* config_cores.c */
 int parse_ports(struct loader *ld);		/* config_ports.c */
+/* One port's mapping into ld->cfg->ports[index], checked against the
+ * ports before it (config_ports.c; add-port uses it on its own). */
+int parse_port(struct loader *ld, const yaml_node_t *map, unsigned index);
 int parse_underlay(struct loader *ld);		/* config_underlay.c */
 int check_tunnel(struct loader *ld);		/* config_underlay.c */
 

@@ -324,7 +324,7 @@ check_port(struct loader *ld, const struct port_ctx *pc)
 	return 0;
 }
 
-static int
+int
 parse_port(struct loader *ld, const yaml_node_t *map, unsigned index)
 {
 	struct port_ctx pc = { .port = &ld->cfg->ports[index], .index = index,

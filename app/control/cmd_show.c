@@ -21,10 +21,10 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 		json_begin_object(out);
 		json_key(out, "ports");
 		json_begin_array(out);
-		for (uint16_t i = 0; i < n_ports; i++) {
-			struct port *p = ports[i];
+		struct port *p;
+		PORTS_FOREACH(p) {
 			struct pmd_port_stats st;
-			port_stats_sum(i, &st);
+			port_stats_sum(p->idx, &st);
 			json_begin_object(out);
 			json_key(out, "name"); json_string(out, p->name);
 			json_key(out, "ofport"); json_u64(out, p->ofport);
@@ -73,10 +73,10 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 	ds_put_format(out, "  %-22s %6s %-20s %-5s %12s %12s %10s\n", "port",
 		      "ofport", "type", "state", "rx_packets", "tx_packets",
 		      "tx_dropped");
-	for (uint16_t i = 0; i < n_ports; i++) {
-		struct port *p = ports[i];
+	struct port *p;
+	PORTS_FOREACH(p) {
 		struct pmd_port_stats st;
-		port_stats_sum(i, &st);
+		port_stats_sum(p->idx, &st);
 		ds_put_format(out, "  %-22s %6u %-20s %-5s %12lu %12lu %10lu\n",
 			      p->name, p->ofport, port_kind_name(p),
 			      port_state_name(p), st.rx_packets, st.tx_packets,

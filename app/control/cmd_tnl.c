@@ -225,13 +225,13 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 			else
 				json_null(out);
 			json_key(out, "port");
-			json_string(out, ports[r->port_idx]->name);
+			json_string(out, port_name_at(r->port_idx));
 			json_key(out, "connected"); json_bool(out, r->connected);
 			json_end_object(out);
 		} else {
 			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
 				      "Cached:" : "User:", ip, r->plen,
-				      ports[r->port_idx]->name);
+				      port_name_at(r->port_idx));
 			if (r->gateway)
 				ds_put_format(out, " GW %s",
 					      ip_str(r->gateway, gw));

@@ -22,6 +22,7 @@ void cmd_flows_register(void);		/* cmd_flows.c */
 void cmd_dpctl_register(void);		/* cmd_dpctl.c */
 void cmd_pmd_register(void);		/* cmd_pmd.c */
 void cmd_tnl_register(void);		/* cmd_tnl.c */
+void cmd_port_register(void);		/* cmd_port.c */
 
 /* show and dpif-netdev/pmd-stats-show, also printed at exit
  * (print_exit_stats). */

@@ -28,4 +28,5 @@ commands_register(void)
 	cmd_dpctl_register();
 	cmd_pmd_register();
 	cmd_tnl_register();
+	cmd_port_register();
 }

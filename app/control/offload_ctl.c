@@ -32,7 +32,12 @@ offload_init(char *err, size_t errlen)
 	struct port *u = port_underlay();
 	struct offload_mgr_params mp = { .name = "offload", .n_pmds = n_pmds };
 
-	control_register("offload/show", "", 0, 0, cmd_offload_show, NULL);
+	static bool registered;	/* again after set-pmd-cores */
+
+	if (!registered)
+		control_register("offload/show", "", 0, 0, cmd_offload_show,
+				 NULL);
+	registered = true;
 	if (!u || u->kind != PORT_ETHDEV || u->cfg->offload == CFG_OFFLOAD_OFF)
 		return 0;
 	mp.abi = RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0) ?

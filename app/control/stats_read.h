@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "pmd.h"
+#include "pmd_reconf.h"
 
 static inline uint64_t
 counter_ld(const uint64_t *p)
@@ -21,8 +22,14 @@ static inline void
 port_stats_sum(uint16_t idx, struct pmd_port_stats *sum)
 {
 	memset(sum, 0, sizeof *sum);
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		const struct pmd_port_stats *s = &pmds[i].port_stats[idx];
+	for (int i = -1; i < (int)n_pmds; i++) {
+		/* -1: PMDs that set-pmd-cores replaced (pmd_reconf.h) */
+		const struct pmd_port_stats *s =
+			i < 0 ? (pmd_retired_port_stats
+				 ? &pmd_retired_port_stats[idx] : NULL)
+			      : &pmds[i].port_stats[idx];
+		if (!s)
+			continue;
 #define X(field) sum->field += counter_ld(&s->field);
 		PORT_STATS(X)
 #undef X

@@ -52,9 +52,13 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	if (!no_params(params))
 		return -EINVAL;
+	struct port *p;
+
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (uint16_t i = 0; i < n_ports; i++)
-		rte_tel_data_add_array_string(d, ports[i]->name);
+	ports_reader_lock();
+	PORTS_FOREACH(p)
+		rte_tel_data_add_array_string(d, p->name);
+	ports_reader_unlock();
 	return 0;
 }
 
@@ -68,18 +72,22 @@ port_param(const char *params)
 	struct port *p = port_by_name(params);
 	if (p)
 		return p;
-	return parse_below(params, n_ports, &idx) ? ports[idx] : NULL;
+	return parse_below(params, n_ports, &idx) ? port_at(idx) : NULL;
 }
 
 static int
 tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	(void)cmd;
-	struct port *p = port_param(params);
 	struct pmd_port_stats sum;
 
-	if (!p)
+	/* del-port frees a port only after taking this lock (port.h) */
+	ports_reader_lock();
+	struct port *p = port_param(params);
+	if (!p) {
+		ports_reader_unlock();
 		return -EINVAL;
+	}
 	port_stats_sum(p->idx, &sum);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", p->name);
@@ -88,6 +96,7 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 #define X(field) rte_tel_data_add_dict_u64(d, #field, sum.field);
 	PORT_STATS(X)
 #undef X
+	ports_reader_unlock();
 	return 0;
 }
 

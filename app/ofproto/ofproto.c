@@ -362,7 +362,7 @@ port_is_tunnel(uint32_t ofport, void *aux)
 static int
 parse_rule(const char *text, struct ofp_rule *r, char *err, size_t errlen)
 {
-	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map(), r, err,
+	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map_adding(), r, err,
 			   errlen))
 		return -1;
 	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);

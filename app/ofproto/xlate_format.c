@@ -169,7 +169,7 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 			put(&b, ",");
 		switch (x->type) {
 		case DP_ACT_OUTPUT:
-			put(&b, "%s", ports[x->port]->name);
+			put(&b, "%s", port_name_at(x->port));
 			break;
 		case DP_ACT_TNL_PUSH:
 			vxlan_tnl_template_format(&a->tnls[x->slot % DP_MAX_TNLS],
@@ -179,10 +179,10 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 		case DP_ACT_TNL_CLONE:
 			vxlan_tnl_template_format(&a->tnls[x->slot % DP_MAX_TNLS],
 						  tmp, sizeof tmp);
-			put(&b, "clone(%s,%s)", tmp, ports[x->port]->name);
+			put(&b, "clone(%s,%s)", tmp, port_name_at(x->port));
 			break;
 		case DP_ACT_TNL_POP:
-			put(&b, "tnl_pop(%s)", ports[x->port]->name);
+			put(&b, "tnl_pop(%s)", port_name_at(x->port));
 			break;
 		case DP_ACT_SET_ETH_SRC:
 		case DP_ACT_SET_ETH_DST: {
@@ -194,7 +194,7 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 			break;
 		}
 		case DP_ACT_ARP_RESPOND:
-			put(&b, "arp_responder(%s)", ports[x->port]->name);
+			put(&b, "arp_responder(%s)", port_name_at(x->port));
 			break;
 		case DP_ACT_DROP:
 			put(&b, "drop(%s)", drop_reason_name(x->reason));

@@ -16,6 +16,7 @@
 #include "dp_snapshot.h"
 #include "dpcls.h"
 #include "pmd.h"
+#include "pmd_reconf.h"
 
 struct pmd *pmds;
 uint16_t n_pmds;
@@ -55,7 +56,7 @@ pmd_clear_stats(struct pmd *pmd)
 {
 	dp_tx_flush_all(&pmd->dp);	/* the accounting starts with none in flight */
 	memset(&pmd->stats, 0, sizeof pmd->stats);
-	memset(pmd->port_stats, 0, n_ports * sizeof *pmd->port_stats);
+	memset(pmd->port_stats, 0, PORT_MAX * sizeof *pmd->port_stats);
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		pmd->rxqs[i].packets = pmd->rxqs[i].busy_cycles = 0;
 		pmd_poll_q_clear_stats(&pmd->rxqs[i].poll);
@@ -221,7 +222,7 @@ pmd_main(void *arg)
 
 /* ---- set-up ------------------------------------------------------------ */
 
-static struct pmd *
+struct pmd *
 pmd_by_core(uint16_t core)
 {
 	for (uint16_t i = 0; i < n_pmds; i++)
@@ -230,74 +231,30 @@ pmd_by_core(uint16_t core)
 	return NULL;
 }
 
-static struct pmd *
-pmd_least_loaded(void)
-{
-	struct pmd *best = &pmds[0];
-	for (uint16_t i = 1; i < n_pmds; i++)
-		if (pmds[i].n_rxqs < best->n_rxqs)
-			best = &pmds[i];
-	return best;
-}
-
-/* Pinned queues first (pmd-rxq-affinity), then the rest spread over the
- * PMDs with the fewest queues, as OVS's round-robin assignment does. */
 static int
-assign_rxqs(char *err, size_t errlen)
-{
-	for (int pinned = 1; pinned >= 0; pinned--) {
-		for (uint16_t p = 0; p < n_ports; p++) {
-			struct port *port = ports[p];
-			for (uint16_t q = 0; q < port->n_rxq; q++) {
-				const struct cfg_port *c = port->cfg;
-				struct pmd *pmd = NULL;
-				for (uint16_t a = 0; a < c->n_affinity; a++)
-					if (c->affinity[a].queue == q)
-						pmd = pmd_by_core(
-							c->affinity[a].core);
-				if ((pmd != NULL) != pinned)
-					continue;
-				if (!pmd)
-					pmd = pmd_least_loaded();
-				if (pmd->n_rxqs == PMD_MAX_RXQS) {
-					snprintf(err, errlen,
-						 "pmd on core %u: more than %d "
-						 "rx queues", pmd->lcore,
-						 PMD_MAX_RXQS);
-					return -1;
-				}
-				pmd->rxqs[pmd->n_rxqs] = (struct pmd_rxq){
-					.port = port, .qid = q };
-				/* Only vhost queues are scheduled: the NIC's
-				 * is the hot one, and its rx descriptors
-				 * must be refilled, so it is polled every
-				 * round. */
-				pmd_poll_q_init(&pmd->rxqs[pmd->n_rxqs++].poll,
-						port->kind == PORT_VHOST);
-			}
-		}
-	}
-	return 0;
-}
-
-static int
-pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
-	  size_t errlen)
+pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, uint32_t opts,
+	  char *err, size_t errlen)
 {
 	int socket = rte_lcore_to_socket_id(pmd->lcore);
 	char why[128];
 
-	pmd->port_stats = rte_zmalloc_socket("port_stats", n_ports *
-					     sizeof *pmd->port_stats, 64,
-					     socket);
+	/* Kept across set-pmd-cores (pmd.h): allocated once per slot. */
+	if (!pmd->port_stats)
+		pmd->port_stats = rte_zmalloc_socket(
+			"port_stats", PORT_MAX * sizeof *pmd->port_stats, 64,
+			socket);
+	if (!pmd->rxqs)
+		pmd->rxqs = rte_zmalloc_socket("pmd_rxqs", PMD_MAX_RXQS *
+					       sizeof *pmd->rxqs, 64, socket);
+	memset(&pmd->dp, 0, sizeof pmd->dp);
 	pmd->dp.idx = pmd->idx;
 	pmd->dp.stats = &pmd->stats;
 	pmd->dp.port_stats = pmd->port_stats;
 	pmd->dp.mbuf_pool = pktmbuf_pool;
 	pmd->dp.events = ctl_event_ring;
 	pmd->dp.rand_state = 0x9e3779b9u ^ pmd->lcore;
-	int rc = dp_ctx_init(&pmd->dp, cfg, n_ports, socket, why, sizeof why);
-	if (!rc && !pmd->port_stats) {
+	int rc = dp_ctx_init(&pmd->dp, cfg, PORT_MAX, socket, why, sizeof why);
+	if (!rc && (!pmd->port_stats || !pmd->rxqs)) {
 		snprintf(why, sizeof why, "out of memory (%u megaflows)",
 			 pmd->dp.max_flows);
 		rc = -1;
@@ -306,28 +263,38 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, char *err,
 		snprintf(err, errlen, "pmd on core %u: %s", pmd->lcore, why);
 		return -1;
 	}
+	if (opts != cfg->dp_opts)
+		dp_set_opts(&pmd->dp, opts);
 	pmd->idle_backoff_us = cfg->pmd_idle_backoff_us;
 	return 0;
 }
 
 int
-pmds_create(const struct vxs_config *cfg, char *err, size_t errlen)
+pmds_init(char *err, size_t errlen)
 {
-	size_t sz;
+	size_t sz = rte_rcu_qsbr_get_memsize(CFG_MAX_CORES);
 
-	n_pmds = cfg->n_pmd_cores;
-	pmds = rte_zmalloc("pmds", n_pmds * sizeof *pmds, 64);
-	sz = rte_rcu_qsbr_get_memsize(n_pmds);
+	pmds = rte_zmalloc("pmds", CFG_MAX_CORES * sizeof *pmds, 64);
 	pmd_qsbr = rte_zmalloc("pmd_qsbr", sz, RTE_CACHE_LINE_SIZE);
 	ctl_event_ring = rte_ring_create_elem("ctl_events",
 					      sizeof(struct ctl_event), 4096,
 					      SOCKET_ID_ANY, RING_F_SC_DEQ);
-	if (!pmds || !pmd_qsbr || !ctl_event_ring ||
-	    rte_rcu_qsbr_init(pmd_qsbr, n_pmds)) {
+	pmd_retired_port_stats = rte_zmalloc(
+		"retired_port_stats", PORT_MAX * sizeof *pmd_retired_port_stats,
+		64);
+	if (!pmds || !pmd_qsbr || !ctl_event_ring || !pmd_retired_port_stats ||
+	    rte_rcu_qsbr_init(pmd_qsbr, CFG_MAX_CORES)) {
 		snprintf(err, errlen, "out of memory creating PMDs");
 		return -1;
 	}
-	for (uint16_t i = 0; i < n_pmds; i++) {
+	return 0;
+}
+
+int
+pmds_create(const struct vxs_config *cfg, uint32_t opts, char *err,
+	    size_t errlen)
+{
+	for (uint16_t i = 0; i < cfg->n_pmd_cores; i++) {
 		unsigned core = cfg->pmd_cores[i];
 		if (!rte_lcore_is_enabled(core) ||
 		    core == rte_get_main_lcore()) {
@@ -335,12 +302,23 @@ pmds_create(const struct vxs_config *cfg, char *err, size_t errlen)
 				 "lcore of the EAL (check eal.lcores)", core);
 			return -1;
 		}
-		pmds[i].lcore = core;
-		pmds[i].idx = i;
-		if (pmd_alloc(&pmds[i], cfg, err, errlen))
-			return -1;
 	}
-	return assign_rxqs(err, errlen);
+	for (uint16_t i = 0; i < cfg->n_pmd_cores; i++) {
+		struct pmd *pmd = &pmds[i];
+		pmd->lcore = cfg->pmd_cores[i];
+		pmd->idx = i;
+		pmd->n_rxqs = 0;
+		pmd->stop = false;
+		pmd->req = NULL;
+		memset(&pmd->stats, 0, sizeof pmd->stats);
+		memset(&pmd->backoff, 0, sizeof pmd->backoff);
+		pmd->next_sweep_tsc = 0;
+		n_pmds = i + 1;		/* pmds_destroy frees what exists */
+		if (pmd_alloc(pmd, cfg, opts, err, errlen))
+			return -1;
+		memset(pmd->port_stats, 0, PORT_MAX * sizeof *pmd->port_stats);
+	}
+	return pmd_rxqs_rebalance(NULL, err, errlen) < 0 ? -1 : 0;
 }
 
 int
@@ -371,13 +349,24 @@ void
 pmds_destroy(void)
 {
 	for (uint16_t i = 0; pmds && i < n_pmds; i++) {
-		struct pmd *pmd = &pmds[i];
-		dp_ctx_fini(&pmd->dp);
-		rte_free(pmd->port_stats);
+		dp_ctx_fini(&pmds[i].dp);
+		pmds[i].n_rxqs = 0;
+	}
+	n_pmds = 0;
+}
+
+void
+pmds_fini(void)
+{
+	pmds_destroy();
+	for (uint16_t i = 0; pmds && i < CFG_MAX_CORES; i++) {
+		rte_free(pmds[i].port_stats);
+		rte_free(pmds[i].rxqs);
 	}
 	rte_free(pmds);
 	pmds = NULL;
-	n_pmds = 0;
+	rte_free(pmd_retired_port_stats);
+	pmd_retired_port_stats = NULL;
 	rte_ring_free(ctl_event_ring);
 	ctl_event_ring = NULL;
 	rte_free(pmd_qsbr);

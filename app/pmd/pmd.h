@@ -21,7 +21,7 @@
 #include "pmd_poll.h"
 #include "port.h"
 
-#define PMD_MAX_RXQS 128
+#define PMD_MAX_RXQS 512
 
 struct pmd_rxq {
 	struct port *port;
@@ -163,11 +163,12 @@ struct pmd {
 	bool stop;
 
 	uint16_t n_rxqs;
-	struct pmd_rxq rxqs[PMD_MAX_RXQS];
+	struct pmd_rxq *rxqs;		/* PMD_MAX_RXQS; changed only by the
+					 * PMD itself, in pmd_call (pmd_reconf.c) */
 
 	struct dp_ctx dp;		/* its datapath: caches, classifier,
 					 * tx buffers, options, snapshot */
-	struct pmd_port_stats *port_stats;	/* one per port */
+	struct pmd_port_stats *port_stats;	/* one per port slot (PORT_MAX) */
 	struct pmd_stats stats;
 	uint32_t idle_backoff_us;
 	struct pmd_backoff backoff;	/* idle back-off state */
@@ -176,6 +177,10 @@ struct pmd {
 	struct pmd_request *req;	/* mailbox, set by the control thread */
 };
 
+/* pmds[0..n_pmds-1] run; the array has room for CFG_MAX_CORES and is
+ * never freed before exit, nor are a slot's rxqs and port_stats, so a
+ * report reading them while set-pmd-cores replaces the PMDs reads stale
+ * counters, never freed memory. */
 extern struct pmd *pmds;
 extern uint16_t n_pmds;
 extern struct rte_mempool *pktmbuf_pool;
@@ -192,10 +197,19 @@ mbufs_in_use(void)
 extern struct rte_rcu_qsbr *pmd_qsbr;
 extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 
-int pmds_create(const struct vxs_config *cfg, char *err, size_t errlen);
+/* The PMDs' shared state, once: the RCU variable (room for CFG_MAX_CORES
+ * PMDs, so set-pmd-cores never replaces it), the event ring, pmds[]. */
+int pmds_init(char *err, size_t errlen);
+void pmds_fini(void);
+/* The PMDs on cfg->pmd_cores, with their datapaths and their rx queues
+ * (pmd_rxqs_rebalance). opts: the datapath optimisations (cfg->dp_opts at
+ * start-up, what set-opt made them since on set-pmd-cores). */
+int pmds_create(const struct vxs_config *cfg, uint32_t opts, char *err,
+		size_t errlen);
 int pmds_start(void);
 void pmds_stop(void);
 void pmds_destroy(void);
+struct pmd *pmd_by_core(uint16_t core);
 
 /* Runs fn in the PMD's context between bursts and waits for it (runs it
  * here directly if the PMD is not running). */
@@ -218,6 +232,9 @@ void pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a);
 /* The terms as the control thread sees them now, without stopping the
  * PMD: exact only while no packets move (telemetry). */
 void pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a);
+/* The terms of counters alone (none in flight). */
+void pmd_accounting_peek_stats(const struct pmd_stats *s,
+			       struct pmd_accounting *a);
 
 /* As JSON ("accounting": {...}, for one PMD or summed over all, with
  * "balanced") and as a pmd-stats-show line. */

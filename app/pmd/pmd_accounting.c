@@ -3,6 +3,7 @@
 #include "ds.h"
 #include "json_out.h"
 #include "pmd.h"
+#include "pmd_reconf.h"
 
 static uint64_t
 ld(const uint64_t *p)
@@ -11,10 +12,8 @@ ld(const uint64_t *p)
 }
 
 void
-pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a)
+pmd_accounting_peek_stats(const struct pmd_stats *s, struct pmd_accounting *a)
 {
-	const struct pmd_stats *s = &pmd->stats;
-
 	*a = (struct pmd_accounting){
 		.received = ld(&s->packets),
 		.copies = ld(&s->copies),
@@ -23,7 +22,13 @@ pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a)
 	};
 	for (int r = 0; r < DROP_N_REASONS; r++)
 		a->dropped += ld(&s->drops[r]);
-	for (uint16_t i = 0; i < n_ports; i++)
+}
+
+void
+pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a)
+{
+	pmd_accounting_peek_stats(&pmd->stats, a);
+	for (uint16_t i = 0; i < n_ports; i++)	/* empty slots: 0 */
 		a->in_flight += __atomic_load_n(&pmd->dp.txbufs[i].n,
 						__ATOMIC_RELAXED);
 }
@@ -70,8 +75,12 @@ pmd_accounting_json_all(struct ds *out)
 {
 	struct pmd_accounting sum = { 0 }, a;
 
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		pmd_accounting_read(&pmds[i], &a);
+	for (int i = -1; i < (int)n_pmds; i++) {
+		/* -1: the PMDs set-pmd-cores replaced, none in flight */
+		if (i < 0)
+			pmd_accounting_peek_stats(&pmd_retired_stats, &a);
+		else
+			pmd_accounting_read(&pmds[i], &a);
 		sum.received += a.received;
 		sum.copies += a.copies;
 		sum.sent += a.sent;

@@ -1,31 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The port table: built from the topology, looked up by name and ofport. */
+ * The port table: built from the topology, looked up by name and ofport;
+ * creating, starting and stopping one port of any kind. Run-time changes
+ * to the table are port_live.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_malloc.h>
+#include <rte_lcore.h>
+#include "clock.h"
 #include "port.h"
+#include "port_priv.h"
 
 struct port **ports;
 uint16_t n_ports;
 
 static struct port *underlay, *vxlan_port;
 
+/* What removed ports' drivers kept at close (ports_mbufs_kept). */
+uint32_t ports_removed_mbufs_kept;
+
+/* Called from PMD upcalls too: a slot may change under us, but a port
+ * found here is freed only after this PMD's next quiescent state. */
 struct port *
 port_by_name(const char *name)
 {
-	for (uint16_t i = 0; i < n_ports; i++)
-		if (!strcmp(ports[i]->name, name))
-			return ports[i];
+	for (uint16_t i = 0; i < n_ports; i++) {
+		struct port *p = port_at(i);
+		if (p && !p->removing && !strcmp(p->name, name))
+			return p;
+	}
 	return NULL;
 }
 
 struct port *
 port_by_ofport(uint32_t ofport)
 {
-	for (uint16_t i = 0; i < n_ports; i++)
-		if (ports[i]->ofport == ofport)
-			return ports[i];
+	for (uint16_t i = 0; i < n_ports; i++) {
+		struct port *p = port_at(i);
+		if (p && !p->removing && p->ofport == ofport)
+			return p;
+	}
 	return NULL;
 }
 
@@ -41,12 +55,15 @@ port_vxlan(void)
 	return vxlan_port;
 }
 
+/* aux non-NULL: a rule being added, which may name a port to come (its
+ * number is set aside for the name, port_live.c). */
 static uint32_t
 map_port_by_name(const char *name, void *aux)
 {
-	(void)aux;
 	struct port *p = port_by_name(name);
-	return p && !p->is_underlay ? p->ofport : 0;
+	if (p)
+		return p->is_underlay ? 0 : p->ofport;
+	return ports_ofport_for_name(name, aux != NULL);
 }
 
 static const char *
@@ -54,7 +71,7 @@ map_name_by_port(uint32_t ofport, void *aux)
 {
 	(void)aux;
 	struct port *p = port_by_ofport(ofport);
-	return p ? p->name : NULL;
+	return p ? p->name : ports_name_of_ofport(ofport);
 }
 
 const struct ofp_port_map *
@@ -63,6 +80,17 @@ ports_ofp_map(void)
 	static const struct ofp_port_map map = {
 		.port_by_name = map_port_by_name,
 		.name_by_port = map_name_by_port,
+	};
+	return &map;
+}
+
+const struct ofp_port_map *
+ports_ofp_map_adding(void)
+{
+	static const struct ofp_port_map map = {
+		.port_by_name = map_port_by_name,
+		.name_by_port = map_name_by_port,
+		.aux = (void *)1,
 	};
 	return &map;
 }
@@ -89,9 +117,9 @@ port_state_name(const struct port *p)
 }
 
 /* The pool the ports' drivers fill their rx rings from. */
-static struct rte_mempool *ports_pool;
+struct rte_mempool *ports_pool;
 
-static uint32_t
+uint32_t
 pool_in_use(void)
 {
 	return ports_pool ? ports_pool->size -
@@ -99,14 +127,103 @@ pool_in_use(void)
 			  : 0;
 }
 
+/* Fills in p from c and creates its device (not started). */
+int
+port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
+	    uint16_t n_pmds, bool is_underlay, char *err, size_t errlen)
+{
+	p->cfg_own = *c;
+	p->cfg = &p->cfg_own;
+	c = p->cfg;
+	snprintf(p->name, sizeof p->name, "%s", c->name);
+	p->idx = idx;
+	p->ofport = c->ofport;
+	p->vid = -1;
+	p->n_rxq = c->n_rxq ? c->n_rxq : 1;
+	p->rxd = c->rxd ? c->rxd : 1024;
+	p->txd = c->txd ? c->txd : 1024;
+	p->tx_max_frame = p->rx_max_frame = UINT32_MAX;
+	p->added_ms = vxs_now_ms();
+	for (int q = 0; q < PORT_MAX_QUEUES; q++)
+		rte_spinlock_init(&p->tx_lock[q]);
+
+	switch (c->type) {
+	case CFG_PORT_DPDK: {
+		p->kind = PORT_ETHDEV;
+		p->is_underlay = is_underlay;
+		/* One tx queue per sender (every lcore the EAL has: a PMD
+		 * may start on any, set-pmd-cores) plus one for the control
+		 * thread (ARP), so that none is shared if the device has
+		 * that many. */
+		uint16_t senders = RTE_MAX((unsigned)n_pmds + 1, rte_lcore_count());
+		uint32_t before = pool_in_use();
+		int rc = port_ethdev_create(p, ports_pool, senders, err,
+					    errlen);
+		p->mbufs_taken = pool_in_use() - before;
+		if (!rc)
+			port_set_senders(p, n_pmds);
+		return rc;
+	}
+	case CFG_PORT_VHOST_SERVER:
+	case CFG_PORT_VHOST_CLIENT:
+		p->kind = PORT_VHOST;
+		p->vhost_server = c->type == CFG_PORT_VHOST_SERVER;
+		/* One guest rx vring, any number of senders. */
+		p->n_txq = 1;
+		port_set_senders(p, n_pmds);
+		if (c->mtu)	/* the guest's MTU, both ways */
+			p->tx_max_frame = p->rx_max_frame =
+				c->mtu + RTE_ETHER_HDR_LEN;
+		return port_vhost_create(p, err, errlen);
+	case CFG_PORT_VXLAN:
+		p->kind = PORT_VXLAN;
+		p->n_rxq = 0;
+		return 0;
+	case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
+		p->kind = PORT_NULL;
+		p->n_rxq = 0;	/* receives nothing: nothing to poll */
+		p->n_txq = 1;
+		p->is_underlay = is_underlay;
+		return 0;
+	}
+	return 0;
+}
+
+/* Senders: the PMDs (index 0..n_pmds-1) and the control thread (n_pmds).
+ * Queues are shared, under tx_lock, only when there are fewer. */
+void
+port_set_senders(struct port *p, uint16_t n_pmds)
+{
+	if (p->kind == PORT_ETHDEV) {
+		p->tx_shared = p->n_txq < n_pmds + 1;
+		p->ctl_txq = port_txq_for(p, n_pmds);
+	} else if (p->kind == PORT_VHOST) {
+		p->tx_shared = n_pmds > 1;
+	}
+}
+
+void
+ports_set_senders(uint16_t n_pmds)
+{
+	struct port *p;
+
+	PORTS_FOREACH(p)
+		port_set_senders(p, n_pmds);
+}
+
 int
 ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 	     uint16_t n_pmds, char *err, size_t errlen)
 {
 	ports_pool = pool;
-	ports = calloc(cfg->n_ports, sizeof *ports);
+	ports = calloc(PORT_MAX, sizeof *ports);
 	if (!ports) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (cfg->n_ports > PORT_MAX) {
+		snprintf(err, errlen, "%u ports: more than %d", cfg->n_ports,
+			 PORT_MAX);
 		return -1;
 	}
 	for (uint16_t i = 0; i < cfg->n_ports; i++) {
@@ -117,101 +234,70 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			return -1;
 		}
 		ports[n_ports++] = p;
-		snprintf(p->name, sizeof p->name, "%s", c->name);
-		p->idx = i;
-		p->ofport = c->ofport;
-		p->cfg = c;
-		p->vid = -1;
-		p->n_rxq = c->n_rxq ? c->n_rxq : 1;
-		p->rxd = c->rxd ? c->rxd : 1024;
-		p->txd = c->txd ? c->txd : 1024;
-		p->tx_max_frame = p->rx_max_frame = UINT32_MAX;
-		for (int q = 0; q < PORT_MAX_QUEUES; q++)
-			rte_spinlock_init(&p->tx_lock[q]);
-
-		int rc = 0;
-		switch (c->type) {
-		case CFG_PORT_DPDK:
-			p->kind = PORT_ETHDEV;
-			p->is_underlay = !strcmp(c->name, cfg->underlay_port);
-			if (p->is_underlay)
-				underlay = p;
-			/* Ask for one tx queue per PMD plus one for the
-			 * control thread (ARP), so none is shared if the
-			 * device has that many. */
-			uint32_t before = pool_in_use();
-			rc = port_ethdev_create(p, pool, n_pmds + 1, err,
-						errlen);
-			p->mbufs_taken = pool_in_use() - before;
-			break;
-		case CFG_PORT_VHOST_SERVER:
-		case CFG_PORT_VHOST_CLIENT:
-			p->kind = PORT_VHOST;
-			p->vhost_server = c->type == CFG_PORT_VHOST_SERVER;
-			/* One guest rx vring, any number of senders. */
-			p->n_txq = 1;
-			p->tx_shared = n_pmds > 1;
-			if (c->mtu)	/* the guest's MTU, both ways */
-				p->tx_max_frame = p->rx_max_frame =
-					c->mtu + RTE_ETHER_HDR_LEN;
-			rc = port_vhost_create(p, err, errlen);
-			break;
-		case CFG_PORT_VXLAN:
-			p->kind = PORT_VXLAN;
-			p->n_rxq = 0;
-			vxlan_port = p;
-			break;
-		case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
-			p->kind = PORT_NULL;
-			p->n_txq = 1;
-			p->is_underlay = !strcmp(c->name, cfg->underlay_port);
-			if (p->is_underlay)
-				underlay = p;
-			break;
-		}
-		if (rc)
+		if (port_create(p, c, i, n_pmds,
+				!strcmp(c->name, cfg->underlay_port), err,
+				errlen))
 			return -1;
+		if (p->is_underlay)
+			underlay = p;
+		if (p->kind == PORT_VXLAN)
+			vxlan_port = p;
 	}
 	return 0;
 }
 
 int
+port_start(struct port *p, char *err, size_t errlen)
+{
+	if (p->kind == PORT_ETHDEV) {
+		uint32_t before = pool_in_use();
+		int rc = port_ethdev_start(p, err, errlen);
+		p->mbufs_taken += pool_in_use() - before;
+		return rc;
+	}
+	if (p->kind == PORT_VHOST)
+		return port_vhost_start(p, err, errlen);
+	return 0;
+}
+
+void
+port_stop(struct port *p)
+{
+	if (p->stopped || !p->dev_created)
+		return;
+	p->stopped = true;
+	if (p->kind == PORT_ETHDEV) {
+		/* The PMDs let go of it: only the driver moves mbufs now.
+		 * What it gives back at close, against what it took, tells
+		 * its rings from a datapath leak. */
+		uint32_t before = pool_in_use();
+		port_ethdev_stop(p);
+		uint32_t returned = before - pool_in_use();
+		p->mbufs_kept = returned < p->mbufs_taken
+				? p->mbufs_taken - returned : 0;
+	} else if (p->kind == PORT_VHOST) {
+		port_vhost_stop(p);
+	}
+}
+
+int
 ports_start(char *err, size_t errlen)
 {
-	for (uint16_t i = 0; i < n_ports; i++) {
-		struct port *p = ports[i];
-		int rc = 0;
-		if (p->kind == PORT_ETHDEV) {
-			uint32_t before = pool_in_use();
-			rc = port_ethdev_start(p, err, errlen);
-			p->mbufs_taken += pool_in_use() - before;
-		}
-		else if (p->kind == PORT_VHOST)
-			rc = port_vhost_start(p, err, errlen);
-		if (rc)
+	struct port *p;
+
+	PORTS_FOREACH(p)
+		if (port_start(p, err, errlen))
 			return -1;
-	}
 	return 0;
 }
 
 void
 ports_stop(void)
 {
-	for (uint16_t i = 0; i < n_ports; i++) {
-		struct port *p = ports[i];
-		if (p->kind == PORT_ETHDEV) {
-			/* The PMDs are stopped: only the driver moves mbufs
-			 * now. What it gives back at close, against what it
-			 * took, tells its rings from a datapath leak. */
-			uint32_t before = pool_in_use();
-			port_ethdev_stop(p);
-			uint32_t returned = before - pool_in_use();
-			p->mbufs_kept = returned < p->mbufs_taken
-					? p->mbufs_taken - returned : 0;
-		} else if (p->kind == PORT_VHOST) {
-			port_vhost_stop(p);
-		}
-	}
+	struct port *p;
+
+	PORTS_FOREACH(p)
+		port_stop(p);
 }
 
 uint32_t
@@ -219,23 +305,24 @@ ports_mbufs_kept(FILE *f)
 {
 	uint32_t kept = 0;
 
-	for (uint16_t i = 0; i < n_ports; i++) {
-		if (!ports[i]->mbufs_kept)
+	struct port *p;
+
+	PORTS_FOREACH(p) {
+		if (!p->mbufs_kept)
 			continue;
-		kept += ports[i]->mbufs_kept;
+		kept += p->mbufs_kept;
 		if (f)
 			fprintf(f, "vxswitch: %s: its driver kept %u mbufs of "
 				"its rings at close (of %u it took)\n",
-				ports[i]->name, ports[i]->mbufs_kept,
-				ports[i]->mbufs_taken);
+				p->name, p->mbufs_kept, p->mbufs_taken);
 	}
-	return kept;
+	return kept + ports_removed_mbufs_kept;
 }
 
 void
 ports_destroy(void)
 {
-	for (uint16_t i = 0; i < n_ports; i++)
+	for (uint16_t i = 0; ports && i < n_ports; i++)
 		rte_free(ports[i]);
 	free(ports);
 	ports = NULL;

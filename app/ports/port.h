@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Ports of the switch. The table is built once at start-up from the
- * topology and never changes shape while PMDs run; what changes at run time
- * (a vhost-user guest connecting or going away) is per-port state published
+ * Ports of the switch. The table (ports[], PORT_MAX slots) is filled from
+ * the topology at start-up and changed at run time by the control thread
+ * alone (add-port / del-port, port_live.c): a slot is published with an
+ * atomic store, and a removed port is freed only after every PMD has let
+ * go of it (it polls none of its queues, no megaflow outputs to it) and an
+ * RCU grace period has passed. Readers other than the control thread (the
+ * PMDs' upcalls, the rte_vhost thread) load slots with port_at() and skip
+ * empty ones and ports being removed. What changes while a port lives (a
+ * vhost-user guest connecting or going away) is per-port state published
  * with atomics and retired through RCU (port_vhost.c).
  *
  * Three kinds:
@@ -32,6 +38,9 @@
 #include "ofp_rule.h"
 
 #define PORT_MAX_QUEUES 16
+/* Ports in the table, all kinds: rte_vhost's own limit on sockets
+ * (MAX_VHOST_SOCKET) is 1024. add-port past it is refused. */
+#define PORT_MAX 1024
 
 enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN, PORT_NULL };
 
@@ -41,7 +50,15 @@ struct port {
 	uint16_t idx;			/* datapath index: ports[idx] */
 	uint32_t ofport;		/* OpenFlow port number */
 	bool is_underlay;		/* the NIC carrying our VTEP */
-	const struct cfg_port *cfg;
+	const struct cfg_port *cfg;	/* &cfg_own */
+	struct cfg_port cfg_own;	/* as configured (topology or add-port) */
+	/* del-port has begun: no longer found by name or number, so no new
+	 * megaflow sends to it; set by the control thread only */
+	bool removing;
+	uint64_t added_ms;		/* when it joined (vxs_now_ms) */
+	bool dev_created;		/* its device exists: close it */
+	bool stopped;			/* port_stop() done */
+	bool hotplugged;		/* we probed it: remove it with the port */
 
 	uint16_t n_rxq;
 	uint16_t n_txq;
@@ -83,8 +100,68 @@ struct port {
 	uint32_t tx_max_frame, rx_max_frame;
 };
 
+/* ports[0..n_ports-1] may hold NULL (a removed port's slot, reused by
+ * the next add-port): n_ports is one past the highest slot in use. */
 extern struct port **ports;
 extern uint16_t n_ports;
+
+static inline struct port *
+port_at(uint16_t i)
+{
+	return __atomic_load_n(&ports[i], __ATOMIC_ACQUIRE);
+}
+
+/* A slot's port name for reports; "?" once the slot is empty. */
+static inline const char *
+port_name_at(uint16_t i)
+{
+	struct port *p = i < n_ports ? port_at(i) : NULL;
+	return p ? p->name : "?";
+}
+
+/* The ports in use, for the control thread and reports. */
+#define PORTS_FOREACH(p)                                                    \
+	for (uint16_t p##_i = 0; p##_i < n_ports; p##_i++)                  \
+		if (((p) = port_at(p##_i)) != NULL)
+
+/* For threads other than the control thread and the PMDs (telemetry):
+ * while held, no port is freed. */
+void ports_reader_lock(void);
+void ports_reader_unlock(void);
+
+/* The live port table's mutations, control thread only (port_live.c).
+ * ports_add: creates and starts the port (probing its device, or
+ * registering its vhost-user socket) in the lowest free slot; NULL and
+ * err on failure, the table unchanged. The caller then gives its queues
+ * to PMDs and publishes (pmd_reconf.c). */
+struct port *ports_add(const struct cfg_port *c, uint16_t n_pmds,
+		       char *err, size_t errlen);
+/* Makes a port ports_add() created findable by name and number, once its
+ * queues are polled. */
+void ports_publish(struct port *p);
+/* del-port, first half: the port can no longer be found by name or
+ * number. The caller then republishes and makes every PMD let go. */
+void ports_remove_begin(struct port *p);
+/* Second half: stops its device, empties its slot, waits for an RCU
+ * grace period and frees it. */
+void ports_remove_end(struct port *p, struct rte_rcu_qsbr *qsbr);
+/* OpenFlow numbers by name, kept after a port goes (port_live.c): the
+ * number of a live or remembered name, else 0; reserve: set one aside for
+ * an unknown name (a flow naming a port to come). */
+uint32_t ports_ofport_for_name(const char *name, bool reserve);
+void ports_remember_name(const char *name, uint32_t ofport);
+/* The name remembered for a number (no live port has it), or NULL. */
+const char *ports_name_of_ofport(uint32_t ofport);
+uint32_t ports_names_known(void);
+extern uint64_t port_names_refused;
+#define PORT_NAMES_MAX 4096
+/* Senders (PMDs + the control thread) have changed: which tx queue each
+ * uses and whether queues are shared (set-pmd-cores, PMDs stopped). */
+void ports_set_senders(uint16_t n_pmds);
+uint32_t ports_in_use(void);
+/* The lowest OpenFlow number free for a new port (OVS: not the most
+ * recently freed ones first, so old flows do not catch a new port). */
+uint32_t ports_next_ofport(void);
 
 int ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		 uint16_t n_pmds, char *err, size_t errlen);
@@ -104,6 +181,10 @@ struct port *port_vxlan(void);
 /* Port map for ofp_parse/format: overlay ports only (the underlay NIC is
  * not part of the OpenFlow bridge, as br-phy is apart from br-int). */
 const struct ofp_port_map *ports_ofp_map(void);
+/* The same for rules being added: a name no port has (yet) gets a number
+ * set aside for it, so the rule is kept and matches once a port of that
+ * name is added (OVS keeps rules by port number). */
+const struct ofp_port_map *ports_ofp_map_adding(void);
 
 const char *port_kind_name(const struct port *p);
 const char *port_state_name(const struct port *p);

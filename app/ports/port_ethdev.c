@@ -19,8 +19,8 @@ devargs_is_pci(const char *devargs)
 }
 
 static int
-find_or_probe(const char *devargs, uint16_t *port_id, char *err,
-	      size_t errlen)
+find_or_probe(const char *devargs, uint16_t *port_id, bool *hotplugged,
+	      char *err, size_t errlen)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	size_t n = strcspn(devargs, ",");
@@ -34,6 +34,7 @@ find_or_probe(const char *devargs, uint16_t *port_id, char *err,
 	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
 		return 0;
 	int rc = rte_dev_probe(devargs);
+	*hotplugged = rc == 0;
 	if (rc) {
 		snprintf(err, errlen, "cannot probe device '%s': %s%s", devargs,
 			 strerror(-rc),
@@ -61,9 +62,10 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 	uint32_t max_frame = rte_pktmbuf_data_room_size(pool) -
 			     RTE_PKTMBUF_HEADROOM;
 	if (port_pcap_check_devargs(p->cfg->devargs, max_frame, err, errlen) ||
-	    find_or_probe(p->cfg->devargs, &id, err, errlen))
+	    find_or_probe(p->cfg->devargs, &id, &p->hotplugged, err, errlen))
 		return -1;
 	p->eth_port_id = id;
+	p->dev_created = true;		/* from here on, closed by port_stop */
 	rc = rte_eth_dev_info_get(id, &info);
 	if (rc) {
 		snprintf(err, errlen, "%s: dev_info: %s", p->name,
@@ -154,6 +156,15 @@ port_ethdev_start(struct port *p, char *err, size_t errlen)
 void
 port_ethdev_stop(struct port *p)
 {
+	struct rte_eth_dev_info info;
+	struct rte_device *dev = NULL;
+
+	if (rte_eth_dev_info_get(p->eth_port_id, &info) == 0)
+		dev = info.device;
 	rte_eth_dev_stop(p->eth_port_id);
 	rte_eth_dev_close(p->eth_port_id);
+	/* del-port of a device we probed: unplug it, so that its name (and
+	 * its pcap files, its tap) can be used again by a later add-port. */
+	if (p->removing && p->hotplugged && dev)
+		rte_dev_remove(dev);
 }

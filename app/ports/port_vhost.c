@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <rte_log.h>
 #include <rte_vhost.h>
-#include "port.h"
+#include "port_priv.h"
 
 static struct rte_rcu_qsbr *vhost_qsbr;
 
@@ -25,13 +25,22 @@ port_vhost_set_rcu(struct rte_rcu_qsbr *qsbr)
 	vhost_qsbr = qsbr;
 }
 
+/* On the rte_vhost thread: under the slot lock, so the port is not
+ * freed while we look (a port is freed only after its socket is
+ * unregistered, so once found it stays for this callback). */
 static struct port *
 port_by_vhost_path(const char *path)
 {
-	for (uint16_t i = 0; i < n_ports; i++)
-		if (ports[i]->kind == PORT_VHOST && !strcmp(ports[i]->path, path))
-			return ports[i];
-	return NULL;
+	struct port *found = NULL, *p;
+
+	pthread_mutex_lock(&ports_slot_lock);
+	PORTS_FOREACH(p)
+		if (p->kind == PORT_VHOST && !strcmp(p->path, path)) {
+			found = p;
+			break;
+		}
+	pthread_mutex_unlock(&ports_slot_lock);
+	return found;
 }
 
 struct port *
@@ -65,10 +74,9 @@ vhost_new_device(int vid)
 static void
 vhost_destroy_device(int vid)
 {
-	for (uint16_t i = 0; i < n_ports; i++) {
-		struct port *p = ports[i];
-		if (p->kind != PORT_VHOST || p->vid != vid)
-			continue;
+	struct port *p = port_vhost_by_vid(vid);
+
+	if (p && p->vid == vid) {
 		__atomic_store_n(&p->ready, false, __ATOMIC_RELEASE);
 		if (vhost_qsbr)
 			rte_rcu_qsbr_synchronize(vhost_qsbr,
@@ -145,6 +153,7 @@ port_vhost_create(struct port *p, char *err, size_t errlen)
 			 p->name, p->path);
 		return -1;
 	}
+	p->dev_created = true;		/* from here on, unregistered by port_stop */
 	if (rte_vhost_driver_disable_features(p->path,
 					      vhost_disabled_features) ||
 	    rte_vhost_driver_callback_register(p->path, &vhost_ops)) {
