@@ -148,9 +148,10 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		case CFG_PORT_VHOST_CLIENT:
 			p->kind = PORT_VHOST;
 			p->vhost_server = c->type == CFG_PORT_VHOST_SERVER;
-			/* One guest rx vring, any number of senders. */
-			p->n_txq = 1;
-			p->tx_shared = n_pmds > 1;
+			/* The PMDs send (never the control thread: it sends
+			 * only to the underlay); the guest's rx queues are
+			 * known once it enables them (port_vhost.c). */
+			port_tx_init(p, 1, n_pmds);
 			if (c->mtu)	/* the guest's MTU, both ways */
 				p->tx_max_frame = p->rx_max_frame =
 					c->mtu + RTE_ETHER_HDR_LEN;
@@ -163,7 +164,7 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			break;
 		case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
 			p->kind = PORT_NULL;
-			p->n_txq = 1;
+			port_tx_init(p, n_pmds + 1, n_pmds + 1);
 			p->is_underlay = !strcmp(c->name, cfg->underlay_port);
 			if (p->is_underlay)
 				underlay = p;
