@@ -474,6 +474,7 @@ main(int argc, char **argv)
 	while (!quit_signal) {
 		control_poll(20);
 		ctl_events_process();
+		ports_tick();
 		ofproto_tick();
 		if (opt.duration > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);

@@ -75,6 +75,7 @@ struct opt_config {
 struct result {
 	enum dir dir;
 	const char *config;
+	bool tx_lock;			/* --tx-lock: every tx route locked */
 	uint32_t flows;
 	uint64_t packets;
 	uint64_t total_cycles;
@@ -95,6 +96,7 @@ static struct {
 	bool rewrite;			/* decap rules rewrite the inner MAC */
 	uint32_t emc_prob;
 	const char *eal_mem;
+	bool tx_lock;			/* each row without and with the tx lock */
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
 	.n_flow_counts = 4,
@@ -137,6 +139,9 @@ usage(FILE *f)
 "  --csv FILE      also write the results as CSV\n"
 "  --quick         32 and 1k flows, 2000 bursts\n"
 "  --mem MB        EAL -m (default 1024)\n"
+"  --tx-lock       every row twice, the tx lock off and forced on (every\n"
+"                  port, uncontended), side by side; then the lock with 2\n"
+"                  senders on one queue (lcores 0 and 1)\n"
 "  -h, --help\n");
 }
 
@@ -169,7 +174,7 @@ static int
 parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
-	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE };
+	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -183,6 +188,7 @@ parse_args(int argc, char **argv)
 		{ "rewrite", no_argument, NULL, O_REWRITE },
 		{ "emc-prob", required_argument, NULL, O_EMC },
 		{ "mem", required_argument, NULL, O_MEM },
+		{ "tx-lock", no_argument, NULL, O_TXLOCK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +219,7 @@ parse_args(int argc, char **argv)
 		case O_REWRITE: args.rewrite = true; break;
 		case O_EMC: args.emc_prob = strtoul(optarg, NULL, 10); break;
 		case O_MEM: args.eal_mem = optarg; break;
+		case O_TXLOCK: args.tx_lock = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -368,7 +375,36 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	return 0;
 }
 
+/* Every port's tx routes locked or not: the uncontended lock (nothing
+ * else sends here), the cost a PMD pays on every burst where a queue is
+ * shared. */
+static void
+set_tx_lock(bool on)
+{
+	for (uint16_t i = 0; i < n_ports; i++)
+		port_tx_force_lock(ports[i], on);
+}
+
 /* ---- output ------------------------------------------------------------ */
+
+/* The --tx-lock rows side by side: (off, on) pairs. */
+static void
+print_tx_lock(const struct result *res, int n)
+{
+	printf("\ntx lock, uncontended: total cycles per packet\n");
+	printf("%-5s %-24s %8s %8s %8s %8s %10s\n", "path", "config", "flows",
+	       "no lock", "lock", "delta", "per burst");
+	for (int i = 0; i + 1 < n; i += 2) {
+		double off = (double)res[i].total_cycles / res[i].packets;
+		double on = (double)res[i + 1].total_cycles / res[i + 1].packets;
+		double per_burst = res[i + 1].tx_batches
+			? (on - off) * res[i + 1].packets / res[i + 1].tx_batches
+			: 0;
+		printf("%-5s %-24s %8u %8.1f %8.1f %+8.2f %+10.1f\n",
+		       dir_names[res[i].dir], res[i].config, res[i].flows, off,
+		       on, on - off, per_burst);
+	}
+}
 
 static void
 print_header(void)
@@ -380,12 +416,21 @@ print_header(void)
 	       "pkt/tx");
 }
 
+static const char *
+config_label(const struct result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", r->config, r->tx_lock ? " +tx-lock" : "");
+	return buf;
+}
+
 static void
 print_result(const struct result *r)
 {
 	double p = r->packets, staged = 0;
+	char label[64];
 
-	printf("%-5s %-24s %8u", dir_names[r->dir], r->config, r->flows);
+	printf("%-5s %-24s %8u", dir_names[r->dir],
+	       config_label(r, label, sizeof label), r->flows);
 	for (int s = 0; s < PMD_N_STAGES; s++) {
 		printf(" %8.1f", r->stage[s] / p);
 		staged += r->stage[s];
@@ -411,7 +456,9 @@ write_csv(const char *path, const struct result *res, int n)
 	for (int i = 0; i < n; i++) {
 		const struct result *r = &res[i];
 		double p = r->packets, staged = 0;
-		fprintf(f, "%s,%s,%u,%lu", dir_names[r->dir], r->config,
+		char label[64];
+		fprintf(f, "%s,%s,%u,%lu", dir_names[r->dir],
+			config_label(r, label, sizeof label),
 			r->flows, r->packets);
 		for (int s = 0; s < PMD_N_STAGES; s++) {
 			fprintf(f, ",%.2f", r->stage[s] / p);
@@ -564,7 +611,8 @@ main(int argc, char **argv)
 
 	struct opt_config oc[2 + N_BENCH_OPTS];
 	int n_oc = opt_configs(oc);
-	int max_res = 2 * n_oc * args.n_flow_counts, n_res = 0;
+	int n_lock = args.tx_lock ? 2 : 1;
+	int max_res = 2 * n_oc * args.n_flow_counts * n_lock, n_res = 0;
 	struct result *res = calloc(max_res, sizeof *res);
 	if (!res)
 		goto out;
@@ -585,19 +633,28 @@ main(int argc, char **argv)
 		if (strcmp(args.dirs, "both") && strcmp(args.dirs, dir_names[d]))
 			continue;
 		for (int fi = 0; fi < args.n_flow_counts; fi++)
-			for (int c = 0; c < n_oc; c++) {
+			for (int c = 0; c < n_oc * n_lock; c++) {
 				struct result *r = &res[n_res];
+				set_tx_lock(c % n_lock);
 				int err = run_one(pmd, d, args.flow_counts[fi],
-						  &oc[c], r);
+						  &oc[c / n_lock], r);
 				if (err) {
 					if (err == -1)
 						fprintf(stderr, "dpbench: out "
 							"of mbufs\n");
 					goto out_res;
 				}
+				r->tx_lock = c % n_lock;
 				n_res++;
 				print_result(r);
 			}
+	}
+	if (args.tx_lock) {
+		set_tx_lock(false);
+		print_tx_lock(res, n_res);
+		if (txlock_contended(src.vm_port[0], pktmbuf_pool,
+				     args.bursts))
+			goto out_res;
 	}
 	if (args.csv && write_csv(args.csv, res, n_res)) {
 		fprintf(stderr, "dpbench: cannot write %s\n", args.csv);

@@ -46,6 +46,12 @@ void traffic_free(void);
  * *in to the port it arrives on; -1 when out of mbufs. */
 int traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in);
 
+/* --tx-lock (dpbench_txlock.c): port_tx_burst's cycles per packet on
+ * null port p with 1 and 2 senders (this lcore and the next), with and
+ * without the tx lock, printed as a table; -1 if it could not run. */
+int txlock_contended(struct port *p, struct rte_mempool *pool,
+		     uint64_t bursts);
+
 /* RTE_IPV4 shifts an int: 192 << 24 overflows (UBSan) */
 #define IPV4_HOST(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
 			       (uint32_t)(c) << 8 | (uint32_t)(d))

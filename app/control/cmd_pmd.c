@@ -301,8 +301,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 				json_key(out, "port"); json_string(out, rq->port->name);
 				json_key(out, "queue"); json_u64(out, rq->qid);
 				json_key(out, "enabled");
-				json_bool(out, rq->port->kind != PORT_VHOST ||
-						       port_vhost_ready(rq->port));
+				json_bool(out, port_rxq_enabled(rq->port, rq->qid));
 				json_key(out, "packets"); json_u64(out, counter_ld(&rq->packets));
 				json_key(out, "usage_pct"); json_double(out, usage);
 				json_key(out, "polls"); json_u64(out, polls);
@@ -318,8 +317,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 					      "  pmd usage: %3.0f %%"
 					      "  polls: %lu  empty: %lu",
 					      rq->port->name, rq->qid,
-					      rq->port->kind != PORT_VHOST ||
-						      port_vhost_ready(rq->port)
+					      port_rxq_enabled(rq->port, rq->qid)
 						      ? "enabled" : "disabled",
 					      usage, polls, empty);
 				if (rq->poll.adaptive)

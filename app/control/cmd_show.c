@@ -34,6 +34,9 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 #define X(field) json_key(out, #field); json_u64(out, st.field);
 			PORT_STATS(X)
 #undef X
+			json_key(out, "n_txq"); json_u64(out, p->n_txq);
+			json_key(out, "tx_shared");
+			json_bool(out, port_tx_shared(p));
 			if (p->kind == PORT_VHOST) {
 				json_key(out, "path"); json_string(out, p->path);
 				json_key(out, "connects");
@@ -45,6 +48,10 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 				json_key(out, "refused_ring");
 				json_u64(out, __atomic_load_n(
 					&p->vhost_refused_ring, __ATOMIC_RELAXED));
+				/* queue pairs the guest enabled */
+				json_key(out, "guest_queues");
+				json_u64(out, __atomic_load_n(&p->guest_queues,
+							      __ATOMIC_RELAXED));
 			}
 			json_end_object(out);
 		}

@@ -41,7 +41,7 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx)
 		for (uint16_t i = 0; i < n; i++)
 			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
 	}
-	sent = port_tx_burst(p, port_txq_for(p, ctx->idx), tb->pkts, n);
+	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += lens[i];
 	ps->tx_packets += sent;

@@ -93,7 +93,7 @@ arp_request_send(rte_be32_t ip)
 	memset(&ah->arp_data.arp_tha, 0, sizeof ah->arp_data.arp_tha);
 	ah->arp_data.arp_tip = ip;
 	/* port_tx_burst frees what it did not send */
-	if (port_tx_burst(u, u->ctl_txq, &m, 1))
+	if (port_tx_burst(u, u->ctl_sender, &m, 1))
 		arp_stats.sent++;
 	else
 		arp_stats.tx_failed++;

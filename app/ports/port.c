@@ -168,7 +168,9 @@ port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
 	case CFG_PORT_VHOST_CLIENT:
 		p->kind = PORT_VHOST;
 		p->vhost_server = c->type == CFG_PORT_VHOST_SERVER;
-		/* One guest rx vring, any number of senders. */
+		/* The PMDs send (never the control thread: it sends only to
+		 * the underlay); the guest's rx queues are known once it
+		 * enables them (port_vhost.c). */
 		p->n_txq = 1;
 		port_set_senders(p, n_pmds);
 		if (c->mtu)	/* the guest's MTU, both ways */
@@ -182,23 +184,31 @@ port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
 	case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
 		p->kind = PORT_NULL;
 		p->n_rxq = 0;	/* receives nothing: nothing to poll */
-		p->n_txq = 1;
+		port_set_senders(p, n_pmds);
 		p->is_underlay = is_underlay;
 		return 0;
 	}
 	return 0;
 }
 
-/* Senders: the PMDs (index 0..n_pmds-1) and the control thread (n_pmds).
- * Queues are shared, under tx_lock, only when there are fewer. */
+/* Senders: the PMDs (index 0..n_pmds-1) and, on an ethdev or null port,
+ * the control thread (n_pmds); over the queues the port has (port_tx.c).
+ * Only while no PMD sends: at creation, and on set-pmd-cores. */
 void
 port_set_senders(struct port *p, uint16_t n_pmds)
 {
-	if (p->kind == PORT_ETHDEV) {
-		p->tx_shared = p->n_txq < n_pmds + 1;
-		p->ctl_txq = port_txq_for(p, n_pmds);
-	} else if (p->kind == PORT_VHOST) {
-		p->tx_shared = n_pmds > 1;
+	switch (p->kind) {
+	case PORT_ETHDEV:
+		port_tx_init(p, p->n_txq, n_pmds + 1);
+		break;
+	case PORT_VHOST:
+		port_tx_init(p, p->n_txq, n_pmds);
+		break;
+	case PORT_NULL:
+		port_tx_init(p, n_pmds + 1, n_pmds + 1);
+		break;
+	case PORT_VXLAN:
+		break;
 	}
 }
 

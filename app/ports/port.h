@@ -41,6 +41,10 @@
 /* Ports in the table, all kinds: rte_vhost's own limit on sockets
  * (MAX_VHOST_SOCKET) is 1024. add-port past it is refused. */
 #define PORT_MAX 1024
+/* Threads that send: every PMD and the control thread. */
+#define PORT_MAX_SENDERS (CFG_MAX_CORES + 1)
+#define PORT_TX_QID_MASK 0xffffu
+#define PORT_TX_LOCKED (1u << 16)
 
 enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN, PORT_NULL };
 
@@ -78,17 +82,35 @@ struct port {
 	bool vhost_server;
 	int vid;			/* -1 when no guest */
 	bool ready;			/* guest up: PMDs may poll/enqueue */
+	/* The guest's vrings that are enabled, bit VHOST_QUEUE_RX/TX(q)
+	 * (vring_state_changed, vhost-events thread): a PMD polls guest
+	 * tx ring q only while its bit is set, so a guest that enabled
+	 * fewer queue pairs than n_rxq is not polled where it has none. */
+	uint32_t vring_enabled;
+	/* Queue pairs the guest has enabled, counted from 0 (as virtio-net
+	 * enables them): the guest rx rings we may send on. */
+	uint16_t guest_queues;
+	/* guest_queues changed and the tx routes do not follow yet:
+	 * ports_tick() (control thread) recomputes them. */
+	bool tx_routes_stale;
 	uint64_t n_connects;		/* how many times a guest came up */
 	/* guest messages refused (port_vhost_guard.c), each one closing
 	 * the connection: a memory table past the end of its file, a ring
 	 * smaller than VHOST_RING_MIN */
 	uint64_t vhost_refused_mem;
 	uint64_t vhost_refused_ring;
-	/* More senders than tx queues (a vhost guest has one rx vring; a
-	 * pcap port has one tx queue per tx_pcap file): sends to one queue
-	 * must not race. Taken only when tx_shared, as OVS does with its
-	 * XPS locks; with one PMD and a queue per sender it never is. */
-	bool tx_shared;
+
+	/* Transmit (port_tx.c). Each sender (PMD index; n_pmds, the last,
+	 * for the control thread) has a route: its tx queue, with
+	 * PORT_TX_LOCKED when another sender may use the same queue (more
+	 * senders than queues: a pcap port with one tx_pcap, a guest with
+	 * fewer rx queues than PMDs), as OVS's XPS. A sender reads its
+	 * route once per burst, so the lock it takes is the lock it
+	 * releases; with a queue per sender no lock is ever taken. */
+	uint16_t n_senders;
+	uint16_t ctl_sender;		/* the control thread's sender index */
+	bool tx_lock_forced;		/* dpbench --tx-lock: every route locked */
+	uint32_t tx_route[PORT_MAX_SENDERS];
 	rte_spinlock_t tx_lock[PORT_MAX_QUEUES];
 
 	/* The longest frame sent (tx) or taken from the port (rx): its MTU
@@ -206,6 +228,22 @@ void port_vhost_stop(struct port *p);
 void port_vhost_set_rcu(struct rte_rcu_qsbr *qsbr);
 struct port *port_vhost_by_vid(int vid);
 
+/* Transmit routes (port_tx.c). port_tx_init: before the PMDs run, for
+ * n_senders senders over n_txq queues. port_tx_set_queues: the queue count
+ * changed while PMDs may be sending: the routes move in steps separated
+ * by RCU grace periods (qsbr: the PMDs'; NULL when none runs), so no two
+ * senders are ever on one queue without both taking its lock. Control
+ * thread only (it waits). port_tx_force_lock: every route locked (dpbench
+ * measures the lock's cost). port_tx_shared: some route is locked. */
+void port_tx_init(struct port *p, uint16_t n_txq, uint16_t n_senders);
+void port_tx_set_queues(struct port *p, uint16_t n_txq,
+			struct rte_rcu_qsbr *qsbr);
+void port_tx_force_lock(struct port *p, bool on);
+bool port_tx_shared(const struct port *p);
+/* Control thread, every loop: applies guest queue changes to the tx
+ * routes of vhost ports (the vhost thread cannot wait for the PMDs). */
+void ports_tick(void);
+
 /* Guest guards (port_vhost_guard.c). Rings smaller than this are refused,
  * so that no burst (at most BATCH_MAX, as rte_vhost's own MAX_PKT_BURST)
  * is ever larger than a guest's ring. */
@@ -222,12 +260,18 @@ bool port_vhost_rings_ok(struct port *p, int vid, int only_vring);
 #include <rte_ethdev.h>
 #include <rte_vhost.h>
 
-/* The tx queue a sender (PMD index, or n_pmds for the control thread)
- * uses on port p. */
+/* The route of a sender (PMD index, or n_pmds for the control thread) on
+ * port p: tx queue | PORT_TX_LOCKED. */
+static inline uint32_t
+port_tx_route(const struct port *p, uint16_t sender)
+{
+	return __atomic_load_n(&p->tx_route[sender], __ATOMIC_ACQUIRE);
+}
+
 static inline uint16_t
 port_txq_for(const struct port *p, uint16_t sender)
 {
-	return sender % p->n_txq;
+	return port_tx_route(p, sender) & PORT_TX_QID_MASK;
 }
 
 #define VHOST_QUEUE_RX(q) ((q) * 2 + 0)	/* guest rx ring: we enqueue */
@@ -239,32 +283,50 @@ port_vhost_ready(const struct port *p)
 	return __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE);
 }
 
+static inline bool
+port_vhost_vring_on(const struct port *p, uint16_t vring)
+{
+	return vring < 32 &&
+	       (__atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED) >> vring & 1);
+}
+
+/* rx queue qid of p has a ring to poll (a vhost guest may have fewer). */
+static inline bool
+port_rxq_enabled(const struct port *p, uint16_t qid)
+{
+	return p->kind != PORT_VHOST ||
+	       (port_vhost_ready(p) && port_vhost_vring_on(p, VHOST_QUEUE_TX(qid)));
+}
+
 static inline uint16_t
 port_rx_burst(struct port *p, uint16_t qid, struct rte_mempool *pool,
 	      struct rte_mbuf **pkts, uint16_t n)
 {
 	if (p->kind == PORT_ETHDEV)
 		return rte_eth_rx_burst(p->eth_port_id, qid, pkts, n);
-	if (p->kind != PORT_VHOST || !port_vhost_ready(p))
+	if (p->kind != PORT_VHOST || !port_vhost_ready(p) ||
+	    !port_vhost_vring_on(p, VHOST_QUEUE_TX(qid)))
 		return 0;
 	/* never more than the smallest ring a guest may have */
 	return rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid), pool,
 				       pkts, RTE_MIN(n, VHOST_RING_MIN));
 }
 
+/* Sends as sender 'sender' (see port_tx_route). */
 static inline uint16_t
-port_tx_burst(struct port *p, uint16_t qid, struct rte_mbuf **pkts,
+port_tx_burst(struct port *p, uint16_t sender, struct rte_mbuf **pkts,
 	      uint16_t n)
 {
+	uint32_t route = port_tx_route(p, sender);
+	uint16_t qid = route & PORT_TX_QID_MASK;
 	uint16_t sent = 0;
 
+	if (unlikely(route & PORT_TX_LOCKED))
+		rte_spinlock_lock(&p->tx_lock[qid]);
 	if (unlikely(p->kind == PORT_NULL)) {
 		rte_pktmbuf_free_bulk(pkts, n);
-		return n;
-	}
-	if (p->tx_shared)
-		rte_spinlock_lock(&p->tx_lock[qid]);
-	if (p->kind == PORT_ETHDEV) {
+		sent = n;
+	} else if (p->kind == PORT_ETHDEV) {
 		/* A NIC ring that is momentarily full usually drains within a
 		 * couple of retries; give up when no progress is made. */
 		for (int tries = 0; sent < n && tries < 4; tries++) {
@@ -274,27 +336,25 @@ port_tx_burst(struct port *p, uint16_t qid, struct rte_mbuf **pkts,
 				break;
 			sent += k;
 		}
-		if (p->tx_shared)
-			rte_spinlock_unlock(&p->tx_lock[qid]);
 		if (sent < n)
 			rte_pktmbuf_free_bulk(pkts + sent, n - sent);
-		return sent;
+	} else {
+		/* In bursts no larger than the smallest ring a guest may
+		 * have; a short one means the ring is full. */
+		while (sent < n && port_vhost_ready(p)) {
+			uint16_t k = RTE_MIN(n - sent, VHOST_RING_MIN);
+			uint16_t done = rte_vhost_enqueue_burst(
+				p->vid, VHOST_QUEUE_RX(qid), pkts + sent, k);
+			sent += done;
+			if (done < k)
+				break;
+		}
+		/* rte_vhost copies into guest memory: we free all either
+		 * way. */
+		rte_pktmbuf_free_bulk(pkts, n);
 	}
-	/* In bursts no larger than the smallest ring a guest may have; a
-	 * short one means the ring is full. */
-	while (sent < n && port_vhost_ready(p)) {
-		uint16_t k = RTE_MIN(n - sent, VHOST_RING_MIN);
-		uint16_t done = rte_vhost_enqueue_burst(p->vid,
-							VHOST_QUEUE_RX(qid),
-							pkts + sent, k);
-		sent += done;
-		if (done < k)
-			break;
-	}
-	if (p->tx_shared)
+	if (unlikely(route & PORT_TX_LOCKED))
 		rte_spinlock_unlock(&p->tx_lock[qid]);
-	/* rte_vhost copies into guest memory: we free all either way. */
-	rte_pktmbuf_free_bulk(pkts, n);
 	return sent;
 }
 

@@ -77,10 +77,8 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 			 p->name, p->n_rxq, info.max_rx_queues);
 		return -1;
 	}
-	p->n_txq = RTE_MIN(n_txq, RTE_MIN(info.max_tx_queues,
-					  PORT_MAX_QUEUES));
-	p->tx_shared = p->n_txq < n_txq;
-	p->ctl_txq = port_txq_for(p, n_txq - 1);
+	/* n_txq: one per sender (the PMDs, the control thread) */
+	port_tx_init(p, RTE_MIN(n_txq, info.max_tx_queues), n_txq);
 
 	if (p->n_rxq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -96,9 +94,7 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 		 * queues as rx queues, shared by the senders if fewer. */
 		printf("vxswitch: %s: retrying with %u tx queues (as many as "
 		       "rx queues)\n", p->name, p->n_rxq);
-		p->n_txq = p->n_rxq;
-		p->tx_shared = p->n_txq < n_txq;
-		p->ctl_txq = port_txq_for(p, n_txq - 1);
+		port_tx_init(p, p->n_rxq, n_txq);
 		rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
 	}
 	if (rc) {

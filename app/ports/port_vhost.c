@@ -7,6 +7,15 @@
  * to pass a quiescent state (rte_rcu_qsbr) before the vid is given back, so
  * no PMD is inside rte_vhost_{en,de}queue_burst on a dead device and the
  * PMD itself never takes a lock to find out.
+ *
+ * Multi-queue guests: a guest enables queue pairs one by one, before and
+ * after it is up (vring_state_changed). The PMDs poll guest tx ring q (rx
+ * queue q of the port, q < n-rxq) only while it is enabled; the PMDs send
+ * on the guest's enabled rx rings, one each when there are enough (no
+ * lock), shared under the lock when fewer (port_tx.c). The vhost thread
+ * only records the change: it may hold the rings' locks while it tells us
+ * (a PMD may be spinning on one), so it cannot wait for the PMDs; the
+ * control thread moves the tx routes (ports_tick).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,6 +62,28 @@ port_vhost_by_vid(int vid)
 	return port_by_vhost_path(path);
 }
 
+/* The queue pairs counted from 0 whose guest rx ring is enabled. */
+static uint16_t
+guest_queues_of(uint32_t vrings)
+{
+	uint16_t n = 0;
+
+	while (n < PORT_MAX_QUEUES && (vrings >> VHOST_QUEUE_RX(n) & 1))
+		n++;
+	return n;
+}
+
+static void
+vrings_publish(struct port *p, uint32_t vrings)
+{
+	__atomic_store_n(&p->vring_enabled, vrings, __ATOMIC_RELEASE);
+	uint16_t n = guest_queues_of(vrings);
+	if (n != __atomic_load_n(&p->guest_queues, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&p->guest_queues, n, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->tx_routes_stale, true, __ATOMIC_RELEASE);
+	}
+}
+
 static int
 vhost_new_device(int vid)
 {
@@ -60,14 +91,19 @@ vhost_new_device(int vid)
 
 	if (!p || !port_vhost_rings_ok(p, vid, -1))
 		return -1;
+	/* Ready means pair 0 is (rte_vhost's virtio_is_ready), whether or
+	 * not it told us through vring_state_changed. */
+	uint32_t vrings = __atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED);
+	vrings_publish(p, vrings | 1u << VHOST_QUEUE_RX(0) |
+				  1u << VHOST_QUEUE_TX(0));
 	/* We poll: the guest need not kick us, and we need not be kicked. */
 	for (uint16_t q = 0; q < rte_vhost_get_vring_num(vid); q++)
 		rte_vhost_enable_guest_notification(vid, q, 0);
 	p->vid = vid;
 	__atomic_fetch_add(&p->n_connects, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
-	RTE_LOG(INFO, USER1, "vhost port %s: guest up (vid %d)\n", p->name,
-		vid);
+	RTE_LOG(INFO, USER1, "vhost port %s: guest up (vid %d, %u queue "
+		"pairs)\n", p->name, vid, p->guest_queues);
 	return 0;
 }
 
@@ -93,23 +129,52 @@ vhost_new_connection(int vid)
 {
 	struct port *p = port_vhost_by_vid(vid);
 
-	return p ? port_vhost_guard_connection(p, vid) : -1;
+	if (!p)
+		return -1;
+	vrings_publish(p, 0);	/* a new guest: it enables its own */
+	return port_vhost_guard_connection(p, vid);
 }
 
-/* A vring of a running guest (another queue pair) coming up: it must be
- * as large as the others. Refused, the whole port stops being polled
- * (without waiting for the PMDs: the vhost thread holds the rings' locks
- * here and an enqueue may be spinning on one). */
+/* A vring enabled or disabled (a queue pair of the guest coming up or
+ * going, before or after new_device). One coming up must be as large as
+ * the others; refused, the whole port stops being polled (without waiting
+ * for the PMDs: the vhost thread holds the rings' locks here and an
+ * enqueue may be spinning on one). */
 static int
 vhost_vring_state_changed(int vid, uint16_t vring, int enable)
 {
 	struct port *p = port_vhost_by_vid(vid);
 
-	if (!p || !enable || p->vid != vid ||
-	    port_vhost_rings_ok(p, vid, vring))
+	if (!p)
 		return 0;
-	__atomic_store_n(&p->ready, false, __ATOMIC_RELEASE);
-	return -1;
+	if (enable && p->vid == vid && !port_vhost_rings_ok(p, vid, vring)) {
+		__atomic_store_n(&p->ready, false, __ATOMIC_RELEASE);
+		return -1;
+	}
+	if (vring >= 32)	/* past PORT_MAX_QUEUES pairs: never used */
+		return 0;
+	uint32_t vrings = __atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED);
+	vrings = enable ? vrings | 1u << vring : vrings & ~(1u << vring);
+	vrings_publish(p, vrings);
+	RTE_LOG(INFO, USER1, "vhost port %s: vring %u %s: %u queue pairs\n",
+		p->name, vring, enable ? "enabled" : "disabled",
+		p->guest_queues);
+	return 0;
+}
+
+void
+ports_tick(void)
+{
+	for (uint16_t i = 0; i < n_ports; i++) {
+		struct port *p = ports[i];
+		if (!p || p->kind != PORT_VHOST ||
+		    !__atomic_exchange_n(&p->tx_routes_stale, false,
+					 __ATOMIC_ACQ_REL))
+			continue;
+		port_tx_set_queues(p, __atomic_load_n(&p->guest_queues,
+						      __ATOMIC_RELAXED),
+				   vhost_qsbr);
+	}
 }
 
 static const struct rte_vhost_device_ops vhost_ops = {
@@ -144,6 +209,11 @@ port_vhost_create(struct port *p, char *err, size_t errlen)
 	struct stat st;
 	uint64_t flags = p->vhost_server ? 0 : RTE_VHOST_USER_CLIENT;
 
+	if (p->n_rxq > PORT_MAX_QUEUES) {
+		snprintf(err, errlen, "%s: n-rxq %u: a vhost port has at most "
+			 "%u queue pairs", p->name, p->n_rxq, PORT_MAX_QUEUES);
+		return -1;
+	}
 	snprintf(p->path, sizeof p->path, "%s", p->cfg->path);
 	/* A socket left by a killed run would make bind() fail. */
 	if (p->vhost_server && stat(p->path, &st) == 0 && S_ISSOCK(st.st_mode))

@@ -40,6 +40,8 @@ class Testpmd(_Process):
     Peer mode: vdevs=[...] any devargs, e.g. net_vhost / net_pcap.
     interactive=True runs `-i` and takes commands on stdin (cmd()).
 
+    queues: queue pairs of each virtio-user port (`queues=N`, and testpmd's
+    --rxq/--txq: every port gets N, so a peer vdev must have N as well).
     cpus: CPUs for [main, forwarding] lcores; one CPU hosts both.
     stop() -> exit code; then .stats = {port: {"rx", "rx_dropped", "tx",
     "tx_dropped"}} from testpmd's final forward statistics.
@@ -51,7 +53,7 @@ class Testpmd(_Process):
                  cpus=(0,), fwd="macswap", nb_cores=1, server=True,
                  queue_size=256, macs=None, interactive=False,
                  port_topology=None, mbufs=None, eal_args=(), args=(),
-                 start=True, socket_timeout=10.0):
+                 start=True, socket_timeout=10.0, queues=1):
         self.name = name
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -74,8 +76,9 @@ class Testpmd(_Process):
         vd = []
         for i, s in enumerate(self.sockets):
             mac = macs[i] if macs else vm_mac(i)
-            vd.append("net_virtio_user%d,path=%s,queues=1,server=%d,"
-                      "queue_size=%d,mac=%s" % (i, s, 1 if server else 0,
+            vd.append("net_virtio_user%d,path=%s,queues=%d,server=%d,"
+                      "queue_size=%d,mac=%s" % (i, s, queues,
+                                                1 if server else 0,
                                                 queue_size, mac))
         vd += list(vdevs)
         nports = len(vd)
@@ -91,7 +94,8 @@ class Testpmd(_Process):
         eal += list(eal_args)
         app = ["--forward-mode=%s" % fwd, "--nb-cores=%d" % nb_cores,
                "--port-topology=%s" % port_topology,
-               "--rxq=1", "--txq=1", "--rxd=%d" % queue_size,
+               "--rxq=%d" % queues, "--txq=%d" % queues,
+               "--rxd=%d" % queue_size,
                "--txd=%d" % queue_size, "--total-num-mbufs=%d" % mbufs,
                "--no-flush-rx"]
         app += ["-i"] if interactive else ["--auto-start"]
