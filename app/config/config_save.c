@@ -19,6 +19,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,33 @@ emit_event(struct emit *em, yaml_event_t *ev)
 
 /* ---- YAML pieces ---- */
 
+/* Whether s may go unquoted: also for YAML 1.1 readers (PyYAML, many
+ * tools), which read 10:00:00:00:00:01 as a number and yes/on/no/off as
+ * booleans. Plain: decimal numbers, true/false, and words of letters,
+ * digits and _./- that start with a letter, '_' or '/'. */
+static bool
+plain_ok(const char *s)
+{
+	static const char *const words[] = { "y", "n", "yes", "no", "on",
+		"off", "null", "true", "false" };
+	size_t n = strlen(s);
+
+	if (n == 0)
+		return false;
+	if (strspn(s, "0123456789") == n)
+		return n == 1 || s[0] != '0';
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return true;
+	for (size_t i = 0; i < RTE_DIM(words); i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return false;
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+	      s[0] == '_' || s[0] == '/'))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_./-") == n;
+}
+
 static void
 put_scalar(struct emit *em, const char *s)
 {
@@ -72,7 +100,8 @@ put_scalar(struct emit *em, const char *s)
 		return;
 	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
 				     (int)strlen(s), 1, 1,
-				     YAML_ANY_SCALAR_STYLE);
+				     plain_ok(s) ? YAML_PLAIN_SCALAR_STYLE
+						 : YAML_SINGLE_QUOTED_SCALAR_STYLE);
 	emit_event(em, &ev);
 }
 
