@@ -606,6 +606,18 @@ config_save_file(const struct vxs_config *cfg, const char *path,
 		snprintf(why, sizeof why, "%s", strerror(errno));
 		rc = -1;
 	}
+	/* Never replace a file with one that would not load (a restart
+	 * would then refuse to start): the new one is left in tmp. */
+	struct vxs_config back;
+	char lerr[CFG_ERR_MAX];
+	if (rc == 0 && config_load(tmp, &back, lerr, sizeof lerr) != 0) {
+		snprintf(err, errlen, "%s: not replaced, the new version "
+			 "would not load back (left in %s): %s", path, tmp,
+			 lerr);
+		return -1;
+	}
+	if (rc == 0)
+		config_free(&back);
 	if (rc == 0 && rename(tmp, path) != 0) {
 		snprintf(why, sizeof why, "rename: %s", strerror(errno));
 		rc = -1;

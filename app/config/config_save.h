@@ -25,7 +25,8 @@ int config_save(const struct vxs_config *cfg, FILE *f, const char *generator,
 		char *err, size_t errlen);
 
 /* config_save() to path atomically: path.tmp, fsync, rename over path,
- * fsync of the directory. A failure leaves path as it was. */
+ * fsync of the directory. A failure leaves path as it was; so does a new
+ * version that config_load() would refuse (it is left in path.tmp). */
 int config_save_file(const struct vxs_config *cfg, const char *path,
 		     const char *generator, char *err, size_t errlen);
 

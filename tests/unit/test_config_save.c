@@ -3,7 +3,8 @@
  * topology, loaded, saved and loaded again, gives an equal config (all
  * fields but where things were written); values YAML would misread are
  * quoted; a value the loader would expand ("${") is refused with nothing
- * written; config_save_file replaces its file whole.
+ * written; config_save_file replaces its file whole, and never with one
+ * that would not load back.
  *
  * usage: test_config_save FIXTURE_DIR TOPOLOGY_DIR
  */
@@ -142,6 +143,19 @@ quoting(void)
 	CHECK_EXPR(config_save_file(&a, out, "t", err, sizeof err) < 0);
 	CHECK(strstr(err, "${") != NULL, "err '%s'", err);
 	CHECK_EXPR(config_load(out, &b, err, sizeof err) == 0);
+	config_free(&b);
+	/* a config that would not load back (an rxq pinned to a core that is
+	 * no PMD's) does not replace the file: it is left in .tmp */
+	free(a.flows[0].text);
+	a.flows[0].text = strdup("in_port=p0,actions=drop");
+	a.ports[0].n_affinity = 1;
+	a.ports[0].affinity[0].queue = 0;
+	a.ports[0].affinity[0].core = 77;
+	CHECK_EXPR(config_save_file(&a, out, "t", err, sizeof err) < 0);
+	CHECK(strstr(err, "not a pmd core") && strstr(err, "would not load"),
+	      "err '%s'", err);
+	CHECK_EXPR(config_load(out, &b, err, sizeof err) == 0);
+	CHECK_EXPR(b.ports[0].n_affinity == 0);
 	config_free(&b);
 	config_free(&a);
 }
