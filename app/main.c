@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 #include "commands.h"
 #include "config.h"
+#include "config_save.h"
 #include "control.h"
 #include "core_list.h"
 #include "offload_ctl.h"
@@ -29,6 +30,7 @@
 #include "pmd.h"
 #include "run_state.h"
 #include "port.h"
+#include "state.h"
 #include "telemetry.h"
 #include "version.h"
 #include "xlate.h"
@@ -49,7 +51,11 @@ usage(FILE *f)
 "A DPDK poll-mode virtual switch for VXLAN overlays of vhost-user VMs.\n"
 "\n"
 "  -c, --config FILE      topology file (YAML; see topology/)\n"
-"      --check            validate the topology and its flows, then exit\n"
+"      --check            validate the topology and its flows (and the state\n"
+"                         file, when there is one), then exit\n"
+"      --state-file PATH  where the running state is kept and restored from\n"
+"                         (default: datapath.state-file, else FILE.state)\n"
+"      --no-state         neither restore nor write a state file\n"
 "      --pmd-cores LIST   override datapath.pmd-cores (e.g. 1 or 2-5)\n"
 "      --ctl-socket PATH  override datapath.ctl-socket\n"
 "      --eal-args ARGS    extra EAL arguments, appended (one string)\n"
@@ -73,15 +79,16 @@ struct options {
 	const char *ctl_socket;
 	const char *eal_args;
 	const char *pidfile;
+	const char *state_file;
 	double duration;
-	bool check, detach, stats_on_exit;
+	bool check, detach, stats_on_exit, no_state;
 };
 
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
-	       O_STATS, O_VERSION, O_VHOST_TMO };
+	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -93,6 +100,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "pidfile", required_argument, NULL, O_PID },
 		{ "stats-on-exit", no_argument, NULL, O_STATS },
 		{ "vhost-msg-timeout", required_argument, NULL, O_VHOST_TMO },
+		{ "state-file", required_argument, NULL, O_STATE },
+		{ "no-state", no_argument, NULL, O_NO_STATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -110,6 +119,8 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_DETACH: o->detach = true; break;
 		case O_PID: o->pidfile = optarg; break;
 		case O_STATS: o->stats_on_exit = true; break;
+		case O_STATE: o->state_file = optarg; break;
+		case O_NO_STATE: o->no_state = true; break;
 		case O_VHOST_TMO: {
 			char *end;
 			unsigned long ms = strtoul(optarg, &end, 10);
@@ -353,7 +364,67 @@ static int
 exit_early(struct vxs_config *cfg, int rc)
 {
 	config_free(cfg);
+	state_fini();
 	return rc;
+}
+
+/* ---- the running state (state.h) ---------------------------------------- */
+
+/* --state-file, else datapath.state-file (relative: to the topology's
+ * folder), else "<topology>.state"; "" with --no-state. */
+static void
+state_path_of(const struct options *o, const struct vxs_config *cfg,
+	      char *buf, size_t len)
+{
+	const char *slash = strrchr(o->config, '/');
+
+	buf[0] = '\0';
+	if (o->no_state)
+		return;
+	if (o->state_file)
+		snprintf(buf, len, "%s", o->state_file);
+	else if (cfg->state_file[0] == '/' || (cfg->state_file[0] && !slash))
+		snprintf(buf, len, "%s", cfg->state_file);
+	else if (!cfg->state_file[0])
+		state_default_path(o->config, buf, len);
+	else if (snprintf(buf, len, "%.*s/%s", (int)(slash - o->config),
+			  o->config, cfg->state_file) >= (int)len)
+		buf[0] = '\0';	/* too long: no state rather than another */
+}
+
+/* A state file that exists replaces the topology; one that does not load
+ * stops the switch (an operator must look: it is neither used, nor
+ * overwritten). With --check, both are checked. 0, or the exit code. */
+static int
+load_state(const struct options *o, struct vxs_config *cfg,
+	   const char *path)
+{
+	struct vxs_config saved;
+	char err[CFG_ERR_MAX], when[64];
+
+	if (!path[0] || access(path, F_OK) != 0)
+		return 0;
+	if (o->check) {
+		if (check_flows(cfg))
+			return 2;
+		printf("%s: ok (%u ports, %u flows)\n", cfg->file,
+		       cfg->n_ports, cfg->n_flows);
+	}
+	if (config_load(path, &saved, err, sizeof err)) {
+		fprintf(stderr, "vxswitch: %s\n", err);
+		fprintf(stderr, "vxswitch: the running state in %s does not "
+			"load: correct it, or remove it to start from the "
+			"topology %s\n", path, o->config);
+		return 2;
+	}
+	config_saved_time(path, when, sizeof when);
+	if (!o->check)
+		printf("vxswitch: restoring running state from %s (saved %s);"
+		       " remove it to start from the topology\n", path,
+		       when[0] ? when : "at an unknown time");
+	config_free(cfg);
+	*cfg = saved;
+	return 0;
 }
 
 int
@@ -361,7 +432,7 @@ main(int argc, char **argv)
 {
 	struct options opt = { 0 };
 	struct vxs_config cfg;
-	char err[CFG_ERR_MAX];
+	char err[CFG_ERR_MAX], state_path[CFG_PATH_MAX];
 	char **eal_argv;
 	int eal_argc, rc = 1;
 
@@ -371,6 +442,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "vxswitch: %s\n", err);
 		return 2;
 	}
+	state_path_of(&opt, &cfg, state_path, sizeof state_path);
+	if ((rc = load_state(&opt, &cfg, state_path)) != 0)
+		return exit_early(&cfg, rc);
+	if (state_keep_loaded(&cfg)) {
+		fprintf(stderr, "vxswitch: out of memory\n");
+		return exit_early(&cfg, 1);
+	}
+	rc = 1;
 	if (opt.pmd_cores) {
 		if (parse_core_list(opt.pmd_cores, &cfg)) {
 			fprintf(stderr, "vxswitch: --pmd-cores: bad core list "
@@ -401,8 +480,7 @@ main(int argc, char **argv)
 	if (opt.check) {
 		printf("%s: ok (%u ports, %u flows)\n", cfg.file, cfg.n_ports,
 		       cfg.n_flows);
-		config_free(&cfg);
-		return 0;
+		return exit_early(&cfg, 0);
 	}
 	FILE *pidf = NULL;
 	if (opt.pidfile && open_pidfile(opt.pidfile, &pidf))
@@ -451,6 +529,7 @@ main(int argc, char **argv)
 	}
 	run_state_init(&cfg);
 	commands_register();
+	state_init(&cfg, state_path);
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
@@ -476,6 +555,7 @@ main(int argc, char **argv)
 		ctl_events_process();
 		ports_tick();
 		ofproto_tick();
+		state_tick();
 		if (opt.duration > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if (t.tv_sec - t0.tv_sec +
@@ -487,6 +567,7 @@ main(int argc, char **argv)
 	printf("vxswitch: shutting down%s\n",
 	       quit_signal ? " (signal)" : "");
 	pmds_stop();
+	state_flush();
 	if (opt.stats_on_exit)
 		print_exit_stats(stdout);
 	rc = 0;
@@ -518,6 +599,7 @@ out_eal:
 	rte_eal_cleanup();
 	config_free_argv(eal_argc, eal_argv);
 	config_free(&cfg);
+	state_fini();
 	if (opt.pidfile)
 		unlink(opt.pidfile);
 	return rc;

@@ -144,7 +144,7 @@ load_topology(struct loader *ld)
 	return config_check_limits(cfg, ld->err, ld->errlen);
 }
 
-static void
+void
 config_defaults(struct vxs_config *cfg)
 {
 	cfg->eal_main_lcore = -1;

@@ -133,6 +133,8 @@ struct vxs_config {
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
+	/* the running state's file (state.h); "" = <topology file>.state */
+	char state_file[CFG_PATH_MAX];
 
 	/* underlay: the NIC side and our VTEP */
 	char underlay_port[CFG_NAME_MAX];	/* a dpdk port's name, or "" */

@@ -211,6 +211,11 @@ int underlay_route(struct loader *ld, const yaml_node_t *v, void *obj);
 int underlay_arp(struct loader *ld, const yaml_node_t *v, void *obj);
 int route_port(struct loader *ld, const yaml_node_t *v, void *obj);
 
+/* ---- defaults (config_save.c writes what differs from them) ---- */
+
+void config_defaults(struct vxs_config *cfg);		/* config.c */
+void port_defaults(struct cfg_port *p, int line);	/* config_ports.c */
+
 /* ---- the sections, in the order config.c walks them ---- */
 
 int parse_eal(struct loader *ld);		/* config_eal.c */

@@ -194,7 +194,7 @@ read_port_type(struct loader *ld, struct port_ctx *pc)
 	return fail(ld, v, "unknown port type '%s'", s);
 }
 
-static void
+void
 port_defaults(struct cfg_port *p, int line)
 {
 	p->line = line;

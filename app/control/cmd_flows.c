@@ -10,6 +10,7 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
+#include "state.h"
 
 /* Live megaflow counters per rule, from every PMD, plus retired ones. */
 static void
@@ -96,6 +97,7 @@ cmd_add_flow(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "%s", err);
 		return -1;
 	}
+	state_changed();
 	return 0;
 }
 
@@ -114,6 +116,7 @@ cmd_add_flows(int argc, const char *argv[], bool json, struct ds *out,
 			ds_put_format(out, "flow %d: %s", bad + 1, err);
 		return -1;
 	}
+	state_changed();
 	ds_put_format(out, "%d flows added\n", argc - 1);
 	return 0;
 }
@@ -146,6 +149,8 @@ cmd_del_flows(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "%s", err);
 		return -1;
 	}
+	if (n > 0)
+		state_changed();
 	ds_put_format(out, "%d flows deleted\n", n);
 	return 0;
 }

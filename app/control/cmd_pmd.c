@@ -14,6 +14,7 @@
 #include "json_out.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "state.h"
 #include "stats_read.h"
 
 /* The "  label: N" lines of one block of pmd-stats-show (PMD_STATS). */
@@ -360,6 +361,7 @@ cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
 		pmd_call(&pmds[i], pmd_set_opts, (void *)(uintptr_t)opts);
 	}
 	ctl_events_process();
+	state_changed();
 	ds_put_format(out, "%s %s\n", dp_opt_name(o), on ? "on" : "off");
 	return 0;
 }

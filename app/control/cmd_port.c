@@ -18,6 +18,7 @@
 #include "ofproto.h"
 #include "pmd_reconf.h"
 #include "run_state.h"
+#include "state.h"
 
 /* A live port with the same socket path or device. */
 static const struct port *
@@ -80,7 +81,7 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	}
 	ports_publish(p);
 	ofproto_publish();	/* the rules naming it start to match */
-	run_state_changed();
+	state_changed();
 	return 0;
 }
 
@@ -128,7 +129,7 @@ port_del(struct port *p, struct ds *out)
 	ofproto_publish();		/* translated without it... */
 	pmd_rxqs_forget_port(p);	/* ...by every PMD, which lets go */
 	ports_remove_end(p, pmd_qsbr);
-	run_state_changed();
+	state_changed();
 	return 0;
 }
 
@@ -247,7 +248,7 @@ cmd_set_interface(int argc, const char *argv[], bool json, struct ds *out,
 			ds_put_format(out, "%s", err);
 			return -1;
 		}
-		run_state_changed();
+		state_changed();
 		return 0;
 	}
 	uint32_t ofport = p->ofport;
@@ -284,7 +285,7 @@ cmd_set_pmd_cores(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "%s", err);
 		return -1;
 	}
-	run_state_changed();
+	state_changed();
 	return 0;
 }
 

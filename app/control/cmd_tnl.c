@@ -13,6 +13,7 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "route.h"
+#include "state.h"
 
 /* tnl/arp/set [BRIDGE] IP MAC */
 static int
@@ -39,6 +40,7 @@ cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, err);
 		return -1;
 	}
+	state_changed();
 	ds_put_cstr(out, "OK\n");
 	return 0;
 }
@@ -122,6 +124,7 @@ cmd_neigh_aging(int argc, const char *argv[], bool json, struct ds *out,
 			return -1;
 		}
 		neigh_set_aging_s((uint32_t)s);
+		state_changed();
 		ds_put_cstr(out, "OK\n");
 		return 0;
 	}
@@ -170,6 +173,7 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	}
 	ofproto_publish();
+	state_changed();
 	ds_put_cstr(out, "OK\n");
 	return 0;
 }
@@ -191,6 +195,7 @@ cmd_route_del(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	}
 	ofproto_publish();
+	state_changed();
 	ds_put_cstr(out, "OK\n");
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "cmd_util.h"
 #include "commands.h"
 #include "ds.h"
+#include "state.h"
 
 void
 print_exit_stats(FILE *f)
@@ -29,4 +30,5 @@ commands_register(void)
 	cmd_pmd_register();
 	cmd_tnl_register();
 	cmd_port_register();
+	cmd_state_register();
 }

@@ -22,11 +22,6 @@ run_state_config(void)
 	return running;
 }
 
-void
-run_state_changed(void)
-{
-}
-
 static void
 add_stats(struct pmd_stats *to, const struct pmd_stats *from)
 {

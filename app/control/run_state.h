@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The running configuration: what the topology said, as changed since by
- * commands (ports, PMD cores, ...). Changes that outlive the process go
- * through run_state_changed(), which has the state file written.
+ * commands (ports, PMD cores, ...); what of it outlives the process is
+ * state.h's.
  */
 #ifndef VXS_RUN_STATE_H
 #define VXS_RUN_STATE_H
@@ -13,9 +13,6 @@
 /* main.c hands over the loaded topology; kept for the life of the run. */
 void run_state_init(struct vxs_config *cfg);
 struct vxs_config *run_state_config(void);
-
-/* Something an operator changed at run time: persist it. */
-void run_state_changed(void);
 
 /* set-pmd-cores: stops every PMD, folds their counters into the retired
  * ones, starts PMDs on 'cores' with the same options and every queue

@@ -77,6 +77,8 @@ usage(void)
 "  ovs/route/add IP/LEN [GW]      add an underlay route\n"
 "  ovs/route/del IP/LEN           delete an underlay route\n"
 "  ovs/route/show                 the underlay routing table\n"
+"  save-config FILE               write the running state as a topology file\n"
+"  state/show                     the state file and its writes\n"
 "  list-commands                  every command, with its arguments\n"
 "(run 'vxswitch-ctl list-commands' for what the running daemon supports)\n"
 "\n"
@@ -386,7 +388,19 @@ main(int argc, char *argv[])
 		ff.name = o.argv[1];
 		read_flow_file(&ff);
 	}
+	/* the daemon writes it: a relative FILE means ours, not its cwd */
+	char *save_path = NULL;
+	if (!strcmp(o.argv[0], "save-config") && o.argc == 2 &&
+	    o.argv[1][0] != '/') {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof cwd) ||
+		    asprintf(&save_path, "%s/%s", cwd, o.argv[1]) < 0)
+			fail(EXIT_CMD_FAILED, "save-config: cannot make '%s' "
+			     "absolute", o.argv[1]);
+		o.argv[1] = save_path;
+	}
 	build_request(&o, add_flows ? &ff : NULL, &req);
+	free(save_path);
 
 	arm_timeout(&o);
 	int fd = connect_daemon(o.socket);

@@ -355,10 +355,11 @@ BAD_CTL = [
     (["add-flow"], "'add-flow' takes 1 to 2 arguments"),
     (["del-flows", "--strict", "br", "in_port=vxlan", "x"],
      "'del-flows' takes 0 to 3 arguments"),
-    (["add-flow", "in_port=nosuch,actions=drop"],
-     "in_port: unknown port 'nosuch'"),
-    (["add-flow", "in_port=vxlan,actions=output:vm9"],
-     "output: unknown port 'vm9'"),
+    # a port name not (yet) in use is kept for the rule (test_live_ports)
+    (["add-flow", "in_port=no/such,actions=drop"],
+     "in_port: unknown port 'no/such'"),
+    (["add-flow", "in_port=vxlan,actions=output:vm/9"],
+     "output: unknown port 'vm/9'"),
     (["add-flow", "garbage"], "unknown field 'garbage'"),
     (["add-flow", "in_port=vxlan"], "missing 'actions='"),
     (["add-flow", "in_port=vxlan,nw_dst=1.2.3.4,actions=drop"],
@@ -420,17 +421,17 @@ def test_bad_add_flows_file_adds_none(idle_switch, tmp_path):
     f.write_text("# three good, one bad\n"
                  "priority=5,in_port=vxlan,ip,nw_dst=192.1.0.7,actions=drop\n"
                  "priority=6,in_port=vxlan,ip,nw_dst=192.1.0.8,actions=drop\n"
-                 "in_port=vxlan,ip,nw_dst=192.1.0.9,actions=output:vm9\n"
+                 "in_port=vxlan,ip,nw_dst=192.1.0.9,actions=output:vm/9\n"
                  "priority=7,in_port=vxlan,ip,nw_dst=192.1.0.10,"
                  "actions=drop\n")
     r = sw.ctl_result("add-flows", f)
     assert r.returncode == 1
     assert r.stderr.startswith("vxswitch-ctl: %s:4: " % f), r.stderr
-    assert "output: unknown port 'vm9'" in r.stderr
+    assert "output: unknown port 'vm/9'" in r.stderr
     assert state(sw) == before
     # the same file without the bad line goes in whole
     f.write_text("\n".join(l for l in f.read_text().splitlines()
-                           if "vm9" not in l) + "\n")
+                           if "vm/9" not in l) + "\n")
     sw.ctl("add-flows", f)
     assert sw.show()["n_rules"] == 7
 
@@ -571,7 +572,7 @@ def test_limits_caught_before_eal(names, tmp_path, case, check):
                               eal={"lcores": "0-%d" % n})
         where = "%d:11" % (text.splitlines().index(
             "  lcores: 0-%d" % n) + 1)
-        msg = "lcore %d does not exist on this host (%d CPUs) '0-%d'" % (
+        msg = "lcore CPU %d does not exist on this host (%d CPUs) '0-%d'" % (
             n, n, n)
     cfg = tmp_path / "limits.yaml"
     cfg.write_text(text)

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The running state as a topology (state.h): built from the live tables,
+ * written by save-config and, coalesced, to the state file after every
+ * run-time change.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cmd_util.h"
+#include "config_save.h"
+#include "control.h"
+#include "dp_snapshot.h"
+#include "json_out.h"
+#include "neigh.h"
+#include "ofproto.h"
+#include "pmd.h"
+#include "port.h"
+#include "route.h"
+#include "state.h"
+#include "version.h"
+
+static struct {
+	struct vxs_config loaded;	/* state_keep_loaded's copy */
+	bool have_loaded;
+	const struct vxs_config *running;
+	char path[CFG_PATH_MAX];	/* "" = no state file */
+	bool dirty;
+	uint64_t last_write_ms;
+	bool failing;			/* the last write failed (said once) */
+	uint64_t writes, write_failures;
+	char last_error[CFG_ERR_MAX];
+} st;
+
+void
+state_changed(void)
+{
+	st.dirty = true;
+}
+
+int
+state_keep_loaded(const struct vxs_config *loaded)
+{
+	if (st.have_loaded)
+		config_free(&st.loaded);
+	st.have_loaded = config_copy(&st.loaded, loaded) == 0;
+	return st.have_loaded ? 0 : -1;
+}
+
+const struct vxs_config *
+state_loaded_config(void)
+{
+	return st.have_loaded ? &st.loaded : NULL;
+}
+
+void
+state_default_path(const char *topology, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.state", topology);
+}
+
+/* ---- the running state as a config ---- */
+
+/* One rule as add-flow takes it: dump-flows' text, plus its cookie. */
+static char *
+rule_text(const struct ofp_rule *r)
+{
+	char cookie[32] = "";
+	int n = ofp_format_rule(r, ports_ofp_map(), NULL, 0);
+
+	if (r->cookie)
+		snprintf(cookie, sizeof cookie, "cookie=0x%lx,",
+			 (unsigned long)r->cookie);
+	size_t len = strlen(cookie) + (size_t)n + 1;
+	char *s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, cookie, strlen(cookie));
+	ofp_format_rule(r, ports_ofp_map(), s + strlen(cookie),
+			len - strlen(cookie));
+	return s;
+}
+
+static int
+build_flows(struct vxs_config *c, char *err, size_t errlen)
+{
+	uint32_t n = ofproto_n_rules();
+
+	if (n > UINT16_MAX) {
+		snprintf(err, errlen, "%u OpenFlow rules: a topology file holds"
+			 " at most %u", n, UINT16_MAX);
+		return -1;
+	}
+	for (uint16_t i = 0; i < c->n_flows; i++)
+		free(c->flows[i].text);
+	free(c->flows);
+	c->n_flows = 0;
+	c->flows = calloc(n ? n : 1, sizeof *c->flows);
+	if (c->flows == NULL)
+		goto oom;
+	/* in table order: rules of one priority keep their order */
+	for (uint32_t i = 0; i < n; i++) {
+		c->flows[i].text = rule_text(ofproto_rule(i));
+		if (c->flows[i].text == NULL)
+			goto oom;
+		c->n_flows++;
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* Each port as it runs now: its own cfg_port (a port added at run time
+ * carries one), with its OpenFlow number. Free slots are skipped. */
+static int
+build_ports(struct vxs_config *c, char *err, size_t errlen)
+{
+	struct cfg_port *v = calloc(n_ports ? n_ports : 1, sizeof *v);
+	uint16_t n = 0;
+
+	if (v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint16_t i = 0; i < n_ports; i++) {
+		const struct port *p = port_at(i);
+		if (p == NULL || p->cfg == NULL || p->removing)
+			continue;
+		v[n] = *p->cfg;
+		v[n].ofport = p->ofport;
+		/* A queue pinned to a core that runs no PMD now is polled as
+		 * if unpinned (OVS's rule); the topology file refuses such a
+		 * pin, so it is left out of the saved state. */
+		uint16_t k = 0;
+		for (uint16_t a = 0; a < v[n].n_affinity; a++)
+			if (pmd_by_core(v[n].affinity[a].core))
+				v[n].affinity[k++] = v[n].affinity[a];
+		v[n].n_affinity = k;
+		n++;
+	}
+	free(c->ports);
+	c->ports = v;
+	c->n_ports = n;
+	return 0;
+}
+
+/* The operator's routes (the topology's and ovs/route/add's), not the
+ * VTEP's connected one. */
+static int
+build_routes(struct vxs_config *c, char *err, size_t errlen)
+{
+	uint32_t n;
+	struct route_entry *v = route_list(&n);
+
+	if (v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->n_routes = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].connected)
+			continue;
+		if (c->n_routes == RTE_DIM(c->routes)) {
+			snprintf(err, errlen, "more than %zu static routes: a "
+				 "topology file holds at most that many",
+				 RTE_DIM(c->routes));
+			free(v);
+			return -1;
+		}
+		struct cfg_route *r = &c->routes[c->n_routes++];
+		memset(r, 0, sizeof *r);
+		r->prefix = v[i].prefix;
+		r->plen = v[i].plen;
+		r->gateway = v[i].gateway;
+		if (v[i].port_idx < n_ports && ports[v[i].port_idx])
+			snprintf(r->port, sizeof r->port, "%s",
+				 ports[v[i].port_idx]->name);
+	}
+	free(v);
+	return 0;
+}
+
+static int
+arp_order(const void *a, const void *b)
+{
+	uint32_t x = rte_be_to_cpu_32(((const struct cfg_arp *)a)->ip);
+	uint32_t y = rte_be_to_cpu_32(((const struct cfg_arp *)b)->ip);
+	return x < y ? -1 : x > y;
+}
+
+/* Static neighbours only: learned ones are learned again. */
+static int
+build_arp(struct vxs_config *c, char *err, size_t errlen)
+{
+	c->n_arp = 0;
+	for (uint32_t i = 0; i < neigh_slots(); i++) {
+		const struct neigh_entry *e = neigh_slot(i);
+		if (e == NULL || !e->is_static)
+			continue;
+		if (c->n_arp == RTE_DIM(c->arp)) {
+			snprintf(err, errlen, "more than %zu static neighbours:"
+				 " a topology file holds at most that many",
+				 RTE_DIM(c->arp));
+			return -1;
+		}
+		struct cfg_arp *a = &c->arp[c->n_arp++];
+		memset(a, 0, sizeof *a);
+		a->ip = e->ip;
+		a->mac = e->mac;
+	}
+	qsort(c->arp, c->n_arp, sizeof *c->arp, arp_order);
+	return 0;
+}
+
+/* What the command line set for one run only goes back to the file's. */
+static int
+restore_loaded(struct vxs_config *c)
+{
+	const struct vxs_config *l = &st.loaded;
+
+	if (!st.have_loaded)
+		return 0;
+	for (int i = 0; i < c->n_eal_extra; i++)
+		free(c->eal_extra[i]);
+	free(c->eal_extra);
+	c->n_eal_extra = 0;
+	c->eal_extra = calloc(l->n_eal_extra ? l->n_eal_extra : 1,
+			      sizeof *c->eal_extra);
+	if (c->eal_extra == NULL)
+		return -1;
+	for (; c->n_eal_extra < l->n_eal_extra; c->n_eal_extra++)
+		if (!(c->eal_extra[c->n_eal_extra] =
+		      strdup(l->eal_extra[c->n_eal_extra])))
+			return -1;
+	memcpy(c->ctl_socket, l->ctl_socket, sizeof c->ctl_socket);
+	return 0;
+}
+
+/* Settings the commands change at run time. */
+static void
+build_settings(struct vxs_config *c)
+{
+	uint32_t aging = neigh_aging_s();
+
+	if (n_pmds) {
+		c->n_pmd_cores = n_pmds;
+		for (uint16_t i = 0; i < n_pmds; i++)
+			c->pmd_cores[i] = (uint16_t)pmds[i].lcore;
+		c->dp_opts = pmds[0].dp.opts;
+	}
+	c->neigh_aging_s = aging == NEIGH_AGING_DEFAULT_S ? 0 : aging;
+}
+
+int
+state_build(struct vxs_config *out, char *err, size_t errlen)
+{
+	if (st.running == NULL) {
+		snprintf(err, errlen, "the switch is not running yet");
+		return -1;
+	}
+	if (config_copy(out, st.running) || restore_loaded(out)) {
+		config_free(out);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ctl_events_process();	/* what the PMDs learned, in the tables */
+	build_settings(out);
+	if (build_ports(out, err, errlen) || build_routes(out, err, errlen) ||
+	    build_arp(out, err, errlen) || build_flows(out, err, errlen)) {
+		config_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+int
+state_save(const char *path, char *err, size_t errlen)
+{
+	struct vxs_config c;
+	char gen[CFG_PATH_MAX + 64];
+
+	if (state_build(&c, err, errlen))
+		return -1;
+	snprintf(gen, sizeof gen, "vxswitch %s from its running state",
+		 VXSWITCH_VERSION);
+	int rc = config_save_file(&c, path, gen, err, errlen);
+	config_free(&c);
+	return rc;
+}
+
+/* ---- the state file ---- */
+
+void
+state_init(const struct vxs_config *running, const char *path)
+{
+	st.running = running;
+	snprintf(st.path, sizeof st.path, "%s", path ? path : "");
+	st.dirty = false;
+	st.last_write_ms = 0;
+}
+
+static void
+write_state_file(void)
+{
+	char err[CFG_ERR_MAX];
+
+	st.last_write_ms = vxs_now_ms();
+	if (state_save(st.path, err, sizeof err)) {
+		st.write_failures++;
+		snprintf(st.last_error, sizeof st.last_error, "%s", err);
+		if (!st.failing)	/* once, not every interval */
+			fprintf(stderr, "vxswitch: cannot write the state file "
+				"(retrying): %s\n", err);
+		st.failing = true;
+		return;
+	}
+	if (st.failing)
+		printf("vxswitch: state file %s written again\n", st.path);
+	st.failing = false;
+	st.dirty = false;
+	st.writes++;
+}
+
+void
+state_tick(void)
+{
+	if (!st.dirty || !st.path[0] || st.running == NULL)
+		return;
+	if (vxs_now_ms() - st.last_write_ms < STATE_WRITE_INTERVAL_MS)
+		return;
+	write_state_file();
+}
+
+void
+state_flush(void)
+{
+	if (st.dirty && st.path[0] && st.running != NULL)
+		write_state_file();
+}
+
+void
+state_fini(void)
+{
+	if (st.have_loaded)
+		config_free(&st.loaded);
+	st.have_loaded = false;
+	st.running = NULL;
+}
+
+/* ---- commands ---- */
+
+/* save-config FILE: the running state as a topology file, atomically. */
+static int
+cmd_save_config(int argc, const char *argv[], bool json, struct ds *out,
+		void *aux)
+{
+	(void)argc, (void)json, (void)aux;
+	char err[CFG_ERR_MAX];
+
+	if (state_save(argv[1], err, sizeof err)) {
+		ds_put_cstr(out, err);
+		return -1;
+	}
+	ds_put_format(out, "running state saved to %s\n", argv[1]);
+	return 0;
+}
+
+/* state/show: where the state goes and how its writes went. */
+static int
+cmd_state_show(int argc, const char *argv[], bool json, struct ds *out,
+	       void *aux)
+{
+	UNUSED_ARGS;
+	if (json) {
+		json_begin_object(out);
+		json_key(out, "file"); json_string(out, st.path);
+		json_key(out, "pending"); json_bool(out, st.dirty);
+		json_key(out, "writes"); json_u64(out, st.writes);
+		json_key(out, "write_failures");
+		json_u64(out, st.write_failures);
+		json_key(out, "last_error"); json_string(out, st.last_error);
+		json_end_object(out);
+		return 0;
+	}
+	ds_put_format(out, "state file: %s\n", st.path[0] ? st.path
+			      : "(none: --no-state)");
+	ds_put_format(out, "pending: %s\nwrites: %lu\nwrite failures: %lu\n",
+		      st.dirty ? "yes" : "no", (unsigned long)st.writes,
+		      (unsigned long)st.write_failures);
+	if (st.last_error[0])
+		ds_put_format(out, "last error: %s\n", st.last_error);
+	return 0;
+}
+
+void
+cmd_state_register(void)
+{
+	control_register("save-config", "FILE", 1, 1, cmd_save_config, NULL);
+	control_register("state/show", "", 0, 0, cmd_state_show, NULL);
+}
