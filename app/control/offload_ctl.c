@@ -139,6 +139,8 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		}
 		json_end_object(out);
 		json_key(out, "marks_in_use"); json_u64(out, st.marks_in_use);
+		json_key(out, "holders"); json_u64(out, st.holders);
+		json_key(out, "shared"); json_u64(out, st.shared);
 		json_key(out, "queue_depth"); json_u64(out, st.queue_depth);
 		json_key(out, "insert_latency_us");
 		json_begin_object(out);
@@ -153,6 +155,9 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 	ds_put_format(out, "  rules installed: %lu (marks in use %u of %u), "
 		      "created %lu, destroyed %lu\n", st.installed,
 		      st.marks_in_use, st.max_marks, st.created, st.destroyed);
+	ds_put_format(out, "  holders: %lu megaflows on %u rules, shared: %lu "
+		      "ADDs answered with a rule of the same pattern\n",
+		      st.holders, st.marks_in_use, st.shared);
 	ds_put_format(out, "  requests: %lu, dropped (ring full): %lu, "
 		      "queued: %u, rate-deferred: %lu\n", st.requests,
 		      st.dropped_requests, st.queue_depth, st.rate_deferred);

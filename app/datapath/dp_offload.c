@@ -115,9 +115,11 @@ dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 {
 	if (!ctx->offload || !outer || !actions_need_no_key(&f->actions))
 		return;
-	/* Refused DELs go first: an ADD overtaking the DEL of the same
-	 * pattern would fail as 'exists'. A full request ring is no error:
-	 * the flow stays in software. */
+	/* Refused DELs go first: they give back NIC rules and marks. (An
+	 * ADD overtaking a DEL of the same pattern is harmless: rules are
+	 * shared by pattern, so it joins the rule and the DEL drops only
+	 * its own megaflow's hold.) A full request ring is no error: the
+	 * flow stays in software. */
 	if (unlikely(ctx->n_del_retry)) {
 		del_retry_flush(ctx);
 		if (ctx->n_del_retry)

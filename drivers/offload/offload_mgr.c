@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The offload manager (offload_mgr.h): request ring, offload thread, mark
- * allocator, rate limit, completions, insert latency.
+ * The offload manager (offload_mgr.h): request ring, offload thread, rate
+ * limit, completions, insert latency. Rules, their marks and holders by
+ * pattern: offload_mark_table.c.
  */
 #include "offload_mgr.h"
 
@@ -18,6 +19,8 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 #include "fdir_model.h"
+#include "offload_lat.h"
+#include "offload_mark_table.h"
 
 /* One request on the ring: a fixed-size value. */
 struct offload_req {
@@ -25,7 +28,7 @@ struct offload_req {
 	struct flow_key inner_key, inner_mask;
 	uint64_t megaflow_id;
 	uint64_t n_packets;
-	uint32_t mark;		/* DEL */
+	uint32_t mark;		/* DEL: the PMD's; pending ADD: its rule's */
 	uint16_t pmd;
 	uint8_t op;		/* enum offload_op */
 	uint8_t has_inner;
@@ -33,13 +36,6 @@ struct offload_req {
 	uint8_t pad[47];
 };
 _Static_assert(sizeof(struct offload_req) % 4 == 0, "ring elem size");
-
-struct mark_entry {
-	void *handle;		/* struct rte_flow * or fdir_model_rule * */
-	uint64_t megaflow_id;
-	uint16_t pmd;
-	bool used;
-};
 
 struct compl_backlog {
 	struct offload_completion *v;
@@ -57,16 +53,10 @@ struct offload_mgr {
 	volatile bool stop;
 
 	/* thread-only */
-	struct offload_req *pending;
+	struct offload_req *pending;	/* one per pending rule (pattern) */
 	unsigned n_pending, pending_cap;
 	bool pending_dirty;
-	struct mark_entry *marks;	/* [max_marks + 1] */
-	/* FIFO of free marks: a mark whose rule was just destroyed goes to
-	 * the back, so it is the last to be reused; packets the NIC marked
-	 * with it before the destroy and that still sit in an rx ring are
-	 * long gone by then (and the mark path checks them anyway). */
-	uint32_t *free_marks;
-	uint32_t free_head, n_free;
+	struct offload_mark_table *omt;
 	double tokens;
 	uint64_t last_refill;
 	uint64_t tsc_hz;
@@ -76,9 +66,9 @@ struct offload_mgr {
 	uint64_t st_created, st_destroyed, st_requests, st_dropped;
 	uint64_t st_failed[OFFLOAD_RESULT_N];
 	uint64_t st_deferred;
+	uint64_t st_shared, st_holders;
 	uint32_t st_pending, st_marks_in_use;
-	uint64_t lat_hist[OFFLOAD_LAT_BUCKETS];	/* ns, log-linear */
-	uint64_t lat_n, lat_max_ns;
+	struct offload_lat lat;		/* rte_flow_create, timed */
 };
 
 #define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
@@ -86,57 +76,6 @@ struct offload_mgr {
 #define ST_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static unsigned mgr_seq;
-
-/* ---- latency histogram: 4 sub-buckets per power of two, in ns ---- */
-
-static unsigned
-lat_bucket(uint64_t ns)
-{
-	if (ns < 4)
-		return (unsigned)ns;
-	unsigned e = 63 - __builtin_clzll(ns);		/* >= 2 */
-	unsigned idx = 4 * (e - 1) + (unsigned)((ns >> (e - 2)) & 3);
-	return idx < OFFLOAD_LAT_BUCKETS ? idx : OFFLOAD_LAT_BUCKETS - 1;
-}
-
-/* upper bound (exclusive) of bucket idx, ns */
-static double
-lat_bucket_hi(unsigned idx)
-{
-	if (idx < 4)
-		return idx + 1;
-	unsigned e = idx / 4 + 1, sub = idx % 4;
-	return (double)((4ull + sub + 1) << (e - 2));
-}
-
-static void
-lat_record(struct offload_mgr *m, uint64_t cycles)
-{
-	uint64_t ns = m->tsc_hz ? cycles * 1000000000.0 / m->tsc_hz : cycles;
-
-	ST_ADD(m->lat_hist[lat_bucket(ns)], 1);
-	ST_ADD(m->lat_n, 1);
-	if (ns > ST_GET(m->lat_max_ns))
-		ST_SET(m->lat_max_ns, ns);
-}
-
-static double
-lat_percentile(const uint64_t *h, uint64_t n, double q, double max_ns)
-{
-	if (!n)
-		return 0;
-	uint64_t want = (uint64_t)(q * n + 0.999999), acc = 0;
-	if (want < 1)
-		want = 1;
-	for (unsigned i = 0; i < OFFLOAD_LAT_BUCKETS; i++) {
-		acc += h[i];
-		if (acc >= want) {
-			double hi = lat_bucket_hi(i);
-			return (hi < max_ns ? hi : max_ns) / 1000.0;
-		}
-	}
-	return max_ns / 1000.0;
-}
 
 /* ---- engine ---- */
 
@@ -241,127 +180,166 @@ fail(struct offload_mgr *m, const struct offload_req *r,
 	post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD, res);
 }
 
-/* ---- marks ---- */
-
-static uint32_t
-mark_alloc(struct offload_mgr *m)
-{
-	if (!m->n_free)
-		return 0;
-	uint32_t mark = m->free_marks[m->free_head];
-	m->free_head = (m->free_head + 1) % m->p.max_marks;
-	m->n_free--;
-	return mark;
-}
-
-/* A mark that was allocated but never reached the NIC: back to the front,
- * where it came from. */
+/* What the control thread reads of the table. */
 static void
-mark_unalloc(struct offload_mgr *m, uint32_t mark)
+publish(struct offload_mgr *m)
 {
-	m->free_head = (m->free_head + m->p.max_marks - 1) % m->p.max_marks;
-	m->free_marks[m->free_head] = mark;
-	m->n_free++;
-}
-
-/* A mark whose NIC rule is gone: to the back of the queue. */
-static void
-mark_free(struct offload_mgr *m, uint32_t mark)
-{
-	memset(&m->marks[mark], 0, sizeof m->marks[mark]);
-	m->free_marks[(m->free_head + m->n_free) % m->p.max_marks] = mark;
-	m->n_free++;
-	ST_SET(m->st_marks_in_use, m->p.max_marks - m->n_free);
+	ST_SET(m->st_marks_in_use, omt_marks_in_use(m->omt));
+	ST_SET(m->st_holders, omt_holders(m->omt));
 }
 
 /* ---- the thread's work ---- */
 
+static int
+build(const struct offload_mgr *m, const struct offload_req *r,
+      uint32_t mark, struct offload_rule *rule)
+{
+	return ice_fdir_rule_build(&r->outer_key, &r->outer_mask,
+				   r->has_inner ? &r->inner_key : NULL,
+				   r->has_inner ? &r->inner_mask : NULL,
+				   mark, m->p.abi, rule, NULL);
+}
+
+/* The pending rule of mark (its index in m->pending), or -1. Mark 0:
+ * the non-canonical ADD of (pmd, megaflow_id). */
+static int
+pend_find(const struct offload_mgr *m, uint32_t mark, uint16_t pmd,
+	  uint64_t megaflow_id)
+{
+	for (unsigned i = 0; i < m->n_pending; i++) {
+		const struct offload_req *q = &m->pending[i];
+		if (q->mark == mark && (mark || (q->pmd == pmd &&
+						 q->megaflow_id == megaflow_id)))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void
+pend_remove(struct offload_mgr *m, int i)
+{
+	if (i >= 0) {
+		m->pending[i] = m->pending[--m->n_pending];
+		m->pending_dirty = true;
+	}
+}
+
+/* A pending rule's rank: what its holders carried together. */
+static void
+pend_rerank(struct offload_mgr *m, uint32_t mark)
+{
+	int i = pend_find(m, mark, 0, 0);
+
+	if (i >= 0) {
+		m->pending[i].n_packets = omt_packets(m->omt, mark);
+		m->pending_dirty = true;
+	}
+}
+
+/* Every holder of a rule that did not make it to the NIC gets res; the
+ * mark goes back. */
+static void
+fail_holders(struct offload_mgr *m, uint32_t mark, enum offload_result res)
+{
+	struct omt_entry *e = omt_entry(m->omt, mark);
+
+	for (uint16_t i = 0; i < e->n_holders; i++) {
+		ST_ADD(m->st_failed[res], 1);
+		post(m, e->holders[i].pmd, e->holders[i].megaflow_id, 0,
+		     OFFLOAD_OP_ADD, res);
+	}
+	omt_drop(m->omt, mark, true);
+	publish(m);
+}
+
+/* The pending rule at the top of the queue goes to the NIC. */
 static void
 do_add(struct offload_mgr *m, const struct offload_req *r)
 {
 	struct offload_rule rule;
-	const char *why = NULL;
-	int rc;
+	uint32_t mark = r->mark;
 
-	/* build with a placeholder mark first: a non-canonical flow uses no
-	 * mark and no token */
-	rc = ice_fdir_rule_build(&r->outer_key, &r->outer_mask,
-				 r->has_inner ? &r->inner_key : NULL,
-				 r->has_inner ? &r->inner_mask : NULL,
-				 1, m->p.abi, &rule, &why);
-	if (rc) {
+	if (!mark) {		/* did not build when it was queued */
 		fail(m, r, OFFLOAD_FAIL_NOT_CANONICAL);
 		return;
 	}
-	uint32_t mark = mark_alloc(m);
-	if (!mark) {
-		fail(m, r, OFFLOAD_FAIL_CAPACITY);
+	if (build(m, r, mark, &rule)) {
+		fail_holders(m, mark, OFFLOAD_FAIL_NOT_CANONICAL);
 		return;
 	}
-	rule.mark.id = mark;
 	if (engine_validate(m, &rule) != 0) {
-		mark_unalloc(m, mark);
-		fail(m, r, OFFLOAD_FAIL_VALIDATE);
+		fail_holders(m, mark, OFFLOAD_FAIL_VALIDATE);
 		return;
 	}
 	int err = 0;
 	uint64_t t0 = rte_rdtsc();
 	void *h = engine_create(m, &rule, &err);
-	lat_record(m, rte_rdtsc() - t0);
+	offload_lat_record(&m->lat, rte_rdtsc() - t0, m->tsc_hz);
 	if (!h) {
-		mark_unalloc(m, mark);
-		fail(m, r, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
-			   OFFLOAD_FAIL_CAPACITY);
+		fail_holders(m, mark, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
+				      OFFLOAD_FAIL_CAPACITY);
 		return;
 	}
-	m->marks[mark] = (struct mark_entry){
-		.handle = h, .megaflow_id = r->megaflow_id, .pmd = r->pmd,
-		.used = true,
-	};
-	ST_SET(m->st_marks_in_use, m->p.max_marks - m->n_free);
+	omt_installed(m->omt, mark, h);
 	ST_ADD(m->st_created, 1);
-	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_ADD, OFFLOAD_OK);
+	struct omt_entry *e = omt_entry(m->omt, mark);
+	/* ADDs that joined the rule while it was pending: satisfied by it */
+	ST_ADD(m->st_shared, e->n_holders - 1u);
+	for (uint16_t i = 0; i < e->n_holders; i++)
+		post(m, e->holders[i].pmd, e->holders[i].megaflow_id, mark,
+		     OFFLOAD_OP_ADD, OFFLOAD_OK);
+	publish(m);
 }
 
 static void
 do_del(struct offload_mgr *m, const struct offload_req *r)
 {
-	/* still pending: cancel it */
-	for (unsigned i = 0; i < m->n_pending; i++) {
-		struct offload_req *q = &m->pending[i];
-		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
-			ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
-			post(m, q->pmd, q->megaflow_id, 0, OFFLOAD_OP_ADD,
-			     OFFLOAD_FAIL_CANCELLED);
-			m->pending[i] = m->pending[--m->n_pending];
-			m->pending_dirty = true;
-			return;
-		}
+	uint32_t mark = r->mark;
+	int i = pend_find(m, 0, r->pmd, r->megaflow_id);
+
+	if (i >= 0) {		/* a non-canonical ADD still queued */
+		ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
+		post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
+		     OFFLOAD_FAIL_CANCELLED);
+		pend_remove(m, i);
+		return;
 	}
-	uint32_t mark = 0;
-	if (r->mark && r->mark <= m->p.max_marks &&
-	    m->marks[r->mark].used && m->marks[r->mark].pmd == r->pmd &&
-	    m->marks[r->mark].megaflow_id == r->megaflow_id) {
-		mark = r->mark;
-	} else {
-		for (uint32_t i = 1; i <= m->p.max_marks; i++)
-			if (m->marks[i].used && m->marks[i].pmd == r->pmd &&
-			    m->marks[i].megaflow_id == r->megaflow_id) {
-				mark = i;
-				break;
-			}
-	}
+	if (!omt_holder_of(m->omt, mark, r->pmd, r->megaflow_id))
+		mark = omt_find_holder(m->omt, r->pmd, r->megaflow_id);
 	if (!mark)
 		return;		/* never installed (failed, or already gone) */
-	int rc = engine_destroy(m, m->marks[mark].handle);
-	if (rc)
-		/* the NIC may still mark: keep the mark out of circulation
-		 * rather than hand it to another flow */
-		fprintf(stderr, "offload_mgr: destroy of mark %u failed: %d; "
-			"mark retired\n", mark, rc);
-	else
-		mark_free(m, mark);
-	ST_ADD(m->st_destroyed, 1);
+	struct omt_entry *e = omt_entry(m->omt, mark);
+	bool pending = e->state == OMT_PENDING;
+
+	omt_release(m->omt, mark, r->pmd, r->megaflow_id);
+	if (pending) {
+		/* cancelled for this holder only */
+		ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
+		post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
+		     OFFLOAD_FAIL_CANCELLED);
+		if (e->n_holders) {
+			pend_rerank(m, mark);
+		} else {
+			pend_remove(m, pend_find(m, mark, 0, 0));
+			omt_drop(m->omt, mark, true);
+		}
+		publish(m);
+		return;
+	}
+	if (!e->n_holders) {	/* the last holder: the rule goes */
+		int rc = engine_destroy(m, e->handle);
+		if (rc) {
+			/* the NIC may still mark: keep the mark out of
+			 * circulation rather than hand it to another flow */
+			fprintf(stderr, "offload_mgr: destroy of mark %u "
+				"failed: %d; mark retired\n", mark, rc);
+			omt_retire(m->omt, mark);
+		} else {
+			omt_drop(m->omt, mark, false);
+		}
+		ST_ADD(m->st_destroyed, 1);
+	}
+	publish(m);
 	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_DEL, OFFLOAD_OK);
 }
 
@@ -370,31 +348,83 @@ pend_refresh(struct offload_mgr *m, const struct offload_req *r)
 {
 	for (unsigned i = 0; i < m->n_pending; i++) {
 		struct offload_req *q = &m->pending[i];
-		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
+		struct omt_holder *h = omt_holder_of(m->omt, q->mark, r->pmd,
+						     r->megaflow_id);
+		if (!q->mark && q->pmd == r->pmd &&
+		    q->megaflow_id == r->megaflow_id) {
 			q->n_packets = r->n_packets;
 			m->pending_dirty = true;
+			return;
+		}
+		if (h) {
+			h->n_packets = r->n_packets;
+			pend_rerank(m, m->pending[i].mark);
 			return;
 		}
 	}
 }
 
 static void
-pend_add(struct offload_mgr *m, const struct offload_req *r)
+pend_push(struct offload_mgr *m, const struct offload_req *r, uint32_t mark)
 {
-	for (unsigned i = 0; i < m->n_pending; i++) {
-		struct offload_req *q = &m->pending[i];
-		if (q->pmd == r->pmd && q->megaflow_id == r->megaflow_id) {
-			uint8_t d = q->deferred;
-			*q = *r;	/* refreshed counters (and keys) */
-			q->deferred = d;
-			m->pending_dirty = true;
-			return;
-		}
-	}
 	m->pending[m->n_pending] = *r;
+	m->pending[m->n_pending].mark = mark;
 	m->pending[m->n_pending].deferred = 0;
 	m->n_pending++;
 	m->pending_dirty = true;
+}
+
+/* An ADD off the ring: a holder of the rule of its pattern, pending or
+ * installed (answered at once), or a new pending rule. */
+static void
+pend_add(struct offload_mgr *m, const struct offload_req *r)
+{
+	struct offload_rule rule;
+	struct offload_pattern pat;
+
+	/* built with a placeholder mark: a non-canonical flow has no pattern
+	 * and uses no mark; it waits its turn (mark 0) and fails then */
+	if (build(m, r, 1, &rule)) {
+		int i = pend_find(m, 0, r->pmd, r->megaflow_id);
+		if (i >= 0)
+			m->pending[i].n_packets = r->n_packets;
+		else
+			pend_push(m, r, 0);
+		m->pending_dirty = true;
+		return;
+	}
+	offload_pattern_of(&rule, &pat);
+	uint32_t mark = omt_lookup(m->omt, &pat);
+	if (mark) {
+		int rc = omt_hold(m->omt, mark, r->pmd, r->megaflow_id,
+				  r->n_packets);
+		if (rc < 0) {
+			fail(m, r, OFFLOAD_FAIL_CAPACITY);
+			return;
+		}
+		if (omt_entry(m->omt, mark)->state == OMT_INSTALLED) {
+			if (rc == 1)
+				ST_ADD(m->st_shared, 1);
+			post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_ADD,
+			     OFFLOAD_OK);
+		} else {
+			pend_rerank(m, mark);
+		}
+		publish(m);
+		return;
+	}
+	mark = omt_claim(m->omt, &pat);
+	if (mark && omt_hold(m->omt, mark, r->pmd, r->megaflow_id,
+			     r->n_packets) < 0) {
+		omt_drop(m->omt, mark, true);
+		mark = 0;
+	}
+	if (!mark) {
+		fail(m, r, OFFLOAD_FAIL_CAPACITY);
+		return;
+	}
+	pend_push(m, r, mark);
+	publish(m);
 }
 
 static int
@@ -558,10 +588,8 @@ offload_mgr_create(const struct offload_mgr_params *p)
 	if (m->pending_cap < DRAIN_BURST)
 		m->pending_cap = DRAIN_BURST;
 	m->pending = calloc(m->pending_cap, sizeof *m->pending);
-	m->marks = calloc((size_t)m->p.max_marks + 1, sizeof *m->marks);
-	m->free_marks = calloc(m->p.max_marks, sizeof *m->free_marks);
-	if (!m->req || !m->compl || !m->backlog || !m->pending || !m->marks ||
-	    !m->free_marks)
+	m->omt = omt_create(m->p.max_marks);
+	if (!m->req || !m->compl || !m->backlog || !m->pending || !m->omt)
 		goto err;
 	for (uint16_t i = 0; i < m->p.n_pmds; i++) {
 		snprintf(name, sizeof name, "ofl_cmp_%u_%u", seq, i);
@@ -572,12 +600,6 @@ offload_mgr_create(const struct offload_mgr_params *p)
 		if (!m->compl[i])
 			goto err;
 	}
-	/* mark 1 first */
-	for (uint32_t i = 0; i < m->p.max_marks; i++)
-		m->free_marks[i] = i + 1;
-	m->free_head = 0;
-	m->n_free = m->p.max_marks;
-
 	if (pthread_create(&m->thread, NULL, offload_thread, m) != 0) {
 		rte_errno = EAGAIN;
 		goto err_keep_errno;
@@ -602,13 +624,13 @@ offload_mgr_destroy(struct offload_mgr *m)
 		__atomic_store_n(&m->stop, true, __ATOMIC_RELEASE);
 		pthread_join(m->thread, NULL);
 	}
-	if (m->marks)
-		for (uint32_t i = 1; i <= m->p.max_marks; i++)
-			if (m->marks[i].used) {
-				engine_destroy(m, m->marks[i].handle);
-				m->marks[i].used = false;
-				ST_ADD(m->st_destroyed, 1);
-			}
+	for (uint32_t i = 1; m->omt && i <= m->p.max_marks; i++) {
+		struct omt_entry *e = omt_entry(m->omt, i);
+		if (e->state == OMT_INSTALLED || e->state == OMT_RETIRED) {
+			engine_destroy(m, e->handle);
+			ST_ADD(m->st_destroyed, 1);
+		}
+	}
 	if (m->compl)
 		for (uint16_t i = 0; i < m->p.n_pmds; i++)
 			rte_ring_free(m->compl[i]);
@@ -619,8 +641,7 @@ offload_mgr_destroy(struct offload_mgr *m)
 	free(m->compl);
 	free(m->backlog);
 	free(m->pending);
-	free(m->marks);
-	free(m->free_marks);
+	omt_free(m->omt);
 	free(m);
 }
 
@@ -731,7 +752,6 @@ void
 offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st)
 {
 	struct offload_mgr *m = (struct offload_mgr *)m_;
-	uint64_t h[OFFLOAD_LAT_BUCKETS], n = 0;
 
 	memset(st, 0, sizeof *st);
 	st->created = ST_GET(m->st_created);
@@ -744,14 +764,9 @@ offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st
 	st->rate_deferred = ST_GET(m->st_deferred);
 	st->queue_depth = rte_ring_count(m->req) + ST_GET(m->st_pending);
 	st->marks_in_use = ST_GET(m->st_marks_in_use);
+	st->shared = ST_GET(m->st_shared);
+	st->holders = ST_GET(m->st_holders);
 	st->max_marks = m->p.max_marks;
-	for (unsigned i = 0; i < OFFLOAD_LAT_BUCKETS; i++) {
-		h[i] = ST_GET(m->lat_hist[i]);
-		n += h[i];
-	}
-	double max_ns = (double)ST_GET(m->lat_max_ns);
-	st->lat_samples = n;
-	st->lat_p50_us = lat_percentile(h, n, 0.50, max_ns);
-	st->lat_p99_us = lat_percentile(h, n, 0.99, max_ns);
-	st->lat_max_us = max_ns / 1000.0;
+	offload_lat_read(&m->lat, &st->lat_samples, &st->lat_p50_us,
+			 &st->lat_p99_us, &st->lat_max_us);
 }

@@ -7,21 +7,31 @@
  *   PMD --ADD/DEL (rte_ring, MP/SC, never blocks)--> offload thread
  *   offload thread --completion (one SP/SC ring per PMD)--> PMD
  *
- * The thread batches pending ADDs, installs the busiest first (packets so
- * far, refreshed by a repeated ADD), rate-limits inserts with a token
- * bucket, allocates the mark ids (1..max_marks, recycled, never 0 and never
- * ICE_FDIR_MARK_INVALID), builds the rule with ice_fdir_rule_build(),
- * validates then creates it, times the create, and posts a completion.
- * A DEL destroys the rule; its mark is recycled only after that.
+ * One NIC rule per rule pattern (offload_mark_table.h: OVS's
+ * megaflow_to_mark with a reference count): megaflows of the same pattern
+ * on several PMDs (one flow spread over rx queues polled by different
+ * PMDs) share one rule and one mark. An ADD whose pattern has a rule,
+ * installed or pending, makes its megaflow one more holder; it is answered
+ * OK with that mark (at once if installed, with the others when pending).
+ * A new pattern takes a mark id at once (1..max_marks, recycled, never 0
+ * and never ICE_FDIR_MARK_INVALID; none left: failed as capacity) and waits
+ * in the pending set, where the busiest (its holders' packets, refreshed)
+ * go first under a token bucket; the thread builds the rule with
+ * ice_fdir_rule_build(), validates then creates it, times the create, and
+ * posts a completion to every holder. A DEL drops its megaflow's hold: the
+ * rule is destroyed, and its mark recycled, when the last holder goes.
  *
  * Contract with the PMD (mark table, see README "Next: who does what"):
  *  - a completion names the megaflow by id: the PMD ignores a completion
  *    for a megaflow it no longer has (deleted while the ADD was in flight;
- *    its DEL also removes the rule);
+ *    its DEL also drops its hold on the rule);
+ *  - a shared mark is in the mark table of every PMD that holds the rule,
+ *    each mapping it to its own megaflow; a PMD that polls a marked packet
+ *    without holding the mark takes the full path;
  *  - on retire/revalidate-out/expiry the PMD clears its mark entry first,
  *    then calls offload_mgr_request_del() with the mark it knows, or 0 if
  *    the ADD's completion has not arrived yet (the thread then cancels the
- *    pending ADD or finds the rule by megaflow id);
+ *    pending ADD, for that PMD only, or finds the rule by megaflow id);
  *  - a dropped ADD (-ENOBUFS) just leaves the flow in software; a dropped
  *    DEL must be retried by the PMD (the rule and its mark stay until then).
  * When the thread's pending set is full (2 x req_ring_size ADDs waiting for
@@ -64,7 +74,8 @@ enum offload_result {
 	OFFLOAD_FAIL_CAPACITY,	/* ENOSPC, create failed after validate,
 				 * or no free mark id */
 	OFFLOAD_FAIL_VALIDATE,	/* rte_flow_validate refused it */
-	OFFLOAD_FAIL_EXISTS,	/* EEXIST: same pattern already installed */
+	OFFLOAD_FAIL_EXISTS,	/* EEXIST: the NIC has that pattern, and
+				 * not from us (ours are shared) */
 	OFFLOAD_FAIL_CANCELLED,	/* DEL arrived before the ADD was done */
 	OFFLOAD_RESULT_N
 };
@@ -75,14 +86,12 @@ enum offload_op { OFFLOAD_OP_ADD = 1, OFFLOAD_OP_DEL = 2,
 
 struct offload_completion {
 	uint64_t megaflow_id;
-	uint32_t mark;		/* ADD OK: the mark; DEL: the freed mark;
-				 * failure: 0 */
+	uint32_t mark;		/* ADD OK: the mark (maybe shared); DEL:
+				 * the mark released; failure: 0 */
 	uint8_t op;		/* enum offload_op */
 	uint8_t result;		/* enum offload_result */
 	uint16_t pmd;
 };
-
-#define OFFLOAD_LAT_BUCKETS 128
 
 struct offload_mgr_stats {
 	uint64_t installed;	/* rules now */
@@ -93,8 +102,12 @@ struct offload_mgr_stats {
 	uint64_t failed[OFFLOAD_RESULT_N];	/* by reason; [OK] unused */
 	uint64_t rate_deferred;	/* ADDs that waited for a token */
 	uint32_t queue_depth;	/* on the ring + pending in the thread */
-	uint32_t marks_in_use;
+	uint32_t marks_in_use;	/* rules installed or pending */
 	uint32_t max_marks;
+	uint64_t shared;	/* ADDs answered with a rule another
+				 * megaflow of the same pattern holds */
+	uint64_t holders;	/* megaflows holding a rule (pending or
+				 * installed): >= marks_in_use */
 	uint64_t lat_samples;
 	double lat_p50_us, lat_p99_us, lat_max_us;	/* rte_flow_create */
 };

@@ -22,7 +22,10 @@ VM i comes back in VXLAN and the bytes can be compared.
     goes, and frames still carrying the old mark stop using its actions at
     once; removing the rule brings traffic and the offload back;
   - a megaflow whose inner nw_dst is a prefix is not canonical for the
-    Flow Director and stays in software.
+    Flow Director and stays in software;
+  - with 2 PMDs, one per NIC rx queue, a VM's inner megaflow exists on
+    both: one NIC rule, its mark in both PMDs' megaflows; it stays while
+    one of them holds it and goes with the last.
 """
 import re
 import time
@@ -151,9 +154,10 @@ class Rig:
 
 @pytest.fixture
 def rig_factory(wires, make_switch, make_testpmd, rundir):
-    def make(n_vms, phy=None, flows=None, tag="a"):
+    def make(n_vms, phy=None, flows=None, tag="a", edit=None):
         """phy: options for the dpdk-phy port ({"offload": "model", ...});
-        flows: OpenFlow rules instead of pktlib.vm_flows' for each VM."""
+        flows: OpenFlow rules instead of pktlib.vm_flows' for each VM;
+        edit: a function changing the topology before the start."""
         wire = pktlib.Wire().__enter__()
         wires.append(wire)
         d = rundir / tag
@@ -164,6 +168,8 @@ def rig_factory(wires, make_switch, make_testpmd, rundir):
         port.update(phy or {})
         if flows is not None:
             topo["flows"] = flows
+        if edit is not None:
+            edit(topo)
         vms = make_testpmd(sockets=vxlib.vhost_paths(topo), name="vms" + tag,
                            cpus=(0,))
         sw = make_switch(topo, name="vxswitch" + tag)
@@ -498,4 +504,149 @@ def test_port_without_rte_flow_runs_in_software(rig_factory):
     assert not any(f["offloaded"] for f in rig.megaflows())
     assert rig.offload()["failed"]["validate"] == 2      # not asked again
     assert "rte_flow" in rig.sw.ctl("offload/show")
+    rig.close()
+
+
+# ------------------------------------------------------- two PMDs
+
+IDLE_MS = 1500      # datapath.flow-max-idle-ms of the 2-PMD rig
+
+
+def two_pmds(topo):
+    """2 PMDs on this 2-core host (lcores 1 and 2 share CPU 1, idle
+    back-off on), each polling one of the NIC's 2 rx queues (af_packet
+    qpairs=2: the kernel spreads frames by a hash of the outer flow);
+    megaflows idle for IDLE_MS expire."""
+    topo["eal"]["lcores"] = "0,(1-2)@1"
+    topo["datapath"].update({"pmd-cores": [1, 2],
+                             "optimisations": {"idle-backoff": True},
+                             "flow-max-idle-ms": IDLE_MS})
+    phy = topo["ports"][-1]
+    phy["devargs"] = phy["devargs"].replace("qpairs=1", "qpairs=2")
+    phy.update({"n-rxq": 2, "rxq-affinity": "0:1,1:2"})
+
+
+def per_pmd(sw):
+    """{core: pmd-stats-show --json of that PMD}."""
+    return {p["core"]: p
+            for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True)}
+
+
+def test_megaflow_on_two_pmds_shares_one_nic_rule(rig_factory):
+    """VM 0's flows arrive on both rx queues, so PMD 1 and PMD 2 each make
+    an inner megaflow of the same pattern: the offload thread installs one
+    NIC rule (no 'exists' failure), both megaflows show its mark, and both
+    PMDs take the mark path. When PMD 2's megaflow expires (its queue idle)
+    the rule stays and PMD 1's frames are still marked; PMD 2's next frames
+    arrive marked with a mark it no longer holds, take the full path
+    (mark_fallbacks) and come back, and its new megaflow joins the rule.
+    When both megaflows have expired the rule is gone and its mark free."""
+    rig = rig_factory(1, phy=MODEL, edit=two_pmds)
+    sw = rig.sw
+
+    def inner_by_pmd():
+        return {f["pmd"]: f for f in rig.inner(0)}
+
+    # which queue (PMD) each flow hashes to: one frame at a time, seen as
+    # one more packet on that PMD's megaflow
+    flows = [pktlib.vxlan_to_vm(0, sport=41000 + k) for k in range(12)]
+    by_pmd = {}
+    for f in flows:
+        before = {c: mf["packets"] for c, mf in inner_by_pmd().items()}
+        rig.wire.send([f])
+
+        def moved():
+            now = {c: mf["packets"] for c, mf in inner_by_pmd().items()}
+            d = [c for c in now if now[c] != before.get(c, 0)]
+            return d if sum(now.values()) == sum(before.values()) + 1 \
+                else None
+        (core,) = vxlib.wait_for(moved, 10, 0.02, "the frame's megaflow")
+        by_pmd.setdefault(core, []).append(f)
+    assert sorted(by_pmd) == [1, 2], (
+        "all 12 flows hashed to one rx queue: %r" % {c: len(v) for c, v in
+                                                     by_pmd.items()})
+    a, b = by_pmd[1], by_pmd[2]
+
+    def shared_by(cores, what):
+        def ok():
+            mf = inner_by_pmd()
+            marks = {mf[c]["mark"] for c in cores if c in mf}
+            return mf if (sorted(mf) == sorted(cores) and
+                          all(mf[c]["offloaded"] for c in cores) and
+                          len(marks) == 1) else None
+        return vxlib.wait_for(ok, 10, 0.05, lambda: "%s: megaflows %r"
+                              % (what, rig.inner(0)))
+
+    def offload_is(installed, holders, shared, created, what):
+        st = rig.offload()
+        assert (st["installed"], st["marks_in_use"], st["holders"],
+                st["shared"], st["created"]) == \
+            (installed, installed, holders, shared, created), (what, st)
+        assert st["failed"] == dict.fromkeys(FAIL_REASONS, 0), (what, st)
+        return st
+
+    mf = shared_by([1, 2], "both PMDs' megaflows offloaded, one mark")
+    mark = mf[1]["mark"]
+    assert mark == mf[2]["mark"] and mark not in (0, 0xFFFFFFFF), mf
+    offload_is(1, 2, 1, 1, "one rule for two megaflows")
+    text = sw.ctl("offload/show")
+    assert re.search(r"holders: 2 megaflows on 1 rules, shared: 1\b",
+                     text), text
+    assert sw.ctl("dpctl/dump-flows").count(
+        "offloaded:yes, mark:%d" % mark) == 2
+
+    # every frame, on either PMD, takes the mark path
+    frames = (a + b) * 2
+    before = per_pmd(sw)
+    _, d = rig.wave(frames, len(frames))
+    after = per_pmd(sw)
+    hits = {c: after[c]["mark_hits"] - before[c]["mark_hits"] for c in (1, 2)}
+    assert hits == {1: 2 * len(a), 2: 2 * len(b)}, hits
+    assert not any(d["drops"].values()), d["drops"]
+
+    # PMD 2's megaflow expires (no frames on its queue), PMD 1's is kept
+    # alive: the rule stays, PMD 1's frames are still marked
+    def b_gone():
+        rig.wire.send(a[:1])
+        return 2 not in inner_by_pmd()
+    vxlib.wait_for(b_gone, 5 + IDLE_MS / 1000, 0.2,
+                   "PMD 2's megaflow to expire")
+    mf = shared_by([1], "PMD 1's megaflow still offloaded")
+    assert mf[1]["mark"] == mark, mf
+    offload_is(1, 1, 1, 1, "PMD 2 let go")
+    before = per_pmd(sw)
+    rig.wave(a, len(a))
+    after = per_pmd(sw)
+    assert after[1]["mark_hits"] - before[1]["mark_hits"] == len(a)
+
+    # PMD 2 gets marked frames for a mark it does not hold: full path, and
+    # every frame comes back; its new megaflow joins the rule
+    frames = a + b
+    before = per_pmd(sw)
+    _, d = rig.wave(frames, len(frames))
+    after = per_pmd(sw)
+    # every one of PMD 2's frames came marked: the first ones fall back,
+    # those after its new megaflow got the mark hit
+    fb, hit = (after[2][k] - before[2][k]
+               for k in ("mark_fallbacks", "mark_hits"))
+    assert fb >= 1 and fb + hit == len(b), (fb, hit, len(b))
+    assert not any(d["drops"].values()), d["drops"]
+    assert d["ports"]["vhost-user0"]["tx_packets"] == len(frames), d
+    mf = shared_by([1, 2], "PMD 2's new megaflow joined the rule")
+    assert mf[2]["mark"] == mark, mf
+    offload_is(1, 2, 2, 1, "PMD 2 holds it again")
+    before = per_pmd(sw)
+    rig.wave(frames, len(frames))
+    after = per_pmd(sw)
+    hits = {c: after[c]["mark_hits"] - before[c]["mark_hits"] for c in (1, 2)}
+    assert hits == {1: len(a), 2: len(b)}, hits
+
+    # no more traffic: both megaflows expire, and the rule goes with the
+    # last of them
+    vxlib.wait_for(lambda: not rig.inner(0), 5 + IDLE_MS / 1000, 0.1,
+                   "both megaflows to expire")
+    vxlib.wait_for(lambda: rig.offload()["installed"] == 0, 5, 0.05,
+                   lambda: "the rule to go: %r" % rig.offload())
+    st = offload_is(0, 0, 2, 1, "no holder left")
+    assert st["destroyed"] == 1, st
     rig.close()
