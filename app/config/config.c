@@ -162,6 +162,12 @@ config_defaults(struct vxs_config *cfg)
 	cfg->arp_burst = ARP_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
+	cfg->pmd_rxq_assign = CFG_RXQ_ASSIGN_CYCLES;
+	cfg->pmd_rxq_isolate = true;
+	cfg->pmd_auto_lb_load_threshold = 95;
+	cfg->pmd_auto_lb_improvement_threshold = 25;
+	cfg->pmd_auto_lb_rebal_interval_ms = CFG_MIN_MS;
+	cfg->pmd_load_interval_ms = 5000;
 }
 
 int

@@ -23,6 +23,8 @@
 #define CFG_ERR_MAX 512
 #define CFG_MAX_CORES 128
 #define CFG_MAX_VNIS 64
+#define CFG_MIN_MS 60000u		/* a minute */
+#define CFG_REBAL_INTERVAL_MAX_MIN 20000u /* OVS MAX_ALB_REBALANCE_INTERVAL */
 
 enum cfg_port_type {
 	CFG_PORT_DPDK,			/* any ethdev: devargs or PCI address */
@@ -30,6 +32,13 @@ enum cfg_port_type {
 	CFG_PORT_VHOST_CLIENT,		/* "dpdkvhostuserclient": VM owns it */
 	CFG_PORT_VXLAN,			/* the overlay's tunnel port */
 	CFG_PORT_NULL,			/* benchmarking sink (port.h) */
+};
+
+/* OVS other_config:pmd-rxq-assign (app/pmd/pmd_rxq_sched.h) */
+enum cfg_rxq_assign {
+	CFG_RXQ_ASSIGN_ROUNDROBIN,
+	CFG_RXQ_ASSIGN_CYCLES,
+	CFG_RXQ_ASSIGN_GROUP,
 };
 
 struct cfg_rxq_affinity {
@@ -135,6 +144,19 @@ struct vxs_config {
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
 	/* the running state's file (state.h); "" = <topology file>.state */
 	char state_file[CFG_PATH_MAX];
+
+	/* rx queue scheduling and the auto load balancer: OVS's
+	 * other_config keys of the same names (app/pmd/pmd_rxq_sched.h) */
+	enum cfg_rxq_assign pmd_rxq_assign;	/* default cycles */
+	bool pmd_rxq_isolate;			/* default true */
+	bool pmd_auto_lb;			/* default false */
+	uint32_t pmd_auto_lb_load_threshold;	/* percent, default 95 */
+	uint32_t pmd_auto_lb_improvement_threshold; /* percent, default 25 */
+	uint32_t pmd_auto_lb_rebal_interval_ms;	/* given in minutes,
+						 * fractions allowed;
+						 * default 1 min */
+	uint32_t pmd_load_interval_ms;	/* one of the window's intervals,
+					 * default 5000 (OVS PMD_INTERVAL_LEN) */
 
 	/* underlay: the NIC side and our VTEP */
 	char underlay_port[CFG_NAME_MAX];	/* a dpdk port's name, or "" */

@@ -66,6 +66,16 @@ const struct key_rule datapath_keys[] = {
 	{ "tx-flush-interval-us", K_UINT(CFG, tx_flush_interval_us, 0, 1000) },
 	{ "ctl-socket", K_SOCKET_PATH(CFG, ctl_socket) },
 	{ "state-file", K_STRING(CFG, state_file) },
+	/* rx queue scheduling (OVS other_config, app/pmd/pmd_rxq_sched.h) */
+	{ "pmd-rxq-assign", K_CUSTOM(pmd_rxq_assign) },
+	{ "pmd-rxq-isolate", K_BOOL(CFG, pmd_rxq_isolate) },
+	{ "pmd-auto-lb", K_BOOL(CFG, pmd_auto_lb) },
+	{ "pmd-auto-lb-load-threshold",
+	  K_UINT(CFG, pmd_auto_lb_load_threshold, 0, 100) },
+	{ "pmd-auto-lb-improvement-threshold",
+	  K_UINT(CFG, pmd_auto_lb_improvement_threshold, 0, 100) },
+	{ "pmd-auto-lb-rebal-interval", K_CUSTOM(pmd_auto_lb_rebal_interval) },
+	{ "pmd-load-interval-ms", K_UINT(CFG, pmd_load_interval_ms, 10, 60000) },
 	{ .key = NULL },
 };
 

@@ -12,6 +12,8 @@
  *   config_eal.c      the eal section's own checks; the EAL argv
  *   config_ports.c    ports: name, type, per-type checks, ofports
  *   config_underlay.c underlay NIC, VTEP, routes, static ARP entries
+ *   config_sched.c    rx queue scheduling: assignment mode, rebalance
+ *                     interval in (fractional) minutes
  *   config.c          config_load: sections in dependency order, flows
  */
 #ifndef VXS_CONFIG_LOADER_H
@@ -201,6 +203,10 @@ int eal_file_prefix(struct loader *ld, const yaml_node_t *v, void *obj);
 int eal_extra_args(struct loader *ld, const yaml_node_t *v, void *obj);
 /* config.c */
 int dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj);
+/* config_sched.c */
+int pmd_rxq_assign(struct loader *ld, const yaml_node_t *v, void *obj);
+int pmd_auto_lb_rebal_interval(struct loader *ld, const yaml_node_t *v,
+			       void *obj);
 /* config_ports.c */
 int port_offload(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_affinity(struct loader *ld, const yaml_node_t *v, void *obj);

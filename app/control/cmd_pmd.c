@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The PMDs, as ovs-appctl dpif-netdev/...: pmd-stats-show (every
  * PMD_STATS counter, pmd.h), pmd-perf-show (cycles by stage, burst sizes),
- * pmd-stats-clear, pmd-rxq-show, and the datapath optimisations (set-opt,
- * opts-show) for A/B runs on live traffic. */
+ * pmd-stats-clear (pmd-rxq-show: cmd_pmd_rxq.c), and the datapath
+ * optimisations (set-opt, opts-show) for A/B runs on live traffic. */
 #include <stdio.h>
 #include <string.h>
 #include <rte_cycles.h>
@@ -273,68 +273,6 @@ cmd_pmd_stats_clear(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
-static int
-cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
-		 void *aux)
-{
-	UNUSED_ARGS;
-	if (json)
-		json_begin_array(out);
-	for (uint16_t i = 0; i < n_pmds; i++) {
-		const struct pmd *pmd = &pmds[i];
-		uint64_t total = counter_ld(&pmd->stats.busy_cycles) +
-				 counter_ld(&pmd->stats.idle_cycles);
-		if (!json)
-			ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
-				      rte_lcore_to_socket_id(pmd->lcore),
-				      pmd->lcore);
-		for (uint16_t q = 0; q < pmd->n_rxqs; q++) {
-			const struct pmd_rxq *rq = &pmd->rxqs[q];
-			double usage = total ? 100.0 * counter_ld(&rq->busy_cycles) /
-						       total : 0;
-			uint64_t polls = counter_ld(&rq->poll.polls);
-			uint64_t empty = counter_ld(&rq->poll.empty_polls);
-			unsigned thresh = __atomic_load_n(&rq->poll.threshold,
-							  __ATOMIC_RELAXED);
-			if (json) {
-				json_begin_object(out);
-				json_key(out, "core"); json_u64(out, pmd->lcore);
-				json_key(out, "port"); json_string(out, rq->port->name);
-				json_key(out, "queue"); json_u64(out, rq->qid);
-				json_key(out, "enabled");
-				json_bool(out, port_rxq_enabled(rq->port, rq->qid));
-				json_key(out, "packets"); json_u64(out, counter_ld(&rq->packets));
-				json_key(out, "usage_pct"); json_double(out, usage);
-				json_key(out, "polls"); json_u64(out, polls);
-				json_key(out, "empty_polls"); json_u64(out, empty);
-				/* adaptive: scheduled by the poll scheduler;
-				 * threshold: rounds skipped between polls */
-				json_key(out, "adaptive");
-				json_bool(out, rq->poll.adaptive);
-				json_key(out, "threshold"); json_u64(out, thresh);
-				json_end_object(out);
-			} else {
-				ds_put_format(out, "  port: %-20s queue-id: %2u (%s)"
-					      "  pmd usage: %3.0f %%"
-					      "  polls: %lu  empty: %lu",
-					      rq->port->name, rq->qid,
-					      port_rxq_enabled(rq->port, rq->qid)
-						      ? "enabled" : "disabled",
-					      usage, polls, empty);
-				if (rq->poll.adaptive)
-					ds_put_format(out, "  threshold: %u\n",
-						      thresh);
-				else
-					ds_put_format(out, "  threshold: -"
-						      " (every round)\n");
-			}
-		}
-	}
-	if (json)
-		json_end_array(out);
-	return 0;
-}
-
 /* ---- optimisations -------------------------------------------------- */
 
 /* dpif-netdev/set-opt NAME on|off: for A/B runs on live traffic */
@@ -399,8 +337,7 @@ cmd_pmd_register(void)
 			 cmd_pmd_perf_show, NULL);
 	control_register("dpif-netdev/pmd-stats-clear", "", 0, 0,
 			 cmd_pmd_stats_clear, NULL);
-	control_register("dpif-netdev/pmd-rxq-show", "", 0, 0,
-			 cmd_pmd_rxq_show, NULL);
+	cmd_pmd_rxq_register();		/* cmd_pmd_rxq.c */
 	control_register("dpif-netdev/set-opt", "NAME on|off", 2, 2,
 			 cmd_set_opt, NULL);
 	control_register("dpif-netdev/opts-show", "", 0, 0, cmd_opts_show,

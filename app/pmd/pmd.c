@@ -133,6 +133,7 @@ pmd_poll_once(struct pmd *pmd)
 		dp_process_burst(&pmd->dp, q->port, &b);
 		t_now = rte_rdtsc();
 		q->busy_cycles += t_now - t_prev;
+		q->intrvl_cycles += t_now - t_prev;
 		t_prev = t_now;
 	}
 	t_now = rte_rdtsc();
@@ -174,6 +175,8 @@ pmd_housekeeping(struct pmd *pmd)
 {
 	uint64_t now = rte_rdtsc();
 
+	if (now >= pmd->load.next_tsc)
+		pmd_load_roll(pmd, now);
 	if (now < pmd->next_sweep_tsc)
 		return;
 	pmd->next_sweep_tsc = now + rte_get_tsc_hz() / 1000 *
@@ -266,6 +269,7 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, uint32_t opts,
 	if (opts != cfg->dp_opts)
 		dp_set_opts(&pmd->dp, opts);
 	pmd->idle_backoff_us = cfg->pmd_idle_backoff_us;
+	pmd_load_init(&pmd->load, cfg);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <rte_ring.h>
 #include "datapath.h"
 #include "pmd_poll.h"
+#include "pmd_rxq_sched.h"
 #include "port.h"
 
 #define PMD_MAX_RXQS 512
@@ -28,8 +29,32 @@ struct pmd_rxq {
 	uint16_t qid;
 	uint64_t packets;		/* received on this queue */
 	uint64_t busy_cycles;		/* spent on its bursts */
+	uint64_t intrvl_cycles;		/* the same, this load interval */
+	struct rxq_sched_hist hist;	/* intrvl_cycles of the last intervals
+					 * (pmd-rxq-show, the scheduler) */
 	struct pmd_poll_q poll;		/* adaptive polling state, poll counts */
 };
+
+/* The PMD's side of the load window (OVS: intrvl_cycles,
+ * busy_cycles_intrvl, pmd_overloaded): every pmd-load-interval-ms the PMD
+ * stores its busy cycles and each queue's (pmd_load_roll, from its
+ * housekeeping), which pmd-rxq-show and the rxq scheduler read. */
+struct pmd_load {
+	uint64_t interval_tsc;		/* pmd-load-interval-ms in TSC cycles */
+	uint64_t next_tsc;		/* the current interval ends */
+	uint64_t prev_tsc;		/* it began; 0: no interval yet */
+	uint64_t intrvl_cycles;		/* TSC length of the last interval */
+	struct rxq_sched_hist busy;	/* busy cycles per interval */
+	uint64_t prev_busy, prev_idle, prev_sleep; /* stats at the last roll */
+	unsigned load_threshold;	/* pmd-auto-lb-load-threshold */
+	unsigned load_pct;		/* the last interval's busy percent */
+	struct rxq_sched_overload overload;	/* intervals over threshold */
+};
+
+/* Called by pmd_alloc; pmd_load_roll by the PMD when now >= next_tsc. */
+void pmd_load_init(struct pmd_load *l, const struct vxs_config *cfg);
+struct pmd;
+void pmd_load_roll(struct pmd *pmd, uint64_t now);
 
 /* Where a burst's cycles go (pmd-perf-show, perf/dpbench). Each stage
  * boundary reads the TSC once per burst and charges the cycles since the
@@ -159,6 +184,9 @@ struct pmd_request {
 struct pmd {
 	unsigned lcore;
 	uint16_t idx;			/* 0..n_pmds-1: RCU id and tx sender */
+	bool isolated;			/* polls only queues pinned to it
+					 * (pmd-rxq-isolate; the scheduler's
+					 * rxq_sched_pmd.isolated) */
 	bool running;
 	bool stop;
 
@@ -173,6 +201,7 @@ struct pmd {
 	uint32_t idle_backoff_us;
 	struct pmd_backoff backoff;	/* idle back-off state */
 	uint64_t next_sweep_tsc;
+	struct pmd_load load;		/* the load window */
 
 	struct pmd_request *req;	/* mailbox, set by the control thread */
 };

@@ -90,8 +90,9 @@ def test_adaptive_polling_skips_idle_vhost_queues(rig_factory):  # noqa: F811
         # idle one, and it found packets in them
         assert vm0["polls"] > i["polls"], text
     assert vm0["polls"] - vm0["empty_polls"] > 0
-    assert "threshold: %d" % THRESH_MAX in text
-    assert "threshold: - (every round)" in text
+    # the text is OVS's shape (test_pmd_rxq.py): the poll scheduler's
+    # numbers are in the JSON only
+    assert "port: vhost-user1" in text and "pmd usage:" in text, text
 
     # An idle VM still gets its traffic, and answers through its backed-off
     # queue (polled within 17 rounds: microseconds).

@@ -47,6 +47,7 @@ void test_env_expansion(void);
 void test_vxlan_defaults(void);
 void test_ofports_and_lcores(void);
 void test_eal_argv(void);
+void test_sched_keys(void);
 
 /* test_config_bad.c */
 void test_bad_files(void);

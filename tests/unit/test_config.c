@@ -103,6 +103,7 @@ main(int argc, char **argv)
 	test_vxlan_defaults();
 	test_ofports_and_lcores();
 	test_eal_argv();
+	test_sched_keys();
 	test_bad_files();
 	test_missing_file();
 

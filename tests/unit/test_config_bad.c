@@ -111,6 +111,30 @@ static const struct bad_file bad_files[] = {
 	{ "lcores-mapped-pmd-missing", "eal:\n  lcores: \"0,(1-2)@1\"\n"
 	  "datapath:\n  pmd-cores: [1, 3]\nports:\n" NIC, 4, 18,
 	  "pmd core is not in eal lcores '3'" },
+	{ "rxq-assign", "datapath:\n  pmd-rxq-assign: cycle\nports:\n" NIC,
+	  2, 19, "bad pmd-rxq-assign (roundrobin, cycles or group) 'cycle'" },
+	{ "rxq-isolate", "datapath:\n  pmd-rxq-isolate: 2\nports:\n" NIC,
+	  2, 20, "bad pmd-rxq-isolate (true or false) '2'" },
+	{ "alb-load", "datapath:\n  pmd-auto-lb-load-threshold: 101\n"
+	  "ports:\n" NIC, 2, 31,
+	  "bad pmd-auto-lb-load-threshold (an integer 0..100) '101'" },
+	{ "alb-improvement",
+	  "datapath:\n  pmd-auto-lb-improvement-threshold: 25%\nports:\n"
+	  NIC, 2, 38,
+	  "bad pmd-auto-lb-improvement-threshold (an integer 0..100) '25%'" },
+	{ "alb-interval-max",
+	  "datapath:\n  pmd-auto-lb-rebal-interval: 20000.5\nports:\n" NIC,
+	  2, 31, "bad pmd-auto-lb-rebal-interval (minutes 0..20000, "
+	  "fractions allowed, at least 1 ms) '20000.5'" },
+	{ "alb-interval-tiny",
+	  "datapath:\n  pmd-auto-lb-rebal-interval: 0.00000001\nports:\n"
+	  NIC, 2, 31, "'0.00000001'" },
+	{ "alb-interval-syntax",
+	  "datapath:\n  pmd-auto-lb-rebal-interval: 1e3\nports:\n" NIC,
+	  2, 31, "'1e3'" },
+	{ "alb-interval-dot",
+	  "datapath:\n  pmd-auto-lb-rebal-interval: \"1.\"\nports:\n" NIC,
+	  2, 31, "'1.'" },
 	{ "underlay-no-port", "underlay:\n  port: nic9\nports:\n" NIC, 2, 9,
 	  "no such port 'nic9'" },
 	{ "underlay-not-dpdk",

@@ -194,6 +194,13 @@ test_minimal(void)
 	CHECK_INT(c.flow_max_idle_ms, 10000);
 	CHECK_INT(c.max_megaflows, 65536);
 	CHECK_STR(c.ctl_socket, "/var/run/vxswitch/vxswitch.ctl");
+	/* OVS's defaults */
+	CHECK_INT(c.pmd_rxq_assign, CFG_RXQ_ASSIGN_CYCLES);
+	CHECK(c.pmd_rxq_isolate && !c.pmd_auto_lb);
+	CHECK_INT(c.pmd_auto_lb_load_threshold, 95);
+	CHECK_INT(c.pmd_auto_lb_improvement_threshold, 25);
+	CHECK_INT(c.pmd_auto_lb_rebal_interval_ms, 60000);
+	CHECK_INT(c.pmd_load_interval_ms, 5000);
 	CHECK_STR(c.underlay_port, "");
 	CHECK(c.vtep_ip == 0 && !c.vtep_mac_set);
 	CHECK(c.n_routes == 0 && c.n_arp == 0 && c.n_flows == 0);
@@ -529,4 +536,46 @@ test_eal_argv(void)
 	check_argv("minimal.yaml", minimal);
 	check_argv("vxlan-32vm.yaml", seed);
 	check_argv("vxlan-2vm.yaml", demo);
+}
+
+/* ---- the rx queue scheduling keys (pmd_rxq_sched.h) ---- */
+
+static void
+check_sched(const char *name, const char *datapath, enum cfg_rxq_assign a,
+	    bool iso, bool alb, unsigned load_pct, unsigned imp, unsigned rebal_ms)
+{
+	char text[512];
+	struct vxs_config c;
+
+	snprintf(text, sizeof text, "datapath:\n%sports:\n"
+		 "  - {name: p0, type: dpdk, devargs: net_null0}\n", datapath);
+	if (!load(write_tmp(name, text), &c))
+		return;
+	CHECK_INT(c.pmd_rxq_assign, a);
+	CHECK_INT(c.pmd_rxq_isolate, iso);
+	CHECK_INT(c.pmd_auto_lb, alb);
+	CHECK_INT(c.pmd_auto_lb_load_threshold, load_pct);
+	CHECK_INT(c.pmd_auto_lb_improvement_threshold, imp);
+	CHECK_INT(c.pmd_auto_lb_rebal_interval_ms, rebal_ms);
+	config_free(&c);
+}
+
+void
+test_sched_keys(void)
+{
+	check_sched("sched1.yaml",
+		    "  pmd-rxq-assign: group\n  pmd-rxq-isolate: false\n"
+		    "  pmd-auto-lb: true\n  pmd-auto-lb-load-threshold: 70\n"
+		    "  pmd-auto-lb-improvement-threshold: 0\n"
+		    "  pmd-auto-lb-rebal-interval: 0.05\n",
+		    CFG_RXQ_ASSIGN_GROUP, false, true, 70, 0, 3000);
+	check_sched("sched2.yaml",
+		    "  pmd-rxq-assign: roundrobin\n"
+		    "  pmd-auto-lb-rebal-interval: 0\n",	/* OVS: default */
+		    CFG_RXQ_ASSIGN_ROUNDROBIN, true, false, 95, 25, 60000);
+	check_sched("sched3.yaml", "  pmd-auto-lb-rebal-interval: 20000\n",
+		    CFG_RXQ_ASSIGN_CYCLES, true, false, 95, 25,
+		    20000u * 60000u);
+	check_sched("sched4.yaml", "  pmd-auto-lb-rebal-interval: 2.5\n",
+		    CFG_RXQ_ASSIGN_CYCLES, true, false, 95, 25, 150000);
 }
