@@ -28,6 +28,7 @@
 #include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "pmd_reconf.h"
 #include "run_state.h"
 #include "port.h"
 #include "state.h"
@@ -554,6 +555,7 @@ main(int argc, char **argv)
 		control_poll(20);
 		ctl_events_process();
 		ports_tick();
+		pmd_auto_lb_tick();
 		ofproto_tick();
 		state_tick();
 		if (opt.duration > 0) {

@@ -16,6 +16,7 @@
 #include "control.h"
 #include "json_out.h"
 #include "pmd.h"
+#include "pmd_reconf.h"
 #include "stats_read.h"
 
 struct rxq_show_args {
@@ -210,9 +211,18 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "Displaying last %u seconds pmd usage %%\n",
 			      n_pmds ? a.intervals * interval_ms(&pmds[0]) / 1000
 				     : 0);
-	for (uint16_t i = 0; i < n_pmds; i++)
-		if (a.core < 0 || pmds[order[i]].lcore == (unsigned)a.core)
-			pmd_rxqs(out, json, &pmds[order[i]], a.intervals);
+	static struct pmd_rxq copy[PMD_MAX_RXQS];
+	static struct pmd snap;
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		if (a.core >= 0 && pmds[order[i]].lcore != (unsigned)a.core)
+			continue;
+		/* its queues as of one moment between two bursts: the PMD
+		 * changes the list (pmd_reconf.c) and the counters */
+		snap = pmds[order[i]];
+		snap.rxqs = copy;
+		snap.n_rxqs = pmd_rxqs_copy(&pmds[order[i]], copy);
+		pmd_rxqs(out, json, &snap, a.intervals);
+	}
 	if (json)
 		json_end_array(out);
 	return 0;

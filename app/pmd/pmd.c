@@ -322,7 +322,8 @@ pmds_create(const struct vxs_config *cfg, uint32_t opts, char *err,
 			return -1;
 		memset(pmd->port_stats, 0, PORT_MAX * sizeof *pmd->port_stats);
 	}
-	return pmd_rxqs_rebalance(NULL, err, errlen) < 0 ? -1 : 0;
+	pmd_sched_configure(cfg);
+	return pmd_rxqs_rebalance("start", err, errlen) < 0 ? -1 : 0;
 }
 
 int

@@ -6,10 +6,30 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include "dp_snapshot.h"
+#include <rte_ethdev.h>
+#include "clock.h"
+#include "ds.h"
 #include "pmd_reconf.h"
+#include "pmd_rxq_sched.h"
 
 struct pmd_port_stats *pmd_retired_port_stats;
 struct pmd_stats pmd_retired_stats;
+struct rxq_sched_opts pmd_sched_opts = { .assign = CFG_RXQ_ASSIGN_CYCLES,
+					 .isolate = true };
+struct pmd_auto_lb pmd_alb;
+uint64_t pmd_rxq_moves;
+
+void
+pmd_sched_configure(const struct vxs_config *cfg)
+{
+	pmd_sched_opts.assign = cfg->pmd_rxq_assign;
+	pmd_sched_opts.isolate = cfg->pmd_rxq_isolate;
+	pmd_alb.on = cfg->pmd_auto_lb;
+	pmd_alb.interval_ms = cfg->pmd_auto_lb_rebal_interval_ms;
+	pmd_alb.params.load_threshold = cfg->pmd_auto_lb_load_threshold;
+	pmd_alb.params.improvement_threshold =
+		cfg->pmd_auto_lb_improvement_threshold;
+}
 
 /* One queue's place before and after: PMD indexes, -1 for none. */
 struct rxq_move {
@@ -73,7 +93,11 @@ plan_apply_req(struct pmd_request *req)
 			continue;
 		struct pmd_rxq *q = &pmd->rxqs[pmd->n_rxqs++];
 		if (m->carried) {
+			/* its counters go with it; its load history starts
+			 * again, as OVS's does on a reload */
 			*q = m->carry;
+			memset(&q->hist, 0, sizeof q->hist);
+			q->intrvl_cycles = 0;
 			pmd_poll_q_init(&q->poll, m->port->kind == PORT_VHOST);
 		} else {
 			rxq_init(q, m->port, m->qid);
@@ -103,6 +127,30 @@ plan_apply(struct rxq_plan *pl, char *err, size_t errlen)
 				return -1;
 			}
 	return 0;
+}
+
+struct rxqs_copy {
+	struct pmd_rxq *out;
+	uint16_t n;
+};
+
+static void
+rxqs_copy_req(struct pmd_request *req)
+{
+	struct rxqs_copy *c = req->arg;
+
+	c->n = req->pmd->n_rxqs;
+	memcpy(c->out, req->pmd->rxqs, c->n * sizeof *c->out);
+}
+
+uint16_t
+pmd_rxqs_copy(struct pmd *pmd, struct pmd_rxq *out)
+{
+	struct rxqs_copy c = { .out = out };
+
+	if (pmd_call(pmd, rxqs_copy_req, &c))
+		rxqs_copy_req(&(struct pmd_request){ .pmd = pmd, .arg = &c });
+	return c.n;
 }
 
 struct pmd *
@@ -153,12 +201,14 @@ pmd_rxqs_add_port(struct port *p, char *err, size_t errlen)
 		load[i] = pmds[i].n_rxqs;
 	for (uint16_t q = 0; q < p->n_rxq; q++) {
 		int to = pinned_pmd(p, q);
-		if (to < 0) {
-			to = 0;
-			for (uint16_t i = 1; i < n_pmds; i++)
-				if (load[i] < load[to])
+		if (to < 0)	/* the least loaded PMD that is not isolated */
+			for (uint16_t i = 0; i < n_pmds; i++)
+				if (!pmds[i].isolated &&
+				    (to < 0 || load[i] < load[to]))
 					to = i;
-		}
+		if (to < 0)
+			to = 0;	/* every PMD isolated: OVS would leave it
+				 * unpolled; polled rather than lost */
 		load[to]++;
 		m[pl.n++] = (struct rxq_move){ .port = p, .qid = q,
 					       .from = -1, .to = to };
@@ -202,64 +252,190 @@ pmd_rxqs_forget_port(struct port *p)
 	       sizeof pmd_retired_port_stats[p->idx]);
 }
 
-/* Until pmd_rxq_sched.c: pinned queues to their PMD, the rest round-robin
- * over the PMDs with the fewest queues, as OVS's roundrobin. */
-static void
-assign_simple(struct rxq_move *m, uint32_t n)
+static int
+pinned_lcore(const struct port *p, uint16_t qid)
 {
-	uint16_t load[CFG_MAX_CORES] = { 0 };
+	for (uint16_t a = 0; a < p->cfg->n_affinity; a++)
+		if (p->cfg->affinity[a].queue == qid)
+			return p->cfg->affinity[a].core;
+	return -1;
+}
 
-	for (uint32_t i = 0; i < n; i++) {
-		m[i].to = pinned_pmd(m[i].port, m[i].qid);
-		if (m[i].to >= 0)
-			load[m[i].to]++;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (m[i].to >= 0)
+static int
+port_numa(const struct port *p)
+{
+	return p->kind == PORT_ETHDEV ? rte_eth_dev_socket_id(p->eth_port_id)
+				      : -1;
+}
+
+static uint64_t
+rxq_load(const struct port *p, uint16_t qid)
+{
+	struct pmd *pmd = pmd_of_rxq(p, qid);
+
+	for (uint16_t k = 0; pmd && k < pmd->n_rxqs; k++)
+		if (pmd->rxqs[k].port == p && pmd->rxqs[k].qid == qid)
+			return rxq_sched_hist_sum(&pmd->rxqs[k].hist,
+						  RXQ_SCHED_INTERVAL_MAX);
+	return 0;
+}
+
+/* The scheduler's view of the queues in m[] and of the PMDs. */
+static void
+sched_inputs(const struct rxq_move *m, uint32_t n, struct rxq_sched_q *q,
+	     struct rxq_sched_pmd *ps)
+{
+	for (uint32_t i = 0; i < n; i++)
+		q[i] = (struct rxq_sched_q){
+			.port = m[i].port->ofport, .qid = m[i].qid,
+			.name = m[i].port->name, .numa = port_numa(m[i].port),
+			.pinned_lcore = pinned_lcore(m[i].port, m[i].qid),
+			.load = rxq_load(m[i].port, m[i].qid),
+			.cur_pmd = m[i].from, .pmd = -1 };
+	for (uint16_t k = 0; k < n_pmds; k++)
+		ps[k] = (struct rxq_sched_pmd){
+			.lcore = pmds[k].lcore,
+			.numa = (int)rte_lcore_to_socket_id(pmds[k].lcore),
+			.window_cycles = __atomic_load_n(
+				&pmds[k].load.intrvl_cycles, __ATOMIC_RELAXED) *
+				RXQ_SCHED_INTERVAL_MAX,
+			.overloaded = rxq_sched_overloaded(
+				&pmds[k].load.overload) };
+}
+
+/* Every queue of every port in use, where it is polled now. */
+static struct rxq_move *
+gather_rxqs(uint32_t *n)
+{
+	uint32_t cap = 0;
+	struct port *p;
+	struct rxq_move *m;
+
+	PORTS_FOREACH(p)
+		if (!p->removing)
+			cap += p->n_rxq;
+	m = calloc(cap + 1, sizeof *m);
+	*n = 0;
+	if (!m)
+		return NULL;
+	PORTS_FOREACH(p) {
+		if (p->removing)
 			continue;
-		int to = 0;
-		for (uint16_t k = 1; k < n_pmds; k++)
-			if (load[k] < load[to])
-				to = k;
-		m[i].to = to;
-		load[to]++;
+		for (uint16_t q = 0; q < p->n_rxq; q++) {
+			struct pmd *cur = pmd_of_rxq(p, q);
+			m[(*n)++] = (struct rxq_move){ .port = p, .qid = q,
+						       .from = cur ? cur->idx : -1,
+						       .to = -1 };
+		}
+	}
+	return m;
+}
+
+static void
+log_lines(const char *text)
+{
+	while (text && *text) {
+		size_t len = strcspn(text, "\n");
+		RTE_LOG(INFO, USER1, "%.*s\n", (int)len, text);
+		text += len + (text[len] == '\n');
 	}
 }
 
 int
 pmd_rxqs_rebalance(const char *why, char *err, size_t errlen)
 {
-	uint32_t cap = 0, n = 0;
-	struct port *p;
-	int moved = 0;
+	struct rxq_sched_pmd ps[CFG_MAX_CORES];
+	struct rxq_sched_q *q;
+	struct rxq_move *m;
+	struct ds log;
+	uint32_t n;
+	int moved = 0, rc;
 
 	if (!n_pmds)
 		return 0;
-	PORTS_FOREACH(p)
-		if (!p->removing)
-			cap += p->n_rxq;
-	struct rxq_move *m = calloc(cap + 1, sizeof *m);
-	if (!m) {
+	m = gather_rxqs(&n);
+	q = calloc(n + 1, sizeof *q);
+	if (!m || !q) {
+		free(m);
+		free(q);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	PORTS_FOREACH(p) {
-		if (p->removing)
-			continue;
-		for (uint16_t q = 0; q < p->n_rxq; q++) {
-			struct pmd *cur = pmd_of_rxq(p, q);
-			m[n++] = (struct rxq_move){ .port = p, .qid = q,
-						    .from = cur ? cur->idx : -1 };
+	sched_inputs(m, n, q, ps);
+	ds_init(&log);
+	rc = rxq_sched_assign(q, n, ps, n_pmds, &pmd_sched_opts, &log);
+	if (!rc) {
+		for (uint32_t i = 0; i < n; i++) {
+			m[i].to = q[i].pmd;
+			moved += m[i].from >= 0 && m[i].from != m[i].to;
 		}
+		struct rxq_plan pl = { .m = m, .n = n };
+		rc = plan_apply(&pl, err, errlen);
+	} else {
+		snprintf(err, errlen, "out of memory");
 	}
-	assign_simple(m, n);
-	for (uint32_t i = 0; i < n; i++)
-		moved += m[i].from >= 0 && m[i].from != m[i].to;
-	struct rxq_plan pl = { .m = m, .n = n };
-	int rc = plan_apply(&pl, err, errlen);
-	if (!rc && why && moved)
-		RTE_LOG(INFO, USER1, "pmd-rxq-rebalance (%s): %d queues "
-			"moved\n", why, moved);
+	if (!rc) {
+		for (uint16_t k = 0; k < n_pmds; k++)
+			__atomic_store_n(&pmds[k].isolated, ps[k].isolated,
+					 __ATOMIC_RELAXED);
+		if (why)
+			log_lines(ds_cstr(&log));
+		if (why && moved)
+			RTE_LOG(INFO, USER1, "pmd-rxq-rebalance (%s): %d "
+				"queues moved\n", why, moved);
+		if (why && moved)
+			pmd_rxq_moves += moved;
+	}
+	ds_destroy(&log);
+	free(q);
 	free(m);
 	return rc ? -1 : moved;
+}
+
+/* ---- pmd-auto-lb --------------------------------------------------------- */
+
+void
+pmd_auto_lb_tick(void)
+{
+	static struct rxq_sched_timer timer;
+	static bool was_on;
+	struct rxq_sched_pmd ps[CFG_MAX_CORES];
+	struct rxq_sched_dry_run dr;
+	struct rxq_sched_q *q;
+	struct rxq_move *m;
+	char err[128];
+	uint32_t n;
+
+	if (!pmd_alb.on || n_pmds < 2) {
+		was_on = false;
+		return;
+	}
+	if (!was_on) {		/* OVS counts overloaded intervals while on */
+		for (uint16_t k = 0; k < n_pmds; k++)
+			pmds[k].load.overload.intervals = 0;
+		was_on = true;
+	}
+	if (!rxq_sched_timer_due(&timer, vxs_now_ms(), pmd_alb.interval_ms))
+		return;
+	m = gather_rxqs(&n);
+	q = calloc(n + 1, sizeof *q);
+	if (m && q) {
+		sched_inputs(m, n, q, ps);
+		if (rxq_sched_dry_run(q, n, ps, n_pmds, &pmd_sched_opts,
+				      &pmd_alb.params, &dr, NULL) == 0) {
+			pmd_alb.last = dr;
+			pmd_alb.dry_runs++;
+			if (dr.rebalance) {
+				RTE_LOG(INFO, USER1, "pmd-auto-lb: variance %lu "
+					"-> %lu (%lu %% better): rebalancing\n",
+					dr.cur_variance, dr.est_variance,
+					dr.improvement);
+				if (pmd_rxqs_rebalance("pmd-auto-lb", err,
+						       sizeof err) >= 0)
+					pmd_alb.rebalances++;
+			}
+		}
+	}
+	free(q);
+	free(m);
 }

@@ -29,6 +29,9 @@ void pmd_rxqs_forget_port(struct port *p);
 /* Assigns every queue again by pmd-rxq-assign (pmd_rxq_sched.c) and moves
  * those whose PMD changes. Returns the number moved, or -1 and err. */
 int pmd_rxqs_rebalance(const char *why, char *err, size_t errlen);
+/* A copy of the PMD's queues (PMD_MAX_RXQS room), taken between two of
+ * its bursts; returns how many. */
+uint16_t pmd_rxqs_copy(struct pmd *pmd, struct pmd_rxq *out);
 /* The PMD now polling port p's queue qid, or NULL. */
 struct pmd *pmd_of_rxq(const struct port *p, uint16_t qid);
 
@@ -38,6 +41,24 @@ struct pmd *pmd_of_rxq(const struct port *p, uint16_t qid);
  * queues assigned afresh. */
 int pmd_set_cores(const uint16_t *cores, uint16_t n, char *err,
 		  size_t errlen);
+
+/* pmd-rxq-assign, pmd-rxq-isolate and the auto-lb's settings, from the
+ * topology (pmds_create) or set at run time. */
+#include "pmd_rxq_sched.h"
+extern struct rxq_sched_opts pmd_sched_opts;
+struct pmd_auto_lb {
+	bool on;
+	uint32_t interval_ms;
+	struct rxq_sched_alb_params params;
+	struct rxq_sched_dry_run last;	/* the latest dry run */
+	uint64_t dry_runs, rebalances;
+};
+extern struct pmd_auto_lb pmd_alb;
+extern uint64_t pmd_rxq_moves;		/* queues moved by rebalances */
+void pmd_sched_configure(const struct vxs_config *cfg);
+/* From the control loop: the auto load balancer's timer, dry run and,
+ * when it pays, a rebalance (OVS pmd-auto-lb). */
+void pmd_auto_lb_tick(void);
 
 /* Counters of PMDs that no longer exist (set-pmd-cores), so totals never
  * go backwards: ports' per-slot counters and the accounting's terms. */

@@ -518,7 +518,11 @@ def two_pmds(topo):
     qpairs=2: the kernel spreads frames by a hash of the outer flow);
     megaflows idle for IDLE_MS expire."""
     topo["eal"]["lcores"] = "0,(1-2)@1"
+    # both PMDs have a pinned NIC queue: with OVS's default isolation
+    # neither would take the guest's queue (OVS leaves it unpolled)
     topo["datapath"].update({"pmd-cores": [1, 2],
+                             "pmd-rxq-assign": "group",
+                             "pmd-rxq-isolate": False,
                              "optimisations": {"idle-backoff": True},
                              "flow-max-idle-ms": IDLE_MS})
     phy = topo["ports"][-1]
