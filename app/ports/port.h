@@ -176,6 +176,7 @@ void ports_remember_name(const char *name, uint32_t ofport);
 const char *ports_name_of_ofport(uint32_t ofport);
 uint32_t ports_names_known(void);
 extern uint64_t port_names_refused;
+extern uint64_t ports_refused;		/* add-port: table full */
 #define PORT_NAMES_MAX 4096
 /* Senders (PMDs + the control thread) have changed: which tx queue each
  * uses and whether queues are shared (set-pmd-cores, PMDs stopped). */

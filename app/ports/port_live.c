@@ -43,6 +43,7 @@ static struct port_name {
 } port_names[PORT_NAMES_MAX];
 static uint32_t n_port_names;
 uint64_t port_names_refused;
+uint64_t ports_refused;
 
 static struct port_name *
 port_name_find(const char *name)
@@ -150,6 +151,7 @@ ports_add(const struct cfg_port *c, uint16_t n_pmds, char *err,
 	for (slot = 0; slot < PORT_MAX && ports[slot]; slot++)
 		;
 	if (slot == PORT_MAX) {
+		ports_refused++;
 		snprintf(err, errlen, "port table full (%d ports)", PORT_MAX);
 		return NULL;
 	}
