@@ -312,6 +312,14 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 				60000;
 		put_scalar(em, key);
 		put_scalarf(em, "%u.%07lu", ms / 60000, frac);
+	} else if (!strcmp(key, "ofport-names") && cfg->n_ofport_names) {
+		put_scalar(em, key);
+		map_start(em, false);
+		for (uint32_t i = 0; i < cfg->n_ofport_names; i++) {
+			put_scalar(em, cfg->ofport_names[i].name);
+			put_scalarf(em, "%u", cfg->ofport_names[i].ofport);
+		}
+		map_end(em);
 	} else if (!strcmp(key, "optimisations") &&
 		   cfg->dp_opts != def->dp_opts) {
 		put_scalar(em, key);
@@ -679,6 +687,16 @@ config_copy(struct vxs_config *dst, const struct vxs_config *src)
 	dst->eal_extra = NULL;
 	dst->n_eal_extra = 0;
 	dst->n_flows = 0;
+	dst->ofport_names = malloc((src->n_ofport_names ? src->n_ofport_names
+							: 1) *
+				   sizeof *dst->ofport_names);
+	if (!dst->ofport_names) {
+		dst->ports = NULL;
+		dst->flows = NULL;
+		goto oom;
+	}
+	memcpy(dst->ofport_names, src->ofport_names,
+	       src->n_ofport_names * sizeof *dst->ofport_names);
 	dst->ports = calloc(src->n_ports ? src->n_ports : 1,
 			    sizeof *dst->ports);
 	dst->flows = calloc(src->n_flows ? src->n_flows : 1,
