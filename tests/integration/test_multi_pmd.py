@@ -143,3 +143,209 @@ def test_same_output_on_1_2_4_pmds(make_switch, make_testpmd, wires,
         assert sorted(per_pmd) == list(range(1, n + 1)), per_pmd
         assert sum(1 for v in per_pmd.values() if v) >= 2, per_pmd
         assert got == ref, "%d PMDs: output differs from 1 PMD's" % n
+
+
+class Stream:
+    """Sends numbered frames to VMs 0 and 1 in turn from a thread, one
+    every `gap` seconds, until stopped."""
+
+    def __init__(self, wire, gap=0.002):
+        self.wire, self.gap, self.sent, self.error = wire, gap, 0, None
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        try:
+            while not self._stop.is_set():
+                inner = pktlib.inner_frame(
+                    self.sent % 2, sport=43000 + self.sent % 8,
+                    payload=b"seq=%08d" % self.sent + b"\0" * 16)
+                self.wire.send([pktlib.vxlan_frame(
+                    inner, sport=50000 + self.sent % 8)])
+                self.sent += 1
+                self._stop.wait(self.gap)
+        except Exception as e:        # reported by stop()
+            self.error = e
+
+    def __enter__(self):
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def stop(self):
+        self._stop.set()
+        self._t.join(10)
+        if self.error:
+            raise self.error
+        return self.sent
+
+
+def seq_of(b):
+    i = b.find(b"seq=", 50)
+    assert i > 0, b.hex()
+    return int(b[i + 4:i + 12])
+
+
+PORT_COUNTERS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes")
+
+
+def port_counters(sw):
+    return {(p["name"], k): p[k] for p in sw.show()["ports"]
+            for k in PORT_COUNTERS}
+
+
+def test_set_pmd_cores_under_traffic(make_switch, make_testpmd, wires,
+                                     rundir):
+    """1 -> 2 -> 4 -> 1 PMDs while a stream flows through both VMs: after
+    each change the stream goes on, the queues are polled by the new
+    PMDs, no port counter ever went backwards (the retired PMDs' counts
+    are kept), and at the end every frame sent came back once."""
+    wire = pktlib.Wire().__enter__()
+    wires.append(wire)
+    topo = seed_topology(wire, rundir, 1, nic_queues=4)
+    vms = make_testpmd(sockets=vxlib.vhost_paths(topo), name="vms",
+                       cpus=(0,))
+    sw = make_switch(topo)
+    vms.wait_ready()
+    sw.wait_ports_up(timeout=30)
+    wire.flush()
+    last = port_counters(sw)
+
+    def no_step_back():
+        nonlocal last
+        now = port_counters(sw)
+        back = {k: (last[k], v) for k, v in now.items() if v < last[k]}
+        assert not back, "counters went backwards: %s" % back
+        last = now
+
+    def phy_tx():
+        return sw.port("dpdk-phy")["tx_packets"]
+
+    with Stream(wire) as stream:
+        for cores in ("1-2", "1-4", "1"):
+            before = phy_tx()
+            vxlib.wait_for(lambda: phy_tx() >= before + 20, 10, 0.05,
+                           what="the stream before set-pmd-cores %s" % cores)
+            no_step_back()
+            sw.ctl("set-pmd-cores", cores)
+            no_step_back()
+            want = list(range(1, int(cores[-1]) + 1))
+            stats = sw.ctl("dpif-netdev/pmd-stats-show", json=True)
+            assert sorted(st["core"] for st in stats) == want, stats
+            where = rxq_cores(sw)
+            # every queue polled, by the new PMDs (4 NIC queues, 2 VMs)
+            assert len(where) == 4 + N_VMS, where
+            assert sorted(set(where.values())) == want, where
+            # the stream goes on through the new PMDs
+            start = phy_tx()
+            vxlib.wait_for(lambda: phy_tx() >= start + 20, 10, 0.05,
+                           what="the stream after set-pmd-cores %s" % cores)
+            no_step_back()
+    n_sent = stream.sent
+    back = wire.recv(n_sent, timeout=20, quiet=0.5, match=pktlib.is_vxlan)
+    seqs = sorted(seq_of(b) for b in back)
+    missing = sorted(set(range(n_sent)) - set(seqs))
+    assert seqs == list(range(n_sent)), (
+        "%d of %d frames back; missing %s; twice %s" % (
+            len(back), n_sent, missing[:20],
+            sorted({s for s in seqs if seqs.count(s) > 1})[:20]))
+    no_step_back()
+    phy = sw.port("dpdk-phy")
+    assert phy["rx_packets"] == phy["tx_packets"] == n_sent, phy
+    assert "set-pmd-cores: 1 PMDs" in sw.log_tail(200)
+
+
+def busy_topology(rundir, assign, **datapath):
+    """2 PMDs; "busy": a net_null port with 2 rx queues that never run dry
+    (its frames dropped by a rule); "idle": 2 queues with nothing to
+    receive. The load window is 12 x 100 ms."""
+    return {
+        "eal": {"lcores": LCORES, "memory-mb": 256, "no-huge": True},
+        "datapath": {"pmd-cores": [1, 2], "pmd-rxq-assign": assign,
+                     "pmd-load-interval-ms": 100,
+                     "optimisations": IDLE_BACKOFF, **datapath},
+        "ports": [
+            {"name": "idle", "type": "dpdk",
+             "devargs": "net_null1,no-rx=1", "n-rxq": 2},
+            {"name": "busy", "type": "dpdk", "devargs": "net_null0",
+             "n-rxq": 2},
+            {"name": "vm0", "type": "dpdkvhostuser",
+             "path": str(rundir / "vm0.sock")}],
+        "flows": ["in_port=busy,actions=drop"]}
+
+
+def busy_cores(sw):
+    where = rxq_cores(sw)
+    return where[("busy", 0)], where[("busy", 1)]
+
+
+def test_auto_lb_moves_a_busy_queue(make_switch, rundir):
+    """group assignment, queues not pinned: "idle"'s two queues are pinned
+    to core 2 (pmd-rxq-isolate false: that PMD still takes others), so by
+    queue count both busy queues start on core 1, at 100 %, and core 2
+    idles. Once core 1 has been overloaded for the whole window, the
+    auto-lb's dry run finds the variance of the PMDs' loads improved by
+    100 % and rebalances: the busy queues end on different PMDs."""
+    topo = busy_topology(rundir, "group", **{
+        "pmd-rxq-isolate": False, "pmd-auto-lb": True,
+        "pmd-auto-lb-rebal-interval": "0.01",       # 600 ms
+    })
+    topo["ports"][0]["rxq-affinity"] = "0:2,1:2"
+    sw = make_switch(topo)
+    assert busy_cores(sw) == (1, 1), sw.ctl("dpif-netdev/pmd-rxq-show")
+    vxlib.wait_for(lambda: len(set(busy_cores(sw))) == 2, 30, 0.2,
+                   what=lambda: "the auto-lb to move a busy queue\n%s\n%s"
+                   % (sw.ctl("dpif-netdev/pmd-rxq-show"), sw.log_tail(30)))
+    text = sw.ctl("dpif-netdev/pmd-rxq-show")
+    print("\n" + text)
+    log = sw.log_tail(300)
+    m = re.search(r"pmd-auto-lb: variance (\d+) -> (\d+) \((\d+) % better\)"
+                  r": rebalancing", log)
+    assert m, log
+    assert int(m[1]) > int(m[2]) and int(m[3]) >= 25, m[0]
+    assert re.search(r"pmd-rxq-rebalance \(pmd-auto-lb\): [12] queues "
+                     r"moved", log), log
+    # the idle queues stay pinned on core 2
+    where = rxq_cores(sw)
+    assert where[("idle", 0)] == where[("idle", 1)] == 2, where
+    # once balanced, each PMD has one busy queue and nothing more to move
+    time.sleep(1.5)
+    assert len(set(busy_cores(sw))) == 2, sw.ctl("dpif-netdev/pmd-rxq-show")
+    assert sw.log_path.read_text().count("rebalancing") == 1
+
+
+ASSIGNED = re.compile(r"Core +(\d+) on numa node \d+ assigned port '(\S+)' rx "
+                      r"queue (\d+) \(measured processing cycles (\d+)\)")
+
+
+def test_rxq_rebalance_by_measured_cycles(make_switch, rundir):
+    """pmd-rxq-assign=cycles: before any load is known the queues go in
+    port order, PMDs 1,2,2,1 (idle q0 -> 1, busy q0 and q1 -> 2, vm0 -> 1).
+    Once measured, dpif-netdev/pmd-rxq-rebalance sorts them by load: the
+    two busy queues first, to cores 1 and 2, the idle ones after."""
+    topo = busy_topology(rundir, "cycles")
+    topo["ports"][0]["n-rxq"] = 1
+    sw = make_switch(topo)
+    assert busy_cores(sw) == (2, 2), sw.ctl("dpif-netdev/pmd-rxq-show")
+    # both busy queues measured over a few intervals
+    vxlib.wait_for(lambda: all(r["cycles"] > 0 for r in sw.ctl(
+        "dpif-netdev/pmd-rxq-show", json=True) if r["port"] == "busy"),
+        10, 0.1, what="load measured on the busy queues")
+    n_log = len(sw.log_path.read_text())
+    out = sw.ctl("dpif-netdev/pmd-rxq-rebalance")
+    assert re.fullmatch(r"pmd rxq rebalance: [123] queues? moved\n", out), out
+    assert sorted(busy_cores(sw)) == [1, 2], sw.ctl("dpif-netdev/pmd-rxq-show")
+    log = sw.log_path.read_text()[n_log:]
+    got = [(int(c), p, int(q), int(cyc)) for c, p, q, cyc
+           in ASSIGNED.findall(log)]
+    # in the order of their measured load, highest first: busy, busy,
+    # then the idle ones (0 cycles) by port number
+    assert [(c, p) for c, p, _, _ in got] == [
+        (1, "busy"), (2, "busy"), (2, "idle"), (1, "vm0")], log
+    assert got[0][3] >= got[1][3] > 0 and got[2][3] == got[3][3] == 0, got
+    assert "pmd-rxq-rebalance (operator)" in log, log
+    # nothing to move the second time
+    assert sw.ctl("dpif-netdev/pmd-rxq-rebalance").startswith(
+        "pmd rxq rebalance: 0 queues moved")
