@@ -25,8 +25,9 @@ accounting balances; switches stopped inside a test are checked here.
 """
 
 import re
-import threading
 import time
+
+import test_forwarding as forwarding
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as pktlib
@@ -145,47 +146,15 @@ def test_same_output_on_1_2_4_pmds(make_switch, make_testpmd, wires,
         assert got == ref, "%d PMDs: output differs from 1 PMD's" % n
 
 
-class Stream:
-    """Sends numbered frames to VMs 0 and 1 in turn from a thread, one
-    every `gap` seconds, until stopped."""
+class Stream(forwarding.Stream):
+    """test_forwarding's numbered stream, to VMs 0 and 1 in turn, 8 flows
+    (outer UDP source ports: the NIC's fanout spreads them over its
+    queues)."""
 
-    def __init__(self, wire, gap=0.002):
-        self.wire, self.gap, self.sent, self.error = wire, gap, 0, None
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self):
-        try:
-            while not self._stop.is_set():
-                inner = pktlib.inner_frame(
-                    self.sent % 2, sport=43000 + self.sent % 8,
-                    payload=b"seq=%08d" % self.sent + b"\0" * 16)
-                self.wire.send([pktlib.vxlan_frame(
-                    inner, sport=50000 + self.sent % 8)])
-                self.sent += 1
-                self._stop.wait(self.gap)
-        except Exception as e:        # reported by stop()
-            self.error = e
-
-    def __enter__(self):
-        self._t.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def stop(self):
-        self._stop.set()
-        self._t.join(10)
-        if self.error:
-            raise self.error
-        return self.sent
-
-
-def seq_of(b):
-    i = b.find(b"seq=", 50)
-    assert i > 0, b.hex()
-    return int(b[i + 4:i + 12])
+    def frame(self, seq):
+        inner = pktlib.inner_frame(seq % 2, sport=43000 + seq % 8,
+                                   payload=b"seq=%08d" % seq + b"\0" * 16)
+        return inner, pktlib.vxlan_frame(inner, sport=50000 + seq % 8)
 
 
 PORT_COUNTERS = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes")
@@ -245,7 +214,7 @@ def test_set_pmd_cores_under_traffic(make_switch, make_testpmd, wires,
             no_step_back()
     n_sent = stream.sent
     back = wire.recv(n_sent, timeout=20, quiet=0.5, match=pktlib.is_vxlan)
-    seqs = sorted(seq_of(b) for b in back)
+    seqs = sorted(forwarding.seq_of(b) for b in back)
     missing = sorted(set(range(n_sent)) - set(seqs))
     assert seqs == list(range(n_sent)), (
         "%d of %d frames back; missing %s; twice %s" % (
