@@ -16,7 +16,9 @@ starving each other: these tests check function, not speed.
                 comes back, pmd-rxq-show has the queues on the new cores,
                 port counters never go backwards
   pmd-auto-lb   two busy net_null queues on one PMD, the other idle: after
-                the window the auto-lb moves one (log line, pmd-rxq-show)
+                the window the auto-lb moves one (log line, pmd-rxq-show);
+                pinned together with set Interface, then the pin taken
+                away (pmd-rxq-affinity=): spread again by their load
   rebalance     dpif-netdev/pmd-rxq-rebalance with pmd-rxq-assign=cycles
                 places the queues by their measured load
 
@@ -283,6 +285,12 @@ def test_auto_lb_moves_a_busy_queue(make_switch, rundir):
     time.sleep(1.5)
     assert len(set(busy_cores(sw))) == 2, sw.ctl("dpif-netdev/pmd-rxq-show")
     assert sw.log_path.read_text().count("rebalancing") == 1
+    # pinned together at run time, then the pin removed: the queues are
+    # assigned again by their measured load, on different PMDs again
+    sw.ctl("set", "Interface", "busy", "other_config:pmd-rxq-affinity=0:1,1:1")
+    assert busy_cores(sw) == (1, 1), sw.ctl("dpif-netdev/pmd-rxq-show")
+    sw.ctl("set", "Interface", "busy", "other_config:pmd-rxq-affinity=")
+    assert len(set(busy_cores(sw))) == 2, sw.ctl("dpif-netdev/pmd-rxq-show")
 
 
 ASSIGNED = re.compile(r"Core +(\d+) on numa node \d+ assigned port '(\S+)' rx "
