@@ -88,6 +88,12 @@ port_affinity(struct loader *ld, const yaml_node_t *v, void *obj)
 
 	if (s == NULL)
 		return -1;
+	/* "" pins nothing, as in OVS: `set Interface NAME
+	 * other_config:pmd-rxq-affinity=` is how a pin is taken away */
+	if (*s == '\0') {
+		port->n_affinity = 0;
+		return 0;
+	}
 	for (;;) {
 		if (*p < '0' || *p > '9')
 			return fail(ld, v, "bad rxq-affinity '%s'", s);

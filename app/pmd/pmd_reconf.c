@@ -84,6 +84,8 @@ plan_apply_req(struct pmd_request *req)
 			}
 			pmd->rxqs[k++] = pmd->rxqs[i];
 		}
+		if (k != pmd->n_rxqs)	/* reloaded: see below */
+			pmd->load.overload.intervals = 0;
 		pmd->n_rxqs = k;
 		return;
 	}
@@ -91,12 +93,18 @@ plan_apply_req(struct pmd_request *req)
 		struct rxq_move *m = &pl->m[i];
 		if (m->to != me || m->from == me)
 			continue;
+		/* OVS resets a reloaded PMD's overload count (pmd_thread_main:
+		 * pmd_overloaded), so the auto-lb waits a whole window of the
+		 * new assignment before it judges it. */
+		pmd->load.overload.intervals = 0;
 		struct pmd_rxq *q = &pmd->rxqs[pmd->n_rxqs++];
 		if (m->carried) {
-			/* its counters go with it; its load history starts
-			 * again, as OVS's does on a reload */
+			/* Its counters and its load history go with it (OVS
+			 * keeps an rxq's cycles_intrvl[] across a reload and
+			 * clears only the current interval): were the history
+			 * cleared, the next rebalance would see the queue
+			 * idle and move it back (cycles: ping-pong). */
 			*q = m->carry;
-			memset(&q->hist, 0, sizeof q->hist);
 			q->intrvl_cycles = 0;
 			pmd_poll_q_init(&q->poll, m->port->kind == PORT_VHOST);
 		} else {

@@ -32,19 +32,21 @@ def _cpu_jiffies_pid(pid):
 
 
 class CpuOthers:
-    """CPU time used by processes other than ours, over a window."""
+    """CPU time used by processes other than ours on `cores`, over a
+    window."""
 
-    def __init__(self, pids):
+    def __init__(self, pids, cores=(0, 1)):
         self.pids = [p for p in pids if p]
+        self.cores = tuple(cores)
         self.t0 = time.monotonic()
-        self.a0 = _cpu_jiffies_cores()
+        self.a0 = _cpu_jiffies_cores(self.cores)
         self.p0 = sum(_cpu_jiffies_pid(p) for p in self.pids)
 
     def cpus(self):
         """-> CPUs' worth (1.0 = one CPU fully) used by others."""
         dt = time.monotonic() - self.t0
         hz = os.sysconf("SC_CLK_TCK")
-        a = _cpu_jiffies_cores() - self.a0
+        a = _cpu_jiffies_cores(self.cores) - self.a0
         p = sum(_cpu_jiffies_pid(p) for p in self.pids) - self.p0
         # our own script's and vxswitch-ctl calls are a few % at most
         return max(0.0, (a - p) / hz / dt) if dt > 0 else None

@@ -158,9 +158,11 @@ class Wire:
         s.setblocking(False)
         return s
 
-    def devargs(self, name="net_af_packet0"):
-        """The switch port's devargs for the root end of the pair."""
-        return "%s,iface=%s,qpairs=1" % (name, self.root_if)
+    def devargs(self, name="net_af_packet0", qpairs=1):
+        """The switch port's devargs for the root end of the pair. With
+        qpairs > 1 the kernel spreads received frames over the queues by
+        flow hash (net_af_packet's PACKET_FANOUT_HASH)."""
+        return "%s,iface=%s,qpairs=%d" % (name, self.root_if, qpairs)
 
     # -- send ----------------------------------------------------------
     def send(self, frames, pace=0.0):

@@ -291,13 +291,17 @@ class Stream:
         self._t = threading.Thread(target=self._run, daemon=True)
         self.error = None
 
+    def frame(self, seq):
+        """(inner frame, VXLAN frame) number seq: to VM 0, one flow."""
+        inner = pktlib.inner_frame(
+            0, sport=43000, payload=b"seq=%08d" % seq + b"\0" * 16)
+        return inner, pktlib.vxlan_frame(inner)
+
     def _run(self):
         try:
             while not self._stop.is_set():
                 seq = self.sent
-                inner = pktlib.inner_frame(
-                    0, sport=43000, payload=b"seq=%08d" % seq + b"\0" * 16)
-                frame = pktlib.vxlan_frame(inner)
+                inner, frame = self.frame(seq)
                 self.frames[seq] = inner
                 self.wire.send([frame])
                 self.times[seq] = time.monotonic()
