@@ -389,6 +389,13 @@ cmd_save_config(int argc, const char *argv[], bool json, struct ds *out,
 	(void)argc, (void)json, (void)aux;
 	char err[CFG_ERR_MAX];
 
+	/* The daemon's own directory is nobody's business (vxswitch-ctl
+	 * sends an absolute path for a relative one). */
+	if (argv[1][0] != '/') {
+		ds_put_format(out, "save-config: not an absolute path '%s'",
+			      argv[1]);
+		return -1;
+	}
 	if (state_save(argv[1], err, sizeof err)) {
 		ds_put_cstr(out, err);
 		return -1;
