@@ -23,7 +23,7 @@ import time
 from . import vhost_frontend as vf
 
 DESC_F_WRITE = 2
-RX_BUFS = 128                   # rx descriptors (ring 256, half posted)
+RX_BUFS = 256                   # rx descriptors: the whole ring
 RX_AREA = vf.BUF_AREA           # rx buffers, 2 KiB each
 TX_AREA = vf.BUF_AREA + 256 * vf.BUF_SIZE
 

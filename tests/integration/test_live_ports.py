@@ -142,31 +142,37 @@ def test_zero_loss_while_50_ports_come_and_go(live, guests, rundir):
     wire.flush()
     before = P.ctl_counters(sw)
 
-    n_in, n_out = 3000, 1000
-    down = [to_vm(0, k) for k in range(n_in)]
-    up = [from_vm(0, k) for k in range(n_out)]
-    got, stop = [], threading.Event()
+    # the flows run from before the first add-port to after the last
+    # del-port: the underlay sends bursts of 10 until the churn is over
+    # (and 1000 frames at least); VM 0 sends 4 frames a round meanwhile
+    down, up, got = [], [], []
+    churning, stop = threading.Event(), threading.Event()
+    churning.set()
 
-    def underlay():             # ~1000 frames/s into the NIC
-        for k in range(0, n_in, 10):
-            wire.send([f for f, _ in down[k:k + 10]])
-            time.sleep(0.01)
+    def underlay():
+        k = 0
+        while churning.is_set() or k < 1000:
+            batch = [to_vm(0, k + j) for j in range(10)]
+            wire.send([f for f, _ in batch])
+            down.extend(inner for _, inner in batch)
+            k += 10
+            time.sleep(0.005)
 
-    def guest():                # VM 0 reads all it gets, sends its own
-        sent = 0
-        while not stop.is_set() or len(got) < n_in:
+    def guest():
+        while not stop.is_set():
             got.extend(vm.poll())
-            if sent < n_out:
-                vm.send(up[sent:sent + 4])
-                sent += 4
+            if churning.is_set() or len(up) < 400:
+                frames = [from_vm(0, len(up) + j) for j in range(4)]
+                vm.send(frames)
+                up.extend(frames)
             time.sleep(0.002)
-            if stop.is_set() and time.monotonic() > stop.deadline:
-                break
+        got.extend(vm.recv(len(down) - len(got), timeout=5, quiet=0.3))
 
     t_wire = threading.Thread(target=underlay, daemon=True)
     t_vm = threading.Thread(target=guest, daemon=True)
     t_wire.start()
     t_vm.start()
+    time.sleep(0.2)
     add_ms, del_ms = [], []
     for k in range(50):
         name = "tmp%d" % k
@@ -175,32 +181,42 @@ def test_zero_loss_while_50_ports_come_and_go(live, guests, rundir):
         sw.ctl("add-port", name, "type=" + kind,
                "options:vhost-server-path=%s" % (rundir / (name + ".sock")))
         t1 = time.monotonic()
-        sw.ctl("del-port", name)
+        if k % 10 == 0:
+            assert name in ports_of(sw)
+            assert 0 in rxq_pmd(sw, name), "%s not polled" % name
         t2 = time.monotonic()
+        sw.ctl("del-port", name)
+        t3 = time.monotonic()
         add_ms.append((t1 - t0) * 1e3)
-        del_ms.append((t2 - t1) * 1e3)
-    churn_done = t_wire.is_alive()
+        del_ms.append((t3 - t2) * 1e3)
+    time.sleep(0.2)
+    churning.clear()
     t_wire.join(30)
-    stop.deadline = time.monotonic() + 10
+    time.sleep(0.2)
     stop.set()
     t_vm.join(15)
+    n_in, n_out = len(down), len(up)
     print("\nadd-port: median %.1f ms, max %.1f ms; del-port: median %.1f "
-          "ms, max %.1f ms (50 ports, vxswitch-ctl round trip included)"
+          "ms, max %.1f ms (50 ports, vxswitch-ctl round trip included); "
+          "%d frames to VM 0 and %d from it meanwhile"
           % (statistics.median(add_ms), max(add_ms),
-             statistics.median(del_ms), max(del_ms)))
-    assert churn_done, "the ports came and went after the flow had ended"
+             statistics.median(del_ms), max(del_ms), n_in, n_out))
 
-    assert len(got) == n_in, "VM 0 got %d of %d frames" % (len(got), n_in)
-    assert got == [inner for _, inner in down], "frames differ or reordered"
     out = wire.recv(n_out, timeout=10, quiet=0.3, match=P.is_vxlan)
-    assert len(out) == n_out, "the wire got %d of %d" % (len(out), n_out)
-    assert [b[50:] for b in out] == up
     d = P.counter_delta(before, P.ctl_counters(sw))
-    assert {k: v for k, v in d["drops"].items() if v} == {}
-    assert d["ports"]["vm0"]["tx_packets"] == n_in
-    assert d["ports"]["vm0"]["rx_packets"] == n_out
-    assert d["ports"]["dpdk-phy"]["rx_packets"] == n_in
-    assert d["ports"]["dpdk-phy"]["tx_packets"] == n_out
+    counts = {"drops": {k: v for k, v in d["drops"].items() if v},
+              "vm0": d["ports"]["vm0"], "phy": d["ports"]["dpdk-phy"]}
+    assert len(got) == n_in, "VM 0 got %d of %d frames: %s" % (
+        len(got), n_in, counts)
+    assert got == down, "frames differ or are reordered"
+    assert len(out) == n_out, "the wire got %d of %d: %s" % (
+        len(out), n_out, counts)
+    assert [b[50:] for b in out] == up
+    assert counts["drops"] == {}
+    assert (d["ports"]["vm0"]["tx_packets"], d["ports"]["vm0"]["rx_packets"],
+            d["ports"]["dpdk-phy"]["rx_packets"],
+            d["ports"]["dpdk-phy"]["tx_packets"]) == (n_in, n_out, n_in,
+                                                      n_out), counts
     assert sorted(ports_of(sw)) == ["dpdk-phy", "vm0", "vxlan"]
 
 
