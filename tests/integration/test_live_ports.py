@@ -10,6 +10,8 @@ the test reads and writes. The switch runs two PMDs on one CPU.
                   and byte for byte, while 50 vhost-user ports are added
                   and removed (server and client ones); add/del latency
   64 VMs          attached one by one at run time, each up and reached
+  del under load  vm1 removed while a stream runs to it: each frame
+                  delivered or dropped by reason, VM 0 loses nothing
   flow first      a flow naming vm9 before vm9 exists matches once it is
                   added; del-port keeps the flow (frames dropped and
                   counted); re-added, vm9 has its number back
