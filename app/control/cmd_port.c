@@ -280,14 +280,14 @@ cmd_set_interface(int argc, const char *argv[], bool json, struct ds *out,
 		return 0;
 	/* what only the device refuses (e.g. more queues than it has): the
 	 * port is made again as it was, so that bad input loses nothing */
-	struct ds ignored;
-	ds_init(&ignored);
-	if (port_add_checked(&was, ofport, &ignored))
+	struct ds again;
+	ds_init(&again);
+	if (port_add_checked(&was, ofport, &again))
 		ds_put_format(out, "; and %s could not be made again as it was: "
-			      "%s", was.name, ds_cstr(&ignored));
+			      "%s", was.name, ds_cstr(&again));
 	else
 		ds_put_format(out, " (%s kept as it was)", was.name);
-	ds_destroy(&ignored);
+	ds_destroy(&again);
 	return -1;
 }
 
