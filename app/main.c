@@ -173,7 +173,13 @@ cfg_port_by_name(const char *name, void *aux)
 {
 	const struct vxs_config *cfg = aux;
 	const struct cfg_port *p = config_find_port(cfg, name);
-	if (!p || !strcmp(p->name, cfg->underlay_port))
+	if (!p) {	/* a port to come, with its number kept (config.h) */
+		for (uint32_t i = 0; i < cfg->n_ofport_names; i++)
+			if (!strcmp(cfg->ofport_names[i].name, name))
+				return cfg->ofport_names[i].ofport;
+		return 0;
+	}
+	if (!strcmp(p->name, cfg->underlay_port))
 		return 0;
 	return p->ofport;
 }
@@ -524,6 +530,7 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	port_vhost_set_rcu(pmd_qsbr);
+	ports_remember_config_names(&cfg);
 	if (ofproto_init(&cfg, pmd_qsbr, err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
 		goto out_ports;

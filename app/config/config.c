@@ -48,6 +48,46 @@ dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj)
 	return 0;
 }
 
+/* {name: ofport, ...}: numbers kept for ports to come (config.h). */
+int
+dp_ofport_names(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+	size_t n;
+
+	if (expect_map(ld, v, "ofport-names") < 0)
+		return -1;
+	n = v->data.mapping.pairs.top - v->data.mapping.pairs.start;
+	if (n > CFG_MAX_OFPORT_NAMES)
+		return fail(ld, v, "more than %d ofport-names '%zu'",
+			    CFG_MAX_OFPORT_NAMES, n);
+	free(cfg->ofport_names);
+	cfg->n_ofport_names = 0;
+	cfg->ofport_names = calloc(n ? n : 1, sizeof *cfg->ofport_names);
+	if (cfg->ofport_names == NULL)
+		return fail(ld, v, "out of memory for '%s'", "ofport-names");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	     p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(&ld->doc, p->key);
+		const yaml_node_t *val = yaml_document_get_node(&ld->doc,
+								p->value);
+		struct cfg_ofport_name *o =
+			&cfg->ofport_names[cfg->n_ofport_names];
+		uint64_t num;
+		if (get_string(ld, k, "port name", o->name, sizeof o->name) < 0 ||
+		    get_uint(ld, val, "ofport", 1, OFPORT_MAX, &num) < 0)
+			return -1;
+		for (uint32_t i = 0; i < cfg->n_ofport_names; i++)
+			if (!strcmp(cfg->ofport_names[i].name, o->name) ||
+			    cfg->ofport_names[i].ofport == num)
+				return fail(ld, k, "ofport-names has it twice "
+					    "'%s'", o->name);
+		o->ofport = (uint32_t)num;
+		cfg->n_ofport_names++;
+	}
+	return 0;
+}
+
 static int
 parse_datapath(struct loader *ld)
 {
@@ -215,6 +255,7 @@ config_free(struct vxs_config *cfg)
 		free(cfg->flows[i].text);
 	free(cfg->flows);
 	free(cfg->ports);
+	free(cfg->ofport_names);
 	memset(cfg, 0, sizeof *cfg);
 }
 

@@ -103,6 +103,15 @@ struct cfg_arp {
 	int line, col;
 };
 
+/* An OpenFlow number kept for a port name that no port has now: flows may
+ * name it, and a port added under that name gets that number (the state
+ * file writes them; OVS keeps an interface's ofport in its database). */
+struct cfg_ofport_name {
+	char name[CFG_NAME_MAX];
+	uint32_t ofport;
+};
+#define CFG_MAX_OFPORT_NAMES 4096	/* PORT_NAMES_MAX */
+
 struct cfg_flow {
 	char *text;			/* ovs-ofctl syntax, malloc'd */
 	int line, col;
@@ -174,6 +183,9 @@ struct vxs_config {
 
 	uint16_t n_flows;
 	struct cfg_flow *flows;		/* malloc'd array */
+
+	uint32_t n_ofport_names;	/* datapath: ofport-names */
+	struct cfg_ofport_name *ofport_names;	/* malloc'd array */
 
 	/* for config_check_limits()' errors */
 	struct cfg_pos pos_ports, pos_lcores, pos_memory, pos_n_mbufs;

@@ -62,6 +62,7 @@ const struct key_rule datapath_keys[] = {
 	{ "arp-rate", K_UINT(CFG, arp_rate, 0, 100000000) },
 	{ "arp-burst", K_UINT(CFG, arp_burst, 1, 1000000) },
 	{ "optimisations", K_CUSTOM(dp_optimisations) },
+	{ "ofport-names", K_CUSTOM(dp_ofport_names) },
 	{ "pmd-idle-backoff-us", K_UINT(CFG, pmd_idle_backoff_us, 1, 100000) },
 	{ "tx-flush-interval-us", K_UINT(CFG, tx_flush_interval_us, 0, 1000) },
 	{ "ctl-socket", K_SOCKET_PATH(CFG, ctl_socket) },

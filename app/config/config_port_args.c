@@ -123,8 +123,9 @@ config_port_from_args_merge(int argc, const char *const *argv, int n_base,
 		goto out;
 	}
 	/* Our nodes have no place in a file: drop the ":1:1: " */
-	if (!strncmp(err, ":1:1: ", 6))
-		memmove(err, err + 6, strnlen(err, errlen) - 6 + 1);
+	size_t len = strnlen(err, errlen);
+	if (len >= 6 && !memcmp(err, ":1:1: ", 6))
+		memmove(err, err + 6, len - 6 + 1);
 	goto out;
 oom:
 	snprintf(err, errlen, "out of memory");

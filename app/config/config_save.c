@@ -293,6 +293,33 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 		for (unsigned i = 0; i < cfg->n_pmd_cores; i++)
 			put_scalarf(em, "%u", cfg->pmd_cores[i]);
 		seq_end(em);
+	} else if (!strcmp(key, "pmd-rxq-assign") &&
+		   cfg->pmd_rxq_assign != def->pmd_rxq_assign) {
+		static const char *const names[] = {
+			[CFG_RXQ_ASSIGN_ROUNDROBIN] = "roundrobin",
+			[CFG_RXQ_ASSIGN_CYCLES] = "cycles",
+			[CFG_RXQ_ASSIGN_GROUP] = "group",
+		};
+		put_scalar(em, key);
+		put_scalar(em, names[cfg->pmd_rxq_assign]);
+	} else if (!strcmp(key, "pmd-auto-lb-rebal-interval") &&
+		   cfg->pmd_auto_lb_rebal_interval_ms !=
+			   def->pmd_auto_lb_rebal_interval_ms) {
+		/* minutes; the fraction rounded up so that the loader's
+		 * truncation to a millisecond gives the same value back */
+		uint32_t ms = cfg->pmd_auto_lb_rebal_interval_ms;
+		uint64_t frac = ((uint64_t)(ms % 60000) * 10000000 + 59999) /
+				60000;
+		put_scalar(em, key);
+		put_scalarf(em, "%u.%07lu", ms / 60000, frac);
+	} else if (!strcmp(key, "ofport-names") && cfg->n_ofport_names) {
+		put_scalar(em, key);
+		map_start(em, false);
+		for (uint32_t i = 0; i < cfg->n_ofport_names; i++) {
+			put_scalar(em, cfg->ofport_names[i].name);
+			put_scalarf(em, "%u", cfg->ofport_names[i].ofport);
+		}
+		map_end(em);
 	} else if (!strcmp(key, "optimisations") &&
 		   cfg->dp_opts != def->dp_opts) {
 		put_scalar(em, key);
@@ -660,6 +687,16 @@ config_copy(struct vxs_config *dst, const struct vxs_config *src)
 	dst->eal_extra = NULL;
 	dst->n_eal_extra = 0;
 	dst->n_flows = 0;
+	dst->ofport_names = malloc((src->n_ofport_names ? src->n_ofport_names
+							: 1) *
+				   sizeof *dst->ofport_names);
+	if (!dst->ofport_names) {
+		dst->ports = NULL;
+		dst->flows = NULL;
+		goto oom;
+	}
+	memcpy(dst->ofport_names, src->ofport_names,
+	       src->n_ofport_names * sizeof *dst->ofport_names);
 	dst->ports = calloc(src->n_ports ? src->n_ports : 1,
 			    sizeof *dst->ports);
 	dst->flows = calloc(src->n_flows ? src->n_flows : 1,

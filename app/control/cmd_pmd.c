@@ -14,6 +14,7 @@
 #include "json_out.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "pmd_reconf.h"
 #include "state.h"
 #include "stats_read.h"
 
@@ -270,6 +271,10 @@ cmd_pmd_stats_clear(int argc, const char *argv[], bool json, struct ds *out,
 	(void)out;
 	for (uint16_t i = 0; i < n_pmds; i++)
 		pmd_call(&pmds[i], pmd_clear_req, NULL);
+	/* and what PMDs replaced by set-pmd-cores had counted */
+	memset(&pmd_retired_stats, 0, sizeof pmd_retired_stats);
+	memset(pmd_retired_port_stats, 0,
+	       PORT_MAX * sizeof *pmd_retired_port_stats);
 	return 0;
 }
 

@@ -88,7 +88,10 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 		c->ofport = ports_next_ofport();
 	p = ports_add(c, n_pmds, err, sizeof err);
 	if (!p) {
-		ds_put_format(out, "%s", err);
+		size_t n = strlen(c->name);
+		bool named = !strncmp(err, c->name, n) && err[n] == ':';
+		ds_put_format(out, "%s%s%s", named ? "" : c->name,
+			      named ? "" : ": ", err);
 		return -1;
 	}
 	if (pmd_rxqs_add_port(p, err, sizeof err)) {

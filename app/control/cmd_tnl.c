@@ -284,6 +284,11 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		  route_refused(), "route/add" },
 		{ "megaflows", "max-megaflows", mf, mf_limit, upcall_fail,
 		  "upcall_fail drops" },
+		{ "ports", "(PORT_MAX)", ports_in_use(), PORT_MAX,
+		  ports_refused, "add-port, table full" },
+		{ "port-names", "(PORT_NAMES_MAX)", ports_names_known(),
+		  PORT_NAMES_MAX, port_names_refused,
+		  "names kept for flows/ofports" },
 	};
 
 	if (json) {

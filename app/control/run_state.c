@@ -55,8 +55,8 @@ run_set_pmd_cores(const uint16_t *cores, uint16_t n, char *err,
 	uint16_t old[CFG_MAX_CORES], n_old = running->n_pmd_cores;
 
 	memcpy(old, running->pmd_cores, sizeof old);
+	pmds_stop();		/* first: the PMDs use their mark tables */
 	offload_fini();
-	pmds_stop();
 	retire_pmds();
 	pmds_destroy();
 	running->n_pmd_cores = n;

@@ -255,6 +255,33 @@ build_settings(struct vxs_config *c)
 	c->neigh_aging_s = aging == NEIGH_AGING_DEFAULT_S ? 0 : aging;
 }
 
+/* The numbers kept for names no port has now (port_live.c), so that the
+ * flows naming them load again and the port gets its number back. */
+static int
+build_ofport_names(struct vxs_config *c, char *err, size_t errlen)
+{
+	uint32_t n = ports_names_known(), k = 0;
+	struct cfg_ofport_name *v = calloc(n ? n : 1, sizeof *v);
+
+	if (v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name;
+		uint32_t ofport;
+		ports_name_at(i, &name, &ofport);
+		if (port_by_name(name))
+			continue;
+		snprintf(v[k].name, sizeof v[k].name, "%s", name);
+		v[k++].ofport = ofport;
+	}
+	free(c->ofport_names);
+	c->ofport_names = v;
+	c->n_ofport_names = k;
+	return 0;
+}
+
 int
 state_build(struct vxs_config *out, char *err, size_t errlen)
 {
@@ -270,7 +297,8 @@ state_build(struct vxs_config *out, char *err, size_t errlen)
 	ctl_events_process();	/* what the PMDs learned, in the tables */
 	build_settings(out);
 	if (build_ports(out, err, errlen) || build_routes(out, err, errlen) ||
-	    build_arp(out, err, errlen) || build_flows(out, err, errlen)) {
+	    build_arp(out, err, errlen) || build_flows(out, err, errlen) ||
+	    build_ofport_names(out, err, errlen)) {
 		config_free(out);
 		return -1;
 	}

@@ -175,7 +175,11 @@ void ports_remember_name(const char *name, uint32_t ofport);
 /* The name remembered for a number (no live port has it), or NULL. */
 const char *ports_name_of_ofport(uint32_t ofport);
 uint32_t ports_names_known(void);
+void ports_name_at(uint32_t i, const char **name, uint32_t *ofport);
+/* At start, once the ports exist: the topology's ofport-names. */
+void ports_remember_config_names(const struct vxs_config *cfg);
 extern uint64_t port_names_refused;
+extern uint64_t ports_refused;		/* add-port: table full */
 #define PORT_NAMES_MAX 4096
 /* Senders (PMDs + the control thread) have changed: which tx queue each
  * uses and whether queues are shared (set-pmd-cores, PMDs stopped). */

@@ -43,6 +43,7 @@ static struct port_name {
 } port_names[PORT_NAMES_MAX];
 static uint32_t n_port_names;
 uint64_t port_names_refused;
+uint64_t ports_refused;
 
 static struct port_name *
 port_name_find(const char *name)
@@ -140,6 +141,29 @@ ports_names_known(void)
 	return n_port_names;
 }
 
+void
+ports_name_at(uint32_t i, const char **name, uint32_t *ofport)
+{
+	*name = port_names[i].name;
+	*ofport = port_names[i].ofport;
+}
+
+void
+ports_remember_config_names(const struct vxs_config *cfg)
+{
+	for (uint32_t i = 0; i < cfg->n_ofport_names; i++) {
+		const struct cfg_ofport_name *o = &cfg->ofport_names[i];
+		struct port *p = port_by_ofport(o->ofport);
+		if (port_by_name(o->name) || (p && strcmp(p->name, o->name)))
+			continue;	/* a port has the name or the number */
+		ports_remember_name(o->name, o->ofport);
+	}
+	/* and the topology's own ports, for add-port after a del-port */
+	struct port *p;
+	PORTS_FOREACH(p)
+		ports_remember_name(p->name, p->ofport);
+}
+
 struct port *
 ports_add(const struct cfg_port *c, uint16_t n_pmds, char *err,
 	  size_t errlen)
@@ -150,6 +174,7 @@ ports_add(const struct cfg_port *c, uint16_t n_pmds, char *err,
 	for (slot = 0; slot < PORT_MAX && ports[slot]; slot++)
 		;
 	if (slot == PORT_MAX) {
+		ports_refused++;
 		snprintf(err, errlen, "port table full (%d ports)", PORT_MAX);
 		return NULL;
 	}

@@ -47,6 +47,7 @@ configs_equal(struct vxs_config *a, struct vxs_config *b, const char *what)
 	y = *b;
 	x.ports = y.ports = NULL;
 	x.flows = y.flows = NULL;
+	x.ofport_names = y.ofport_names = NULL;
 	x.eal_extra = y.eal_extra = NULL;
 	if (memcmp(&x, &y, sizeof x) != 0) {
 		printf("%s: the top-level fields differ\n", what);
@@ -55,6 +56,13 @@ configs_equal(struct vxs_config *a, struct vxs_config *b, const char *what)
 	for (unsigned i = 0; ok && i < a->n_ports; i++)
 		if (memcmp(&a->ports[i], &b->ports[i], sizeof a->ports[i])) {
 			printf("%s: port %s differs\n", what, a->ports[i].name);
+			ok = false;
+		}
+	for (unsigned i = 0; ok && i < a->n_ofport_names; i++)
+		if (memcmp(&a->ofport_names[i], &b->ofport_names[i],
+			   sizeof a->ofport_names[i])) {
+			printf("%s: ofport-name %s differs\n", what,
+			       a->ofport_names[i].name);
 			ok = false;
 		}
 	for (unsigned i = 0; ok && i < a->n_flows; i++)
@@ -165,6 +173,7 @@ main(int argc, char **argv)
 {
 	char path[512];
 	static const char *const fixtures[] = { "full.yaml", "minimal.yaml",
+		"live.yaml",
 		"vxlan-2vm.yaml", "vxlan-32vm.yaml" };
 
 	if (argc < 3 || !mkdtemp(tmpdir)) {
