@@ -41,29 +41,46 @@ port_clash(const struct cfg_port *c, const struct port *except)
 }
 
 static int
-port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
+tunnel_refused(const char *name, struct ds *out)
 {
-	char err[CFG_ERR_MAX];
-	const struct port *clash = port_clash(c, NULL);
-	struct port *p;
+	ds_put_format(out, "%s: the tunnel port is set in the topology file, "
+		      "not at run time", name);
+	return -1;
+}
 
-	if (c->type == CFG_PORT_VXLAN) {
-		ds_put_format(out, "%s: the tunnel port is set in the topology "
-			      "file, not at run time", c->name);
-		return -1;
-	}
+/* What add-port refuses before it creates anything; except: the port
+ * that set Interface is about to re-create (it clashes with itself). */
+static int
+port_add_refused(const struct cfg_port *c, const struct port *except,
+		 struct ds *out)
+{
+	const struct port *clash = port_clash(c, except);
+	const struct port *owner = c->ofport ? port_by_ofport(c->ofport) : NULL;
+
+	if (c->type == CFG_PORT_VXLAN)
+		return tunnel_refused(c->name, out);
 	if (clash) {
 		ds_put_format(out, "%s: %s '%s' is already port '%s''s",
 			      c->name, c->path[0] ? "socket" : "device",
 			      c->path[0] ? c->path : c->devargs, clash->name);
 		return -1;
 	}
-	if (c->ofport && port_by_ofport(c->ofport)) {
+	if (owner && owner != except) {
 		ds_put_format(out, "%s: ofport_request %u is port '%s''s",
-			      c->name, c->ofport,
-			      port_by_ofport(c->ofport)->name);
+			      c->name, c->ofport, owner->name);
 		return -1;
 	}
+	return 0;
+}
+
+static int
+port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
+{
+	char err[CFG_ERR_MAX];
+	struct port *p;
+
+	if (port_add_refused(c, NULL, out))
+		return -1;
 	if (!c->ofport)
 		c->ofport = keep_ofport ? keep_ofport
 					: ports_ofport_for_name(c->name, false);
@@ -103,6 +120,10 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 			      "port named %s already exists", argv[0], argv[0]);
 		return -1;
 	}
+	/* before the parser, which would ask for the tunnel's options */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "type=vxlan"))
+			return tunnel_refused(argv[0], out);
 	if (config_port_from_args(argc, argv, &c, err, sizeof err)) {
 		ds_put_format(out, "add-port %s: %s", argv[0], err);
 		return -1;
@@ -255,9 +276,22 @@ cmd_set_interface(int argc, const char *argv[], bool json, struct ds *out,
 		return 0;
 	}
 	uint32_t ofport = p->ofport;
-	if (port_del(p, out))
+	struct cfg_port was = p->cfg_own;
+	if (port_add_refused(&c, p, out) || port_del(p, out))
 		return -1;
-	return port_add_checked(&c, ofport, out);
+	if (port_add_checked(&c, ofport, out) == 0)
+		return 0;
+	/* what only the device refuses (e.g. more queues than it has): the
+	 * port is made again as it was, so that bad input loses nothing */
+	struct ds again;
+	ds_init(&again);
+	if (port_add_checked(&was, ofport, &again))
+		ds_put_format(out, "; and %s could not be made again as it was: "
+			      "%s", was.name, ds_cstr(&again));
+	else
+		ds_put_format(out, " (%s kept as it was)", was.name);
+	ds_destroy(&again);
+	return -1;
 }
 
 /* set-pmd-cores LIST: other_config:pmd-cpu-mask, as a core list. */

@@ -173,9 +173,15 @@ class Frontend:
         _, avail, _ = self.ring_offsets(v)
         struct.pack_into("<H", self.mem, avail + 4 + 2 * slot, head)
 
+    def _u16(self, off):
+        """The 16-bit word at off as one load/store (struct.pack_into
+        writes byte by byte: the switch could see idx 0x01ff or 0x0000 on
+        the way from 0x00ff to 0x0100, a jump of a whole ring)."""
+        return memoryview(self.mem)[off:off + 2].cast("H")
+
     def set_avail_idx(self, v, idx):
         _, avail, _ = self.ring_offsets(v)
-        struct.pack_into("<H", self.mem, avail + 2, idx & 0xFFFF)
+        self._u16(avail + 2)[0] = idx & 0xFFFF
 
     def post_packets(self, v=TX_VRING, n=None):
         """Fills every entry of vring v with a valid packet (virtio header
@@ -191,7 +197,7 @@ class Frontend:
 
     def used_idx(self, v):
         _, _, used = self.ring_offsets(v)
-        return struct.unpack_from("<H", self.mem, used + 2)[0]
+        return self._u16(used + 2)[0]
 
 
 # ------------------------------------------------------------------ cases
