@@ -494,3 +494,35 @@ def test_del_port_under_traffic_to_it(live, guests, rundir):
                                                            drops))
     assert d["ports"]["dpdk-phy"]["rx_packets"] == n
     assert sum(drops.values()) == n // 2 - len(got[1]), (drops, len(got[1]))
+
+
+def test_dpdk_port_hotplug(live, wires):
+    """A dpdk port (af_packet on a second veth) added at run time by its
+    devargs (rte_dev_probe), forwarding decapsulated frames to the wire
+    byte for byte; del-port unplugs the device (rte_dev_remove), so the
+    same devargs can be added again and forward again."""
+    sw, wire = live()
+    ext = P.Wire().__enter__()
+    wires.append(ext)
+    devargs = ext.devargs(name="net_af_packet7")
+    sw.ctl("add-flow", "in_port=vxlan,ip,nw_dst=%s,actions=output:ext"
+           % P.vm_ip(5))
+
+    def forwards(k0):
+        ext.flush()
+        frames = [to_vm(5, k0 + k) for k in range(6)]
+        wire.send([f for f, _ in frames])
+        got = ext.recv(6, timeout=10, quiet=0.3)
+        assert got == [inner for _, inner in frames], len(got)
+
+    for round_ in range(2):
+        sw.ctl("add-port", "ext", "type=dpdk",
+               "options:dpdk-devargs=%s" % devargs)
+        p = ports_of(sw)["ext"]
+        assert p["type"] == "dpdk" and p["state"] == "up", p
+        forwards(10 * round_)
+        sw.ctl("del-port", "ext")
+        assert "ext" not in ports_of(sw)
+    # the flow stayed, waiting for the port; its number was kept
+    assert "output:ext" in sw.ctl("dump-flows")
+    assert drops(sw).get("mtu_exceeded", 0) == 0
