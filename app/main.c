@@ -173,7 +173,20 @@ cfg_port_by_name(const char *name, void *aux)
 {
 	const struct vxs_config *cfg = aux;
 	const struct cfg_port *p = config_find_port(cfg, name);
-	if (!p || !strcmp(p->name, cfg->underlay_port))
+	uint32_t unused = 1;
+
+	if (!p) {
+		/* A port to come (add-port; a state file's flows may name a
+		 * port deleted since): its flows wait for it. Checked here
+		 * under a number no port of the file has. */
+		if (!config_is_port_name(name))
+			return 0;
+		for (uint16_t i = 0; i < cfg->n_ports; i++)
+			if (cfg->ports[i].ofport >= unused)
+				unused = cfg->ports[i].ofport + 1;
+		return unused;
+	}
+	if (!strcmp(p->name, cfg->underlay_port))
 		return 0;
 	return p->ofport;
 }

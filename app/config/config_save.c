@@ -305,6 +305,17 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 			put_scalar(em, cfg->dp_opts & bit ? "true" : "false");
 		}
 		map_end(em);
+	} else if (!strcmp(key, "pmd-rxq-assign") &&
+		   cfg->pmd_rxq_assign != def->pmd_rxq_assign) {
+		put_scalar(em, key);
+		put_scalar(em, pmd_rxq_assign_name(cfg->pmd_rxq_assign));
+	} else if (!strcmp(key, "pmd-auto-lb-rebal-interval") &&
+		   cfg->pmd_auto_lb_rebal_interval_ms !=
+		   def->pmd_auto_lb_rebal_interval_ms) {
+		char min[32];
+		put_scalar(em, key);
+		put_scalar(em, pmd_rebal_interval_minutes(
+			cfg->pmd_auto_lb_rebal_interval_ms, min, sizeof min));
 	}
 }
 
