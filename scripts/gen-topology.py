@@ -64,6 +64,10 @@ def parse_args(argv):
                    help="also in_port=vxlan,arp,arp_tpa=<VM i>,"
                    "actions=output:vhost-user<i> per VM, so a guest can "
                    "resolve its peer (the seed's flow set has no inner ARP)")
+    p.add_argument("--no-vm-ports", action="store_true",
+                   help="leave the VMs' ports out (the flows stay): each is "
+                   "added when its VM starts (vxswitch-ctl add-port, as "
+                   "scripts/guests.py start does; README, Life of a VM)")
     p.add_argument("--plan", help="core plan from scripts/host-plan.py: "
                    "its PMD cores, main lcore, socket-mem and NIC replace "
                    "those options")
@@ -122,7 +126,7 @@ def topology(a):
     ports = [{"name": f"vhost-user{i}", "type": "dpdkvhostuserclient",
               "path": f"{a.sock_dir}/vhostsock{i}", "n-rxq": 1,
               "rxq-affinity": f"0:{vhost_core(i, a.vms, a.pmd_cores)}"}
-             for i in vms]
+             for i in vms if not a.no_vm_ports]
     ports.append({"name": "vxlan", "type": "vxlan",
                   "options": {"remote_ip": "flow", "local_ip": "flow",
                               "key": "flow", "dst_port": 4789,

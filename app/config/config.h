@@ -247,4 +247,8 @@ int config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 const struct cfg_port *config_find_port(const struct vxs_config *cfg,
 					const char *name);
 
+/* What a port may be named: letters, digits, '-', '_', '.', not digits
+ * only (an all-digit name would read as an ofport number in a flow). */
+bool config_is_port_name(const char *s);
+
 #endif

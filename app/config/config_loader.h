@@ -205,6 +205,10 @@ int eal_extra_args(struct loader *ld, const yaml_node_t *v, void *obj);
 int dp_optimisations(struct loader *ld, const yaml_node_t *v, void *obj);
 /* config_sched.c */
 int pmd_rxq_assign(struct loader *ld, const yaml_node_t *v, void *obj);
+/* What config_save writes back: the name, and the interval in minutes as
+ * the loader reads it ("1", "0.05"; 'buf' of 32 bytes). */
+const char *pmd_rxq_assign_name(enum cfg_rxq_assign a);
+const char *pmd_rebal_interval_minutes(uint32_t ms, char *buf, size_t len);
 int pmd_auto_lb_rebal_interval(struct loader *ld, const yaml_node_t *v,
 			       void *obj);
 /* config_ports.c */

@@ -149,8 +149,8 @@ port_options(struct loader *ld, const yaml_node_t *v, void *obj)
 /* Names appear inside flow strings ("in_port=NAME,actions=output:NAME"),
  * so keep them to characters that cannot be read as syntax there; an
  * all-digit name would be read as an ofport number. */
-static bool
-is_port_name(const char *s)
+bool
+config_is_port_name(const char *s)
 {
 	bool digits_only = true;
 	for (const char *p = s; *p; p++) {
@@ -173,7 +173,7 @@ read_port_name(struct loader *ld, struct port_ctx *pc)
 		return fail(ld, pc->map, "missing key '%s' in port", "name");
 	if (get_string(ld, v, "name", p->name, sizeof p->name) < 0)
 		return -1;
-	if (!is_port_name(p->name))
+	if (!config_is_port_name(p->name))
 		return fail(ld, v, "bad port name '%s'", p->name);
 	for (unsigned i = 0; i < pc->index; i++)
 		if (strcmp(ld->cfg->ports[i].name, p->name) == 0)

@@ -293,25 +293,6 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 		for (unsigned i = 0; i < cfg->n_pmd_cores; i++)
 			put_scalarf(em, "%u", cfg->pmd_cores[i]);
 		seq_end(em);
-	} else if (!strcmp(key, "pmd-rxq-assign") &&
-		   cfg->pmd_rxq_assign != def->pmd_rxq_assign) {
-		static const char *const names[] = {
-			[CFG_RXQ_ASSIGN_ROUNDROBIN] = "roundrobin",
-			[CFG_RXQ_ASSIGN_CYCLES] = "cycles",
-			[CFG_RXQ_ASSIGN_GROUP] = "group",
-		};
-		put_scalar(em, key);
-		put_scalar(em, names[cfg->pmd_rxq_assign]);
-	} else if (!strcmp(key, "pmd-auto-lb-rebal-interval") &&
-		   cfg->pmd_auto_lb_rebal_interval_ms !=
-			   def->pmd_auto_lb_rebal_interval_ms) {
-		/* minutes; the fraction rounded up so that the loader's
-		 * truncation to a millisecond gives the same value back */
-		uint32_t ms = cfg->pmd_auto_lb_rebal_interval_ms;
-		uint64_t frac = ((uint64_t)(ms % 60000) * 10000000 + 59999) /
-				60000;
-		put_scalar(em, key);
-		put_scalarf(em, "%u.%07lu", ms / 60000, frac);
 	} else if (!strcmp(key, "ofport-names") && cfg->n_ofport_names) {
 		put_scalar(em, key);
 		map_start(em, false);
@@ -332,6 +313,17 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 			put_scalar(em, cfg->dp_opts & bit ? "true" : "false");
 		}
 		map_end(em);
+	} else if (!strcmp(key, "pmd-rxq-assign") &&
+		   cfg->pmd_rxq_assign != def->pmd_rxq_assign) {
+		put_scalar(em, key);
+		put_scalar(em, pmd_rxq_assign_name(cfg->pmd_rxq_assign));
+	} else if (!strcmp(key, "pmd-auto-lb-rebal-interval") &&
+		   cfg->pmd_auto_lb_rebal_interval_ms !=
+		   def->pmd_auto_lb_rebal_interval_ms) {
+		char min[32];
+		put_scalar(em, key);
+		put_scalar(em, pmd_rebal_interval_minutes(
+			cfg->pmd_auto_lb_rebal_interval_ms, min, sizeof min));
 	}
 }
 

@@ -5,6 +5,8 @@
  */
 #include "config_loader.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const assign_names[] = {
@@ -29,6 +31,29 @@ pmd_rxq_assign(struct loader *ld, const yaml_node_t *v, void *obj)
 	}
 	return fail(ld, v, "bad pmd-rxq-assign (roundrobin, cycles or group)"
 		    " '%s'", s);
+}
+
+const char *
+pmd_rxq_assign_name(enum cfg_rxq_assign a)
+{
+	return (size_t)a < RTE_DIM(assign_names) ? assign_names[a] : "cycles";
+}
+
+/* The fraction rounded up to 9 digits, which parse_minutes_ms truncates
+ * back to the same millisecond. */
+const char *
+pmd_rebal_interval_minutes(uint32_t ms, char *buf, size_t len)
+{
+	uint64_t rem = ms % CFG_MIN_MS;
+	uint64_t frac = (rem * 1000000000u + CFG_MIN_MS - 1) / CFG_MIN_MS;
+	int n = snprintf(buf, len, "%u", ms / CFG_MIN_MS);
+
+	if (rem && n > 0 && (size_t)n < len) {
+		snprintf(buf + n, len - (size_t)n, ".%09" PRIu64, frac);
+		for (char *e = buf + strlen(buf) - 1; *e == '0'; e--)
+			*e = '\0';
+	}
+	return buf;
 }
 
 /* "N" or "N.F" minutes, decimal digits only, into milliseconds (the

@@ -111,10 +111,8 @@ ports_ofport_for_name(const char *name, bool reserve)
 	if (n)
 		return n->ofport;
 	/* only what add-port would take as a name (config_ports.c) */
-	if (!reserve || !*name || strlen(name) >= CFG_NAME_MAX ||
-	    name[strspn(name, "0123456789")] == '\0' ||
-	    name[strspn(name, "abcdefghijklmnopqrstuvwxyz"
-			      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")])
+	if (!reserve || strlen(name) >= CFG_NAME_MAX ||
+	    !config_is_port_name(name))
 		return 0;
 	if (n_port_names == PORT_NAMES_MAX) {
 		port_names_refused++;

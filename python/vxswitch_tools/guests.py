@@ -11,7 +11,9 @@ back, and the switch can restart, and the client reconnects each time.
   guests.py qemu-cmd  --vms N [...]          print the QEMU command lines
   guests.py xml       --vms N --out DIR [...] write DIR/vxguestI.xml
   guests.py define|start|destroy|undefine --out DIR [--uri URI]
+            [--guest NAME]... [--static] [--ctl-socket SOCK]
                                               virsh on every DIR/*.xml
+                                              (or the --guest ones)
   guests.py libvirtd  --rundir DIR            a private libvirtd (see below)
 
 Guest i: name vxguest<i>, MAC 52:54:00:10:<i/256>:<i%256>, address
@@ -23,6 +25,20 @@ free (--mem-backing hugepages), memfd otherwise. With --plan (from
 scripts/host-plan.py) each guest's vCPU and QEMU's emulator threads are
 pinned to the cores the plan gives and its memory bound to the NIC's NUMA
 node.
+
+Ports follow the guests (README, "Life of a VM"): `start` plugs each
+guest's switch port before `virsh start` (vxswitch-ctl add-port NAME
+type=dpdkvhostuserclient options:vhost-server-path=SOCK
+[options:n_rxq=QUEUES], as Nova's os-vif runs ovs-vsctl add-port before
+libvirt starts the domain: QEMU waits for the switch to connect), and
+`destroy` unplugs it after `virsh destroy` (del-port; the guest's flows
+stay, waiting for its next start). The port's name, socket and queues are
+in the domain XML's <metadata> (written by `xml`: --port-name, default
+vhost-user{i}, the names of scripts/gen-topology.py's flows; with
+`gen-topology.py --no-vm-ports` the topology has the flows and no VM
+port). --static: the ports are in the topology, start/destroy only run
+virsh. --queues N: N queue pairs (libvirt <driver queues='N'/>, QEMU
+queues=N,mq=on) and options:n_rxq=N.
 
 Known pitfalls handled here: QEMU 7.2 under TCG can crash with vhost-user
 when virtio-net uses MSI-X, so vectors=0 (INTx); QEMU as vhost-user server
@@ -44,9 +60,12 @@ import shutil
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 import xml.sax.saxutils as xs
 
 DEFAULT_CACHE = os.environ.get("VXS_GUEST_CACHE", "/var/cache/vxswitch/guest")
+# the domain XML's <metadata> element naming the guest's switch port
+META_NS = "https://vxswitch.invalid/xmlns/guest/1"
 
 
 def vm_mac(i):
@@ -73,9 +92,12 @@ class Guest:
 
     def __init__(self, i, sock_dir, run_dir, img, mem_mb=256, accel="tcg",
                  backing="memfd", plen=16, mtu=1450, vcpu_cpus=None,
-                 emulator_cpus=None, numa_node=None, name=None):
+                 emulator_cpus=None, numa_node=None, name=None,
+                 port=None, queues=1):
         self.i = i
         self.name = name or "vxguest%d" % i
+        self.port = port or "vhost-user%d" % i     # its switch port
+        self.queues = queues
         self.mac = vm_mac(i)
         self.ip = vm_ip(i)
         self.plen = plen
@@ -118,10 +140,11 @@ class Guest:
             "-append", self.cmdline(),
             "-chardev", "socket,id=vu0,path=%s,server=on,wait=off"
             % self.sock,
-            "-netdev", "vhost-user,id=net0,chardev=vu0",
+            "-netdev", "vhost-user,id=net0,chardev=vu0,queues=%d"
+            % self.queues,
             # vectors=0: MSI-X with vhost-user crashes QEMU 7.2's TCG
-            "-device", "virtio-net-pci,netdev=net0,mac=%s,vectors=0"
-            % self.mac,
+            "-device", "virtio-net-pci,netdev=net0,mac=%s,vectors=0%s"
+            % (self.mac, ",mq=on" if self.queues > 1 else ""),
             "-chardev", "socket,id=con0,path=%s,server=on,wait=off,"
             "logfile=%s,logappend=on" % (self.console, self.console_log),
             "-serial", "chardev:con0",
@@ -151,10 +174,15 @@ class Guest:
         if self.numa_node is not None:
             numa = ("  <numatune><memory mode='strict' nodeset='%d'/>"
                     "</numatune>\n" % self.numa_node)
+        driver = ("\n      <driver queues='%d'/>" % self.queues
+                  if self.queues > 1 else "")
         cpu = ("  <cpu mode='host-passthrough'><feature policy='disable' "
                "name='arch-capabilities'/></cpu>\n" if hv == "kvm" else "")
         return f"""<domain type='{hv}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{e(self.name)}</name>
+  <metadata>
+    <vx:port xmlns:vx='{META_NS}' name={q(self.port)} socket={q(self.sock)} queues='{self.queues}'/>
+  </metadata>
   <memory unit='MiB'>{self.mem_mb}</memory>
   <memoryBacking>{backing}</memoryBacking>
   <vcpu placement='static'>1</vcpu>
@@ -170,7 +198,7 @@ class Guest:
       <alias name='ua-net0'/>
       <mac address='{self.mac}'/>
       <source type='unix' path={q(self.sock)} mode='server'/>
-      <model type='virtio'/>
+      <model type='virtio'/>{driver}
     </interface>
     <serial type='unix'>
       <source mode='bind' path={q(self.console)}/>
@@ -207,7 +235,9 @@ def make_guests(a):
                       emulator_cpus=plan.get("emulator"),
                       numa_node=plan.get("nic_numa_node"))
         out.append(Guest(i, a.sock_dir, a.run_dir, img, mem_mb=a.mem_mb,
-                         accel=a.accel, backing=a.mem_backing, **kw))
+                         accel=a.accel, backing=a.mem_backing,
+                         port=a.port_name.format(i=i), queues=a.queues,
+                         **kw))
     return out
 
 
@@ -294,6 +324,79 @@ def virsh(uri, *args, check=True):
     return r.stdout
 
 
+# ----------------------------------------------------- the switch port
+
+def port_of(domain_xml):
+    """(port name, socket, queues) from a domain XML of ours; None for
+    one without our <metadata>."""
+    root = ET.fromstring(domain_xml)
+    el = root.find("metadata/{%s}port" % META_NS)
+    if el is None:
+        return None
+    return el.get("name"), el.get("socket"), int(el.get("queues", "1"))
+
+
+def ctl_argv(ctl="vxswitch-ctl", socket=None):
+    return [ctl] + (["-s", socket] if socket else [])
+
+
+def plug(ctl, name, sock, queues=1):
+    """add-port for a guest about to start (ctl: ctl_argv())."""
+    cmd = ctl + ["add-port", name, "type=dpdkvhostuserclient",
+                 "options:vhost-server-path=%s" % sock]
+    if queues > 1:
+        cmd.append("options:n_rxq=%d" % queues)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if r.returncode:
+        raise RuntimeError("%s: %s" % (" ".join(cmd),
+                                       (r.stderr or r.stdout).strip()))
+
+
+def unplug(ctl, name, check=True):
+    """del-port for a guest that stopped; its flows stay."""
+    r = subprocess.run(ctl + ["del-port", name], capture_output=True,
+                       text=True, timeout=30)
+    if check and r.returncode:
+        raise RuntimeError("del-port %s: %s" % (name, (r.stderr or
+                                                        r.stdout).strip()))
+    return r.returncode == 0
+
+
+def start_domain(uri, xml_path, ctl=None):
+    """virsh start, its port plugged first unless ctl is None; the port
+    is unplugged again if the domain does not start."""
+    name = os.path.basename(xml_path)[:-4]
+    port = None
+    if ctl is not None:
+        with open(xml_path) as f:
+            port = port_of(f.read())
+        if port is None:
+            raise RuntimeError("%s has no vxswitch port <metadata> (made by "
+                               "an older guests.py xml? use --static)"
+                               % xml_path)
+        plug(ctl, *port)
+    try:
+        virsh(uri, "start", name)
+    except Exception:
+        if port:
+            unplug(ctl, port[0], check=False)
+        raise
+    return port
+
+
+def destroy_domain(uri, xml_path, ctl=None):
+    """virsh destroy, then its port unplugged unless ctl is None."""
+    name = os.path.basename(xml_path)[:-4]
+    virsh(uri, "destroy", name, check=False)
+    if ctl is not None:
+        with open(xml_path) as f:
+            port = port_of(f.read())
+        if port:
+            unplug(ctl, port[0], check=False)
+            return port
+    return None
+
+
 # ------------------------------------------------------------------ CLI
 
 def main(argv=None):
@@ -318,6 +421,21 @@ def main(argv=None):
     ap.add_argument("--plan", help="core plan JSON (scripts/host-plan.py)")
     ap.add_argument("--uri", default="qemu:///system")
     ap.add_argument("--rundir", help="libvirtd: its private state dir")
+    ap.add_argument("--guest", action="append", default=[],
+                    help="define/start/destroy/undefine only this guest "
+                    "(repeatable; default every DIR/*.xml)")
+    ap.add_argument("--queues", type=int, default=1,
+                    help="queue pairs of each guest's interface")
+    ap.add_argument("--port-name", default="vhost-user{i}",
+                    help="xml: the guest's switch port, {i} its index")
+    ap.add_argument("--static", action="store_true",
+                    help="start/destroy: the ports are in the topology; "
+                    "no add-port/del-port")
+    ap.add_argument("--ctl", default=os.environ.get("VXS_CTL",
+                                                    "vxswitch-ctl"),
+                    help="the vxswitch-ctl program")
+    ap.add_argument("--ctl-socket", default=None,
+                    help="vxswitch's control socket (vxswitch-ctl -s)")
     a = ap.parse_args(argv)
     a.run_dir = a.run_dir or a.sock_dir
     if a.mem_backing == "auto":
@@ -343,17 +461,25 @@ def main(argv=None):
             print(path)
         return 0
     xmls = sorted(f for f in os.listdir(a.out) if f.endswith(".xml"))
+    if a.guest:
+        missing = set(a.guest) - {x[:-4] for x in xmls}
+        if missing:
+            ap.error("no %s in %s" % (", ".join(sorted(missing)), a.out))
+        xmls = [x for x in xmls if x[:-4] in a.guest]
+    ctl = None if a.static else ctl_argv(a.ctl, a.ctl_socket)
     for x in xmls:
-        name = x[:-4]
+        name, path, port = x[:-4], os.path.join(a.out, x), None
         if a.action == "define":
-            virsh(a.uri, "define", os.path.join(a.out, x))
+            virsh(a.uri, "define", path)
         elif a.action == "start":
-            virsh(a.uri, "start", name)
+            port = start_domain(a.uri, path, ctl)
         elif a.action == "destroy":
-            virsh(a.uri, "destroy", name, check=False)
+            port = destroy_domain(a.uri, path, ctl)
         else:
             virsh(a.uri, "undefine", name, check=False)
-        print("%s %s" % (a.action, name))
+        print("%s %s%s" % (a.action, name, " (port %s %s)" % (
+            port[0], "added" if a.action == "start" else "deleted")
+            if port else ""))
     return 0
 
 
