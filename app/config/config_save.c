@@ -687,8 +687,9 @@ config_copy(struct vxs_config *dst, const struct vxs_config *src)
 		dst->flows = NULL;
 		goto oom;
 	}
-	memcpy(dst->ofport_names, src->ofport_names,
-	       src->n_ofport_names * sizeof *dst->ofport_names);
+	if (src->n_ofport_names)
+		memcpy(dst->ofport_names, src->ofport_names,
+		       src->n_ofport_names * sizeof *dst->ofport_names);
 	dst->ports = calloc(src->n_ports ? src->n_ports : 1,
 			    sizeof *dst->ports);
 	dst->flows = calloc(src->n_flows ? src->n_flows : 1,
