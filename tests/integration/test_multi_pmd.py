@@ -224,7 +224,10 @@ def test_set_pmd_cores_under_traffic(make_switch, make_testpmd, wires,
             sorted({s for s in seqs if seqs.count(s) > 1})[:20]))
     no_step_back()
     phy = sw.port("dpdk-phy")
-    assert phy["rx_packets"] == phy["tx_packets"] == n_sent, phy
+    # rx may count a frame the kernel sent on the veth itself (IPv6
+    # neighbour discovery, dropped by reason): what the stream sent all
+    # came in and went back out
+    assert phy["tx_packets"] == n_sent <= phy["rx_packets"], phy
     assert "set-pmd-cores: 1 PMDs" in sw.log_tail(200)
 
 
