@@ -81,4 +81,27 @@ int ofp_parse_set_reg(struct parser *p, const char *value, const char *field,
 /* Once the whole action list is in: goto_table last, ct()/sg() on ip. */
 int ofp_check_pipeline_actions(struct parser *p);
 
+/* Shared by ofp_parse_pipeline.c and ofp_parse_ct.c: */
+/* FIELD[a..b] of a register, ct_mark or ct_label */
+struct ofp_subfield {
+	uint8_t field;		/* enum ofp_meta_field */
+	uint8_t ofs, nbits;	/* nbits: bits named */
+	uint8_t width;		/* the field's width */
+};
+
+/* 0x and up to 32 hex digits, or a decimal up to 2^64-1; v[0] high. */
+bool ofp_parse_u128(const char *s, uint64_t v[2]);
+/* FIELD[], FIELD[a], FIELD[a..b] with FIELD NXM_NX_REGn, reg<n>,
+ * NXM_NX_CT_MARK, NXM_NX_CT_LABEL; what names the action for errors. */
+int ofp_parse_subfield(struct parser *p, const char *what, const char *s,
+		       struct ofp_subfield *sf);
+/* load:V->SUBFIELD (set_field false) or set_field:V->FIELD */
+int ofp_parse_load(struct parser *p, const char *what, char *arg,
+		   bool set_field, struct ofp_load *l);
+int ofp_parse_table_number(struct parser *p, const char *what, const char *s,
+			   uint8_t *t);
+/* ct(...) (is_sg false) or sg(...): inside is the text in parentheses. */
+int ofp_parse_ct(struct parser *p, char *inside, bool is_sg,
+		 struct ofp_action *a);
+
 #endif
