@@ -31,6 +31,9 @@ PACKAGES=(
 	psmisc procps valgrind jq gdb
 	# hugepage mounting
 	util-linux
+	# ovs-ofctl parse-flows: the flow syntax compared with OVS
+	# (tests/integration/test_ofctl_compat.py; no switch is started)
+	openvswitch-common
 	# real guests (issue 5): QEMU, libvirt (run privately by
 	# scripts/guests.py), and what scripts/guest-image.sh puts in the
 	# guest (the kernel package itself is downloaded, not installed)

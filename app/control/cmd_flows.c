@@ -59,18 +59,24 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		if (f && !ofp_rule_covered_by(r, &filter))
 			continue;
 		rule_live_stats(r->uid, reqs, &packets, &bytes);
-		ofp_format_rule(r, ports_ofp_map(), buf, sizeof buf);
 		if (json) {
+			ofp_format_rule(r, ports_ofp_map(), buf, sizeof buf);
 			json_begin_object(out);
 			json_key(out, "rule"); json_string(out, buf);
+			json_key(out, "table"); json_u64(out, r->table_id);
 			json_key(out, "priority"); json_u64(out, r->priority);
 			json_key(out, "n_packets"); json_u64(out, packets);
 			json_key(out, "n_bytes"); json_u64(out, bytes);
 			json_end_object(out);
 		} else {
-			ds_put_format(out, " cookie=0x%lx, table=0, n_packets=%lu,"
-				      " n_bytes=%lu, %s\n", r->cookie, packets,
-				      bytes, buf);
+			/* table= goes before the counters, as in
+			 * ovs-ofctl dump-flows */
+			ofp_format_rule_body(r, ports_ofp_map(), buf,
+					     sizeof buf);
+			ds_put_format(out, " cookie=0x%lx, table=%u, "
+				      "n_packets=%lu, n_bytes=%lu, %s\n",
+				      r->cookie, r->table_id, packets, bytes,
+				      buf);
 		}
 	}
 	if (json)

@@ -36,7 +36,8 @@ struct dp_snapshot {
 	uint64_t gen;
 
 	uint32_t n_rules;
-	struct ofp_rule *rules;		/* priority descending, then by uid */
+	struct ofp_rule *rules;		/* by table, then priority
+					 * descending, then by uid */
 
 	/* underlay / VTEP */
 	bool has_underlay;

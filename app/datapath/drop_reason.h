@@ -13,7 +13,11 @@
  *    made (pool empty): that copy is counted as made and dropped;
  *  - arp_policed: ARP that would make us reply or learn, over the PMD's
  *    token bucket (datapath arp-rate / arp-burst): dropped before any
- *    table lookup, so a flood costs a header check per frame. */
+ *    table lookup, so a flood costs a header check per frame;
+ *  - resubmit_limit: the rules' resubmit/goto_table chain went deeper
+ *    than 64 or past 4096 resubmits in one translation (OVS's limits: a
+ *    loop in the tables), or visited more actions than the translation
+ *    keeps (XLATE_MAX_PIPELINE_ACTIONS). */
 #ifndef VXS_DROP_REASON_H
 #define VXS_DROP_REASON_H
 
@@ -37,7 +41,8 @@
 	X(ARP_BAD_OP,     "arp_bad_op")     /* ARP opcode not req/reply     */ \
 	X(MTU_EXCEEDED,   "mtu_exceeded")   /* frame longer than port's MTU */ \
 	X(NO_MBUF,        "no_mbuf")        /* pool empty: copy not made    */ \
-	X(ARP_POLICED,    "arp_policed")    /* over the PMD's ARP budget    */
+	X(ARP_POLICED,    "arp_policed")    /* over the PMD's ARP budget    */ \
+	X(RESUBMIT_LIMIT, "resubmit_limit") /* table chain too deep or long */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

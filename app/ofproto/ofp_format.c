@@ -12,18 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ofp_rule.h"
+#include "ofp_format_priv.h"
 
-/* snprintf-like accumulation: keeps counting past the end of buf so that
- * the caller learns the length it would have needed. */
-struct sbuf {
-	char *buf;
-	size_t size;
-	size_t len;
-	bool need_comma;	/* between match items */
-};
+/* The accumulation buffer (struct sbuf) is shared with ofp_format_ct.c
+ * through ofp_format_priv.h. */
 
-static void
+void
 sbuf_init(struct sbuf *b, char *buf, size_t size)
 {
 	b->buf = buf;
@@ -44,7 +38,7 @@ sbuf_vput(struct sbuf *b, const char *fmt, va_list ap)
 		b->len += (size_t)n;
 }
 
-static void __attribute__((format(printf, 2, 3)))
+void
 put(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -54,8 +48,7 @@ put(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A comma-separated match item. */
-static void __attribute__((format(printf, 2, 3)))
+void
 item(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -68,7 +61,7 @@ item(struct sbuf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int
+int
 sbuf_result(const struct sbuf *b)
 {
 	return b->len > INT32_MAX ? INT32_MAX : (int)b->len;
@@ -76,7 +69,7 @@ sbuf_result(const struct sbuf *b)
 
 /* ---- values ----------------------------------------------------------- */
 
-static void
+void
 put_ipv4(struct sbuf *b, rte_be32_t ip)
 {
 	const uint8_t *o = (const uint8_t *)&ip;
@@ -136,7 +129,7 @@ put_mac_masked(struct sbuf *b, const char *name,
 	}
 }
 
-static void
+void
 put_port(struct sbuf *b, const struct ofp_port_map *ports, uint32_t port)
 {
 	const char *name = ports && ports->name_by_port
@@ -166,7 +159,8 @@ is_ip_proto(const struct flow_key *match, const struct flow_key *mask,
 	       match->nw_proto == proto;
 }
 
-/* "ip", "udp", "arp", ... or dl_type=0x...; true if nw_proto went too. */
+/* "ip", "udp", "arp", ...; true if nw_proto went too. Another dl_type is
+ * printed after the Ethernet addresses (put_dl_type), as ovs-ofctl does. */
 static bool
 put_protocol(struct sbuf *b, const struct flow_key *match,
 	     const struct flow_key *mask)
@@ -194,9 +188,17 @@ put_protocol(struct sbuf *b, const struct flow_key *match,
 		item(b, "arp");
 	else if (is_dl_type(match, mask, RTE_ETHER_TYPE_IPV6))
 		item(b, "ipv6");
-	else
-		item(b, "dl_type=0x%04x", rte_be_to_cpu_16(match->dl_type));
 	return false;
+}
+
+static void
+put_dl_type(struct sbuf *b, const struct flow_key *match,
+	    const struct flow_key *mask)
+{
+	if (mask->dl_type && !is_dl_type(match, mask, RTE_ETHER_TYPE_IPV4) &&
+	    !is_dl_type(match, mask, RTE_ETHER_TYPE_ARP) &&
+	    !is_dl_type(match, mask, RTE_ETHER_TYPE_IPV6))
+		item(b, "dl_type=0x%04x", rte_be_to_cpu_16(match->dl_type));
 }
 
 static void
@@ -259,7 +261,7 @@ put_ip_frag(struct sbuf *b, uint8_t value, uint8_t mask)
 
 	for (size_t i = 0; i < OFP_N_IP_FRAG_NAMES; i++) {
 		if (frags[i].value == value && frags[i].mask == mask) {
-			item(b, "ip_frag=%s", frags[i].name);
+			item(b, "nw_frag=%s", frags[i].name);
 			return;
 		}
 	}
@@ -315,21 +317,27 @@ put_l4(struct sbuf *b, const struct flow_key *match,
 	put_l4_port(b, "tp_dst", match->tp_dst, mask->tp_dst);
 }
 
-/* Order as in the rules people write: in_port first, then the protocol,
- * then outward-in from tunnel to L4. */
+/* ovs-ofctl's order (OVS lib/match.c match_format): ct_* fields, the
+ * protocol, registers, tunnel, in_port, L2, L3, L4. meta may be NULL. */
 static void
 put_match(struct sbuf *b, const struct flow_key *match,
-	  const struct flow_key *mask, const struct ofp_port_map *ports)
+	  const struct flow_key *mask, const struct ofp_meta *meta_v,
+	  const struct ofp_meta *meta_m, const struct ofp_port_map *ports)
 {
 	bool proto_done;
 
+	if (meta_v)
+		put_meta_ct(b, meta_v, meta_m);
+	proto_done = put_protocol(b, match, mask);
+	if (meta_v)
+		put_meta_regs(b, meta_v, meta_m);
+	put_tunnel(b, match, mask);
 	if (mask->in_port) {
 		item(b, "in_port=");
 		put_port(b, ports, match->in_port);
 	}
-	proto_done = put_protocol(b, match, mask);
-	put_tunnel(b, match, mask);
 	put_l2(b, match, mask);
+	put_dl_type(b, match, mask);
 	put_l3(b, match, mask, proto_done);
 	put_l4(b, match, mask);
 }
@@ -337,9 +345,11 @@ put_match(struct sbuf *b, const struct flow_key *match,
 /* ---- actions ---------------------------------------------------------- */
 
 static void
-put_action(struct sbuf *b, const struct ofp_action *a,
-	   const struct ofp_port_map *ports)
+put_action(struct sbuf *b, const struct ofp_rule *r,
+	   const struct ofp_action *a, const struct ofp_port_map *ports)
 {
+	if (put_pipeline_action(b, r, a, ports))
+		return;
 	switch (a->type) {
 	case OFPACT_OUTPUT:
 		if (a->port == OFPP_IN_PORT) {
@@ -365,6 +375,8 @@ put_action(struct sbuf *b, const struct ofp_action *a,
 							    : "mod_dl_dst");
 		put_mac(b, &a->mac);
 		return;
+	default:
+		break;
 	}
 	put(b, "unknown_action_%d", (int)a->type);
 }
@@ -381,7 +393,7 @@ put_actions(struct sbuf *b, const struct ofp_rule *r,
 	for (unsigned i = 0; i < n; i++) {
 		if (i)
 			put(b, ",");
-		put_action(b, &r->actions[i], ports);
+		put_action(b, r, &r->actions[i], ports);
 	}
 }
 
@@ -394,7 +406,7 @@ ofp_format_match(const struct flow_key *match, const struct flow_key *mask,
 	struct sbuf b;
 
 	sbuf_init(&b, buf, len);
-	put_match(&b, match, mask, p);
+	put_match(&b, match, mask, NULL, NULL, p);
 	return sbuf_result(&b);
 }
 
@@ -409,25 +421,50 @@ ofp_format_actions(const struct ofp_rule *r, const struct ofp_port_map *p,
 	return sbuf_result(&b);
 }
 
-int
-ofp_format_rule(const struct ofp_rule *r, const struct ofp_port_map *p,
-		char *buf, size_t len)
+static int
+format_rule(const struct ofp_rule *r, bool with_table,
+	    const struct ofp_port_map *p, char *buf, size_t len)
 {
 	struct sbuf b;
 
 	sbuf_init(&b, buf, len);
+	if (with_table && r->table_id && r->table_id != OFP_TABLE_ALL)
+		item(&b, "table=%u", r->table_id);
 	if (r->priority != OFP_DEFAULT_PRIORITY)
 		item(&b, "priority=%u", r->priority);
-	put_match(&b, &r->match, &r->mask, p);
+	put_match(&b, &r->match, &r->mask, &r->meta_match, &r->meta_mask, p);
 	put(&b, "%sactions=", b.len ? " " : "");
 	put_actions(&b, r, p);
 	return sbuf_result(&b);
+}
+
+int
+ofp_format_rule(const struct ofp_rule *r, const struct ofp_port_map *p,
+		char *buf, size_t len)
+{
+	return format_rule(r, true, p, buf, len);
+}
+
+int
+ofp_format_rule_body(const struct ofp_rule *r, const struct ofp_port_map *p,
+		     char *buf, size_t len)
+{
+	return format_rule(r, false, p, buf, len);
 }
 
 bool
 ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 {
 	uint64_t stray = 0;
+
+	if (filter->table_id != OFP_TABLE_ALL &&
+	    filter->table_id != r->table_id)
+		return false;
+	for (int i = 0; i < 8; i++) {
+		uint64_t fm = filter->meta_mask.w[i];
+		stray |= fm & ~r->meta_mask.w[i];
+		stray |= (r->meta_match.w[i] ^ filter->meta_match.w[i]) & fm;
+	}
 
 	/* r must match every bit the filter matches, with the same value. */
 	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++) {
@@ -438,10 +475,32 @@ ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 	return stray == 0;
 }
 
+static bool
+meta_equal(const struct ofp_meta *a, const struct ofp_meta *b)
+{
+	uint64_t diff = 0;
+
+	for (int i = 0; i < 8; i++)
+		diff |= a->w[i] ^ b->w[i];
+	return diff == 0;
+}
+
 bool
 ofp_rule_same_match(const struct ofp_rule *a, const struct ofp_rule *b)
 {
-	return a->priority == b->priority &&
+	return a->priority == b->priority && a->table_id == b->table_id &&
 	       flow_key_equal(&a->mask, &b->mask) &&
-	       flow_key_equal(&a->match, &b->match);
+	       flow_key_equal(&a->match, &b->match) &&
+	       meta_equal(&a->meta_mask, &b->meta_mask) &&
+	       meta_equal(&a->meta_match, &b->meta_match);
+}
+
+bool
+ofp_rule_strict_match(const struct ofp_rule *r, const struct ofp_rule *filter)
+{
+	struct ofp_rule f = *filter;
+
+	if (f.table_id == OFP_TABLE_ALL)
+		f.table_id = r->table_id;
+	return ofp_rule_same_match(r, &f);
 }

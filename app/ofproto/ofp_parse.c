@@ -132,6 +132,8 @@ ofp_parse_flow(const char *s, enum ofp_parse_mode mode,
 		return ofp_fail(&p, "no flow given");
 	memset(out, 0, sizeof *out);
 	out->priority = OFP_DEFAULT_PRIORITY;
+	/* a filter without table= covers every table, a rule is in table 0 */
+	out->table_id = mode == OFP_PARSE_MATCH ? OFP_TABLE_ALL : 0;
 	buf = strdup(s);
 	if (!buf)
 		return ofp_fail(&p, "out of memory");

@@ -11,12 +11,11 @@
 /* OVS actions we knowingly do not implement: a clearer error than
  * "unknown action or port". */
 static const char *const unsupported_actions[] = {
-	"normal", "flood", "all", "controller", "local", "resubmit", "learn",
-	"load", "move", "mod_vlan_vid", "mod_vlan_pcp", "strip_vlan",
+	"normal", "flood", "all", "controller", "local", "learn", "move", "mod_vlan_vid", "mod_vlan_pcp", "strip_vlan",
 	"push_vlan", "pop_vlan", "push_mpls", "pop_mpls", "enqueue", "note",
-	"ct", "ct_clear", "group", "meter", "mod_nw_src", "mod_nw_dst",
+	"ct_clear", "group", "meter", "mod_nw_src", "mod_nw_dst",
 	"mod_nw_tos", "mod_nw_ecn", "mod_tp_src", "mod_tp_dst", "dec_ttl",
-	"set_queue", "pop_queue", "exit", "goto_table", "write_metadata",
+	"set_queue", "pop_queue", "exit", "write_metadata",
 	"clear_actions", "write_actions", "multipath", "bundle", "output_reg",
 	"set_mpls_label", "set_mpls_tc", "set_mpls_ttl", "dec_mpls_ttl",
 	"fin_timeout", "sample", "conjunction", "clone", "check_pkt_larger",
@@ -99,6 +98,9 @@ act_set_field(struct parser *p, char *arg, struct ofp_action *a)
 	if (strchr(arg, '/'))
 		return ofp_fail(p, "set_field: masks are not supported ('%s')",
 				arg);
+	int rc = ofp_parse_set_reg(p, arg, field, a);
+	if (rc <= 0)
+		return rc;
 	if (!strcmp(field, "tun_id") || !strcmp(field, "tunnel_id"))
 		return act_set_tunnel(p, "set_field", arg, a);
 	if (!strcmp(field, "tun_src") || !strcmp(field, "tun_dst"))
@@ -147,10 +149,17 @@ static int
 parse_action(struct parser *p, char *tok, struct ofp_action *a)
 {
 	char *arg = strchr(tok, ':');
+	char *paren = strchr(tok, '(');
+	int rc;
 
 	memset(a, 0, sizeof *a);
+	if (arg && paren && paren < arg)	/* ct(exec(load:...)) */
+		arg = NULL;
 	if (arg)
 		*arg++ = '\0';
+	rc = ofp_parse_pipeline_action(p, tok, arg, a);
+	if (rc <= 0)
+		return rc;
 	if (takes_argument(tok) && (!arg || !*arg))
 		return ofp_fail(p, "missing argument for '%s' ('%s:...')",
 				tok, tok);
@@ -191,5 +200,5 @@ ofp_parse_actions(struct parser *p, char *s)
 	}
 	if (drop && r->n_actions)
 		return ofp_fail(p, "'drop' must be the only action");
-	return 0;
+	return ofp_check_pipeline_actions(p);
 }

@@ -108,19 +108,23 @@ ofp_is_separator(char c)
 	return c == ',' || isspace((unsigned char)c);
 }
 
-/* Splits the next comma/whitespace separated word off *pos. */
+/* Splits the next comma/whitespace separated word off *pos; separators
+ * inside parentheses do not split. */
 char *
 ofp_next_word(char **pos)
 {
 	char *s = *pos, *word;
+	int depth = 0;
 
 	while (ofp_is_separator(*s))
 		s++;
 	if (!*s)
 		return NULL;
 	word = s;
-	while (*s && !ofp_is_separator(*s))
+	while (*s && (depth || !ofp_is_separator(*s))) {
+		depth += (*s == '(') - (*s == ')' && depth);
 		s++;
+	}
 	if (*s)
 		*s++ = '\0';
 	*pos = s;

@@ -59,6 +59,7 @@ static const struct match_field match_fields[] = {
 	{ "nw_tos", MFF_NW_TOS, V_DSCP, NEED_IP, 0 },
 	{ "nw_ttl", MFF_NW_TTL, V_U8, NEED_IP, 0 },
 	{ "ip_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP, 0 },
+	{ "nw_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP, 0 },
 	{ "tp_src", MFF_TP_SRC, V_L4_PORT, NEED_TCP_OR_UDP, 0 },
 	{ "tp_dst", MFF_TP_DST, V_L4_PORT, NEED_TCP_OR_UDP, 0 },
 	{ "udp_src", MFF_TP_SRC, V_L4_PORT, NEED_NOTHING, IPPROTO_UDP },
@@ -513,8 +514,14 @@ parse_table(struct parser *p, const char *value)
 {
 	uint64_t v;
 
-	if (!ofp_parse_uint(value, UINT8_MAX, &v) || v != 0)
-		return ofp_fail(p, "only table 0 exists ('table=%s')", value);
+	if (!ofp_parse_uint(value, OFP_N_TABLES - 1, &v))
+		return ofp_fail(p, "table: bad table '%s' (0..%d)", value,
+				OFP_N_TABLES - 1);
+	if (p->table_set && p->rule->table_id != v)
+		return ofp_fail(p, "conflicting values for table ('table=%s')",
+				value);
+	p->rule->table_id = (uint8_t)v;
+	p->table_set = true;
 	return 0;
 }
 
@@ -530,6 +537,9 @@ ofp_parse_match_token(struct parser *p, const char *key, char *value)
 					key, value);
 		return set_protocol(p, sh->dl_type, sh->nw_proto, key);
 	}
+	int rc = ofp_parse_meta_token(p, key, value);
+	if (rc <= 0)
+		return rc;
 	f = find_match_field(key);
 	bool known = f || !strcmp(key, "priority") || !strcmp(key, "cookie") ||
 		     !strcmp(key, "table");

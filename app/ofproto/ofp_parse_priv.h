@@ -29,6 +29,8 @@ struct parser {
 	struct ofp_rule *rule;
 	uint32_t fields_set;		/* bit per enum mf_id */
 	const char *needed_by[N_PREREQS]; /* first key needing each prereq */
+	uint32_t meta_set;		/* bit per metadata field (ofp_parse_ct.c) */
+	bool table_set;
 	bool priority_set;
 	bool cookie_set;
 	char *err;
@@ -49,7 +51,8 @@ bool ofp_parse_mac(const char *s, struct rte_ether_addr *mac);
 /* Numbers first (as ovs-ofctl does), then names; 0 if neither. */
 uint32_t ofp_resolve_port(const struct ofp_port_map *ports, const char *s);
 bool ofp_is_separator(char c);
-/* Splits the next comma/whitespace separated word off *pos. */
+/* Splits the next comma/whitespace separated word off *pos; separators
+ * inside parentheses do not split ("ct(commit,zone=1)" is one word). */
 char *ofp_next_word(char **pos);
 
 /* ---- the two halves --------------------------------------------------- */
@@ -61,5 +64,44 @@ int ofp_parse_match_token(struct parser *p, const char *key, char *value);
 int ofp_check_prereqs(struct parser *p);
 /* The text after "actions=" into p->rule->actions (ofp_parse_actions.c). */
 int ofp_parse_actions(struct parser *p, char *s);
+
+/* ---- pipeline and connection tracking (ofp_parse_ct.c) ----------------- */
+
+/* Match keys ct_state, ct_zone, ct_mark, ct_label, reg0..reg7: 1 if key is
+ * none of them, else 0 or -1 (error written). */
+int ofp_parse_meta_token(struct parser *p, const char *key, char *value);
+/* Actions resubmit, goto_table, load, ct, sg and set_field to a register
+ * (name is the word before ':' or '(', arg what follows, NULL if
+ * nothing): 1 if name is none of them, else 0 or -1. */
+int ofp_parse_pipeline_action(struct parser *p, char *name, char *arg,
+			      struct ofp_action *a);
+/* set_field:VALUE->regN; 1 if field is no register. */
+int ofp_parse_set_reg(struct parser *p, const char *value, const char *field,
+		      struct ofp_action *a);
+/* Once the whole action list is in: goto_table last, ct()/sg() on ip. */
+int ofp_check_pipeline_actions(struct parser *p);
+
+/* Shared by ofp_parse_pipeline.c and ofp_parse_ct.c: */
+/* FIELD[a..b] of a register, ct_mark or ct_label */
+struct ofp_subfield {
+	uint8_t field;		/* enum ofp_meta_field */
+	uint8_t ofs, nbits;	/* nbits: bits named */
+	uint8_t width;		/* the field's width */
+};
+
+/* 0x and up to 32 hex digits, or a decimal up to 2^64-1; v[0] high. */
+bool ofp_parse_u128(const char *s, uint64_t v[2]);
+/* FIELD[], FIELD[a], FIELD[a..b] with FIELD NXM_NX_REGn, reg<n>,
+ * NXM_NX_CT_MARK, NXM_NX_CT_LABEL; what names the action for errors. */
+int ofp_parse_subfield(struct parser *p, const char *what, const char *s,
+		       struct ofp_subfield *sf);
+/* load:V->SUBFIELD (set_field false) or set_field:V->FIELD */
+int ofp_parse_load(struct parser *p, const char *what, char *arg,
+		   bool set_field, struct ofp_load *l);
+int ofp_parse_table_number(struct parser *p, const char *what, const char *s,
+			   uint8_t *t);
+/* ct(...) (is_sg false) or sg(...): inside is the text in parentheses. */
+int ofp_parse_ct(struct parser *p, char *inside, bool is_sg,
+		 struct ofp_action *a);
 
 #endif

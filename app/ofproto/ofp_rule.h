@@ -17,6 +17,92 @@
 #define OFP_DEFAULT_PRIORITY 32768
 #define OFPP_IN_PORT 0xfffffff8u	/* output:in_port */
 
+/* Tables 0..254, as OVS; 255 (OFPTT_ALL) is "every table" in a del-flows
+ * or dump-flows filter and "the current table" in resubmit(PORT,). */
+#define OFP_N_TABLES 255
+#define OFP_TABLE_ALL 255
+#define OFP_N_REGS 8
+/* ct() actions and sg() actions per rule, and exec() loads per ct() */
+#define OFP_MAX_CT 2
+#define OFP_MAX_CT_EXEC 2
+
+/* Pipeline metadata and connection-tracking fields a rule can match.
+ * They are not packet header fields: registers start at zero for every
+ * packet and change only through load/set_field while a translation
+ * runs, and the ct_* fields are what a ct() or sg() action would
+ * produce. So they live beside struct flow_key, not in it, and never in
+ * a megaflow's mask. Host order throughout. */
+struct ofp_meta {
+	union {
+		uint64_t w[8];
+		struct {
+			uint32_t regs[OFP_N_REGS];
+			uint32_t ct_state;	/* OFP_CS_* */
+			uint32_t ct_mark;
+			uint16_t ct_zone;
+			uint16_t pad16;
+			uint32_t pad32;
+			uint64_t ct_label[2];	/* [0] high, [1] low 64 bits */
+		};
+	};
+};
+_Static_assert(sizeof(struct ofp_meta) == 64, "ofp_meta is 8 words");
+
+/* ct_state bits, as OVS (ovs-fields(7)) */
+#define OFP_CS_NEW  0x01
+#define OFP_CS_EST  0x02
+#define OFP_CS_REL  0x04
+#define OFP_CS_RPL  0x08
+#define OFP_CS_INV  0x10
+#define OFP_CS_TRK  0x20
+#define OFP_CS_SNAT 0x40
+#define OFP_CS_DNAT 0x80
+#define OFP_CS_ALL  0xff
+
+/* A field a load/set_field can write (registers in every action list,
+ * ct_mark and ct_label only inside ct(exec(...))). */
+enum ofp_meta_field {
+	OFP_MF_REG0,		/* .. OFP_MF_REG0 + 7 */
+	OFP_MF_CT_MARK = OFP_N_REGS,
+	OFP_MF_CT_LABEL,
+};
+
+/* nat / nat(src=...) / nat(dst=...) in ct() and sg() */
+enum ofp_nat_kind {
+	OFP_NAT_NONE,
+	OFP_NAT_PLAIN,		/* "nat": reverse or keep existing NAT */
+	OFP_NAT_SRC,
+	OFP_NAT_DST,
+};
+
+struct ofp_nat {
+	uint8_t kind;		/* enum ofp_nat_kind */
+	rte_be32_t ip_min, ip_max;	/* 0: no address given */
+	uint16_t port_min, port_max;	/* 0: no port given */
+};
+
+/* One load:V->FIELD[ofs..ofs+nbits-1] or set_field:V->FIELD (whole). */
+struct ofp_load {
+	uint8_t field;		/* enum ofp_meta_field */
+	uint8_t ofs, nbits;	/* nbits 0: the whole field */
+	bool set_field;		/* written as set_field (else load) */
+	uint64_t value[2];	/* ct_label: [0] high, [1] low; others [1] */
+};
+
+/* ct(...) or sg(...): the parameters, kept beside the action list. */
+struct ofp_ct {
+	bool is_sg;		/* sg(allow|deny,...) rather than ct(...) */
+	bool allow;		/* sg: allow, else deny */
+	bool commit;
+	uint8_t table;		/* ct(table=T), OFP_TABLE_ALL: none */
+	uint16_t zone;		/* zone=N */
+	int8_t zone_reg;	/* zone=NXM_NX_REGn[a..b]: n, else -1 */
+	uint8_t zone_ofs, zone_nbits;
+	struct ofp_nat nat;
+	uint8_t n_exec;
+	struct ofp_load exec[OFP_MAX_CT_EXEC];
+};
+
 enum ofp_action_type {
 	OFPACT_OUTPUT,		/* port (ofport or OFPP_IN_PORT) */
 	OFPACT_SET_TUNNEL,	/* u32: VNI (set_tunnel, set_field->tun_id) */
@@ -24,7 +110,16 @@ enum ofp_action_type {
 	OFPACT_SET_TUN_DST,	/* ip */
 	OFPACT_SET_ETH_SRC,	/* mac (mod_dl_src, set_field->eth_src) */
 	OFPACT_SET_ETH_DST,	/* mac (mod_dl_dst, set_field->eth_dst) */
+	OFPACT_RESUBMIT,	/* port (OFPP_IN_PORT: unchanged), table
+				 * (OFP_TABLE_ALL: this one) */
+	OFPACT_GOTO_TABLE,	/* table: last action, a later table */
+	OFPACT_LOAD,		/* register write: slot = register,
+				 * u32 = value, ofs/nbits (0: whole),
+				 * form 1 = written as set_field */
+	OFPACT_CT,		/* ct(...): parameters in rule->ct[slot] */
+	OFPACT_SG,		/* sg(...): parameters in rule->ct[slot] */
 };
+
 
 struct ofp_action {
 	enum ofp_action_type type;
@@ -32,15 +127,25 @@ struct ofp_action {
 	uint32_t u32;
 	rte_be32_t ip;
 	struct rte_ether_addr mac;
+	uint8_t table;		/* RESUBMIT, GOTO_TABLE */
+	uint8_t slot;		/* CT, SG: index in rule->ct[];
+				 * LOAD: register number */
+	uint8_t form;		/* LOAD: 1 if written as set_field */
+	uint8_t ofs, nbits;	/* LOAD: bits written (nbits 0: all) */
 };
 
 struct ofp_rule {
 	uint16_t priority;
+	uint8_t table_id;		/* OFP_TABLE_ALL only in a filter */
 	uint64_t cookie;
 	struct flow_key match;		/* already masked */
 	struct flow_key mask;
+	struct ofp_meta meta_match;	/* already masked */
+	struct ofp_meta meta_mask;
 	uint8_t n_actions;		/* 0 = drop */
+	uint8_t n_ct;			/* used entries of ct[] */
 	struct ofp_action actions[OFP_MAX_ACTIONS];
+	struct ofp_ct ct[OFP_MAX_CT];
 	uint32_t uid;			/* assigned by the rule table */
 };
 
@@ -72,11 +177,16 @@ int ofp_parse_flow(const char *s, enum ofp_parse_mode mode,
 		   const struct ofp_port_map *ports, struct ofp_rule *out,
 		   char *err, size_t errlen);
 
-/* ovs-ofctl dump-flows style: "priority=100,in_port=vxlan,ip,nw_dst=...
- * actions=output:vhost-user1". Returns the length written (like snprintf).
- * ofp_format_match writes just the match part (no priority). */
+/* ovs-ofctl dump-flows style: "table=3,priority=100,ip,in_port=vxlan,
+ * nw_dst=... actions=output:vhost-user1", fields in ovs-ofctl's order;
+ * table= only for a table other than 0, so that the text reads back as
+ * the same rule. Returns the length written (like snprintf).
+ * ofp_format_rule_body leaves table= out (dump-flows prints it before the
+ * counters). ofp_format_match writes just the flow_key part of a match. */
 int ofp_format_rule(const struct ofp_rule *r, const struct ofp_port_map *p,
 		    char *buf, size_t len);
+int ofp_format_rule_body(const struct ofp_rule *r,
+			 const struct ofp_port_map *p, char *buf, size_t len);
 int ofp_format_match(const struct flow_key *match, const struct flow_key *mask,
 		     const struct ofp_port_map *p, char *buf, size_t len);
 int ofp_format_actions(const struct ofp_rule *r, const struct ofp_port_map *p,
@@ -87,7 +197,11 @@ int ofp_format_actions(const struct ofp_rule *r, const struct ofp_port_map *p,
  * specifically, with equal values)? */
 bool ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter);
 
-/* Rules equal in priority and match (the identity of a rule in a table). */
+/* Rules equal in table, priority and match (the identity of a rule). */
 bool ofp_rule_same_match(const struct ofp_rule *a, const struct ofp_rule *b);
+/* del-flows --strict: as ofp_rule_same_match, a filter without table=
+ * (OFP_TABLE_ALL) taking any table. */
+bool ofp_rule_strict_match(const struct ofp_rule *r,
+			   const struct ofp_rule *filter);
 
 #endif

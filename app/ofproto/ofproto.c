@@ -281,9 +281,13 @@ ofproto_get_publish_stats(void)
 
 /* ---- rules ------------------------------------------------------------- */
 
+/* By table (the translation finds a table's rules by binary search), then
+ * priority descending, then age. */
 static int
 rule_order(const struct ofp_rule *a, const struct ofp_rule *b)
 {
+	if (a->table_id != b->table_id)
+		return a->table_id < b->table_id ? -1 : 1;
 	if (a->priority != b->priority)
 		return a->priority > b->priority ? -1 : 1;
 	return a->uid < b->uid ? -1 : a->uid > b->uid;
@@ -358,12 +362,14 @@ port_is_tunnel(uint32_t ofport, void *aux)
 	return p && p->kind == PORT_VXLAN;
 }
 
-/* Parsed, and its translation fits the datapath's per-rule slots. */
+/* Parsed, runnable, and its translation fits the datapath's per-rule
+ * slots. */
 static int
 parse_rule(const char *text, struct ofp_rule *r, char *err, size_t errlen)
 {
 	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map_adding(), r, err,
-			   errlen))
+			   errlen) ||
+	    xlate_check_executable(r, err, errlen))
 		return -1;
 	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);
 }
@@ -416,13 +422,14 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 
 	memset(&f, 0, sizeof f);
 	f.priority = OFP_DEFAULT_PRIORITY;
+	f.table_id = OFP_TABLE_ALL;
 	if (filter && *filter &&
 	    ofp_parse_flow(filter, OFP_PARSE_MATCH, ports_ofp_map(), &f, err,
 			   errlen))
 		return -1;
 	for (uint32_t i = 0; i < of.n_rules; i++) {
 		const struct ofp_rule *r = &of.rules[i].rule;
-		bool del = strict ? ofp_rule_same_match(r, &f)
+		bool del = strict ? ofp_rule_strict_match(r, &f)
 				  : ofp_rule_covered_by(r, &f);
 		if (!del)
 			of.rules[kept++] = of.rules[i];

@@ -6,6 +6,10 @@
  *    ARP goes to the VTEP's ARP responder, anything else is not ours.
  *  - the overlay (br-int): OpenFlow rules in priority order.
  *
+ * The overlay's tables are walked by xlate_pipeline.c (table 0 first,
+ * resubmit and goto_table followed in the same translation); what it
+ * collects is translated here as one action list.
+ *
  * The mask is the narrowest one that is safe: it holds every field whose
  * value decided the outcome. For the matching rule that is its whole mask;
  * for each higher-ranked rule that did not match, one field in which the
@@ -21,37 +25,6 @@
 #include "xlate.h"
 
 #define VTEP_TTL 64		/* Linux's default ip_default_ttl */
-
-static void
-mask_or_field(struct flow_key *mask, const struct flow_key *rule_mask,
-	      enum mf_id f)
-{
-	uint8_t *m = (uint8_t *)mask + mf_fields[f].offset;
-	const uint8_t *r = (const uint8_t *)rule_mask + mf_fields[f].offset;
-	for (unsigned i = 0; i < mf_fields[f].len; i++)
-		m[i] |= r[i];
-}
-
-static const struct ofp_rule *
-classify(const struct dp_snapshot *s, const struct flow_key *key,
-	 struct flow_key *mask)
-{
-	for (uint32_t i = 0; i < s->n_rules; i++) {
-		const struct ofp_rule *r = &s->rules[i];
-		if (flow_key_match(key, &r->match, &r->mask)) {
-			for (int w = 0; w < FLOW_KEY_WORDS; w++)
-				mask->w[w] |= r->mask.w[w];
-			return r;
-		}
-		for (int f = 0; f < MFF_N_IDS; f++) {
-			if (flow_field_differs(key, &r->match, &r->mask, f)) {
-				mask_or_field(mask, &r->mask, f);
-				break;
-			}
-		}
-	}
-	return NULL;
-}
 
 static void
 emit_act(struct xlate_out *out, struct dp_action act)
@@ -240,8 +213,9 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 /* The port an output action sends to; NULL when it sends nowhere (no
  * such port, the underlay, or back to the input port: then *looped). */
 static const struct port *
-output_port(const struct ofp_action *a, const struct port *in, bool *looped)
+output_port(const struct ofp_action *a, uint32_t in_port, bool *looped)
 {
+	const struct port *in = port_by_ofport(in_port);
 	const struct port *p = a->port == OFPP_IN_PORT ?
 		in : port_by_ofport(a->port);
 
@@ -254,29 +228,28 @@ output_port(const struct ofp_action *a, const struct port *in, bool *looped)
 	return p;
 }
 
-/* The actions in rule order, each output seeing the rewrites before it.
- * The last output takes the packets themselves, earlier ones copies;
+/* The actions in pipeline order, each output seeing the rewrites before
+ * it. The last output takes the packets themselves, earlier ones copies;
  * rewrites after the last output change nothing and are left out. */
 static void
-xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
-		   const struct ofp_rule *r, struct xlate_out *out)
+xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
+	      const struct xlate_pipeline *pl, struct xlate_out *out)
 {
 	struct tnl_state t = { .tun_id = key->tun_id, .tun_src = key->tun_src,
 			       .tun_dst = key->tun_dst };
-	const struct port *in = port_by_ofport(key->in_port);
 	bool looped = false;
 	int last = -1;
 
-	for (int i = 0; i < r->n_actions; i++)
-		if (r->actions[i].type == OFPACT_OUTPUT &&
-		    output_port(&r->actions[i], in, &looped))
+	for (int i = 0; i < pl->n; i++)
+		if (pl->act[i].type == OFPACT_OUTPUT &&
+		    output_port(&pl->act[i], pl->in_port[i], &looped))
 			last = i;
 	if (last < 0) {
 		emit_drop(out, looped ? DROP_LOOP : DROP_RULE_DROP);
 		return;
 	}
 	for (int i = 0; i <= last; i++) {
-		const struct ofp_action *a = &r->actions[i];
+		const struct ofp_action *a = &pl->act[i];
 		const struct port *p;
 		switch (a->type) {
 		case OFPACT_SET_TUNNEL:
@@ -295,13 +268,15 @@ xlate_rule_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
 		case OFPACT_OUTPUT:
-			p = output_port(a, in, &looped);
+			p = output_port(a, pl->in_port[i], &looped);
 			if (!p)
 				break;
 			if (p->kind == PORT_VXLAN)
 				xlate_tunnel_output(s, &t, i == last, out);
 			else
 				emit(out, DP_ACT_OUTPUT, p->idx, 0);
+			break;
+		default:	/* the pipeline keeps only the above */
 			break;
 		}
 	}
@@ -373,11 +348,16 @@ xlate(const struct dp_snapshot *s, const struct flow_key *key,
 			return;
 		}
 	}
-	const struct ofp_rule *r = classify(s, key, &out->mask);
+	struct xlate_pipeline pl;
+	const struct ofp_rule *r = xlate_pipeline(s, key, &out->mask, &pl);
 	if (!r) {
 		emit_drop(out, DROP_NO_RULE);
 		return;
 	}
 	out->rule_uid = r->uid;
-	xlate_rule_actions(s, key, r, out);
+	if (pl.limit_hit) {
+		emit_drop(out, DROP_RESUBMIT_LIMIT);
+		return;
+	}
+	xlate_actions(s, key, &pl, out);
 }

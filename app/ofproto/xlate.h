@@ -28,6 +28,27 @@ struct xlate_out {
 void xlate(const struct dp_snapshot *s, const struct flow_key *key,
 	   struct xlate_out *out);
 
+/* The actions one packet meets in the tables (xlate_pipeline.c): outputs
+ * and rewrites in order, each with the in_port in force at it (resubmit
+ * with a port changes it). More than XLATE_MAX_PIPELINE_ACTIONS, or past
+ * the resubmit limits, sets limit_hit: the packet is dropped whole. */
+#define XLATE_MAX_PIPELINE_ACTIONS 64
+
+struct xlate_pipeline {
+	uint16_t n;
+	bool limit_hit;
+	bool unexecutable;		/* met a ct()/sg() (never published) */
+	struct ofp_action act[XLATE_MAX_PIPELINE_ACTIONS];
+	uint32_t in_port[XLATE_MAX_PIPELINE_ACTIONS];
+};
+
+/* Looks key up from table 0 on, following resubmit/goto_table; ORs the
+ * deciding fields into mask. Returns table 0's rule, NULL on a miss. */
+const struct ofp_rule *xlate_pipeline(const struct dp_snapshot *s,
+				      const struct flow_key *key,
+				      struct flow_key *mask,
+				      struct xlate_pipeline *out);
+
 /* "in_port(vxlan),tunnel(...),eth_type(0x0800),ipv4(dst=...)" and
  * "tnl_push(...),dpdk-phy" as ovs-appctl dpctl/dump-flows writes them. */
 /* Refuses, at add-flow time, a rule whose translation could need more
@@ -38,6 +59,11 @@ void xlate(const struct dp_snapshot *s, const struct flow_key *key,
 int xlate_check_rule(const struct ofp_rule *r,
 		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		     char *err, size_t errlen);
+
+/* Refuses, at add-flow time, a rule with ct(), sg() or a ct_* match:
+ * "ct(): not executable by this datapath yet (issue 12)". 0 if runnable. */
+int xlate_check_executable(const struct ofp_rule *r, char *err,
+			   size_t errlen);
 
 int xlate_format_megaflow_match(const struct flow_key *key,
 				const struct flow_key *mask, char *buf,

@@ -51,13 +51,13 @@ test_seed_rules(void)
 		CHECK(r.n_actions == 1 && r.actions[0].port == (uint32_t)i + 1,
 		      "output:vhost-user%d", i);
 		snprintf(expect, sizeof expect,
-			 "in_port=vxlan,ip,nw_dst=192.1.0.%d "
+			 "ip,in_port=vxlan,nw_dst=192.1.0.%d "
 			 "actions=output:vhost-user%d", i, i);
 		check_format(s, expect);
 	}
 	check_format("priority=100,in_port=vxlan,ip,nw_dst=192.1.0.1,"
 		     "actions=output:vhost-user1",
-		     "priority=100,in_port=vxlan,ip,nw_dst=192.1.0.1 "
+		     "priority=100,ip,in_port=vxlan,nw_dst=192.1.0.1 "
 		     "actions=output:vhost-user1");
 }
 
@@ -126,11 +126,11 @@ static const struct {
 	{ "ip,nw_tos=184,actions=drop", "ip,nw_tos=184 actions=drop" },
 	{ "ip,nw_tos=0,actions=drop", "ip,nw_tos=0 actions=drop" },
 	{ "ip,nw_ttl=64,actions=drop", "ip,nw_ttl=64 actions=drop" },
-	{ "ip,ip_frag=no,actions=drop", "ip,ip_frag=no actions=drop" },
-	{ "ip,ip_frag=yes,actions=drop", "ip,ip_frag=yes actions=drop" },
-	{ "ip,ip_frag=first,actions=drop", "ip,ip_frag=first actions=drop" },
-	{ "ip,ip_frag=later,actions=drop", "ip,ip_frag=later actions=drop" },
-	{ "ip,ip_frag=not_later,actions=drop", "ip,ip_frag=not_later actions=drop" },
+	{ "ip,ip_frag=no,actions=drop", "ip,nw_frag=no actions=drop" },
+	{ "ip,ip_frag=yes,actions=drop", "ip,nw_frag=yes actions=drop" },
+	{ "ip,ip_frag=first,actions=drop", "ip,nw_frag=first actions=drop" },
+	{ "ip,ip_frag=later,actions=drop", "ip,nw_frag=later actions=drop" },
+	{ "ip,ip_frag=not_later,actions=drop", "ip,nw_frag=not_later actions=drop" },
 	/* L4 */
 	{ "udp,tp_dst=4789,actions=drop", "udp,tp_dst=4789 actions=drop" },
 	{ "tcp,tp_src=0x50,actions=drop", "tcp,tp_src=80 actions=drop" },
@@ -153,17 +153,17 @@ static const struct {
 	  "nw_dst=2.2.2.0/24,dl_dst=00:00:00:00:00:02,dl_src=00:00:00:00:00:01,"
 	  "dl_vlan=7,tun_dst=9.9.9.9,tun_src=8.8.8.8,tun_id=7,in_port=vxlan,"
 	  "priority=7,actions=drop",
-	  "priority=7,in_port=vxlan,udp,tun_id=0x7,tun_src=8.8.8.8,"
-	  "tun_dst=9.9.9.9,dl_vlan=7,dl_src=00:00:00:00:00:01,"
+	  "priority=7,udp,tun_id=0x7,tun_src=8.8.8.8,tun_dst=9.9.9.9,"
+	  "in_port=vxlan,dl_vlan=7,dl_src=00:00:00:00:00:01,"
 	  "dl_dst=00:00:00:00:00:02,nw_src=1.1.1.1,nw_dst=2.2.2.0/24,nw_tos=4,"
-	  "nw_ttl=3,ip_frag=no,tp_dst=53 actions=drop" },
+	  "nw_ttl=3,nw_frag=no,tp_dst=53 actions=drop" },
 	/* whitespace */
 	{ "  in_port = vxlan ,  ip , nw_dst=1.2.3.4   actions = output:1 ",
-	  "in_port=vxlan,ip,nw_dst=1.2.3.4 actions=output:vhost-user0" },
+	  "ip,in_port=vxlan,nw_dst=1.2.3.4 actions=output:vhost-user0" },
 	{ "in_port=vxlan ip nw_dst=1.2.3.4 actions=output:1",
-	  "in_port=vxlan,ip,nw_dst=1.2.3.4 actions=output:vhost-user0" },
+	  "ip,in_port=vxlan,nw_dst=1.2.3.4 actions=output:vhost-user0" },
 	{ "in_port=vxlan\tip\n,actions=output:1 , output:2",
-	  "in_port=vxlan,ip actions=output:vhost-user0,output:vhost-user1" },
+	  "ip,in_port=vxlan actions=output:vhost-user0,output:vhost-user1" },
 	{ "ip,,,nw_dst=1.2.3.4,actions=,output:1,,",
 	  "ip,nw_dst=1.2.3.4 actions=output:vhost-user0" },
 	{ "action=drop", "actions=drop" },
@@ -313,9 +313,10 @@ static const struct {
 	{ OFP_PARSE_ADD, "actions=controller", "unsupported action 'controller'" },
 	{ OFP_PARSE_ADD, "actions=controller:65535",
 	  "unsupported action 'controller'" },
-	{ OFP_PARSE_ADD, "actions=resubmit:1", "unsupported action 'resubmit'" },
-	{ OFP_PARSE_ADD, "actions=ct(commit,zone=1)", "unsupported action 'ct(commit'" },
-	{ OFP_PARSE_ADD, "actions=load:1->NXM_NX_REG0[]", "unsupported action 'load'" },
+	{ OFP_PARSE_ADD, "actions=move:NXM_NX_REG0[]->NXM_NX_REG1[]",
+	  "unsupported action 'move'" },
+	{ OFP_PARSE_ADD, "actions=ct(commit,zone=1)", "ct() requires ip (add 'ip')" },
+	{ OFP_PARSE_ADD, "actions=ct_clear", "unsupported action 'ct_clear'" },
 	{ OFP_PARSE_ADD, "actions=frobnicate:1", "unknown action 'frobnicate'" },
 	{ OFP_PARSE_ADD, "actions=drop,output:1", "'drop' must be the only action" },
 	{ OFP_PARSE_ADD, "actions=output:1,drop", "'drop' must be the only action" },
@@ -341,8 +342,10 @@ static const struct {
 	{ OFP_PARSE_ADD, "actions=mod_dl_src:zz", "mod_dl_src: bad MAC address 'zz'" },
 	{ OFP_PARSE_ADD, "actions=mod_dl_dst:00:11:22:33:44:55:66",
 	  "mod_dl_dst: bad MAC address '00:11:22:33:44:55:66'" },
-	{ OFP_PARSE_ADD, "table=1,actions=drop", "only table 0 exists ('table=1')" },
-	{ OFP_PARSE_ADD, "table=x,actions=drop", "'table=x'" },
+	{ OFP_PARSE_ADD, "table=255,actions=drop", "table: bad table '255' (0..254)" },
+	{ OFP_PARSE_ADD, "table=x,actions=drop", "table: bad table 'x'" },
+	{ OFP_PARSE_ADD, "table=1,table=2,actions=drop",
+	  "conflicting values for table ('table=2')" },
 	{ OFP_PARSE_ADD, "priority=65536,actions=drop",
 	  "priority: bad number '65536'" },
 	{ OFP_PARSE_ADD, "priority=-1,actions=drop", "priority: bad number '-1'" },

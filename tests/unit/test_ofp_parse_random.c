@@ -246,6 +246,8 @@ random_action(struct ofp_action *a)
 	case OFPACT_SET_ETH_DST:
 		random_mac(&a->mac);
 		break;
+	default:	/* pipeline actions: test_ofp_pipeline.c */
+		break;
 	}
 }
 
