@@ -278,6 +278,7 @@ def netns_rig(make_switch, n_vms=2, flows="forwarding", passed=None):
 def main():
     """Builds the rig by hand and waits (see the module's docstring)."""
     import argparse
+    import shutil
     import signal
     import tempfile
     from pathlib import Path
@@ -291,6 +292,10 @@ def main():
     ap.add_argument("--flows", default="forwarding",
                     help="a flow file instead of plain forwarding")
     a = ap.parse_args()
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)     # tear down as on Ctrl-C
     ensure_hugepages()
     work = Path(tempfile.mkdtemp(prefix="netns-rig."))
     rundir = short_tmpdir("rig")
@@ -308,6 +313,7 @@ def main():
     finally:
         for s in switches:
             s.kill()
+        shutil.rmtree(rundir, ignore_errors=True)
     print("logs in %s" % work)
 
 

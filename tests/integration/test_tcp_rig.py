@@ -19,11 +19,18 @@ seen on the VM's tap), a connect to an address nobody answers times out
 established socket at each end, and closes with a FIN each way or with a
 RST, seen on the wire.
 
+test_policy_files_match_the_rig: policies/ct_allow_egress.flows (Neutron's
+OVS firewall driver tables, ct()) and policies/sg_allow_egress.flows (the
+seed's sg()) name exactly the rig's ports, MACs and addresses (they are
+loaded on the rig as they are, once the datapath executes them).
+
 After each test, the rig checks (before its namespaces go) that the switch
 returned every mbuf, accounted for every packet it received and exits 0.
 """
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +40,7 @@ from vxswitch_tools.netns_rig import FAR_IP, OUT_IP
 
 MB = 1024 * 1024
 PAYLOAD = 4 * MB
+POLICIES = Path(__file__).with_name("policies")
 
 
 @pytest.fixture
@@ -164,3 +172,29 @@ def test_refusal_close_and_drop(rig, tmp_path):
     assert r["result"] in ("timeout", "unreachable"), r
     assert rig.pmd_totals()["drops"].get("no_rule", 0) > drops0
     no_drops(rig, "no_rule")
+
+
+def test_policy_files_match_the_rig():
+    """Every port and IPv4 address the policy files name is the rig's (the
+    files are loaded on the rig as they are)."""
+    vms = range(1, 3)                   # the rig's default two VMs
+    ports = {"vxlan"} | {"vm%d" % i for i in vms}
+    addrs = ({netns_rig.vm_ip(i) for i in vms} | {netns_rig.KVTEP_IP}
+             | {netns_rig.vm_mac(i) for i in vms})
+    names = {}
+    for f in ("ct_allow_egress.flows", "sg_allow_egress.flows"):
+        rules = [ln for ln in (POLICIES / f).read_text().splitlines()
+                 if ln.strip() and not ln.lstrip().startswith("#")]
+        assert rules, f
+        used_ports, used_addrs = set(), set()
+        for rule in rules:
+            assert " " not in rule, (f, rule)
+            used_ports |= set(re.findall(r"(?:in_port=|output:)([\w-]+)",
+                                         rule))
+            used_addrs |= set(re.findall(
+                r"\b\d+\.\d+\.\d+\.\d+\b|\b(?:[0-9a-f]{2}:){5}[0-9a-f]{2}\b",
+                rule))
+        assert used_ports == ports, (f, used_ports ^ ports)
+        assert used_addrs == addrs, (f, used_addrs ^ addrs)
+        names[f] = (used_ports, used_addrs)
+    assert names["ct_allow_egress.flows"] == names["sg_allow_egress.flows"]
