@@ -238,16 +238,17 @@ def ping(ns, dst, count=5, interval=0.2, size=56, wait=2):
 # -------------------------------------------------------------- capture
 
 @contextlib.contextmanager
-def capture(ns, iface, path, bpf=""):
-    """tcpdump -i iface in ns, writing path (pcap), running while the block
-    does; the file is complete once the block has exited."""
+def capture(ns, iface, path, bpf="", snaplen=256):
+    """tcpdump -i iface in ns (snaplen bytes a frame, 0: whole frames),
+    writing path (pcap), running while the block does; the file is
+    complete once the block has exited. Its output: PATH.tcpdump.log."""
     path = Path(path)
     log_path = path.with_suffix(".tcpdump.log")
     log = open(log_path, "wb")
     td = subprocess.Popen(
         ["ip", "netns", "exec", ns, "tcpdump", "-i", iface, "-n", "-U",
          "--immediate-mode",
-         "-s", "256", "-w", str(path)] + ([bpf] if bpf else []),
+         "-s", str(snaplen), "-w", str(path)] + ([bpf] if bpf else []),
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     _live.append(td)
     try:

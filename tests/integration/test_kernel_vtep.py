@@ -34,11 +34,9 @@ the root ns has none (and offloads off, so af_packet sees whole frames with
 real checksums).
 """
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
 import struct
 import subprocess
 import sys
@@ -47,7 +45,7 @@ import time
 import pytest
 
 from vxswitch_tools import harness as vxlib
-from vxswitch_tools import hostnet
+from vxswitch_tools import hostnet, netns_apps
 from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.hostnet import link_mac
 
@@ -241,31 +239,12 @@ def arp_frames(frames):
     return out
 
 
-@contextlib.contextmanager
 def capture(r, tmp_path, name):
-    """tcpdump on the kernel VTEP's veth (ARP and VXLAN); yields the pcap
-    path, complete once the block has exited."""
-    pcap = tmp_path / ("%s.pcap" % name)
-    log_path = tmp_path / ("%s.tcpdump.log" % name)
-    log = open(log_path, "wb")
-    td = subprocess.Popen(
-        ["ip", "netns", "exec", r.vtep, "tcpdump", "-i", r.peer, "-n", "-U",
-         "-s", "0", "-w", str(pcap), "arp or udp port 4789"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    vxlib._live.append(td)
-    try:
-        wait_for(lambda: b"listening on" in log_path.read_bytes()
-                 or td.poll() is not None, 15, 0.1, "tcpdump to start")
-        assert td.poll() is None, log_path.read_text()
-        yield pcap
-    finally:
-        td.send_signal(signal.SIGINT)
-        try:
-            td.wait(10)
-        except subprocess.TimeoutExpired:
-            td.kill()
-            td.wait(5)
-        log.close()
+    """tcpdump on the kernel VTEP's veth (ARP and VXLAN, whole frames);
+    a context that yields the pcap path, complete once the block has
+    exited."""
+    return netns_apps.capture(r.vtep, r.peer, tmp_path / ("%s.pcap" % name),
+                              "arp or udp port 4789", snaplen=0)
 
 
 def forget_neighbours(r):

@@ -57,9 +57,11 @@ def no_drops(rig, *allowed):
     assert not d, (d, rig.sw.ctl("dpif-netdev/pmd-stats-show"))
 
 
-def assert_ping(ns, dst, count=5):
+def assert_ping(rig, ns, dst, count=5):
     p = apps.ping(ns, dst, count=count)
-    assert p["transmitted"] == count and p["received"] == count, p["output"]
+    assert p["transmitted"] == count and p["received"] == count, (
+        "%s\n%s\n%s" % (p["output"], rig.sw.ctl("show"),
+                        rig.sw.ctl("dpif-netdev/pmd-stats-show")))
     return p
 
 
@@ -69,9 +71,9 @@ def test_vm_and_outside(rig):
     t0 = time.monotonic()
     before = rig.pmd_totals()
     ports_before = rig.port_stats()
-    assert_ping(vm.ns, OUT_IP)
-    assert_ping(out, vm.ip)
-    assert_ping(vm.ns, FAR_IP)           # routed by the outside's kernel
+    assert_ping(rig, vm.ns, OUT_IP)
+    assert_ping(rig, out, vm.ip)
+    assert_ping(rig, vm.ns, FAR_IP)      # routed by the outside's kernel
 
     moved = {}
     # the VM as the client, data both ways; then as the server
@@ -108,8 +110,8 @@ def test_vm_and_outside(rig):
 def test_vm_to_vm(rig):
     a, b = rig.vm(1), rig.vm(2)
     before = rig.pmd_totals()
-    assert_ping(a.ns, b.ip)
-    assert_ping(b.ns, a.ip)
+    assert_ping(rig, a.ns, b.ip)
+    assert_ping(rig, b.ns, a.ip)
     apps.tcp_transfer(a.ns, b.ns, b.ip, PAYLOAD, direction="upload")
     apps.tcp_transfer(a.ns, b.ns, b.ip, PAYLOAD, direction="download")
     u = apps.udp_echo(b.ns, a.ns, a.ip, count=20, size=1400)
@@ -129,7 +131,7 @@ def test_vm_to_vm(rig):
 def test_refusal_close_and_drop(rig, tmp_path):
     vm = rig.vm(1)
     out = rig.out_ns
-    assert_ping(out, vm.ip, count=2)         # neighbours resolved
+    assert_ping(rig, out, vm.ip, count=2)      # neighbours resolved
 
     with apps.capture(vm.ns, vm.iface, tmp_path / "vm1.pcap",
                       "tcp") as pcap:
