@@ -12,6 +12,9 @@ the benchmarks share, in one package imported by name.
   fuzz           the fuzz suite (scripts/fuzz.py, test_fuzz.py), with
                  fuzz_inputs, fuzz_ctl and fuzz_report
   traffic_gen    the benchmark pcaps (scripts/gen-traffic.py)
+  netns_rig      real TCP stacks on both sides of the switch: VMs as
+                 namespaces on net_tap ports, the kernel VXLAN device
+                 outside; netns_apps runs traffic there (netns_peer)
   cpuload        CPU time of others on the polling cores (demo, e2e-bench)
   bench, ovs_dpdk  perf/e2e-bench.py's helpers and its OVS-DPDK side
 

@@ -3,6 +3,7 @@
 pairs, hugepages (scripts/hugepages.sh)."""
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -73,6 +74,39 @@ def veth_pair(a, b, ns=None, ns_a=None, mtu=None, offloads=False, up=True):
         yield a, b
     finally:
         sh(["ip", "link", "del", a], ns=ns_a, check=False)
+
+
+def link_mac(dev, ns=None):
+    """The MAC of dev (in netns ns), lower case."""
+    return json.loads(sh(["ip", "-j", "link", "show", dev],
+                         ns=ns))[0]["address"].lower()
+
+
+def no_ipv6(dev, ns=None):
+    """IPv6 off on dev: router solicitations, MLD and DAD would only add
+    noise to tunnels, captures and packet counts."""
+    sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev], ns=ns,
+       check=False)
+
+
+def kernel_vtep(phy, peer, ns, inner_cidr, local_ip, remote_ip, vni,
+                inner_mtu=1450, dev="vx0", mac=None):
+    """A Linux VXLAN device as the VTEP at the far end of the veth phy (the
+    switch's side, root ns) == peer (in ns): peer gets local_ip/24 and
+    `dev` (VNI vni, remote remote_ip, UDP 4789) carries inner_cidr, with
+    MAC mac if given. IPv6 off everywhere."""
+    for d, dns in ((phy, None), (peer, ns)):
+        no_ipv6(d, dns)
+        sh(["ip", "link", "set", d, "up"], ns=dns)
+    sh(["ip", "addr", "add", local_ip + "/24", "dev", peer], ns=ns)
+    sh(["ip", "link", "add", dev, "type", "vxlan", "id", vni,
+        "remote", remote_ip, "local", local_ip, "dstport", 4789,
+        "dev", peer], ns=ns)
+    no_ipv6(dev, ns)
+    if mac:
+        sh(["ip", "link", "set", dev, "address", mac], ns=ns)
+    sh(["ip", "link", "set", dev, "mtu", inner_mtu, "up"], ns=ns)
+    sh(["ip", "addr", "add", inner_cidr, "dev", dev], ns=ns)
 
 
 # --------------------------------------------------------------- machine

@@ -34,11 +34,9 @@ the root ns has none (and offloads off, so af_packet sees whole frames with
 real checksums).
 """
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
 import struct
 import subprocess
 import sys
@@ -47,7 +45,9 @@ import time
 import pytest
 
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools import hostnet, netns_apps
 from vxswitch_tools.harness import sh, wait_for
+from vxswitch_tools.hostnet import link_mac
 
 VNI = 1001
 VTEP_IP = "172.1.0.100"          # ours (the switch's)
@@ -109,11 +109,6 @@ def link_stats(dev, ns):
     st = j["stats64"]
     return {"rx_packets": st["rx"]["packets"], "rx_bytes": st["rx"]["bytes"],
             "tx_packets": st["tx"]["packets"], "tx_bytes": st["tx"]["bytes"]}
-
-
-def link_mac(dev, ns=None):
-    return json.loads(sh(["ip", "-j", "link", "show", dev],
-                         ns=ns))[0]["address"].lower()
 
 
 def ping(ns, dst, count=5):
@@ -244,31 +239,12 @@ def arp_frames(frames):
     return out
 
 
-@contextlib.contextmanager
 def capture(r, tmp_path, name):
-    """tcpdump on the kernel VTEP's veth (ARP and VXLAN); yields the pcap
-    path, complete once the block has exited."""
-    pcap = tmp_path / ("%s.pcap" % name)
-    log_path = tmp_path / ("%s.tcpdump.log" % name)
-    log = open(log_path, "wb")
-    td = subprocess.Popen(
-        ["ip", "netns", "exec", r.vtep, "tcpdump", "-i", r.peer, "-n", "-U",
-         "-s", "0", "-w", str(pcap), "arp or udp port 4789"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    vxlib._live.append(td)
-    try:
-        wait_for(lambda: b"listening on" in log_path.read_bytes()
-                 or td.poll() is not None, 15, 0.1, "tcpdump to start")
-        assert td.poll() is None, log_path.read_text()
-        yield pcap
-    finally:
-        td.send_signal(signal.SIGINT)
-        try:
-            td.wait(10)
-        except subprocess.TimeoutExpired:
-            td.kill()
-            td.wait(5)
-        log.close()
+    """tcpdump on the kernel VTEP's veth (ARP and VXLAN, whole frames);
+    a context that yields the pcap path, complete once the block has
+    exited."""
+    return netns_apps.capture(r.vtep, r.peer, tmp_path / ("%s.pcap" % name),
+                              "arp or udp port 4789", snaplen=0)
 
 
 def forget_neighbours(r):
@@ -286,20 +262,9 @@ def forget_neighbours(r):
 def kernel_vtep(phy, peer, ns, inner_cidr):
     """The kernel VTEP at the far end of the veth phy (ours, root ns) ==
     peer (in ns): peer is KVTEP_IP, vx0 (VNI, remote VTEP_IP) carries
-    inner_cidr. IPv6 off everywhere: router solicitations, MLD and DAD
-    would only add noise to the tunnel and the captures."""
-    for dev, dns in ((phy, None), (peer, ns)):
-        sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev],
-           ns=dns, check=False)
-        sh(["ip", "link", "set", dev, "up"], ns=dns)
-    sh(["ip", "addr", "add", KVTEP_IP + "/24", "dev", peer], ns=ns)
-    sh(["ip", "link", "add", "vx0", "type", "vxlan", "id", VNI,
-        "remote", VTEP_IP, "local", KVTEP_IP, "dstport", 4789,
-        "dev", peer], ns=ns)
-    sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=1"], ns=ns,
-       check=False)
-    sh(["ip", "link", "set", "vx0", "mtu", INNER_MTU, "up"], ns=ns)
-    sh(["ip", "addr", "add", inner_cidr, "dev", "vx0"], ns=ns)
+    inner_cidr (hostnet.kernel_vtep)."""
+    hostnet.kernel_vtep(phy, peer, ns, inner_cidr, KVTEP_IP, VTEP_IP, VNI,
+                        INNER_MTU)
 
 
 def vtep_topology(phy, vm_port):

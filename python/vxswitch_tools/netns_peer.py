@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The programs the netns rig runs inside its namespaces (one file, the
+standard library only, so `ip netns exec NS python3 netns_peer.py MODE ...`
+needs nothing installed there). Every mode writes JSON lines on stdout:
+servers first {"ready": true} once they listen, then, like clients, one
+result line at the end. netns_apps.py starts them and reads those lines.
+
+  tcp-serve PORT sink|source N     accept one connection; sink: read to
+                                   EOF, source: send N random bytes, FIN
+  tcp-client IP PORT sink|source N connect once (no retry: a refusal is a
+                                   result, not a reason to try again)
+  tcp-connect IP PORT TIMEOUT      {"result": connected|refused|timeout|
+                                   unreachable, "seconds": t}
+  tcp-echo-serve PORT              echo every connection until its EOF
+  tcp-session IP PORT              one connection driven from stdin:
+                                   "send N" (N bytes out, N echoed back),
+                                   "fin", "rst" (SO_LINGER 0 close)
+  udp-echo-serve PORT              echo every datagram
+  udp-echo-client IP PORT COUNT SIZE TIMEOUT
+                                   COUNT datagrams, one at a time; counts
+                                   replies that came back identical
+
+A transfer's result carries the sha256 and byte count of what this end
+sent or received, so a test compares the two ends' lines.
+"""
+
+import errno
+import hashlib
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+CHUNK = 65536
+
+
+def emit(**kw):
+    sys.stdout.write(json.dumps(kw) + "\n")
+    sys.stdout.flush()
+
+
+def listener(port, kind=socket.SOCK_STREAM):
+    s = socket.socket(socket.AF_INET, kind)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port))
+    if kind == socket.SOCK_STREAM:
+        s.listen(64)
+    return s
+
+
+def sink(c):
+    h, n = hashlib.sha256(), 0
+    while True:
+        b = c.recv(CHUNK)
+        if not b:
+            break
+        h.update(b)
+        n += len(b)
+    return h.hexdigest(), n
+
+
+def source(c, total):
+    h, n = hashlib.sha256(), 0
+    while n < total:
+        b = os.urandom(min(CHUNK, total - n))
+        c.sendall(b)
+        h.update(b)
+        n += len(b)
+    c.shutdown(socket.SHUT_WR)
+    # wait for the other end's FIN: the data is then all delivered
+    c.settimeout(60)
+    while c.recv(CHUNK):
+        pass
+    return h.hexdigest(), n
+
+
+def transfer(c, mode, total):
+    t0 = time.monotonic()
+    if mode == "sink":
+        sha, n = sink(c)
+    else:
+        sha, n = source(c, total)
+    return dict(sha256=sha, bytes=n, seconds=round(time.monotonic() - t0, 3))
+
+
+def tcp_serve(port, mode, total=0):
+    s = listener(port)
+    emit(ready=True)
+    c, peer = s.accept()
+    c.settimeout(120)
+    r = transfer(c, mode, total)
+    c.close()
+    emit(role="server", mode=mode, peer="%s:%d" % peer, **r)
+
+
+def tcp_client(ip, port, mode, total=0):
+    c = socket.create_connection((ip, port), timeout=10)
+    c.settimeout(120)
+    r = transfer(c, mode, total)
+    local = c.getsockname()
+    c.close()
+    emit(role="client", mode=mode, local="%s:%d" % local, **r)
+
+
+def tcp_connect(ip, port, timeout):
+    t0 = time.monotonic()
+    c = socket.socket()
+    c.settimeout(timeout)
+    try:
+        c.connect((ip, port))
+        result = "connected"
+    except ConnectionRefusedError:
+        result = "refused"
+    except socket.timeout:
+        result = "timeout"
+    except OSError as e:
+        result = ("unreachable" if e.errno in (errno.EHOSTUNREACH,
+                                                errno.ENETUNREACH)
+                  else "error: %s" % e)
+    finally:
+        c.close()
+    emit(result=result, seconds=round(time.monotonic() - t0, 3))
+
+
+def echo_conn(c):
+    with c:
+        while True:
+            b = c.recv(CHUNK)
+            if not b:
+                break
+            c.sendall(b)
+
+
+def tcp_echo_serve(port):
+    s = listener(port)
+    emit(ready=True)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=echo_conn, args=(c,), daemon=True).start()
+
+
+def recv_exactly(c, n):
+    buf = bytearray()
+    while len(buf) < n:
+        b = c.recv(min(CHUNK, n - len(buf)))
+        if not b:
+            break
+        buf += b
+    return bytes(buf)
+
+
+def tcp_session(ip, port):
+    try:
+        c = socket.create_connection((ip, port), timeout=10)
+    except OSError as e:
+        emit(connected=False, error=str(e))
+        return
+    c.settimeout(10)
+    emit(connected=True, local="%s:%d" % c.getsockname())
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        try:
+            if words[0] == "send":
+                n = int(words[1])
+                data = os.urandom(n)
+                c.sendall(data)
+                back = recv_exactly(c, n)
+                emit(cmd="send", ok=back == data, sent=n, echoed=len(back))
+            elif words[0] == "fin":
+                c.shutdown(socket.SHUT_WR)
+                rest = c.recv(CHUNK)     # the echo server's FIN
+                c.close()
+                emit(cmd="fin", ok=rest == b"")
+                return
+            elif words[0] == "rst":
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                             struct.pack("ii", 1, 0))
+                c.close()
+                emit(cmd="rst", ok=True)
+                return
+            else:
+                emit(cmd=words[0], ok=False, error="unknown command")
+        except OSError as e:
+            emit(cmd=words[0], ok=False, error=str(e))
+
+
+def udp_echo_serve(port):
+    s = listener(port, socket.SOCK_DGRAM)
+    emit(ready=True)
+    while True:
+        b, peer = s.recvfrom(CHUNK)
+        s.sendto(b, peer)
+
+
+def udp_echo_client(ip, port, count, size, timeout):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(timeout)
+    s.connect((ip, port))
+    received = bad = 0
+    for i in range(count):
+        data = struct.pack("!I", i) + os.urandom(max(0, size - 4))
+        s.send(data)
+        try:
+            # a late reply to an earlier datagram is skipped, not matched
+            while True:
+                b = s.recv(CHUNK)
+                if b[:4] == data[:4]:
+                    break
+        except (socket.timeout, ConnectionRefusedError):
+            continue
+        if b == data:
+            received += 1
+        else:
+            bad += 1
+    emit(sent=count, received=received, bad=bad,
+         local="%s:%d" % s.getsockname())
+
+
+def main(argv):
+    mode, args = argv[0], argv[1:]
+    if mode == "tcp-serve":
+        tcp_serve(int(args[0]), args[1], int(args[2]) if len(args) > 2 else 0)
+    elif mode == "tcp-client":
+        tcp_client(args[0], int(args[1]), args[2],
+                   int(args[3]) if len(args) > 3 else 0)
+    elif mode == "tcp-connect":
+        tcp_connect(args[0], int(args[1]), float(args[2]))
+    elif mode == "tcp-echo-serve":
+        tcp_echo_serve(int(args[0]))
+    elif mode == "tcp-session":
+        tcp_session(args[0], int(args[1]))
+    elif mode == "udp-echo-serve":
+        udp_echo_serve(int(args[0]))
+    elif mode == "udp-echo-client":
+        udp_echo_client(args[0], int(args[1]), int(args[2]), int(args[3]),
+                        float(args[4]))
+    else:
+        sys.exit("netns_peer: unknown mode %r" % mode)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
