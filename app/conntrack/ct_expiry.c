@@ -34,8 +34,10 @@ ct_conn_kill_locked(struct conntrack *ct, struct ct_conn *c)
 	rte_spinlock_unlock(&c->lock);
 	if (was_dead)
 		return false;
-	rte_hash_del_key(ct->table, &c->key[0]);
-	rte_hash_del_key(ct->table, &c->key[1]);
+	/* Their slots stay reserved (lock-free readers) until the grace
+	 * period is over: free_conn() frees them by position. */
+	c->pos[0] = rte_hash_del_key(ct->table, &c->key[0]);
+	c->pos[1] = rte_hash_del_key(ct->table, &c->key[1]);
 	ct->n_conns--;
 	ct->zone_count[c->key[0].zone]--;
 	return true;

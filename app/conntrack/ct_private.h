@@ -79,7 +79,7 @@ struct ct_conn {
 	uint16_t pad;
 	uint64_t expiration;	/* tsc; written under lock */
 	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
-	int32_t pos[2];		/* rte_hash key positions */
+	int32_t pos[2];		/* key slots to free (set when removed) */
 	uint32_t mark;
 	uint64_t label[2];
 	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */

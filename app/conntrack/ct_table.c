@@ -200,17 +200,15 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	proto_new(ct, c, m, mt, now);
 
 	/* Initialised before it is published: readers find it at once. */
-	c->pos[0] = rte_hash_add_key_data(ct->table, &c->key[0], c);
-	if (c->pos[0] < 0) {
+	if (rte_hash_add_key_data(ct->table, &c->key[0], c) < 0) {
 		cnt->refused_full++;
 		goto refuse;
 	}
-	c->pos[1] = rte_hash_add_key_data(ct->table, &c->key[1],
-					  (void *)((uintptr_t)c | CT_DIR_REPLY));
-	if (c->pos[1] < 0) {
-		rte_hash_del_key(ct->table, &c->key[0]);
-		/* Never visible to a reader that could keep it: the slot
-		 * is freed with the key, the session goes to the sweeper. */
+	if (rte_hash_add_key_data(ct->table, &c->key[1],
+				  (void *)((uintptr_t)c | CT_DIR_REPLY)) < 0) {
+		/* A reader may have seen key[0]: the session goes to the
+		 * sweeper, which frees it after a grace period. */
+		c->pos[0] = rte_hash_del_key(ct->table, &c->key[0]);
 		c->pos[1] = -1;
 		c->dead = 1;
 		rte_ring_sp_enqueue(ct->new_ring, c);

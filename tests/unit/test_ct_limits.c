@@ -194,6 +194,31 @@ test_dnat(void)
 	conntrack_destroy(ct);
 }
 
+/* Sessions created and flushed many times over: every key slot and
+ * session must come back (a slot freed twice ends in two keys sharing
+ * one, and wrong answers or a crash some rounds later). */
+static void
+test_churn(void)
+{
+	struct conntrack *ct = ct_test_new("ct_churn", 64, NULL);
+	int bad = 0;
+
+	for (int round = 0; round < 300; round++) {
+		for (int i = 0; i < 64; i++) {
+			bad += ct_run(ct, pkt_udp(A, B, 100 + i, 53), 0, true,
+				      NULL, 0) != TRK_NEW;
+			bad += ct_run(ct, pkt_udp(B, A, 53, 100 + i), 0, true,
+				      NULL, 0) != TRK_RPL;
+		}
+		bad += conntrack_get_nconns(ct) != 64;
+		bad += round % 2 ? conntrack_flush(ct) != 64
+				 : conntrack_sweep(ct, SEC(31), 1000) != 64;
+		conntrack_sweep(ct, 0, 1);
+	}
+	CHECK(bad == 0, "%d wrong answers", bad);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -204,5 +229,6 @@ main(void)
 	test_zone_policy();
 	test_snat();
 	test_dnat();
+	test_churn();
 	return unit_test_report();
 }
