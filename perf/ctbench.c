@@ -196,16 +196,27 @@ main(int argc, char **argv)
 		}
 		uint64_t bad = 0;
 		uint64_t cnt = RTE_ALIGN_CEIL(n, BURST);
-		uint64_t base = run(cu, udp, mu, n, cnt, false, 0, false, NULL);
-		uint64_t c_udp = run(cu, udp, mu, n, cnt, false, 0, true, &bad)
-				 - base;
+		/* Setups: create all n, flush (not timed), again, until 2M
+		 * setups were timed; the last round stays for the lookups. */
+		uint64_t c_udp = 0, c_tcp = 0, rounds = 0;
+		do {
+			if (rounds++) {
+				conntrack_flush(cu);
+				conntrack_flush(cti);
+				conntrack_sweep(cu, rte_rdtsc(), 1);
+				conntrack_sweep(cti, rte_rdtsc(), 1);
+			}
+			c_udp += run(cu, udp, mu, n, cnt, false, 0, true, &bad)
+				 - run(cu, udp, mu, n, cnt, false, 0, false,
+				       NULL);
+			for (int step = 2; step <= 4; step++)
+				c_tcp += run(cti, tcp, mtc, n, cnt, false, step,
+					     true, &bad) -
+					 run(cti, tcp, mtc, n, cnt, false, step,
+					     false, NULL);
+		} while (rounds * cnt < 2000000);
 		run(cu, udp, mu, n, cnt, false, 1, true, &bad);
-		uint64_t c_tcp = 0;
-		for (int step = 2; step <= 4; step++)
-			c_tcp += run(cti, tcp, mtc, n, cnt, false, step, true,
-				     &bad) -
-				 run(cti, tcp, mtc, n, cnt, false, step, false,
-				     NULL);
+		cnt *= rounds;
 		/* random established lookups, less the header refresh */
 		uint64_t lu = run(cu, udp, mu, n, lookups, true, 6, true, &bad)
 			      - run(cu, udp, mu, n, lookups, true, 6, false,
