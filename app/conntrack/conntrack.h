@@ -24,7 +24,9 @@
  * quiescent states, as the datapath does already). conntrack_sweep(),
  * conntrack_flush*(), conntrack_dump*() and the configuration setters
  * from one control thread (or the ct thread); they never hold a lock a
- * PMD needs for more than a few sessions' work.
+ * PMD needs for more than a few sessions' work. Every calling thread
+ * must have an lcore id (an EAL lcore, or rte_thread_register()): the
+ * table's multi-writer slot caches and the PMD counters are per lcore.
  */
 #ifndef VXS_CONNTRACK_H
 #define VXS_CONNTRACK_H
