@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The connection tracker: the contract of app/conntrack/.
+ *
+ * Sessions keyed by zone + 5-tuple, IPv4 only (IPv6 is not tracked yet:
+ * such packets come back +trk+inv). One session has two keys, the
+ * original direction and the reply direction (after NAT), both in one
+ * rte_hash with lock-free readers, so a packet of either direction finds
+ * it from any PMD. The protocol state of a session sits under its own
+ * spinlock (OVS's conn->lock); creation and removal of keys are
+ * serialised by one table lock (OVS's ct_lock), which a PMD takes only
+ * to create a session. Sessions come from a hugepage mempool sized by
+ * max_conns and go back to it through the PMDs' QSBR variable, so a PMD
+ * never reads a freed session.
+ *
+ * Behaviour follows OVS's userspace conntrack (lib/conntrack.c,
+ * conntrack-tcp.c, conntrack-other.c, conntrack-icmp.c, conntrack-tp.c):
+ * TCP window tracking, UDP/other first/multiple/bidir, ICMP echo by id,
+ * ICMP errors related to a session, per-state timeouts with OVS's
+ * defaults and per-zone timeout policies, per-zone and global limits,
+ * NAT of the source or destination address and port.
+ *
+ * Threads: conntrack_execute*() from any number of PMDs (each one
+ * registered with the QSBR variable given at creation and reporting
+ * quiescent states, as the datapath does already). conntrack_sweep(),
+ * conntrack_flush*(), conntrack_dump*() and the configuration setters
+ * from one control thread (or the ct thread); they never hold a lock a
+ * PMD needs for more than a few sessions' work. Every calling thread
+ * must have an lcore id (an EAL lcore, or rte_thread_register()): the
+ * table's multi-writer slot caches and the PMD counters are per lcore.
+ */
+#ifndef VXS_CONNTRACK_H
+#define VXS_CONNTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+
+struct flow_key;
+struct conntrack;
+struct ct_conn;
+
+/* OVS's default for ct-max-conns (other_config:... / ct-set-maxconns). */
+#define CT_DEFAULT_MAX_CONNS 3000000u
+
+/* ct_state bits, OVS's CS_* values (ovs-fields(7)). */
+#define CS_NEW          0x01
+#define CS_ESTABLISHED  0x02
+#define CS_RELATED      0x04
+#define CS_REPLY_DIR    0x08
+#define CS_INVALID      0x10
+#define CS_TRACKED      0x20
+#define CS_SRC_NAT      0x40
+#define CS_DST_NAT      0x80
+
+/* What the datapath already knows of a packet, so the tracker does not
+ * parse it again: the 5-tuple as in its flow_key (network byte order;
+ * for ICMP tp_src is the type and tp_dst the code) and where the IPv4 and
+ * L4 headers start in the mbuf's first segment. */
+struct ct_pkt_meta {
+	rte_be32_t nw_src;
+	rte_be32_t nw_dst;
+	rte_be16_t tp_src;
+	rte_be16_t tp_dst;
+	uint8_t nw_proto;
+	uint8_t nw_frag;	/* FLOW_NW_FRAG_* bits */
+	uint16_t l3_ofs;	/* IPv4 header, from the mbuf's data start */
+	uint16_t l4_ofs;	/* L4 header */
+	uint16_t l4_len;	/* bytes from l4_ofs to the end of the IP
+				 * payload (IP total length - header) */
+	uint16_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+};
+
+/* Fills meta from the datapath's flow_key of m (extracted already) and the
+ * offset of its IPv4 header. Returns 0, or -EINVAL (meta says not IPv4). */
+int ct_pkt_meta_from_flow(struct ct_pkt_meta *meta, const struct flow_key *key,
+			  const struct rte_mbuf *m, uint16_t l3_ofs);
+
+/* Parses Ethernet (one optional VLAN tag) + IPv4 from m: for tests, the
+ * benchmark and callers without a flow_key. Returns 0 or -EINVAL. */
+int ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *meta);
+
+/* nat(src=IP[-IP][:port[-port]]) or nat(dst=...); addresses and ports in
+ * host order; max 0 means "same as min"; ports 0 means "keep the port
+ * unless it must change" (OVS: only the address). */
+struct ct_nat_spec {
+	bool snat;		/* else dnat */
+	uint32_t ip_min, ip_max;
+	uint16_t port_min, port_max;
+};
+
+/* What a tracked packet learns about its session (OVS's ct_mark,
+ * ct_label, ct_zone). conn is valid until the caller's next quiescent
+ * state. */
+struct ct_conn_ref {
+	struct ct_conn *conn;	/* NULL: no committed session */
+	uint32_t mark;
+	uint16_t zone;
+	uint8_t reply;		/* packet is in the reply direction */
+	uint64_t label[2];	/* [0] low 64 bits, [1] high */
+};
+
+/* Timeout policy attributes, in seconds: OVS's ct timeout policy
+ * (ct-dpif.h CT_DPIF_TP_ATTR_*), same names, same defaults. UDP values
+ * apply to every protocol other than TCP and ICMP, as in OVS. */
+enum ct_tp_attr {
+	CT_TP_TCP_SYN_SENT,	/* 30 */
+	CT_TP_TCP_SYN_RECV,	/* 30 */
+	CT_TP_TCP_ESTABLISHED,	/* 86400 */
+	CT_TP_TCP_FIN_WAIT,	/* 900 */
+	CT_TP_TCP_TIME_WAIT,	/* 45 */
+	CT_TP_TCP_CLOSE,	/* 30 */
+	CT_TP_UDP_FIRST,	/* 60 */
+	CT_TP_UDP_SINGLE,	/* 60 */
+	CT_TP_UDP_MULTIPLE,	/* 30 */
+	CT_TP_ICMP_FIRST,	/* 60 */
+	CT_TP_ICMP_REPLY,	/* 30 */
+	CT_TP_N
+};
+extern const char *const ct_tp_attr_names[CT_TP_N];
+extern const uint32_t ct_tp_defaults[CT_TP_N];
+
+#define CT_MAX_POLICIES 16	/* policy 0 is the default one */
+
+struct ct_params {
+	uint32_t max_conns;	/* 0: CT_DEFAULT_MAX_CONNS */
+	struct rte_rcu_qsbr *qsbr; /* the PMDs'; NULL: single-threaded use */
+	int socket_id;
+	uint64_t tsc_hz;	/* 0: rte_get_tsc_hz() */
+	const char *name;	/* unique among trackers; NULL: "ct" */
+};
+
+struct conntrack *conntrack_create(const struct ct_params *p);
+void conntrack_destroy(struct conntrack *ct);
+
+/* Tracks n packets of one ct() / sg() action: zone, commit and nat are
+ * the action's. For each packet writes ct_state_out[i] (CS_* bits, always
+ * with CS_TRACKED) and, if out is not NULL, out[i]. With commit, a new
+ * valid packet creates a session (refused and counted past a limit: the
+ * packet stays +trk+new, as in OVS); with nat, new sessions get a
+ * translated reply tuple and packets of NATed sessions are rewritten
+ * (both directions), L3/L4 checksums updated. now_tsc: rte_rdtsc() of the
+ * burst. */
+void conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
+		       const struct ct_pkt_meta *meta, uint16_t n,
+		       uint16_t zone, bool commit,
+		       const struct ct_nat_spec *nat, uint64_t now_tsc,
+		       uint8_t *ct_state_out, struct ct_conn_ref *out);
+
+/* One packet; returns its ct_state. */
+uint8_t conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
+			      const struct ct_pkt_meta *meta, uint16_t zone,
+			      bool commit, const struct ct_nat_spec *nat,
+			      uint64_t now_tsc, struct ct_conn_ref *out);
+
+/* ct(commit, exec(set_field:V/M->ct_mark / ct_label)) on a session a
+ * packet was just tracked to. */
+void ct_conn_set_mark(struct ct_conn *conn, uint32_t value, uint32_t mask);
+void ct_conn_set_label(struct ct_conn *conn, const uint64_t value[2],
+		       const uint64_t mask[2]);
+
+/* The sweeper: reclaims sessions past their grace period, then visits at
+ * most budget sessions of the expiry lists (resuming where it stopped),
+ * removing the expired ones. Returns how many sessions it removed. Call it
+ * every few milliseconds from one thread. */
+uint32_t conntrack_sweep(struct conntrack *ct, uint64_t now_tsc,
+			 uint32_t budget);
+
+/* Flushes: every session; those of one zone; the one whose original or
+ * reply key is (zone, tuple). Return how many sessions were removed. */
+uint32_t conntrack_flush(struct conntrack *ct);
+uint32_t conntrack_flush_zone(struct conntrack *ct, uint16_t zone);
+struct ct_tuple {
+	rte_be32_t src, dst;
+	rte_be16_t sport, dport;	/* ICMP: sport is the echo id */
+	uint8_t proto;
+};
+uint32_t conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
+			       const struct ct_tuple *t);
+
+/* Limits. max_conns above the mempool's size is refused (-ERANGE). A zone
+ * limit of 0 means "the default zone limit"; the default zone limit of 0
+ * means unlimited (ovs-appctl dpctl/ct-set-limits). */
+int conntrack_set_maxconns(struct conntrack *ct, uint32_t max_conns);
+uint32_t conntrack_get_maxconns(const struct conntrack *ct);
+uint32_t conntrack_get_nconns(const struct conntrack *ct);
+void conntrack_set_zone_limit(struct conntrack *ct, uint16_t zone,
+			      uint32_t limit);
+void conntrack_set_default_zone_limit(struct conntrack *ct, uint32_t limit);
+uint32_t conntrack_get_zone_limit(const struct conntrack *ct, uint16_t zone);
+uint32_t conntrack_get_zone_count(const struct conntrack *ct, uint16_t zone);
+
+/* Timeout policies: set policy id (1..CT_MAX_POLICIES-1; 0 is the
+ * default one and may be changed too) to secs (every attribute), and use
+ * it for the sessions created in zone from now on. A changed policy
+ * applies to each session from its next packet on, as in OVS. */
+int conntrack_set_timeout_policy(struct conntrack *ct, uint32_t id,
+				 const uint32_t secs[CT_TP_N]);
+int conntrack_set_zone_policy(struct conntrack *ct, uint16_t zone,
+			      uint32_t id);
+
+/* Counters (dpctl/ct-stats-show and telemetry). */
+enum ct_tcp_state {	/* OVS's CT_DPIF_TCPS_*, for protoinfo=(state=) */
+	CT_TCPS_CLOSED,
+	CT_TCPS_LISTEN,
+	CT_TCPS_SYN_SENT,
+	CT_TCPS_SYN_RECV,
+	CT_TCPS_ESTABLISHED,
+	CT_TCPS_CLOSE_WAIT,
+	CT_TCPS_FIN_WAIT_1,
+	CT_TCPS_CLOSING,
+	CT_TCPS_LAST_ACK,
+	CT_TCPS_FIN_WAIT_2,
+	CT_TCPS_TIME_WAIT,
+	CT_TCPS_N
+};
+struct ct_stats {
+	uint64_t created;
+	uint64_t expired;
+	uint64_t flushed;
+	uint64_t refused_full;		/* global limit or mempool empty */
+	uint64_t refused_zone_limit;
+	uint64_t refused_nat;		/* no free NAT tuple */
+	uint64_t refused_collision;	/* reply key taken by another */
+	uint64_t invalid;		/* packets marked +inv */
+	uint64_t n_conns;
+	uint64_t n_tcp, n_udp, n_icmp, n_other;
+	uint64_t tcp_state[CT_TCPS_N];	/* by the state shown in dumps */
+};
+void conntrack_get_stats(struct conntrack *ct, struct ct_stats *s);
+/* ovs-appctl dpctl/ct-stats-show's text. */
+void conntrack_stats_print(struct conntrack *ct, FILE *f);
+
+/* dpctl/dump-conntrack: one line per session, in OVS's format, e.g.
+ * tcp,orig=(src=10.0.0.1,dst=10.0.0.2,sport=1234,dport=80),reply=(src=
+ * 10.0.0.2,dst=10.0.0.1,sport=80,dport=1234),zone=10,protoinfo=(state=
+ * ESTABLISHED). The iterator visits the sessions of one zone (zone >= 0)
+ * or all (-1), in chunks, so a dump of a million sessions never holds
+ * the sweeper lock long. Same thread as conntrack_sweep(). */
+struct ct_dump_ctx {
+	int32_t zone;
+	uint32_t pos;		/* rte_hash_iterate position */
+};
+void conntrack_dump_start(struct conntrack *ct, struct ct_dump_ctx *ctx,
+			  int32_t zone);
+/* Writes the next session's line (no newline) into buf; returns its
+ * length, 0 at the end. */
+int conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
+			char *buf, size_t size);
+
+#endif

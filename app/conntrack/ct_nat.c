@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * NAT: a new session under nat(src=...) or nat(dst=...) gets a reply
+ * tuple no other session uses (address from the range, starting at a
+ * hash of the original tuple so sessions spread; the original port kept
+ * when free, else the first free one of the range, as OVS's
+ * nat_get_unique_tuple), and its packets are rewritten both ways with
+ * incremental IPv4 and L4 checksum updates (RFC 1624). ICMP errors
+ * quoting a NATed packet are not translated (their inner header): they
+ * are tracked as +rel only when they quote the untranslated side.
+ */
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+#include "ct_private.h"
+
+/* At most this many candidate tuples are tried under the table lock. */
+#define NAT_MAX_ATTEMPTS 65536u
+
+static bool
+has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP;
+}
+
+bool
+ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
+	    const struct ct_key *orig, struct ct_key *reply)
+{
+	uint32_t ip_max = nat->ip_max ? nat->ip_max : nat->ip_min;
+	uint32_t n_ip = ip_max - nat->ip_min + 1;
+	uint32_t h = rte_hash_crc(orig, sizeof *orig, 0);
+	uint32_t attempts = 0;
+
+	if (ip_max < nat->ip_min)
+		return false;
+	ct_key_reply(orig, reply);
+	/* The field of the reply tuple NAT changes: the reply's
+	 * destination for SNAT, its source for DNAT. */
+	rte_be32_t *addr = nat->snat ? &reply->dst : &reply->src;
+	rte_be16_t *port = nat->snat ? &reply->dport : &reply->sport;
+	uint16_t orig_port = rte_be_to_cpu_16(*port);
+	uint16_t pmin = nat->port_min, pmax = nat->port_max ? nat->port_max
+							     : nat->port_min;
+	if (!has_ports(orig->proto)) {
+		pmin = pmax = 0;
+	} else if (!pmin) {
+		/* No range: keep the port; SNAT may move it within its
+		 * class (privileged or not) when taken, as OVS does. */
+		if (nat->snat) {
+			pmin = orig_port < 1024 ? 1 : 1024;
+			pmax = orig_port < 1024 ? 1023 : 65535;
+		} else {
+			pmin = pmax = orig_port;
+		}
+	}
+	uint32_t n_port = has_ports(orig->proto) ? (uint32_t)pmax - pmin + 1
+						 : 1;
+	if (has_ports(orig->proto) && pmax < pmin)
+		return false;
+
+	for (uint32_t i = 0; i < n_ip; i++) {
+		*addr = rte_cpu_to_be_32(nat->ip_min + (h + i) % n_ip);
+		if (!has_ports(orig->proto)) {
+			if (!ct_table_has_key(ct, reply))
+				return true;
+			if (++attempts >= NAT_MAX_ATTEMPTS)
+				return false;
+			continue;
+		}
+		/* The original port first, if the range holds it. */
+		if (orig_port >= pmin && orig_port <= pmax) {
+			*port = rte_cpu_to_be_16(orig_port);
+			if (!ct_table_has_key(ct, reply))
+				return true;
+		}
+		uint32_t start = (h >> 16) % n_port;
+		for (uint32_t j = 0; j < n_port; j++) {
+			*port = rte_cpu_to_be_16(pmin + (start + j) % n_port);
+			if (!ct_table_has_key(ct, reply))
+				return true;
+			if (++attempts >= NAT_MAX_ATTEMPTS)
+				return false;
+		}
+	}
+	return false;
+}
+
+/* Headers are touched through byte pointers (they may sit unaligned). */
+static inline uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+/* RFC 1624: HC' = ~(~HC + ~m + m'), 16-bit words, host order. */
+static void
+csum_replace16(uint8_t *csum, uint16_t old, uint16_t new)
+{
+	uint32_t s = (uint16_t)~get16(csum);
+	s += (uint16_t)~old;
+	s += new;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	put16(csum, (uint16_t)~s);
+}
+
+/* Replaces the 4 bytes at field by v (network order), updating the
+ * checksums at csum[0..n). */
+static void
+replace32(uint8_t *field, rte_be32_t v, uint8_t *const csum[], int n)
+{
+	uint8_t nv[4];
+
+	memcpy(nv, &v, 4);
+	if (!memcmp(field, nv, 4))
+		return;
+	for (int i = 0; i < n; i++) {
+		csum_replace16(csum[i], get16(field), get16(nv));
+		csum_replace16(csum[i], get16(field + 2), get16(nv + 2));
+	}
+	memcpy(field, nv, 4);
+}
+
+static void
+replace16(uint8_t *field, rte_be16_t v, uint8_t *csum)
+{
+	uint16_t nv = rte_be_to_cpu_16(v);
+
+	if (get16(field) == nv)
+		return;
+	if (csum)
+		csum_replace16(csum, get16(field), nv);
+	put16(field, nv);
+}
+
+void
+ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
+	      const struct ct_pkt_meta *mt, bool reply)
+{
+	/* The tuple the packet leaves with: the reverse of the other
+	 * direction's key. */
+	const struct ct_key *o = &c->key[reply ? 0 : 1];
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, mt->l3_ofs);
+	uint8_t *l4 = rte_pktmbuf_mtod_offset(m, uint8_t *, mt->l4_ofs);
+	uint8_t proto = c->key[0].proto;
+	uint8_t *csums[2] = { ip + 10, NULL };	/* IPv4 header checksum */
+	int n_csum = 1;
+	bool ports = false;
+
+	if (proto == IPPROTO_TCP) {	/* header checked by the key */
+		csums[n_csum++] = l4 + 16;
+		ports = true;
+	} else if (proto == IPPROTO_UDP &&
+		   (uint32_t)mt->l4_ofs + sizeof(struct rte_udp_hdr) <=
+		   m->data_len) {
+		if (get16(l4 + 6))	/* 0: no checksum */
+			csums[n_csum++] = l4 + 6;
+		ports = true;
+	}
+	replace32(ip + 12, o->dst, csums, n_csum);
+	replace32(ip + 16, o->src, csums, n_csum);
+	if (!ports)
+		return;
+	/* Ports are not in the IPv4 header's checksum. */
+	uint8_t *l4csum = n_csum > 1 ? csums[1] : NULL;
+	replace16(l4, o->dport, l4csum);
+	replace16(l4 + 2, o->sport, l4csum);
+	/* UDP: a checksum that comes out 0 is sent as 0xffff. */
+	if (proto == IPPROTO_UDP && l4csum && !get16(l4csum))
+		put16(l4csum, 0xffff);
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Keys of packets, and the protocols without sequence tracking: UDP and
+ * other IP protocols (OVS's conntrack-other.c: first, multiple, bidir),
+ * ICMP echo/timestamp/info by id (conntrack-icmp.c: first, reply), and
+ * ICMP errors, related to the session of the packet they quote.
+ */
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+#include "flow_key.h"
+#include "ct_private.h"
+
+/* ICMP types */
+#define ICMP_ECHO_REPLY 0
+#define ICMP_DEST_UNREACH 3
+#define ICMP_SOURCE_QUENCH 4
+#define ICMP_REDIRECT 5
+#define ICMP_ECHO_REQUEST 8
+#define ICMP_TIME_EXCEEDED 11
+#define ICMP_PARAM_PROBLEM 12
+#define ICMP_TIMESTAMP 13
+#define ICMP_TIMESTAMP_REPLY 14
+#define ICMP_INFO_REQUEST 15
+#define ICMP_INFO_REPLY 16
+
+#define ICMP_HDR_LEN 8
+
+/* The reply type of a query type; -1 for anything else. */
+static int
+icmp_reply_type(uint8_t type)
+{
+	switch (type) {
+	case ICMP_ECHO_REQUEST: return ICMP_ECHO_REPLY;
+	case ICMP_TIMESTAMP: return ICMP_TIMESTAMP_REPLY;
+	case ICMP_INFO_REQUEST: return ICMP_INFO_REPLY;
+	default: return -1;
+	}
+}
+
+static bool
+icmp_is_query(uint8_t type)
+{
+	return icmp_reply_type(type) >= 0 || type == ICMP_ECHO_REPLY ||
+	       type == ICMP_TIMESTAMP_REPLY || type == ICMP_INFO_REPLY;
+}
+
+static bool
+icmp_is_error(uint8_t type)
+{
+	return type == ICMP_DEST_UNREACH || type == ICMP_SOURCE_QUENCH ||
+	       type == ICMP_REDIRECT || type == ICMP_TIME_EXCEEDED ||
+	       type == ICMP_PARAM_PROBLEM;
+}
+
+bool
+ct_key_reply(const struct ct_key *k, struct ct_key *r)
+{
+	ct_key_reverse(r, k);
+	if (k->proto != IPPROTO_ICMP)
+		return true;
+	int t = icmp_reply_type((uint8_t)rte_be_to_cpu_16(k->dport));
+	r->sport = k->sport;	/* the id, both ways */
+	r->dport = rte_cpu_to_be_16(t < 0 ? 0 : t);
+	return t >= 0;
+}
+
+/* Ports (or the ICMP id and type) of an L4 header with len bytes. */
+static bool
+l4_ports(const uint8_t *l4, uint32_t len, uint8_t proto, struct ct_key *k)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		if (len < 4)
+			return false;
+		memcpy(&k->sport, l4, 2);
+		memcpy(&k->dport, l4 + 2, 2);
+		return true;
+	case IPPROTO_ICMP:
+		if (len < ICMP_HDR_LEN || !icmp_is_query(l4[0]) || l4[1])
+			return false;
+		memcpy(&k->sport, l4 + 4, 2);
+		k->dport = rte_cpu_to_be_16(l4[0]);
+		return true;
+	default:
+		k->sport = k->dport = 0;
+		return true;
+	}
+}
+
+/* An ICMP error: the key of the packet it quotes, reversed (the error
+ * travels back to that packet's sender), as OVS's extract_l4_icmp. */
+static bool
+icmp_error_key(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	       struct ct_key *k)
+{
+	uint32_t avail = RTE_MIN((uint32_t)mt->l4_len,
+				 (uint32_t)m->data_len - mt->l4_ofs);
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						    mt->l4_ofs);
+	if (avail < ICMP_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		return false;
+	const struct rte_ipv4_hdr *in =
+		(const struct rte_ipv4_hdr *)(l4 + ICMP_HDR_LEN);
+	uint32_t ihl = (in->version_ihl & 0x0f) * 4u;
+	if ((in->version_ihl >> 4) != 4 || ihl < sizeof *in ||
+	    avail < ICMP_HDR_LEN + ihl ||
+	    (in->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)))
+		return false;
+	/* The quoted packet was sent by the error's addressee. */
+	if (in->src_addr != mt->nw_dst)
+		return false;
+	struct ct_key inner = {
+		.src = in->src_addr,
+		.dst = in->dst_addr,
+		.zone = k->zone,
+		.proto = in->next_proto_id,
+	};
+	if (!l4_ports(l4 + ICMP_HDR_LEN + ihl, avail - ICMP_HDR_LEN - ihl,
+		      in->next_proto_id, &inner))
+		return false;
+	return ct_key_reply(&inner, k);
+}
+
+bool
+ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	       uint16_t zone, struct ct_key *k, bool *related)
+{
+	*related = false;
+	/* Fragments are not reassembled (OVS's ipf is not here): +inv. */
+	if (mt->nw_frag & FLOW_NW_FRAG_ANY)
+		return false;
+	if (mt->l4_ofs >= m->data_len)
+		return false;
+	k->src = mt->nw_src;
+	k->dst = mt->nw_dst;
+	k->sport = mt->tp_src;
+	k->dport = mt->tp_dst;
+	k->zone = zone;
+	k->proto = mt->nw_proto;
+	k->pad = 0;
+
+	uint32_t avail = RTE_MIN((uint32_t)mt->l4_len,
+				 (uint32_t)m->data_len - mt->l4_ofs);
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						    mt->l4_ofs);
+	switch (mt->nw_proto) {
+	case IPPROTO_TCP: {
+		const struct rte_tcp_hdr *t = (const void *)l4;
+		if (avail < sizeof *t)
+			return false;
+		uint32_t doff = (t->data_off >> 4) * 4u;
+		return doff >= sizeof *t && doff <= avail;
+	}
+	case IPPROTO_UDP:
+		return avail >= sizeof(struct rte_udp_hdr);
+	case IPPROTO_ICMP:
+		if (avail < ICMP_HDR_LEN)
+			return false;
+		if (icmp_is_error(l4[0])) {
+			*related = true;
+			return icmp_error_key(m, mt, k);
+		}
+		return l4_ports(l4, avail, IPPROTO_ICMP, k);
+	default:
+		k->sport = k->dport = 0;
+		return true;
+	}
+}
+
+bool
+ct_other_valid_new(const struct ct_key *k)
+{
+	if (k->proto == IPPROTO_ICMP)
+		return icmp_reply_type((uint8_t)rte_be_to_cpu_16(k->dport)) >= 0;
+	return true;
+}
+
+void
+ct_other_new(struct conntrack *ct, struct ct_conn *c, uint64_t now)
+{
+	c->p.other = CT_OTHER_FIRST;
+	ct_conn_update_expiration(ct, c, c->key[0].proto == IPPROTO_ICMP ?
+				  CT_TM_ICMP_FIRST : CT_TM_OTHER_FIRST, now);
+}
+
+enum ct_update
+ct_other_update(struct conntrack *ct, struct ct_conn *c, bool reply,
+		uint64_t now)
+{
+	enum ct_update ret = CT_UPDATE_VALID;
+
+	if (c->key[0].proto == IPPROTO_ICMP) {
+		/* first until the answer, reply after (conntrack-icmp.c) */
+		if (reply)
+			c->p.other = CT_OTHER_BIDIR;
+		else if (c->p.other != CT_OTHER_BIDIR)
+			ret = CT_UPDATE_VALID_NEW;
+		ct_conn_update_expiration(ct, c,
+					  c->p.other == CT_OTHER_BIDIR ?
+					  CT_TM_ICMP_REPLY : CT_TM_ICMP_FIRST,
+					  now);
+		return ret;
+	}
+	if (reply && c->p.other != CT_OTHER_BIDIR) {
+		c->p.other = CT_OTHER_BIDIR;
+	} else if (c->p.other == CT_OTHER_FIRST) {
+		c->p.other = CT_OTHER_MULTIPLE;
+		ret = CT_UPDATE_VALID_NEW;
+	}
+	static const uint8_t tm[] = {
+		[CT_OTHER_FIRST] = CT_TM_OTHER_FIRST,
+		[CT_OTHER_MULTIPLE] = CT_TM_OTHER_MULTIPLE,
+		[CT_OTHER_BIDIR] = CT_TM_OTHER_BIDIR,
+	};
+	ct_conn_update_expiration(ct, c, tm[c->p.other], now);
+	return ret;
+}

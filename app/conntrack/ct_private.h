@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Inside the connection tracker: the session, the table, and what the
+ * files of app/conntrack/ call of each other (one job per file: ct_table
+ * the table and the execute path, ct_tcp the TCP state machine, ct_other
+ * UDP/ICMP/other, ct_nat NAT, ct_expiry the sweeper/flush/RCU, ct_dump the
+ * dump, counters, limits and policies).
+ */
+#ifndef VXS_CT_PRIVATE_H
+#define VXS_CT_PRIVATE_H
+
+#include <netinet/in.h>
+#include <sys/queue.h>
+#include <pthread.h>
+#include <rte_hash.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+#include "conntrack.h"
+
+/* The hash key: one direction of a session. 16 bytes, no holes. */
+struct ct_key {
+	rte_be32_t src;
+	rte_be32_t dst;
+	rte_be16_t sport;	/* ICMP: the echo id */
+	rte_be16_t dport;	/* ICMP: the type (code 0) */
+	uint16_t zone;
+	uint8_t proto;
+	uint8_t pad;
+};
+_Static_assert(sizeof(struct ct_key) == 16, "ct_key is 16 bytes");
+
+/* Timeout classes (OVS's CT_TM_*); each maps to a policy attribute. */
+enum ct_tm {
+	CT_TM_TCP_FIRST_PACKET,
+	CT_TM_TCP_OPENING,
+	CT_TM_TCP_ESTABLISHED,
+	CT_TM_TCP_CLOSING,
+	CT_TM_TCP_FIN_WAIT,
+	CT_TM_TCP_CLOSED,
+	CT_TM_OTHER_FIRST,
+	CT_TM_OTHER_MULTIPLE,
+	CT_TM_OTHER_BIDIR,
+	CT_TM_ICMP_FIRST,
+	CT_TM_ICMP_REPLY,
+	CT_TM_N
+};
+extern const uint8_t ct_tm_attr[CT_TM_N];
+
+struct ct_tcp_peer {
+	uint32_t seqlo;		/* max sequence number sent */
+	uint32_t seqhi;		/* max the other end acked + its window */
+	uint16_t max_win;	/* largest window seen, unscaled */
+	uint8_t wscale;		/* CT_WSCALE_* flags | factor */
+	uint8_t state;		/* enum ct_tcp_state */
+};
+
+enum ct_other_state { CT_OTHER_FIRST, CT_OTHER_MULTIPLE, CT_OTHER_BIDIR };
+
+/* VALID_NEW: valid, but no reply seen yet (a retransmitted SYN or first
+ * datagram): the packet stays +new, as in OVS 3.x and Linux. */
+enum ct_update {
+	CT_UPDATE_VALID,
+	CT_UPDATE_VALID_NEW,
+	CT_UPDATE_INVALID,
+	CT_UPDATE_NEW,
+};
+
+/* A session. key[0] is the original direction, key[1] the reply
+ * direction as packets will carry it (after NAT). */
+struct ct_conn {
+	struct ct_key key[2];
+	rte_spinlock_t lock;	/* the protocol state, expiration, mark */
+	uint8_t tm;		/* timeout class now (under lock) */
+	uint8_t list_tm;	/* expiry list it is on (sweeper only) */
+	uint8_t nat;		/* CS_SRC_NAT / CS_DST_NAT */
+	uint8_t dead;		/* keys gone from the table (under lock) */
+	uint8_t policy;
+	uint8_t on_list;	/* sweeper only */
+	uint16_t pad;
+	uint64_t expiration;	/* tsc; written under lock */
+	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
+	int32_t pos[2];		/* key slots to free (set when removed) */
+	uint32_t mark;
+	uint64_t label[2];
+	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
+	union {
+		struct ct_tcp_peer tcp[2];	/* [0] original sender */
+		uint8_t other;			/* enum ct_other_state */
+	} p;
+} __rte_cache_aligned;
+
+TAILQ_HEAD(ct_conn_list, ct_conn);
+
+/* Counters written by PMDs: per-lcore, summed on read. */
+struct ct_pmd_counters {
+	uint64_t invalid;
+	uint64_t refused_full;
+	uint64_t refused_zone_limit;
+	uint64_t refused_nat;
+	uint64_t refused_collision;
+} __rte_cache_aligned;
+
+struct conntrack {
+	struct rte_hash *table;
+	struct rte_mempool *pool;
+	struct rte_ring *new_ring;	/* created sessions for the sweeper */
+	struct rte_rcu_qsbr *qsbr;
+	uint32_t pool_size;
+	uint64_t tsc_hz;
+
+	/* The table lock: creation and removal of keys, the counts below. */
+	rte_spinlock_t lock;
+	uint32_t max_conns;
+	uint32_t n_conns;
+	uint32_t default_zone_limit;
+	uint64_t created;		/* under lock */
+	uint64_t expired;		/* under lock */
+	uint64_t flushed;		/* under lock */
+	uint32_t *zone_limit;		/* [65536] */
+	uint32_t *zone_count;		/* [65536], under lock */
+
+	uint8_t *zone_policy;		/* [65536] */
+	uint64_t tm_tsc[CT_MAX_POLICIES][CT_TM_N];
+	uint32_t policy_secs[CT_MAX_POLICIES][CT_TP_N];
+
+	struct ct_pmd_counters cnt[RTE_MAX_LCORE + 1];
+
+	/* The sweeper's: expiry lists, cursors, the retire FIFO. */
+	pthread_mutex_t sweep_mutex;
+	struct ct_conn_list exp_list[CT_TM_N];
+	struct ct_conn *cursor[CT_TM_N];
+	uint32_t sweep_tm;
+	struct ct_conn_list retired;
+	uint32_t n_retired;
+	char name[32];
+};
+
+#define CT_WSCALE_FLAG 0x80
+#define CT_WSCALE_UNKNOWN 0x40
+#define CT_WSCALE_MASK 0x0f
+
+static inline struct ct_pmd_counters *
+ct_counters(struct conntrack *ct)
+{
+	unsigned lc = rte_lcore_id();
+	return &ct->cnt[lc < RTE_MAX_LCORE ? lc : RTE_MAX_LCORE];
+}
+
+/* Sets the session's expiration for class tm; under conn->lock. */
+static inline void
+ct_conn_update_expiration(struct conntrack *ct, struct ct_conn *c,
+			  enum ct_tm tm, uint64_t now)
+{
+	c->tm = tm;
+	__atomic_store_n(&c->expiration, now + ct->tm_tsc[c->policy][tm],
+			 __ATOMIC_RELAXED);
+}
+
+static inline bool
+ct_conn_expired(const struct ct_conn *c, uint64_t now)
+{
+	return now >= __atomic_load_n(&c->expiration, __ATOMIC_RELAXED);
+}
+
+static inline void
+ct_key_reverse(struct ct_key *r, const struct ct_key *k)
+{
+	r->src = k->dst;
+	r->dst = k->src;
+	r->sport = k->dport;
+	r->dport = k->sport;
+	r->zone = k->zone;
+	r->proto = k->proto;
+	r->pad = 0;
+}
+
+/* ct_tcp.c */
+bool ct_tcp_valid_new(const struct rte_mbuf *m, const struct ct_pkt_meta *mt);
+void ct_tcp_new(struct conntrack *ct, struct ct_conn *c,
+		const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+		uint64_t now);
+enum ct_update ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
+			     const struct rte_mbuf *m,
+			     const struct ct_pkt_meta *mt, bool reply,
+			     uint64_t now);
+/* The single state dumps show for a TCP session (OVS's is the max). */
+enum ct_tcp_state ct_tcp_show_state(const struct ct_conn *c);
+extern const char *const ct_tcp_state_names[CT_TCPS_N];
+
+/* ct_other.c: keys, UDP/other and ICMP. */
+/* Builds the lookup key of a packet. Returns false for a packet the
+ * tracker cannot key (malformed, fragment): +inv. *related is set for an
+ * ICMP error whose key is then the reversed inner tuple. */
+bool ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+		    uint16_t zone, struct ct_key *k, bool *related);
+bool ct_key_reply(const struct ct_key *k, struct ct_key *r);
+bool ct_other_valid_new(const struct ct_key *k);
+void ct_other_new(struct conntrack *ct, struct ct_conn *c, uint64_t now);
+enum ct_update ct_other_update(struct conntrack *ct, struct ct_conn *c,
+			       bool reply, uint64_t now);
+
+/* ct_nat.c */
+/* Picks a free reply key for a new session under nat (table lock held);
+ * false if none is free. */
+bool ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
+		 const struct ct_key *orig, struct ct_key *reply);
+/* Rewrites packet m of session c travelling in direction reply. */
+void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
+		   const struct ct_pkt_meta *mt, bool reply);
+bool ct_table_has_key(struct conntrack *ct, const struct ct_key *k);
+
+/* ct_expiry.c */
+/* Removes c's keys (table lock held); the sweeper frees it later. False
+ * if it was gone already. */
+bool ct_conn_kill_locked(struct conntrack *ct, struct ct_conn *c);
+void ct_expiry_init(struct conntrack *ct);
+void ct_expiry_fini(struct conntrack *ct);
+
+#endif

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The session table and the execute path: lock-free lookup of both keys
+ * of a session in one rte_hash, the protocol update under the session's
+ * spinlock, creation (limits, NAT tuple, both keys) under the table lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+#include "ct_private.h"
+
+/* A hash entry's data: the session, its low bit the direction. */
+#define CT_DIR_REPLY 1ul
+
+static inline struct ct_conn *
+entry_conn(void *data)
+{
+	return (struct ct_conn *)((uintptr_t)data & ~CT_DIR_REPLY);
+}
+
+static inline bool
+entry_reply(void *data)
+{
+	return (uintptr_t)data & CT_DIR_REPLY;
+}
+
+struct conntrack *
+conntrack_create(const struct ct_params *p)
+{
+	uint32_t max = p->max_conns ? p->max_conns : CT_DEFAULT_MAX_CONNS;
+	const char *base = p->name ? p->name : "ct";
+	char name[RTE_MEMZONE_NAMESIZE];
+
+	if (max > (1u << 28))
+		return NULL;
+	struct conntrack *ct = rte_zmalloc_socket("conntrack", sizeof *ct,
+						  RTE_CACHE_LINE_SIZE,
+						  p->socket_id);
+	if (!ct)
+		return NULL;
+	snprintf(ct->name, sizeof ct->name, "%s", base);
+	ct->max_conns = max;
+	ct->qsbr = p->qsbr;
+	ct->tsc_hz = p->tsc_hz ? p->tsc_hz : rte_get_tsc_hz();
+	rte_spinlock_init(&ct->lock);
+	/* Room past the limit for sessions on their way back through RCU,
+	 * so a full table churning does not starve creation. */
+	ct->pool_size = max + max / 8 + 1024;
+
+	/* Two keys a session; the extendable bucket table lets every key
+	 * slot be used (plain cuckoo can refuse an insert well before). */
+	snprintf(name, sizeof name, "%s_tbl", base);
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = 2 * ct->pool_size,
+		.key_len = sizeof(struct ct_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = p->socket_id,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD |
+			      RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	ct->table = rte_hash_create(&hp);
+	snprintf(name, sizeof name, "%s_pool", base);
+	ct->pool = rte_mempool_create(name, ct->pool_size,
+				      sizeof(struct ct_conn), 256, 0, NULL,
+				      NULL, NULL, NULL, p->socket_id, 0);
+	snprintf(name, sizeof name, "%s_new", base);
+	ct->new_ring = rte_ring_create(name, rte_align32pow2(ct->pool_size + 1),
+				       p->socket_id,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ct->zone_limit = rte_zmalloc("ct_zone_limit", 65536 * sizeof(uint32_t),
+				     0);
+	ct->zone_count = rte_zmalloc("ct_zone_count", 65536 * sizeof(uint32_t),
+				     0);
+	ct->zone_policy = rte_zmalloc("ct_zone_policy", 65536, 0);
+	if (!ct->table || !ct->pool || !ct->new_ring || !ct->zone_limit ||
+	    !ct->zone_count || !ct->zone_policy) {
+		conntrack_destroy(ct);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < CT_MAX_POLICIES; i++)
+		conntrack_set_timeout_policy(ct, i, ct_tp_defaults);
+	ct_expiry_init(ct);
+	return ct;
+}
+
+void
+conntrack_destroy(struct conntrack *ct)
+{
+	if (!ct)
+		return;
+	if (ct->table && ct->pool && ct->new_ring)
+		ct_expiry_fini(ct);
+	rte_hash_free(ct->table);
+	rte_mempool_free(ct->pool);
+	rte_ring_free(ct->new_ring);
+	rte_free(ct->zone_limit);
+	rte_free(ct->zone_count);
+	rte_free(ct->zone_policy);
+	rte_free(ct);
+}
+
+bool
+ct_table_has_key(struct conntrack *ct, const struct ct_key *k)
+{
+	return rte_hash_lookup(ct->table, k) >= 0;
+}
+
+/* The limit a new session of zone must stay under; 0: none. */
+static uint32_t
+zone_limit_of(const struct conntrack *ct, uint16_t zone)
+{
+	uint32_t l = ct->zone_limit[zone];
+	return l ? l : ct->default_zone_limit;
+}
+
+/* Makes a live, unexpired session's key free for a new one: expired
+ * sessions holding it are removed (counted expired). Table lock held.
+ * Returns the live holder, or NULL if the key is free now. */
+static struct ct_conn *
+claim_key(struct conntrack *ct, const struct ct_key *k, uint64_t now,
+	  bool *reply)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(ct->table, k, &data) < 0)
+		return NULL;
+	struct ct_conn *o = entry_conn(data);
+	if (!ct_conn_expired(o, now)) {
+		*reply = entry_reply(data);
+		return o;
+	}
+	if (ct_conn_kill_locked(ct, o))
+		ct->expired++;
+	return NULL;
+}
+
+static void
+proto_new(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
+	  const struct ct_pkt_meta *mt, uint64_t now)
+{
+	if (c->key[0].proto == IPPROTO_TCP)
+		ct_tcp_new(ct, c, m, mt, now);
+	else
+		ct_other_new(ct, c, now);
+}
+
+/* Creates the session of a new packet with key k. Returns it, or NULL:
+ * refused (counted) or, with *live set, another PMD created it first. */
+static struct ct_conn *
+conn_create(struct conntrack *ct, const struct rte_mbuf *m,
+	    const struct ct_pkt_meta *mt, const struct ct_key *k,
+	    const struct ct_nat_spec *nat, uint64_t now,
+	    struct ct_conn **live, bool *live_reply)
+{
+	struct ct_pmd_counters *cnt = ct_counters(ct);
+	struct ct_conn *c = NULL;
+	struct ct_key reply;
+	uint32_t zl;
+
+	rte_spinlock_lock(&ct->lock);
+	*live = claim_key(ct, k, now, live_reply);
+	if (*live)
+		goto out;
+	zl = zone_limit_of(ct, k->zone);
+	if (zl && ct->zone_count[k->zone] >= zl) {
+		cnt->refused_zone_limit++;
+		goto out;
+	}
+	if (ct->n_conns >= ct->max_conns ||
+	    rte_mempool_get(ct->pool, (void **)&c) < 0) {
+		c = NULL;
+		cnt->refused_full++;
+		goto out;
+	}
+	memset(c, 0, sizeof *c);
+	c->key[0] = *k;
+	if (nat && nat->ip_min) {
+		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
+			cnt->refused_nat++;
+			goto refuse;
+		}
+		c->nat = nat->snat ? CS_SRC_NAT : CS_DST_NAT;
+	} else {
+		bool r;
+		ct_key_reply(k, &reply);
+		if (claim_key(ct, &reply, now, &r)) {
+			cnt->refused_collision++;
+			goto refuse;
+		}
+		c->key[1] = reply;
+	}
+	rte_spinlock_init(&c->lock);
+	c->policy = ct->zone_policy[k->zone];
+	proto_new(ct, c, m, mt, now);
+
+	/* Initialised before it is published: readers find it at once. */
+	if (rte_hash_add_key_data(ct->table, &c->key[0], c) < 0) {
+		cnt->refused_full++;
+		goto refuse;
+	}
+	if (rte_hash_add_key_data(ct->table, &c->key[1],
+				  (void *)((uintptr_t)c | CT_DIR_REPLY)) < 0) {
+		/* A reader may have seen key[0]: the session goes to the
+		 * sweeper, which frees it after a grace period. */
+		c->pos[0] = rte_hash_del_key(ct->table, &c->key[0]);
+		c->pos[1] = -1;
+		c->dead = 1;
+		rte_ring_sp_enqueue(ct->new_ring, c);
+		c = NULL;
+		cnt->refused_full++;
+		goto out;
+	}
+	ct->n_conns++;
+	ct->zone_count[k->zone]++;
+	ct->created++;
+	/* Never full: it holds at most every session of the pool once. */
+	rte_ring_sp_enqueue(ct->new_ring, c);
+	goto out;
+refuse:
+	rte_mempool_put(ct->pool, c);
+	c = NULL;
+out:
+	rte_spinlock_unlock(&ct->lock);
+	return c;
+}
+
+/* Removes a session a packet found closed (a SYN on a closed TCP session:
+ * OVS's CT_UPDATE_NEW), so the packet can create a new one. */
+static void
+conn_replace(struct conntrack *ct, struct ct_conn *c)
+{
+	rte_spinlock_lock(&ct->lock);
+	if (ct_conn_kill_locked(ct, c))
+		ct->expired++;
+	rte_spinlock_unlock(&ct->lock);
+}
+
+static enum ct_update
+proto_update(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
+	     const struct ct_pkt_meta *mt, bool reply, uint64_t now)
+{
+	if (c->key[0].proto == IPPROTO_TCP)
+		return ct_tcp_update(ct, c, m, mt, reply, now);
+	return ct_other_update(ct, c, reply, now);
+}
+
+static bool
+valid_new(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	  const struct ct_key *k)
+{
+	if (k->proto == IPPROTO_TCP)
+		return ct_tcp_valid_new(m, mt);
+	return ct_other_valid_new(k);
+}
+
+static void
+fill_ref(struct ct_conn_ref *out, struct ct_conn *c, bool reply,
+	 uint16_t zone)
+{
+	if (!out)
+		return;
+	out->conn = c;
+	out->reply = reply;
+	out->zone = zone;
+	out->mark = c ? c->mark : 0;
+	out->label[0] = c ? c->label[0] : 0;
+	out->label[1] = c ? c->label[1] : 0;
+}
+
+/* One packet whose key k was looked up already (data: the hit, or NULL).
+ * Returns its ct_state. */
+static uint8_t
+process(struct conntrack *ct, struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	const struct ct_key *k, bool related, void *data, bool commit,
+	const struct ct_nat_spec *nat, uint64_t now, struct ct_conn_ref *out)
+{
+	struct ct_conn *c = data ? entry_conn(data) : NULL;
+	bool reply = data ? entry_reply(data) : false;
+	uint8_t state = CS_TRACKED;
+
+	for (int tries = 0; tries < 2; tries++) {
+		if (c) {
+			rte_spinlock_lock(&c->lock);
+			if (c->dead || ct_conn_expired(c, now)) {
+				rte_spinlock_unlock(&c->lock);
+				c = NULL;
+			}
+		}
+		if (!c)
+			break;
+		enum ct_update res = CT_UPDATE_VALID;
+		if (related)
+			state |= CS_RELATED | (reply ? CS_REPLY_DIR : 0);
+		else
+			res = proto_update(ct, c, m, mt, reply, now);
+		switch (res) {
+		case CT_UPDATE_VALID:
+			if (!related)
+				state |= CS_ESTABLISHED |
+					 (reply ? CS_REPLY_DIR : 0);
+			break;
+		case CT_UPDATE_VALID_NEW:
+			state |= CS_NEW;
+			break;
+		case CT_UPDATE_INVALID:
+			rte_spinlock_unlock(&c->lock);
+			ct_counters(ct)->invalid++;
+			fill_ref(out, NULL, false, k->zone);
+			return CS_TRACKED | CS_INVALID;
+		case CT_UPDATE_NEW:
+			rte_spinlock_unlock(&c->lock);
+			if (commit)
+				conn_replace(ct, c);
+			c = NULL;
+			goto not_found;
+		}
+		if (nat && c->nat) {
+			state |= c->nat;
+			if (!related)
+				ct_nat_packet(c, m, mt, reply);
+		}
+		fill_ref(out, c, reply, k->zone);
+		rte_spinlock_unlock(&c->lock);
+		return state;
+	}
+not_found:
+	if (related || !valid_new(m, mt, k)) {
+		ct_counters(ct)->invalid++;
+		fill_ref(out, NULL, false, k->zone);
+		return CS_TRACKED | CS_INVALID;
+	}
+	state |= CS_NEW;
+	if (commit) {
+		struct ct_conn *live;
+		bool live_reply;
+		c = conn_create(ct, m, mt, k, nat, now, &live, &live_reply);
+		if (!c && live)	/* another PMD was first: track against it */
+			return process(ct, m, mt, k, related,
+				       (void *)((uintptr_t)live |
+						(live_reply ? CT_DIR_REPLY : 0)),
+				       false, nat, now, out);
+		if (c && nat && c->nat) {
+			state |= c->nat;
+			ct_nat_packet(c, m, mt, false);
+		}
+	}
+	fill_ref(out, c, false, k->zone);
+	return state;
+}
+
+uint8_t
+conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
+		      const struct ct_pkt_meta *meta, uint16_t zone,
+		      bool commit, const struct ct_nat_spec *nat,
+		      uint64_t now_tsc, struct ct_conn_ref *out)
+{
+	uint8_t state;
+
+	conntrack_execute(ct, &m, meta, 1, zone, commit, nat, now_tsc,
+			  &state, out);
+	return state;
+}
+
+#define CT_BULK RTE_HASH_LOOKUP_BULK_MAX
+
+void
+conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
+		  const struct ct_pkt_meta *meta, uint16_t n, uint16_t zone,
+		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
+		  uint8_t *ct_state_out, struct ct_conn_ref *out)
+{
+	struct ct_key keys[CT_BULK];
+	const void *kp[CT_BULK];
+	void *data[CT_BULK];
+	uint16_t idx[CT_BULK];
+	bool related[CT_BULK];
+
+	for (uint16_t base = 0; base < n; base += CT_BULK) {
+		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
+		uint32_t nk = 0;
+		uint64_t hits = 0;
+
+		for (uint16_t i = base; i < base + chunk; i++) {
+			if (meta[i].is_ipv4 &&
+			    ct_key_extract(pkts[i], &meta[i], zone, &keys[nk],
+					   &related[nk])) {
+				kp[nk] = &keys[nk];
+				idx[nk++] = i;
+				continue;
+			}
+			ct_counters(ct)->invalid++;
+			ct_state_out[i] = CS_TRACKED | CS_INVALID;
+			if (out)
+				fill_ref(&out[i], NULL, false, zone);
+		}
+		if (!nk)
+			continue;
+		rte_hash_lookup_bulk_data(ct->table, kp, nk, &hits, data);
+		for (uint32_t j = 0; j < nk; j++)
+			if (hits & (1ull << j))
+				rte_prefetch0(entry_conn(data[j]));
+		for (uint32_t j = 0; j < nk; j++) {
+			uint16_t i = idx[j];
+			ct_state_out[i] = process(ct, pkts[i], &meta[i],
+					&keys[j], related[j],
+					hits & (1ull << j) ? data[j] : NULL,
+					commit, nat, now_tsc,
+					out ? &out[i] : NULL);
+		}
+	}
+}
+
+void
+ct_conn_set_mark(struct ct_conn *c, uint32_t value, uint32_t mask)
+{
+	rte_spinlock_lock(&c->lock);
+	c->mark = (c->mark & ~mask) | (value & mask);
+	rte_spinlock_unlock(&c->lock);
+}
+
+void
+ct_conn_set_label(struct ct_conn *c, const uint64_t value[2],
+		  const uint64_t mask[2])
+{
+	rte_spinlock_lock(&c->lock);
+	for (int i = 0; i < 2; i++)
+		c->label[i] = (c->label[i] & ~mask[i]) | (value[i] & mask[i]);
+	rte_spinlock_unlock(&c->lock);
+}
