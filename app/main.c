@@ -24,6 +24,7 @@
 #include "config.h"
 #include "config_save.h"
 #include "control.h"
+#include "ct_ctl.h"
 #include "core_list.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
@@ -525,6 +526,7 @@ main(int argc, char **argv)
 	if (ports_create(&cfg, pktmbuf_pool, cfg.n_pmd_cores, err,
 			 sizeof err) ||
 	    pmds_init(err, sizeof err) ||
+	    ct_ctl_init(&cfg, err, sizeof err) ||
 	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
 		goto out_ports;
@@ -563,6 +565,7 @@ main(int argc, char **argv)
 		ctl_events_process();
 		ports_tick();
 		pmd_auto_lb_tick();
+		ct_ctl_tick();
 		ofproto_tick();
 		state_tick();
 		if (opt.duration > 0) {
@@ -588,6 +591,8 @@ out_offload:
 	ctl_events_process();
 	ofproto_fini();
 out_ports:
+	pmds_destroy();		/* the PMDs' datapaths, then the sessions */
+	ct_ctl_fini();
 	pmds_fini();
 	/* Less what closed drivers keep (counted by ports_stop while their
 	 * ports still existed): not the datapath's to leak. */

@@ -23,6 +23,7 @@
 #define CFG_ERR_MAX 512
 #define CFG_MAX_CORES 128
 #define CFG_MAX_VNIS 64
+#define CFG_CT_MAX_CONNS_DEFAULT 65536
 #define CFG_MIN_MS 60000u		/* a minute */
 #define CFG_REBAL_INTERVAL_MAX_MIN 20000u /* OVS MAX_ALB_REBALANCE_INTERVAL */
 
@@ -139,6 +140,10 @@ struct vxs_config {
 	uint32_t emc_insert_inv_prob;	/* default 100; 0 = EMC off */
 	uint32_t flow_max_idle_ms;	/* default 10000 */
 	uint32_t max_megaflows;		/* per PMD, default 65536 */
+	/* sessions of the connection tracker (sg()), OVS's ct-max-conns;
+	 * default CFG_CT_MAX_CONNS_DEFAULT: a hugepage pool sized up front,
+	 * about 350 bytes a session (OVS's default is 3,000,000) */
+	uint32_t ct_max_conns;
 	/* control tables: 0 = the default (ofproto.h, neigh.h, route.h) */
 	uint32_t max_flows;		/* OpenFlow rules, default 65536 */
 	uint32_t max_neighbours;	/* default 65536 */

@@ -24,6 +24,7 @@ void cmd_pmd_register(void);		/* cmd_pmd.c */
 void cmd_pmd_rxq_register(void);	/* cmd_pmd_rxq.c, by cmd_pmd_register */
 void cmd_tnl_register(void);		/* cmd_tnl.c */
 void cmd_port_register(void);		/* cmd_port.c */
+void cmd_ct_register(void);		/* cmd_ct.c */
 
 /* show and dpif-netdev/pmd-stats-show, also printed at exit
  * (print_exit_stats). */

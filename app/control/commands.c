@@ -30,5 +30,6 @@ commands_register(void)
 	cmd_pmd_register();
 	cmd_tnl_register();
 	cmd_port_register();
+	cmd_ct_register();
 	cmd_state_register();
 }

@@ -21,6 +21,8 @@
  *                                       subtable lookups in dpcls_lookup.c)
  *   upcall     upcall.c                 misses: translate, install
  *   (actions)  dp_execute.c             group by megaflow, run its actions
+ *   sg         sg_filter.c              sg(): security group by the session
+ *                                       table (app/conntrack), same pass
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
  *   encap      vxlan_encap.c            tnl_push
@@ -117,6 +119,8 @@ struct dp_ctx {
 
 	/* partial offload (dp_offload.c, mark_path.c): NULL when none */
 	struct offload_mgr *offload;
+	struct conntrack *ct;		/* the sessions sg() looks packets up
+					 * in; shared by every PMD */
 	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
 	uint32_t max_marks;
 	struct offload_del *del_retry;	/* DELs the full ring refused */

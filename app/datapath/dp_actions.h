@@ -51,11 +51,17 @@ enum dp_action_type {
 	DP_ACT_SET_ETH_DST,	/* actions->macs[port] */
 	DP_ACT_ARP_RESPOND,	/* VTEP ARP: answer/learn, on the in port */
 	DP_ACT_DROP,		/* reason */
+	DP_ACT_SG,		/* security group (seed 003), in this pass:
+				 * the packets of a session pass, a new one
+				 * passes (and is committed) only if slot
+				 * has DP_SG_ALLOW; port: the zone */
 	DP_ACT_DROP_COPY,	/* reason: the copy one output would have
 				 * sent (a tunnel output with no route or
 				 * neighbour, not the last), counted as
 				 * made and dropped */
 };
+
+#define DP_SG_ALLOW 0x1
 
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */

@@ -115,6 +115,9 @@ dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 		case DP_ACT_DROP:
 			dp_drop_batch(ctx, b, a->reason);
 			return;
+		case DP_ACT_SG:	/* keeps the packets the group lets by */
+			dp_sg_filter(ctx, a, b, keys, idx);
+			break;
 		case DP_ACT_DROP_COPY:	/* as a copy made and dropped */
 			ctx->stats->copies += b->n;
 			dp_count_drops(ctx, a->reason, b->n);

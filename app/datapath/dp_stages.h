@@ -150,6 +150,12 @@ void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
 		uint16_t tnl_idx, struct pkt_batch *b,
 		const struct flow_key keys[], const uint8_t idx[],
 		struct dp_inner *inner);
+/* sg() (sg_filter.c): keeps in b, in order, the packets the security
+ * group lets by (idx[] kept in step); counts the others' drops. */
+void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
+		  struct pkt_batch *b, const struct flow_key keys[],
+		  const uint8_t idx[]);
+
 /* encap (vxlan_encap.c): pushes t on every packet of b, hashes[idx[j]]
  * giving the source port. */
 void dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,

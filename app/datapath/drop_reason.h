@@ -42,7 +42,9 @@
 	X(MTU_EXCEEDED,   "mtu_exceeded")   /* frame longer than port's MTU */ \
 	X(NO_MBUF,        "no_mbuf")        /* pool empty: copy not made    */ \
 	X(ARP_POLICED,    "arp_policed")    /* over the PMD's ARP budget    */ \
-	X(RESUBMIT_LIMIT, "resubmit_limit") /* table chain too deep or long */
+	X(RESUBMIT_LIMIT, "resubmit_limit") /* table chain too deep or long */ \
+	X(SG_DENY,        "sg_deny")        /* sg(deny): no session         */ \
+	X(SG_INVALID,     "sg_invalid")     /* sg(): tracker said +inv      */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

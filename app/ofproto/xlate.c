@@ -267,6 +267,14 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 		case OFPACT_SET_ETH_DST:
 			emit_set_mac(out, DP_ACT_SET_ETH_DST, &a->mac);
 			break;
+		case OFPACT_SG: {
+			const struct ofp_ct *sg = &pl->ct[a->slot];
+			emit_act(out, (struct dp_action){
+				.type = DP_ACT_SG,
+				.slot = sg->allow ? DP_SG_ALLOW : 0,
+				.port = sg->zone });
+			break;
+		}
 		case OFPACT_OUTPUT:
 			p = output_port(a, pl->in_port[i], &looped);
 			if (!p)
@@ -290,7 +298,7 @@ xlate_check_rule(const struct ofp_rule *r,
 		 bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		 char *err, size_t errlen)
 {
-	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0;
+	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0, n_sg = 0;
 
 	for (int i = 0; i < r->n_actions; i++)
 		if (r->actions[i].type == OFPACT_OUTPUT)
@@ -300,6 +308,8 @@ xlate_check_rule(const struct ofp_rule *r,
 		if (a->type == OFPACT_SET_ETH_SRC ||
 		    a->type == OFPACT_SET_ETH_DST)
 			n_macs++;
+		else if (a->type == OFPACT_SG)
+			n_sg++;
 		else if (a->type != OFPACT_OUTPUT)
 			continue;
 		else if (a->port == OFPP_IN_PORT || is_tunnel(a->port, aux))
@@ -307,7 +317,7 @@ xlate_check_rule(const struct ofp_rule *r,
 		else
 			n_plain++;
 	}
-	int n_acts = n_macs + n_plain + n_tnls + (n_tnls > 0);
+	int n_acts = n_macs + n_plain + n_tnls + (n_tnls > 0) + n_sg;
 	if (n_tnls > DP_MAX_TNLS) {
 		snprintf(err, errlen, "%d tunnel outputs (output:in_port counts "
 			 "as one): the datapath takes at most %d per rule",

@@ -33,6 +33,7 @@ void xlate(const struct dp_snapshot *s, const struct flow_key *key,
  * with a port changes it). More than XLATE_MAX_PIPELINE_ACTIONS, or past
  * the resubmit limits, sets limit_hit: the packet is dropped whole. */
 #define XLATE_MAX_PIPELINE_ACTIONS 64
+#define XLATE_MAX_PIPELINE_CT 8
 
 struct xlate_pipeline {
 	uint16_t n;
@@ -40,6 +41,9 @@ struct xlate_pipeline {
 	bool unexecutable;		/* met a ct()/sg() (never published) */
 	struct ofp_action act[XLATE_MAX_PIPELINE_ACTIONS];
 	uint32_t in_port[XLATE_MAX_PIPELINE_ACTIONS];
+	struct ofp_ct ct[XLATE_MAX_PIPELINE_CT];	/* sg()'s parameters:
+						 * act[i].slot indexes them */
+	uint8_t n_ct;
 };
 
 /* Looks key up from table 0 on, following resubmit/goto_table; ORs the

@@ -178,11 +178,21 @@ walk_actions(struct walk *w, const struct ofp_rule *r)
 			load_reg(&w->meta, a);
 			break;
 		case OFPACT_CT:
-		case OFPACT_SG:
-			/* refused at add-flow time (ofp_rule_executable);
+			/* refused at add-flow time (xlate_check_executable);
 			 * never half-executed should one get here */
 			out->unexecutable = true;
 			out->limit_hit = true;
+			break;
+		case OFPACT_SG:
+			if (out->n == XLATE_MAX_PIPELINE_ACTIONS ||
+			    out->n_ct == XLATE_MAX_PIPELINE_CT) {
+				out->limit_hit = true;
+				break;
+			}
+			out->ct[out->n_ct] = r->ct[a->slot];
+			out->act[out->n] = *a;
+			out->act[out->n].slot = out->n_ct++;
+			out->in_port[out->n++] = w->key.in_port;
 			break;
 		default:
 			if (out->n == XLATE_MAX_PIPELINE_ACTIONS) {
@@ -204,7 +214,7 @@ xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 	struct walk w = { .s = s, .key = *key, .mask = mask, .out = out };
 	const struct ofp_rule *r;
 
-	out->n = 0;
+	out->n = out->n_ct = 0;
 	out->limit_hit = out->unexecutable = false;
 	memset(&w.meta, 0, sizeof w.meta);
 	r = classify(&w, 0);
@@ -224,11 +234,19 @@ xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 				       "(issue 12)";
 
 	for (int i = 0; i < r->n_actions; i++) {
-		if (r->actions[i].type == OFPACT_CT ||
-		    r->actions[i].type == OFPACT_SG) {
-			snprintf(err, errlen, "%s(): %s",
-				 r->actions[i].type == OFPACT_CT ? "ct" : "sg",
+		const struct ofp_action *a = &r->actions[i];
+		/* sg() runs in the same pass (conntrack); ct() needs
+		 * recirculation, and sg's nat() the tracker's rewrite of the
+		 * packet's key: both next */
+		if (a->type == OFPACT_CT ||
+		    (a->type == OFPACT_SG && r->ct[a->slot].nat.kind)) {
+			snprintf(err, errlen, "%s: %s",
+				 a->type == OFPACT_CT ? "ct()" : "sg(nat)",
 				 why);
+			return -1;
+		}
+		if (a->type == OFPACT_SG && r->ct[a->slot].zone_reg >= 0) {
+			snprintf(err, errlen, "sg(zone=register): %s", why);
 			return -1;
 		}
 	}

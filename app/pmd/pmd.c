@@ -22,6 +22,7 @@ struct pmd *pmds;
 uint16_t n_pmds;
 struct rte_mempool *pktmbuf_pool;
 struct rte_rcu_qsbr *pmd_qsbr;
+struct conntrack *pmd_conntrack;
 struct rte_ring *ctl_event_ring;
 
 #define PMD_SWEEP_INTERVAL_MS 100	/* idle expiry, subtable ranking */
@@ -255,6 +256,7 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, uint32_t opts,
 	pmd->dp.port_stats = pmd->port_stats;
 	pmd->dp.mbuf_pool = pktmbuf_pool;
 	pmd->dp.events = ctl_event_ring;
+	pmd->dp.ct = pmd_conntrack;
 	pmd->dp.rand_state = 0x9e3779b9u ^ pmd->lcore;
 	int rc = dp_ctx_init(&pmd->dp, cfg, PORT_MAX, socket, why, sizeof why);
 	if (!rc && (!pmd->port_stats || !pmd->rxqs)) {

@@ -224,6 +224,9 @@ mbufs_in_use(void)
 			    : 0;
 }
 extern struct rte_rcu_qsbr *pmd_qsbr;
+/* The session table every PMD's sg() uses (created after pmds_init, as
+ * it frees through pmd_qsbr; NULL: none). */
+extern struct conntrack *pmd_conntrack;
 extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 
 /* The PMDs' shared state, once: the RCU variable (room for CFG_MAX_CORES

@@ -580,8 +580,8 @@ BAD_FLOWS = [
     # parsed, but connection tracking is not executable yet (issue 12)
     ("table=1,ip,actions=ct(commit,zone=NXM_NX_REG6[0..15]),output:1",
      "ct(): not executable by this datapath yet (issue 12)"),
-    ("ip,actions=sg(allow,zone=3,commit),output:1",
-     "sg(): not executable by this datapath yet (issue 12)"),
+    ("ip,actions=sg(allow,zone=3,nat(src=10.0.0.1)),output:1",
+     "sg(nat): not executable by this datapath yet (issue 12)"),
     ("ct_state=+trk+est,ip,actions=output:1",
      "ct_state: not executable by this datapath yet (issue 12)"),
     ("table=1,actions=goto_table:1", "goto_table:1 must go to a later"),

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The connection tracker's life in the daemon (created once the PMDs'
+ * RCU variable exists, swept from the control loop) and its commands,
+ * named as ovs-appctl's: dpctl/dump-conntrack, dpctl/flush-conntrack,
+ * dpctl/ct-stats-show, dpctl/ct-set-maxconns, dpctl/ct-get-maxconns,
+ * dpctl/ct-get-nconns, dpctl/ct-set-limits, dpctl/ct-get-limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include "cmd_util.h"
+#include "conntrack.h"
+#include "control.h"
+#include "ct_ctl.h"
+#include "json_out.h"
+#include "pmd.h"
+
+/* Sessions the sweeper may visit per control-loop pass (every <= 20 ms):
+ * a million sessions are gone through in a few seconds, and a pass costs
+ * well under a millisecond. */
+#define CT_SWEEP_BUDGET 8192
+
+int
+ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
+{
+	struct ct_params p = { .max_conns = cfg->ct_max_conns,
+			       .qsbr = pmd_qsbr, .socket_id = SOCKET_ID_ANY,
+			       .name = "vxs_ct" };
+
+	pmd_conntrack = conntrack_create(&p);
+	if (!pmd_conntrack) {
+		snprintf(err, errlen, "cannot create the connection tracker "
+			 "for %u sessions (datapath ct-max-conns; about 350 "
+			 "bytes of hugepage memory each): %s",
+			 cfg->ct_max_conns, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+ct_ctl_tick(void)
+{
+	if (pmd_conntrack)
+		conntrack_sweep(pmd_conntrack, rte_rdtsc(), CT_SWEEP_BUDGET);
+}
+
+void
+ct_ctl_fini(void)
+{
+	conntrack_destroy(pmd_conntrack);
+	pmd_conntrack = NULL;
+}
+
+/* "zone=N" */
+static int
+parse_zone(const char *s, int32_t *zone, struct ds *out)
+{
+	char *end;
+	unsigned long z;
+
+	if (strncmp(s, "zone=", 5) || !s[5] ||
+	    (z = strtoul(s + 5, &end, 0), *end) || z > UINT16_MAX) {
+		ds_put_format(out, "bad zone '%s' (zone=0..65535)", s);
+		return -1;
+	}
+	*zone = (int32_t)z;
+	return 0;
+}
+
+static int
+parse_u32(const char *s, const char *what, uint32_t *v, struct ds *out)
+{
+	char *end;
+	unsigned long long n = strtoull(s, &end, 0);
+
+	if (!*s || *end || n > UINT32_MAX || s[0] == '-') {
+		ds_put_format(out, "bad %s '%s'", what, s);
+		return -1;
+	}
+	*v = (uint32_t)n;
+	return 0;
+}
+
+/* dpctl/dump-conntrack [DP] [zone=N] */
+static int
+cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
+		   void *aux)
+{
+	(void)aux;
+	struct ct_dump_ctx ctx;
+	int32_t zone = -1;
+	char line[512];
+
+	if (argc > 1 && !strncmp(argv[argc - 1], "zone=", 5) &&
+	    parse_zone(argv[argc - 1], &zone, out))
+		return -1;
+	if (json)
+		json_begin_array(out);
+	conntrack_dump_start(pmd_conntrack, &ctx, zone);
+	while (conntrack_dump_next(pmd_conntrack, &ctx, line, sizeof line)) {
+		if (json)
+			json_string(out, line);
+		else
+			ds_put_format(out, "%s\n", line);
+	}
+	if (json)
+		json_end_array(out);
+	return 0;
+}
+
+/* dpctl/flush-conntrack [DP] [zone=N] */
+static int
+cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
+		    void *aux)
+{
+	(void)json, (void)aux;
+	int32_t zone = -1;
+
+	if (argc > 1 && parse_zone(argv[argc - 1], &zone, out))
+		return -1;
+	if (zone >= 0)
+		conntrack_flush_zone(pmd_conntrack, (uint16_t)zone);
+	else
+		conntrack_flush(pmd_conntrack);
+	return 0;
+}
+
+static int
+cmd_ct_stats_show(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	UNUSED_ARGS;
+	struct ct_stats s;
+
+	conntrack_get_stats(pmd_conntrack, &s);
+	if (!json) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f) {
+			ds_put_cstr(out, "out of memory");
+			return -1;
+		}
+		conntrack_stats_print(pmd_conntrack, f);
+		fclose(f);
+		ds_put_cstr(out, buf);
+		free(buf);
+		return 0;
+	}
+	json_begin_object(out);
+#define F(x) json_key(out, #x); json_u64(out, s.x);
+	F(n_conns) F(created) F(expired) F(flushed) F(refused_full)
+	F(refused_zone_limit) F(refused_nat) F(refused_collision) F(invalid)
+	F(n_tcp) F(n_udp) F(n_icmp) F(n_other)
+#undef F
+	json_key(out, "max_conns");
+	json_u64(out, conntrack_get_maxconns(pmd_conntrack));
+	json_end_object(out);
+	return 0;
+}
+
+static int
+cmd_ct_set_maxconns(int argc, const char *argv[], bool json, struct ds *out,
+		    void *aux)
+{
+	(void)json, (void)aux;
+	uint32_t n;
+
+	if (parse_u32(argv[argc - 1], "maxconns", &n, out))
+		return -1;
+	if (conntrack_set_maxconns(pmd_conntrack, n)) {
+		ds_put_format(out, "maxconns %u: more than the session pool "
+			      "holds (datapath ct-max-conns, set at start)", n);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_ct_get_maxconns(int argc, const char *argv[], bool json, struct ds *out,
+		    void *aux)
+{
+	UNUSED_ARGS;
+	ds_put_format(out, "%u\n", conntrack_get_maxconns(pmd_conntrack));
+	return 0;
+}
+
+static int
+cmd_ct_get_nconns(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	UNUSED_ARGS;
+	ds_put_format(out, "%u\n", conntrack_get_nconns(pmd_conntrack));
+	return 0;
+}
+
+/* dpctl/ct-set-limits [DP] [default=L] [zone=N,limit=L]... : all checked
+ * before any is applied */
+static int
+cmd_ct_set_limits(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	(void)json, (void)aux;
+	struct { int32_t zone; uint32_t limit; } set[64];
+	int n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (!strncmp(s, "default=", 8)) {
+			if (parse_u32(s + 8, "default limit", &set[n].limit, out))
+				return -1;
+			set[n++].zone = -1;
+			continue;
+		}
+		const char *comma = strchr(s, ',');
+		char zone[32];
+		if (!comma || strncmp(comma + 1, "limit=", 6) ||
+		    (size_t)(comma - s) >= sizeof zone) {
+			ds_put_format(out, "bad limit '%s' (zone=N,limit=L or "
+				      "default=L)", s);
+			return -1;
+		}
+		memcpy(zone, s, comma - s);
+		zone[comma - s] = '\0';
+		if (parse_zone(zone, &set[n].zone, out) ||
+		    parse_u32(comma + 7, "limit", &set[n].limit, out))
+			return -1;
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		if (set[i].zone < 0)
+			conntrack_set_default_zone_limit(pmd_conntrack,
+							 set[i].limit);
+		else
+			conntrack_set_zone_limit(pmd_conntrack,
+						 (uint16_t)set[i].zone,
+						 set[i].limit);
+	}
+	return 0;
+}
+
+/* dpctl/ct-get-limits [DP] [zone=N]...: OVS's lines */
+static int
+cmd_ct_get_limits(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	(void)json, (void)aux;
+	ds_put_format(out, "default limit=%u\n",
+		      conntrack_get_zone_limit(pmd_conntrack, UINT16_MAX) );
+	for (int i = 1; i < argc; i++) {
+		int32_t zone;
+		if (parse_zone(argv[i], &zone, out))
+			return -1;
+		ds_put_format(out, "zone=%d,limit=%u,count=%u\n", zone,
+			      conntrack_get_zone_limit(pmd_conntrack,
+						       (uint16_t)zone),
+			      conntrack_get_zone_count(pmd_conntrack,
+						       (uint16_t)zone));
+	}
+	return 0;
+}
+
+void
+cmd_ct_register(void)
+{
+	control_register("dpctl/dump-conntrack", "[DP] [zone=N]", 0, 2,
+			 cmd_dump_conntrack, NULL);
+	control_register("dpctl/flush-conntrack", "[DP] [zone=N]", 0, 2,
+			 cmd_flush_conntrack, NULL);
+	control_register("dpctl/ct-stats-show", "[DP]", 0, 1,
+			 cmd_ct_stats_show, NULL);
+	control_register("dpctl/ct-set-maxconns", "[DP] N", 1, 2,
+			 cmd_ct_set_maxconns, NULL);
+	control_register("dpctl/ct-get-maxconns", "[DP]", 0, 1,
+			 cmd_ct_get_maxconns, NULL);
+	control_register("dpctl/ct-get-nconns", "[DP]", 0, 1,
+			 cmd_ct_get_nconns, NULL);
+	control_register("dpctl/ct-set-limits",
+			 "[DP] [default=L] [zone=N,limit=L]...", 1, 64,
+			 cmd_ct_set_limits, NULL);
+	control_register("dpctl/ct-get-limits", "[DP] [zone=N]...", 0, 64,
+			 cmd_ct_get_limits, NULL);
+}
