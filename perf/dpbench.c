@@ -40,6 +40,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include "config.h"
+#include "ct_ctl.h"
 #include "dp_offload.h"
 #include "fdir_model.h"
 #include "offload_mgr.h"
@@ -76,6 +77,7 @@ struct result {
 	enum dir dir;
 	const char *config;
 	bool tx_lock;			/* --tx-lock: every tx route locked */
+	enum sg_mode sg;		/* --sg: the rule set */
 	uint32_t flows;
 	uint64_t packets;
 	uint64_t total_cycles;
@@ -97,6 +99,7 @@ static struct {
 	uint32_t emc_prob;
 	const char *eal_mem;
 	bool tx_lock;			/* each row without and with the tx lock */
+	bool sg;			/* each row without sg, with, sg-deny */
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
 	.n_flow_counts = 4,
@@ -142,6 +145,10 @@ usage(FILE *f)
 "  --tx-lock       every row twice, the tx lock off and forced on (every\n"
 "                  port, uncontended), side by side; then the lock with 2\n"
 "                  senders on one queue (lcores 0 and 1)\n"
+"  --sg            every row three times: no sg(), sg() on every VM's rules\n"
+"                  (allow egress, deny ingress; sessions established first,\n"
+"                  so every measured packet is +est) and sg(deny) on new\n"
+"                  packets (all dropped); then the three side by side\n"
 "  -h, --help\n");
 }
 
@@ -174,7 +181,8 @@ static int
 parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
-	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK };
+	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK,
+	       O_SG };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -189,6 +197,7 @@ parse_args(int argc, char **argv)
 		{ "emc-prob", required_argument, NULL, O_EMC },
 		{ "mem", required_argument, NULL, O_MEM },
 		{ "tx-lock", no_argument, NULL, O_TXLOCK },
+		{ "sg", no_argument, NULL, O_SG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -220,6 +229,7 @@ parse_args(int argc, char **argv)
 		case O_EMC: args.emc_prob = strtoul(optarg, NULL, 10); break;
 		case O_MEM: args.eal_mem = optarg; break;
 		case O_TXLOCK: args.tx_lock = true; break;
+		case O_SG: args.sg = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -234,6 +244,11 @@ parse_args(int argc, char **argv)
 		fprintf(stderr, "dpbench: --dir decap|encap|both\n");
 		return -1;
 	}
+	if (args.sg && (args.tx_lock || args.nic_marked)) {
+		fprintf(stderr, "dpbench: --sg goes alone (not with --tx-lock "
+			"or --nic-marked)\n");
+		return -1;
+	}
 	if (!args.bursts || args.run < 1) {
 		fprintf(stderr, "dpbench: --bursts and --run must be > 0\n");
 		return -1;
@@ -246,7 +261,7 @@ parse_args(int argc, char **argv)
 /* What scripts/gen-topology.py --vms 32 writes, with the NIC and the VMs
  * as null ports, one PMD, and room for the megaflows. */
 static int
-write_topology(char *path, size_t len, uint32_t max_flows)
+write_topology(char *path, size_t len, uint32_t max_flows, uint32_t max_conns)
 {
 	snprintf(path, len, "/tmp/dpbench-XXXXXX.yaml");
 	int fd = mkstemps(path, 5);
@@ -260,18 +275,21 @@ write_topology(char *path, size_t len, uint32_t max_flows)
 	fprintf(f, "eal: {lcores: '0-1', main-lcore: 0}\n"
 		   "datapath:\n  pmd-cores: [1]\n"
 		   "  emc-insert-inv-prob: %u\n  max-megaflows: %u\n"
+		   "  ct-max-conns: %u\n"
 		   "underlay:\n  port: dpdk-phy\n  local-ip: 172.1.0.100/24\n"
 		   "  mac: '10:00:00:00:00:01'\n"
 		   "  routes: [{prefix: 172.1.0.0/24}]\n"
 		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
-		   "ports:\n", args.emc_prob, max_flows);
+		   "ports:\n", args.emc_prob, max_flows, max_conns);
 	for (int i = 0; i < N_VMS; i++)
 		fprintf(f, "  - {name: vhost-user%d, type: 'null'}\n", i);
 	fprintf(f, "  - {name: vxlan, type: vxlan, options: {remote_ip: flow, "
 		   "local_ip: flow, key: flow, dst_port: 4789, vnis: [%d]}}\n"
 		   "  - {name: dpdk-phy, type: 'null'}\n"
 		   "flows:\n", VNI);
-	for (int i = 0; i < N_VMS; i++) {
+	if (args.sg)	/* the same rules, in the form sg() can replace */
+		sg_write_rules(f, args.rewrite);
+	for (int i = 0; i < N_VMS && !args.sg; i++) {
 		fprintf(f, "  - in_port=vhost-user%d,actions=set_tunnel:%d,"
 			   "set_field:172.1.0.0->tun_dst,"
 			   "set_field:172.1.0.100->tun_src,output:vxlan\n",
@@ -294,7 +312,7 @@ set_opts(struct pmd *pmd, uint32_t opts)
 
 static int
 run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
-	const struct opt_config *oc, struct result *r)
+	const struct opt_config *oc, enum sg_mode sg, struct result *r)
 {
 	struct traffic t = { .src = &src, .dir = dir, .flows = flows };
 	struct pkt_batch b;
@@ -342,7 +360,7 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	total += rte_rdtsc() - t0;
 	const struct pmd_stats *s = &pmd->stats;
 	*r = (struct result){
-		.dir = dir, .config = oc->name, .flows = flows,
+		.dir = dir, .config = oc->name, .sg = sg, .flows = flows,
 		.packets = args.bursts * BATCH_MAX, .total_cycles = total,
 		.emc_hits = s->emc_hits, .megaflow_hits = s->megaflow_hits,
 		.upcalls = s->upcalls, .tx_batches = s->tx_batches,
@@ -368,7 +386,17 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 		return -2;
 	}
 	uint64_t drops = a.dropped;
-	if (drops || s->tx_packets != r->packets)
+	/* --sg: sg-deny drops every packet, sg (+est) none */
+	if (sg == SG_DENY_NEW || (sg == SG_EST && drops)) {
+		uint64_t denied = s->drops[DROP_SG_DENY];
+		if (sg == SG_DENY_NEW ? denied != r->packets : true) {
+			fprintf(stderr, "dpbench: %s %s %u %s: %lu dropped, "
+				"%lu by sg_deny, of %lu\n", dir_names[dir],
+				oc->name, flows, sg_mode_names[sg], drops,
+				denied, r->packets);
+			return -2;
+		}
+	} else if (drops || s->tx_packets != r->packets)
 		fprintf(stderr, "dpbench: %s %s %u: %lu drops, %lu of %lu "
 			"packets sent\n", dir_names[dir], oc->name, flows,
 			drops, s->tx_packets, r->packets);
@@ -406,6 +434,24 @@ print_tx_lock(const struct result *res, int n)
 	}
 }
 
+/* The --sg rows side by side (dpbench_sg.c prints them). */
+static int
+print_sg(const struct result *res, int n)
+{
+	struct sg_row *rows = calloc(n ? n : 1, sizeof *rows);
+	if (!rows)
+		return -1;
+	for (int i = 0; i < n; i++)
+		rows[i] = (struct sg_row){
+			.dir = dir_names[res[i].dir], .config = res[i].config,
+			.flows = res[i].flows,
+			.cpp = (double)res[i].total_cycles / res[i].packets,
+		};
+	sg_print(rows, n, SG_N_MODES);
+	free(rows);
+	return 0;
+}
+
 static void
 print_header(void)
 {
@@ -419,7 +465,8 @@ print_header(void)
 static const char *
 config_label(const struct result *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", r->config, r->tx_lock ? " +tx-lock" : "");
+	snprintf(buf, len, "%s%s%s%s", r->config, r->tx_lock ? " +tx-lock" : "",
+		 r->sg ? " +" : "", r->sg ? sg_mode_names[r->sg] : "");
 	return buf;
 }
 
@@ -557,7 +604,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* The megaflows are per VM (a handful); room for many anyway. */
-	if (write_topology(path, sizeof path, 65536)) {
+	/* --sg: a session per flow, and room for one round more */
+	if (write_topology(path, sizeof path, 65536,
+			   args.sg ? max_flows + 1024 : 65536)) {
 		fprintf(stderr, "dpbench: cannot write a topology file\n");
 		return 1;
 	}
@@ -587,6 +636,9 @@ main(int argc, char **argv)
 	}
 	if (ports_create(&cfg, pktmbuf_pool, 1, err, sizeof err) ||
 	    pmds_init(err, sizeof err) ||
+	    /* as the daemon: after the PMDs' QSBR variable, before the
+	     * PMD, whose datapath takes the tracker */
+	    (args.sg && ct_ctl_init(&cfg, err, sizeof err)) ||
 	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err) ||
 	    ofproto_init(&cfg, pmd_qsbr, err, sizeof err) ||
 	    ports_start(err, sizeof err)) {
@@ -611,8 +663,10 @@ main(int argc, char **argv)
 
 	struct opt_config oc[2 + N_BENCH_OPTS];
 	int n_oc = opt_configs(oc);
-	int n_lock = args.tx_lock ? 2 : 1;
-	int max_res = 2 * n_oc * args.n_flow_counts * n_lock, n_res = 0;
+	/* the variants of each row, side by side: tx lock off/on, or the
+	 * --sg rule sets */
+	int n_var = args.tx_lock ? 2 : args.sg ? SG_N_MODES : 1;
+	int max_res = 2 * n_oc * args.n_flow_counts * n_var, n_res = 0;
 	struct result *res = calloc(max_res, sizeof *res);
 	if (!res)
 		goto out;
@@ -633,18 +687,27 @@ main(int argc, char **argv)
 		if (strcmp(args.dirs, "both") && strcmp(args.dirs, dir_names[d]))
 			continue;
 		for (int fi = 0; fi < args.n_flow_counts; fi++)
-			for (int c = 0; c < n_oc * n_lock; c++) {
+			for (int c = 0; c < n_oc * n_var; c++) {
 				struct result *r = &res[n_res];
-				set_tx_lock(c % n_lock);
-				int err = run_one(pmd, d, args.flow_counts[fi],
-						  &oc[c / n_lock], r);
+				enum sg_mode sg = args.sg ? c % n_var : SG_NONE;
+				int err = 0;
+				if (args.sg)
+					err = sg_set_mode(pmd, &src, sg,
+							  args.flow_counts[fi],
+							  args.rewrite);
+				else
+					set_tx_lock(c % n_var);
+				if (!err)
+					err = run_one(pmd, d,
+						      args.flow_counts[fi],
+						      &oc[c / n_var], sg, r);
 				if (err) {
 					if (err == -1)
 						fprintf(stderr, "dpbench: out "
 							"of mbufs\n");
 					goto out_res;
 				}
-				r->tx_lock = c % n_lock;
+				r->tx_lock = args.tx_lock && c % n_var;
 				n_res++;
 				print_result(r);
 			}
@@ -656,6 +719,8 @@ main(int argc, char **argv)
 				     args.bursts))
 			goto out_res;
 	}
+	if (args.sg && print_sg(res, n_res))
+		goto out_res;
 	if (args.csv && write_csv(args.csv, res, n_res)) {
 		fprintf(stderr, "dpbench: cannot write %s\n", args.csv);
 		goto out_res;
@@ -668,6 +733,7 @@ out:
 		pmd_flush_flows(&pmds[0]);
 	teardown_marking(pmds ? &pmds[0] : NULL);
 	ofproto_fini();
+	ct_ctl_fini();	/* the PMD is gone: no reader left */
 	pmds_fini();
 	ports_destroy();
 	rte_mempool_free(pktmbuf_pool);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "datapath.h"
 #include "fdir_model.h"
 #include "port.h"
@@ -51,6 +52,28 @@ int traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in);
  * without the tx lock, printed as a table; -1 if it could not run. */
 int txlock_contended(struct port *p, struct rte_mempool *pool,
 		     uint64_t bursts);
+
+/* --sg (dpbench_sg.c): the rule sets measured side by side. */
+enum sg_mode { SG_NONE, SG_EST, SG_DENY_NEW, SG_N_MODES };
+extern const char *const sg_mode_names[SG_N_MODES];
+
+struct pmd;
+struct sg_row {				/* one row of the --sg table */
+	const char *dir, *config;
+	uint32_t flows;
+	double cpp;			/* total cycles per packet */
+};
+
+/* The topology's 64 rules (no sg(), with "ip" on the encap rules too,
+ * so that the sg() sets replace only their actions), as YAML list items. */
+void sg_write_rules(FILE *f, bool rewrite);
+/* Replaces the rules by mode's set, flushes the megaflows and the tracker;
+ * SG_EST then has the VMs send flows 0..flows-1 once (sessions created
+ * under sg(allow)). 0, -1 (rules refused, out of mbufs) or -2 (fewer
+ * sessions than flows). */
+int sg_set_mode(struct pmd *pmd, const struct traffic_src *src,
+		enum sg_mode mode, uint32_t flows, bool rewrite);
+void sg_print(const struct sg_row *rows, int n, int per_group);
 
 /* RTE_IPV4 shifts an int: 192 << 24 overflows (UBSan) */
 #define IPV4_HOST(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
