@@ -343,6 +343,9 @@ rule_upsert(const struct ofp_rule *nr)
 			 * actions, same identity and counters. */
 			r->n_actions = nr->n_actions;
 			memcpy(r->actions, nr->actions, sizeof r->actions);
+			/* the sg()/ct() specs the actions point into */
+			r->n_ct = nr->n_ct;
+			memcpy(r->ct, nr->ct, sizeof r->ct);
 			r->cookie = nr->cookie;
 			return;
 		}

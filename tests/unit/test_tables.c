@@ -218,6 +218,48 @@ test_rule_limit(void)
 	CHECK_EXPR(ofproto_n_rules() == 3);
 }
 
+/* add-flow on an existing match replaces the actions and the sg()/ct()
+ * specs they point into: sg(allow,zone=5) replaced by sg(deny,zone=7)
+ * must not keep allowing (the specs were once left behind, zeroed or
+ * stale). */
+static const struct ofp_rule *
+rule_with_priority(uint16_t priority)
+{
+	for (uint32_t i = 0; i < ofproto_n_rules(); i++)
+		if (ofproto_rule(i)->priority == priority)
+			return ofproto_rule(i);
+	return NULL;
+}
+
+static void
+test_replace_sg(void)
+{
+	const char *allow = "priority=7,ip,nw_dst=1.0.0.9,"
+			    "actions=sg(allow,zone=5)";
+	const char *deny = "priority=7,ip,nw_dst=1.0.0.9,"
+			   "actions=sg(deny,zone=7)";
+	const char *plain = "priority=7,ip,nw_dst=1.0.0.9,actions=drop";
+	char err[256];
+	int bad = 0;
+
+	CHECK(ofproto_add_flows(&allow, 1, &bad, err, sizeof err) == 0, "%s",
+	      err);
+	CHECK(ofproto_add_flows(&deny, 1, &bad, err, sizeof err) == 0, "%s",
+	      err);
+	const struct ofp_rule *r = rule_with_priority(7);
+	CHECK_EXPR(r && r->n_actions == 1 && r->n_ct == 1);
+	CHECK(r && !r->ct[0].allow && r->ct[0].is_sg && r->ct[0].zone == 7 &&
+	      r->ct[0].zone_reg == -1, "allow %d zone %u reg %d",
+	      r ? r->ct[0].allow : -1, r ? r->ct[0].zone : 0,
+	      r ? r->ct[0].zone_reg : 0);
+	CHECK(ofproto_add_flows(&plain, 1, &bad, err, sizeof err) == 0, "%s",
+	      err);
+	r = rule_with_priority(7);
+	CHECK_EXPR(r && r->n_actions == 0 && r->n_ct == 0);
+	CHECK_EXPR(ofproto_del_flows("priority=7,ip,nw_dst=1.0.0.9", true,
+				     err, sizeof err) == 1);
+}
+
 /* The old uint16_t capacities wrapped at 32,768 (use after free). */
 static void
 test_many(void)
@@ -277,6 +319,7 @@ main(void)
 	if (tables_init(65536, 65536, 0))
 		return 1;
 	test_many();
+	test_replace_sg();
 	ofproto_fini();
 
 	rte_free(qsbr);
