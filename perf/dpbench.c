@@ -369,8 +369,9 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	memcpy(r->stage, s->stage_cycles, sizeof r->stage);
 	if (RUNNING_ON_VALGRIND) {
 		char name[512];
-		snprintf(name, sizeof name, "dpbench %s %s %u packets=%lu",
-			 dir_names[dir], oc->name, flows, r->packets);
+		snprintf(name, sizeof name, "dpbench %s %s%s%s %u packets=%lu",
+			 dir_names[dir], oc->name, sg ? "+" : "",
+			 sg ? sg_mode_names[sg] : "", flows, r->packets);
 		CALLGRIND_DUMP_STATS_AT(name);
 	}
 	/* Every run checks the packet accounting (pmd.h): a packet that

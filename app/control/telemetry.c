@@ -6,6 +6,8 @@
  *   /vxswitch/port_stats,N   counters of port N (name or index)
  *   /vxswitch/pmd_stats,C    counters of the PMD on core C (no C: the
  *                            first PMD)
+ *   /vxswitch/ct_stats       the connection tracker's counters and
+ *                            max_conns (dpctl/ct-stats-show --json's)
  * Parameters are parsed strictly: an index or core is all decimal digits
  * and in range ("1abc", "-1", " 1", "+1" are errors), and a command that
  * takes none refuses one. An error reply is the command with null data.
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_telemetry.h>
+#include "conntrack.h"
 #include "pmd.h"
 #include "stats_read.h"
 #include "telemetry.h"
@@ -136,6 +139,31 @@ tel_pmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* The fields of dpctl/ct-stats-show --json (cmd_ct.c), same names. The
+ * per-protocol counts are a walk of the sessions under the sweeper's
+ * mutex (conntrack_get_stats), which no PMD takes: a request delays the
+ * sweep, never a packet. */
+static int
+tel_ct_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	struct conntrack *ct = __atomic_load_n(&pmd_conntrack,
+					       __ATOMIC_ACQUIRE);
+	struct ct_stats s;
+
+	if (!no_params(params) || !ct)
+		return -EINVAL;
+	conntrack_get_stats(ct, &s);
+	rte_tel_data_start_dict(d);
+#define F(x) rte_tel_data_add_dict_u64(d, #x, s.x);
+	F(n_conns) F(created) F(expired) F(flushed) F(refused_full)
+	F(refused_zone_limit) F(refused_nat) F(refused_collision) F(invalid)
+	F(n_tcp) F(n_udp) F(n_icmp) F(n_other)
+#undef F
+	rte_tel_data_add_dict_u64(d, "max_conns", conntrack_get_maxconns(ct));
+	return 0;
+}
+
 void
 telemetry_register(void)
 {
@@ -145,4 +173,6 @@ telemetry_register(void)
 				   "Port counters. Parameter: port name or index");
 	rte_telemetry_register_cmd("/vxswitch/pmd_stats", tel_pmd_stats,
 				   "PMD counters. Parameter: core id (none: the first PMD)");
+	rte_telemetry_register_cmd("/vxswitch/ct_stats", tel_ct_stats,
+				   "Connection tracker counters. Takes no parameters");
 }

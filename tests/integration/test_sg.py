@@ -12,7 +12,8 @@ egress, deny ingress" on both VMs. Asserted with real stacks:
   - VM to VM is denied both ways (each VM's ingress denies it);
   - a RST ends a session, and flush-conntrack forgets them: the outside's
     replies to a forgotten session are then denied;
-  - every packet received ends in one counter (the rig's teardown).
+  - every packet received ends in one counter (the rig's teardown);
+  - /vxswitch/ct_stats (DPDK telemetry) agrees with dpctl/ct-stats-show.
 """
 
 import re
@@ -24,6 +25,8 @@ import pytest
 from vxswitch_tools import netns_apps as apps
 from vxswitch_tools import netns_rig
 from vxswitch_tools.netns_rig import OUT_IP
+
+from test_robustness import telemetry
 
 POLICY = Path(__file__).with_name("policies") / "sg_allow_egress.flows"
 MB = 1024 * 1024
@@ -120,3 +123,22 @@ def test_limits_refuse_and_count(rig):
     st = rig.sw.ctl("dpctl/ct-stats-show", json=True)
     assert st["refused_zone_limit"] >= 1, st
     assert drops(rig).get("sg_deny", 0) > before, drops(rig)
+
+
+def test_telemetry_ct_stats(rig):
+    """/vxswitch/ct_stats (dpdk-telemetry.py) says what dpctl/ct-stats-show
+    --json says, after sessions were created, refused and walked."""
+    vm = rig.vm(1)
+    rig.sw.ctl("dpctl/ct-set-limits", "zone=1,limit=1")
+    assert apps.ping(vm.ns, OUT_IP, count=2)["received"] == 2
+    # refused: zone 1 holds one session already
+    c = apps.tcp_connect(vm.ns, OUT_IP, 5012, timeout=1.5)
+    assert c["result"] in ("timeout", "refused"), c
+    ctl = rig.sw.ctl("dpctl/ct-stats-show", json=True)
+    tel, bad = telemetry(rig.sw.prefix, "/vxswitch/ct_stats",
+                         "/vxswitch/ct_stats,1")
+    tel = tel["/vxswitch/ct_stats"]
+    assert tel == ctl, (tel, ctl)
+    assert tel["created"] >= 1 and tel["n_icmp"] == 1, tel
+    assert tel["refused_zone_limit"] >= 1 and tel["max_conns"] > 0, tel
+    assert bad == {"/vxswitch/ct_stats": None}, bad
