@@ -24,6 +24,9 @@
 #define CFG_MAX_CORES 128
 #define CFG_MAX_VNIS 64
 #define CFG_CT_MAX_CONNS_DEFAULT 65536
+/* hugepage bytes one session of ct-max-conns takes (pool slot, both keys
+ * in the hash; perf/ctbench measured ~350) */
+#define CFG_CT_BYTES_PER_CONN 384
 #define CFG_MIN_MS 60000u		/* a minute */
 #define CFG_REBAL_INTERVAL_MAX_MIN 20000u /* OVS MAX_ALB_REBALANCE_INTERVAL */
 

@@ -223,7 +223,9 @@ check_memory(struct checker *ck, bool host)
 	uint32_t n = config_n_mbufs(cfg);
 	uint64_t obj = rte_mempool_calc_obj_size((uint32_t)elt, 0, &sz);
 	uint64_t pool_mb = ((uint64_t)n * obj + (1 << 20) - 1) >> 20;
-	uint64_t need = pool_mb + OTHER_MEMORY_MB, have;
+	uint64_t ct_mb = ((uint64_t)cfg->ct_max_conns * CFG_CT_BYTES_PER_CONN +
+			  (1 << 20) - 1) >> 20;
+	uint64_t need = pool_mb + ct_mb + OTHER_MEMORY_MB, have;
 	const char *from;
 
 	if (cfg->eal_memory_mb) {
@@ -260,9 +262,11 @@ check_memory(struct checker *ck, bool host)
 		return 0;
 	}
 	if (need > have)
-		return fail_at(ck, at, "%u mbufs need %" PRIu64 " MiB (+ %d "
+		return fail_at(ck, at, "%u mbufs need %" PRIu64 " MiB (+ %"
+			       PRIu64 " MiB for %u sessions, ct-max-conns, + %d "
 			       "MiB for the rest), more than the %" PRIu64
-			       " MiB of %s '%s'", n, pool_mb, OTHER_MEMORY_MB,
+			       " MiB of %s '%s'", n, pool_mb, ct_mb,
+			       cfg->ct_max_conns, OTHER_MEMORY_MB,
 			       have, from, cfg->n_mbufs ? "n-mbufs"
 			       : cfg->pos_memory.line ? "memory" : "ports");
 	return 0;

@@ -557,8 +557,9 @@ def test_limits_caught_before_eal(names, tmp_path, case, check):
         text = ports_topology(prefix, run, n_vhost=1, n_eth=1,
                               eal={"memory-mb": 64, "no-huge": True})
         where = "%d:14" % (text.splitlines().index("  memory-mb: 64") + 1)
-        msg = "16383 mbufs need 37 MiB (+ 32 MiB for the rest), more " \
-            "than the 64 MiB of eal.memory-mb 'memory'"
+        msg = "16383 mbufs need 37 MiB (+ 24 MiB for 65536 sessions, " \
+            "ct-max-conns, + 32 MiB for the rest), more than the 64 MiB " \
+            "of eal.memory-mb 'memory'"
     elif case == "n-mbufs":
         text = ports_topology(prefix, run, n_vhost=1,
                               eal={"memory-mb": 512, "no-huge": True},
