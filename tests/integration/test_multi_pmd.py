@@ -237,8 +237,9 @@ def busy_topology(rundir, assign, **datapath):
     receive. The load window is 12 x 100 ms."""
     return {
         "eal": {"lcores": LCORES, "memory-mb": 256, "no-huge": True},
+        # 256 MiB without hugepages: a small session pool (no sg here)
         "datapath": {"pmd-cores": [1, 2], "pmd-rxq-assign": assign,
-                     "pmd-load-interval-ms": 100,
+                     "pmd-load-interval-ms": 100, "ct-max-conns": 4096,
                      "optimisations": IDLE_BACKOFF, **datapath},
         "ports": [
             {"name": "idle", "type": "dpdk",

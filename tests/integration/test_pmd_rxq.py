@@ -68,7 +68,9 @@ def parse(text):
 def topology(rundir):
     return {
         "eal": {"lcores": "0,(1-2)@1", "memory-mb": 256, "no-huge": True},
+        # 256 MiB without hugepages: a small session pool (no sg here)
         "datapath": {"pmd-cores": [1, 2], "pmd-load-interval-ms": 100,
+                     "ct-max-conns": 4096,
                      "optimisations": {"idle-backoff": True}},
         "ports": [
             {"name": "busy", "type": "dpdk", "devargs": "net_null0"},
