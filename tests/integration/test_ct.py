@@ -96,3 +96,29 @@ def test_vm_to_vm_denied(rig):
     assert rule_drops(rig) >= before + 3, rig.drops()
     # vm1's egress sent them to vm2's ingress uncommitted: no session
     assert conns(rig) == [], conns(rig)
+
+
+def test_recirc_bounded(rig):
+    """A ct(table=) loop is cut after 6 recirculations, and a ct(table=)
+    whose registers a recirculation would lose is not run differently:
+    both drop every packet under recirc_limit (and the teardown's
+    accounting holds)."""
+    vm = rig.vm(1)
+    # resumes in table 0, matches again, recirculates again...
+    rig.load_flows(["table=0,priority=10,ip,actions=ct(zone=1,table=0)",
+                    "table=0,priority=0,actions=drop"])
+    before = rig.drops().get("recirc_limit", 0)
+    assert apps.ping(vm.ns, OUT_IP, count=2)["received"] == 0
+    assert rig.drops().get("recirc_limit", 0) >= before + 2, rig.drops()
+    text = rig.sw.ctl("dpctl/dump-flows")
+    # the first pass and one megaflow for each of the recirculated ones
+    assert "recirc_id(0x1),in_port(vm1)" in text, text
+
+    rig.load_flows(["table=0,priority=10,ip,actions=load:1->NXM_NX_REG0[],"
+                    "resubmit(,1)",
+                    "table=1,ip,actions=ct(zone=1,table=2)",
+                    "table=2,reg0=1,actions=output:vxlan"])
+    before = rig.drops().get("recirc_limit", 0)
+    assert apps.ping(vm.ns, OUT_IP, count=2)["received"] == 0
+    assert rig.drops().get("recirc_limit", 0) >= before + 2, rig.drops()
+    assert "drop(recirc_limit)" in rig.sw.ctl("dpctl/dump-flows")
