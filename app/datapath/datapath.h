@@ -51,6 +51,7 @@
 #include "megaflow.h"
 #include "pkt_batch.h"
 
+struct dp_inner;
 struct dp_snapshot;
 struct dpcls;
 struct emc;
@@ -121,6 +122,9 @@ struct dp_ctx {
 	struct offload_mgr *offload;
 	struct conntrack *ct;		/* the sessions sg() looks packets up
 					 * in; shared by every PMD */
+	struct dp_inner *recirc;	/* where ct(table=) puts packets for
+					 * the next pass; NULL outside a burst
+					 * or past DP_MAX_RECIRC (dp_pipeline.c) */
 	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
 	uint32_t max_marks;
 	struct offload_del *del_retry;	/* DELs the full ring refused */

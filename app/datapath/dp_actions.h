@@ -59,9 +59,18 @@ enum dp_action_type {
 				 * sent (a tunnel output with no route or
 				 * neighbour, not the last), counted as
 				 * made and dropped */
+	DP_ACT_CT,		/* ct(): tracks the packets in zone port,
+				 * committing new ones if slot has
+				 * DP_CT_COMMIT; they go on unchanged
+				 * (their ct_state is seen only after a
+				 * recirculation) */
+	DP_ACT_RECIRC,		/* only right after DP_ACT_CT, last:
+				 * ct(table=T)'s recirculation; port: the
+				 * recirc id, T + 1 (ct_recirc.c) */
 };
 
 #define DP_SG_ALLOW 0x1
+#define DP_CT_COMMIT 0x1
 
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */

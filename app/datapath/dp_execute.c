@@ -118,6 +118,18 @@ dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 		case DP_ACT_SG:	/* keeps the packets the group lets by */
 			dp_sg_filter(ctx, a, b, keys, idx);
 			break;
+		case DP_ACT_CT:
+			if (i + 1 < acts->n &&
+			    acts->act[i + 1].type == DP_ACT_RECIRC) {
+				dp_ct_execute(ctx, a, &acts->act[i + 1], b,
+					      keys, idx);
+				return;	/* the next pass owns them */
+			}
+			dp_ct_execute(ctx, a, NULL, b, keys, idx);
+			break;
+		case DP_ACT_RECIRC:	/* xlate puts one only after a ct */
+			dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);
+			return;
 		case DP_ACT_DROP_COPY:	/* as a copy made and dropped */
 			ctx->stats->copies += b->n;
 			dp_count_drops(ctx, a->reason, b->n);

@@ -113,7 +113,8 @@ void
 dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 		   const struct megaflow *outer)
 {
-	if (!ctx->offload || !outer || !actions_need_no_key(&f->actions))
+	if (!ctx->offload || !outer || f->key.recirc_id ||
+	    !actions_need_no_key(&f->actions))
 		return;
 	/* Refused DELs go first: they give back NIC rules and marks. (An
 	 * ADD overtaking a DEL of the same pattern is harmless: rules are

@@ -8,7 +8,10 @@
  * then, if any tnl_pop handed inner packets back, the same from hash on
  * for them: the inner pass, the second step of the same call, with
  * in_port=vxlan and the tunnel metadata in their keys (OVS recirculates
- * through its PMD loop instead).
+ * through its PMD loop instead). Then, while ct(table=T) recirculated
+ * packets (ct_recirc.c), the same again for them, at most DP_MAX_RECIRC
+ * passes: the recirculated passes skip the EMC (it caches first-pass
+ * keys only) and the NIC's hash (it ignores the recirc id).
  */
 #include <rte_cycles.h>
 #include "dp_hash.h"
@@ -39,12 +42,13 @@ emc_should_insert(struct dp_ctx *ctx)
 static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
-	     const struct dp_inner *from)
+	     const struct dp_inner *from, bool recirc)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
+	bool use_emc = ctx->emc_insert_inv_prob && !recirc;
 
-	if (ctx->emc_insert_inv_prob) {
+	if (use_emc) {
 		miss = emc_lookup(ctx->emc, keys, hashes, all, flows);
 		ctx->stats->emc_hits += __builtin_popcount(all & ~miss);
 		dp_stage_mark(ctx, PMD_STAGE_EMC);
@@ -76,7 +80,7 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 			ctx->stats->upcalls++;
 			ctx->stats->upcall_cycles += rte_rdtsc() - t0;
 		}
-		if (flows[i] && ctx->emc_insert_inv_prob &&
+		if (flows[i] && use_emc &&
 		    emc_should_insert(ctx))
 			emc_insert(ctx->emc, &keys[i], hashes[i], flows[i]);
 	}
@@ -89,7 +93,7 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 static void
 lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		   struct flow_key keys[], const struct dp_inner *from,
-		   struct dp_inner *inner)
+		   struct dp_inner *inner, bool recirc)
 {
 	uint32_t hashes[BATCH_MAX];
 	struct megaflow *flows[BATCH_MAX];
@@ -102,9 +106,10 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		return;
 	epoch = ++ctx->batch_epoch;
 	dp_hash_batch(b, keys, hashes,
-		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE), from == NULL);
+		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE),
+		      from == NULL && !recirc);
 	dp_stage_mark(ctx, PMD_STAGE_HASH);
-	lookup_batch(ctx, keys, hashes, b->n, flows, from);
+	lookup_batch(ctx, keys, hashes, b->n, flows, from, recirc);
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (!flows[i]) {
@@ -130,7 +135,8 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 {
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch malformed;
-	struct dp_inner inner;
+	struct dp_inner inner, recirc[2];
+	unsigned cur = 0;
 
 	ctx->stage_tsc = rte_rdtsc();
 	dp_rx(ctx, in, b, keys);
@@ -155,8 +161,21 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	/* step 1: the burst as received */
 	pkt_batch_init(&inner.b);
 	inner.n_runs = 0;
-	lookup_and_execute(ctx, b, keys, NULL, &inner);
+	pkt_batch_init(&recirc[cur].b);
+	ctx->recirc = &recirc[cur];
+	lookup_and_execute(ctx, b, keys, NULL, &inner, false);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
 	if (inner.b.n)
-		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL);
+		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL,
+				   false);
+	/* step 3: what ct(table=) recirculated, pass after pass; the last
+	 * allowed pass has nowhere to recirculate to */
+	for (unsigned depth = 1; recirc[cur].b.n; depth++) {
+		struct dp_inner *now = &recirc[cur];
+		cur ^= 1;
+		pkt_batch_init(&recirc[cur].b);
+		ctx->recirc = depth < DP_MAX_RECIRC ? &recirc[cur] : NULL;
+		lookup_and_execute(ctx, &now->b, now->keys, NULL, NULL, true);
+	}
+	ctx->recirc = NULL;
 }

@@ -17,7 +17,12 @@
  *  - resubmit_limit: the rules' resubmit/goto_table chain went deeper
  *    than 64 or past 4096 resubmits in one translation (OVS's limits: a
  *    loop in the tables), or visited more actions than the translation
- *    keeps (XLATE_MAX_PIPELINE_ACTIONS). */
+ *    keeps (XLATE_MAX_PIPELINE_ACTIONS);
+ *  - recirc_limit: a packet recirculated (ct(table=T)) more than
+ *    DP_MAX_RECIRC times in one burst (a loop of ct(table=) in the
+ *    tables), or a ct(table=T) this datapath cannot freeze: registers
+ *    set, in_port or tunnel fields changed before it, or actions after it
+ *    (ct_recirc.c says why). */
 #ifndef VXS_DROP_REASON_H
 #define VXS_DROP_REASON_H
 
@@ -44,7 +49,8 @@
 	X(ARP_POLICED,    "arp_policed")    /* over the PMD's ARP budget    */ \
 	X(RESUBMIT_LIMIT, "resubmit_limit") /* table chain too deep or long */ \
 	X(SG_DENY,        "sg_deny")        /* sg(deny): no session         */ \
-	X(SG_INVALID,     "sg_invalid")     /* sg(): tracker said +inv      */
+	X(SG_INVALID,     "sg_invalid")     /* sg(): tracker said +inv      */ \
+	X(RECIRC_LIMIT,   "recirc_limit")   /* recirculation too deep       */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

@@ -14,10 +14,12 @@
 _Static_assert(EMC_ENTRIES == 1u << EMC_SLOT_BITS, "slot bits");
 _Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
 
-/* The words past FLOW_KEY_USED_WORDS are always zero, so they are not
- * stored; flow_key_equal ignores them too. */
+/* Only the first pass's keys are cached, whose words from w6 on
+ * (recirculation and ct metadata) are zero: they are not stored. The
+ * recirculated passes skip the EMC (dp_pipeline.c). */
+#define EMC_KEY_WORDS 6
 struct emc_entry {
-	uint64_t key[FLOW_KEY_USED_WORDS];
+	uint64_t key[EMC_KEY_WORDS];
 	struct megaflow *flow;		/* NULL: empty */
 	uint32_t hash;
 } __rte_cache_aligned;
@@ -55,9 +57,9 @@ entry_has_key(const struct emc_entry *e, const struct flow_key *key,
 {
 	uint64_t diff = e->hash ^ hash;
 
-	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+	for (int i = 0; i < EMC_KEY_WORDS; i++)
 		diff |= e->key[i] ^ key->w[i];
-	return diff == 0;
+	return (diff | key->w[EMC_KEY_WORDS]) == 0;
 }
 
 static inline bool

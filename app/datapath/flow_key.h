@@ -11,7 +11,9 @@
  *   w3  dl_src | dl_type
  *   w4  nw_src | nw_dst             ARP: spa | tpa
  *   w5  nw_proto nw_tos nw_ttl nw_frag | tp_src | tp_dst
- *   w6  reserved (zero)             room for ct state, recirc id, ...
+ *   w6  ct_mark | ct_zone ct_state recirc_id   a recirculated pass's
+ *                                   metadata (ct(table=T): ct_recirc.c),
+ *                                   zero in the first pass
  *   w7  reserved (zero)
  */
 #ifndef VXS_FLOW_KEY_H
@@ -25,7 +27,7 @@
 #include <rte_ether.h>
 
 #define FLOW_KEY_WORDS 8
-#define FLOW_KEY_USED_WORDS 6	/* w6, w7 are always zero today */
+#define FLOW_KEY_USED_WORDS 7	/* w7 is always zero */
 
 /* nw_frag bits, as in OVS */
 #define FLOW_NW_FRAG_ANY   0x01	/* any fragment, first included */
@@ -61,7 +63,12 @@ struct flow_key {
 			rte_be16_t tp_src;	/* ICMP: type */
 			rte_be16_t tp_dst;	/* ICMP: code */
 
-			uint64_t reserved[2];
+			uint32_t ct_mark;
+			uint16_t ct_zone;
+			uint8_t ct_state;	/* CS_* bits, 0: untracked */
+			uint8_t recirc_id;	/* 0: first pass; else the
+						 * table it resumes in + 1 */
+			uint64_t reserved;
 		};
 	};
 } __rte_aligned(64);
@@ -72,6 +79,8 @@ _Static_assert(offsetof(struct flow_key, dl_dst) == 16, "w2");
 _Static_assert(offsetof(struct flow_key, dl_src) == 24, "w3");
 _Static_assert(offsetof(struct flow_key, nw_src) == 32, "w4");
 _Static_assert(offsetof(struct flow_key, nw_proto) == 40, "w5");
+_Static_assert(offsetof(struct flow_key, ct_mark) == 48, "w6");
+_Static_assert(offsetof(struct flow_key, recirc_id) == 55, "w6");
 
 /* The matchable fields, for parsing, formatting and mask building. */
 enum mf_id {

@@ -8,7 +8,9 @@
  *
  * The overlay's tables are walked by xlate_pipeline.c (table 0 first,
  * resubmit and goto_table followed in the same translation); what it
- * collects is translated here as one action list.
+ * collects is translated here as one action list. A ct(table=T) ends
+ * it with ct + recirc (ct_recirc.c); the recirculated packet's own
+ * translation starts in table T.
  *
  * The mask is the narrowest one that is safe: it holds every field whose
  * value decided the outcome. For the matching rule that is its whole mask;
@@ -240,9 +242,11 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 	bool looped = false;
 	int last = -1;
 
+	/* a ct() is a destination too: it commits, or recirculates */
 	for (int i = 0; i < pl->n; i++)
-		if (pl->act[i].type == OFPACT_OUTPUT &&
-		    output_port(&pl->act[i], pl->in_port[i], &looped))
+		if ((pl->act[i].type == OFPACT_OUTPUT &&
+		     output_port(&pl->act[i], pl->in_port[i], &looped)) ||
+		    pl->act[i].type == OFPACT_CT)
 			last = i;
 	if (last < 0) {
 		emit_drop(out, looped ? DROP_LOOP : DROP_RULE_DROP);
@@ -275,6 +279,16 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 				.port = sg->zone });
 			break;
 		}
+		case OFPACT_CT: {
+			const struct ofp_ct *ct = &pl->ct[a->slot];
+			emit_act(out, (struct dp_action){
+				.type = DP_ACT_CT,
+				.slot = ct->commit ? DP_CT_COMMIT : 0,
+				.port = ct->zone });
+			if (ct->table != OFP_TABLE_ALL)	/* the last one */
+				emit(out, DP_ACT_RECIRC, ct->table + 1u, 0);
+			break;
+		}
 		case OFPACT_OUTPUT:
 			p = output_port(a, pl->in_port[i], &looped);
 			if (!p)
@@ -301,7 +315,8 @@ xlate_check_rule(const struct ofp_rule *r,
 	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0, n_sg = 0;
 
 	for (int i = 0; i < r->n_actions; i++)
-		if (r->actions[i].type == OFPACT_OUTPUT)
+		if (r->actions[i].type == OFPACT_OUTPUT ||
+		    r->actions[i].type == OFPACT_CT)
 			last = i;
 	for (int i = 0; i <= last; i++) {
 		const struct ofp_action *a = &r->actions[i];
@@ -310,6 +325,8 @@ xlate_check_rule(const struct ofp_rule *r,
 			n_macs++;
 		else if (a->type == OFPACT_SG)
 			n_sg++;
+		else if (a->type == OFPACT_CT)	/* ct, and recirc */
+			n_sg += r->ct[a->slot].table != OFP_TABLE_ALL ? 2 : 1;
 		else if (a->type != OFPACT_OUTPUT)
 			continue;
 		else if (a->port == OFPP_IN_PORT || is_tunnel(a->port, aux))
@@ -346,6 +363,8 @@ xlate(const struct dp_snapshot *s, const struct flow_key *key,
 {
 	memset(out, 0, sizeof *out);
 	flow_mask_set_field(&out->mask, MFF_IN_PORT);
+	/* a megaflow is for one pass: the first (0) or one recirculation */
+	out->mask.recirc_id = UINT8_MAX;
 
 	if (s->has_underlay && key->in_port == s->underlay_ofport) {
 		xlate_underlay(s, key, out);
@@ -365,6 +384,10 @@ xlate(const struct dp_snapshot *s, const struct flow_key *key,
 		return;
 	}
 	out->rule_uid = r->uid;
+	if (pl.unfreezable) {
+		emit_drop(out, DROP_RECIRC_LIMIT);
+		return;
+	}
 	if (pl.limit_hit) {
 		emit_drop(out, DROP_RESUBMIT_LIMIT);
 		return;

@@ -38,16 +38,21 @@ void xlate(const struct dp_snapshot *s, const struct flow_key *key,
 struct xlate_pipeline {
 	uint16_t n;
 	bool limit_hit;
-	bool unexecutable;		/* met a ct()/sg() (never published) */
+	bool unexecutable;		/* met what add-flow refuses */
+	bool unfreezable;		/* a ct(table=) whose state a
+					 * recirculation would not carry
+					 * (xlate_pipeline.c): dropped */
+	bool recirc;			/* ended at a ct(table=T) */
 	struct ofp_action act[XLATE_MAX_PIPELINE_ACTIONS];
 	uint32_t in_port[XLATE_MAX_PIPELINE_ACTIONS];
-	struct ofp_ct ct[XLATE_MAX_PIPELINE_CT];	/* sg()'s parameters:
+	struct ofp_ct ct[XLATE_MAX_PIPELINE_CT];	/* sg()/ct()'s parameters:
 						 * act[i].slot indexes them */
 	uint8_t n_ct;
 };
 
-/* Looks key up from table 0 on, following resubmit/goto_table; ORs the
- * deciding fields into mask. Returns table 0's rule, NULL on a miss. */
+/* Looks key up from table 0 on (a recirculated key: from the table its
+ * recirc_id names), following resubmit/goto_table; ORs the deciding
+ * fields into mask. Returns the first table's rule, NULL on a miss. */
 const struct ofp_rule *xlate_pipeline(const struct dp_snapshot *s,
 				      const struct flow_key *key,
 				      struct flow_key *mask,
@@ -64,8 +69,10 @@ int xlate_check_rule(const struct ofp_rule *r,
 		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		     char *err, size_t errlen);
 
-/* Refuses, at add-flow time, a rule with ct(), sg() or a ct_* match:
- * "ct(): not executable by this datapath yet (issue 12)". 0 if runnable. */
+/* Refuses, at add-flow time, what the datapath cannot run yet (ct() or
+ * sg() with nat() or a register zone, ct(exec()), a ct_label match):
+ * "ct(nat): not executable by this datapath yet (issue 12)". 0 if
+ * runnable. */
 int xlate_check_executable(const struct ofp_rule *r, char *err,
 			   size_t errlen);
 

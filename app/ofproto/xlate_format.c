@@ -76,6 +76,30 @@ port_name(uint32_t ofport, char *tmp, size_t len)
 	return tmp;
 }
 
+/* ct_state(+est+trk) (flags low bit first, as OVS), ct_zone(0x1),
+ * ct_mark(0x5/0xff) */
+static void
+put_ct(struct buf *b, const struct flow_key *k, const struct flow_key *m)
+{
+	static const char *const names[8] = { "new", "est", "rel", "rpl",
+					       "inv", "trk", "snat", "dnat" };
+
+	if (m->ct_state) {
+		put(b, "ct_state(");
+		for (int i = 0; i < 8; i++)
+			if (m->ct_state & (1u << i))
+				put(b, "%c%s", k->ct_state & (1u << i) ?
+					       '+' : '-', names[i]);
+		put(b, "),");
+	}
+	if (m->ct_zone)
+		put(b, m->ct_zone == UINT16_MAX ? "ct_zone(%#x)," :
+		    "ct_zone(%#x/%#x),", k->ct_zone, m->ct_zone);
+	if (m->ct_mark)
+		put(b, m->ct_mark == UINT32_MAX ? "ct_mark(%#x)," :
+		    "ct_mark(%#x/%#x),", k->ct_mark, m->ct_mark);
+}
+
 int
 xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 			    char *out, size_t len)
@@ -97,8 +121,13 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 			put_ip(&b, "dst", k->tun_dst, m->tun_dst);
 		close_group(&b, start);
 	}
+	/* OVS prints recirc_id(0) too; a first-pass megaflow here leaves it
+	 * out (its mask has it all the same), so the dumps read as before */
+	if (m->recirc_id && k->recirc_id)
+		put(&b, "recirc_id(%#x),", k->recirc_id);
 	if (m->in_port)
 		put(&b, "in_port(%s),", port_name(k->in_port, tmp, sizeof tmp));
+	put_ct(&b, k, m);
 	if (!rte_is_zero_ether_addr(&m->dl_src) ||
 	    !rte_is_zero_ether_addr(&m->dl_dst)) {
 		put(&b, "eth(");
@@ -201,6 +230,13 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 			break;
 		case DP_ACT_DROP_COPY:
 			put(&b, "clone(drop(%s))", drop_reason_name(x->reason));
+			break;
+		case DP_ACT_CT:
+			put(&b, "ct(%szone=%u)",
+			    x->slot & DP_CT_COMMIT ? "commit," : "", x->port);
+			break;
+		case DP_ACT_RECIRC:
+			put(&b, "recirc(%#x)", x->port);
 			break;
 		}
 	}

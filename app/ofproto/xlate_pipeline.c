@@ -20,6 +20,15 @@
  *
  * Limits, as OVS: a chain deeper than 64 resubmits or longer than 4096 in
  * all drops the packet under resubmit_limit.
+ *
+ * ct(table=T) ends the walk: the packet is recirculated (ct_recirc.c) and
+ * a later translation of its recirculated key starts in table T, with
+ * ct_state/ct_zone/ct_mark from that key. Only the table is carried over
+ * (the recirc id is T + 1), so a walk that would need more frozen -
+ * registers set, in_port or tunnel fields changed, actions after the
+ * ct(table=) - is dropped (recirc_limit) rather than run differently.
+ * The ct_* fields a rule matches are packet state, unlike registers:
+ * every rule looked at adds its ct_* mask bits to the megaflow's mask.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +39,7 @@
 
 struct walk {
 	const struct dp_snapshot *s;
+	const struct flow_key *orig;	/* the packet as looked up */
 	struct flow_key key;		/* the packet as rewritten so far */
 	struct ofp_meta meta;		/* registers */
 	struct flow_key *mask;		/* the megaflow's */
@@ -83,6 +93,10 @@ classify(struct walk *w, uint8_t t)
 	for (uint32_t i = table_start(s, t);
 	     i < s->n_rules && s->rules[i].table_id == t; i++) {
 		const struct ofp_rule *r = &s->rules[i];
+		/* the ct_* fields come from the packet's key: they decide */
+		w->mask->ct_state |= (uint8_t)r->meta_mask.ct_state;
+		w->mask->ct_zone |= r->meta_mask.ct_zone;
+		w->mask->ct_mark |= r->meta_mask.ct_mark;
 		if (!meta_matches(&w->meta, r))
 			continue;
 		if (flow_key_match(&w->key, &r->match, &r->mask)) {
@@ -138,6 +152,40 @@ rewrite_key(struct flow_key *key, const struct ofp_action *a)
 
 static void walk_actions(struct walk *w, const struct ofp_rule *r);
 
+/* Can a recirculation carry this walk's state? Only the table is. */
+static bool
+freezable(const struct walk *w)
+{
+	uint64_t regs = 0;
+
+	for (int i = 0; i < OFP_N_REGS / 2; i++)
+		regs |= w->meta.w[i];
+	return !regs && w->key.w[0] == w->orig->w[0] &&
+	       w->key.w[1] == w->orig->w[1];
+}
+
+static void
+collect_ct(struct walk *w, const struct ofp_rule *r,
+	   const struct ofp_action *a)
+{
+	struct xlate_pipeline *out = w->out;
+
+	if (out->n == XLATE_MAX_PIPELINE_ACTIONS ||
+	    out->n_ct == XLATE_MAX_PIPELINE_CT) {
+		out->limit_hit = true;
+		return;
+	}
+	out->ct[out->n_ct] = r->ct[a->slot];
+	out->act[out->n] = *a;
+	out->act[out->n].slot = out->n_ct++;
+	out->in_port[out->n++] = w->key.in_port;
+	if (a->type == OFPACT_CT && r->ct[a->slot].table != OFP_TABLE_ALL) {
+		out->recirc = true;
+		if (!freezable(w))
+			out->unfreezable = out->limit_hit = true;
+	}
+}
+
 static void
 resubmit(struct walk *w, uint32_t port, uint8_t table)
 {
@@ -166,6 +214,10 @@ walk_actions(struct walk *w, const struct ofp_rule *r)
 
 	for (int i = 0; i < r->n_actions && !out->limit_hit; i++) {
 		const struct ofp_action *a = &r->actions[i];
+		if (out->recirc) {	/* an action after ct(table=) */
+			out->unfreezable = out->limit_hit = true;
+			break;
+		}
 		switch (a->type) {
 		case OFPACT_RESUBMIT:
 			resubmit(w, a->port, a->table == OFP_TABLE_ALL ?
@@ -178,21 +230,8 @@ walk_actions(struct walk *w, const struct ofp_rule *r)
 			load_reg(&w->meta, a);
 			break;
 		case OFPACT_CT:
-			/* refused at add-flow time (xlate_check_executable);
-			 * never half-executed should one get here */
-			out->unexecutable = true;
-			out->limit_hit = true;
-			break;
 		case OFPACT_SG:
-			if (out->n == XLATE_MAX_PIPELINE_ACTIONS ||
-			    out->n_ct == XLATE_MAX_PIPELINE_CT) {
-				out->limit_hit = true;
-				break;
-			}
-			out->ct[out->n_ct] = r->ct[a->slot];
-			out->act[out->n] = *a;
-			out->act[out->n].slot = out->n_ct++;
-			out->in_port[out->n++] = w->key.in_port;
+			collect_ct(w, r, a);
 			break;
 		default:
 			if (out->n == XLATE_MAX_PIPELINE_ACTIONS) {
@@ -211,21 +250,26 @@ const struct ofp_rule *
 xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct flow_key *mask, struct xlate_pipeline *out)
 {
-	struct walk w = { .s = s, .key = *key, .mask = mask, .out = out };
+	struct walk w = { .s = s, .orig = key, .key = *key, .mask = mask,
+			  .out = out };
 	const struct ofp_rule *r;
 
 	out->n = out->n_ct = 0;
 	out->limit_hit = out->unexecutable = false;
+	out->unfreezable = out->recirc = false;
 	memset(&w.meta, 0, sizeof w.meta);
-	r = classify(&w, 0);
+	w.meta.ct_state = key->ct_state;
+	w.meta.ct_zone = key->ct_zone;
+	w.meta.ct_mark = key->ct_mark;
+	/* a recirculated packet: not one for table 254 + 1 (no such id) */
+	r = classify(&w, key->recirc_id ? (uint8_t)(key->recirc_id - 1) : 0);
 	if (r)
 		walk_actions(&w, r);
 	return r;
 }
 
-/* What this datapath cannot run yet: connection tracking. Such a rule
- * parses, formats and round-trips, but add-flow refuses it rather than
- * run it half (issue 12: the tracker and recirculation come next). */
+/* What this datapath cannot run yet. Such a rule parses, formats and
+ * round-trips, but add-flow refuses it rather than run it half. */
 int
 xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 {
@@ -235,28 +279,23 @@ xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		/* sg() runs in the same pass (conntrack); ct() needs
-		 * recirculation, and sg's nat() the tracker's rewrite of the
-		 * packet's key: both next */
-		if (a->type == OFPACT_CT ||
-		    (a->type == OFPACT_SG && r->ct[a->slot].nat.kind)) {
-			snprintf(err, errlen, "%s: %s",
-				 a->type == OFPACT_CT ? "ct()" : "sg(nat)",
-				 why);
-			return -1;
-		}
-		if (a->type == OFPACT_SG && r->ct[a->slot].zone_reg >= 0) {
-			snprintf(err, errlen, "sg(zone=register): %s", why);
+		/* nat() needs the tracker's rewrite of the packet's key,
+		 * exec() a value slot per write, a register zone the
+		 * register's value in the datapath: all next */
+		if (a->type != OFPACT_CT && a->type != OFPACT_SG)
+			continue;
+		const struct ofp_ct *c = &r->ct[a->slot];
+		const char *what = a->type == OFPACT_CT ? "ct" : "sg";
+		const char *part = c->nat.kind ? "nat" :
+				   c->zone_reg >= 0 ? "zone=register" :
+				   c->n_exec ? "exec" : NULL;
+		if (part) {
+			snprintf(err, errlen, "%s(%s): %s", what, part, why);
 			return -1;
 		}
 	}
-	const char *field = m->ct_state ? "ct_state" :
-			    m->ct_zone ? "ct_zone" :
-			    m->ct_mark ? "ct_mark" :
-			    (m->ct_label[0] || m->ct_label[1]) ? "ct_label" :
-			    NULL;
-	if (field) {
-		snprintf(err, errlen, "%s: %s", field, why);
+	if (m->ct_label[0] || m->ct_label[1]) {
+		snprintf(err, errlen, "ct_label: %s", why);
 		return -1;
 	}
 	return 0;

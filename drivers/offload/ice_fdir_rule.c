@@ -117,12 +117,15 @@ field_mask_state(const struct flow_key *mask, enum mf_id f)
 static bool
 mask_is(const struct flow_key *mask, const enum mf_id *fields, int n)
 {
-	struct flow_key want;
+	struct flow_key want, got = *mask;
 	flow_key_zero(&want);
 	for (int i = 0; i < n; i++)
 		flow_mask_set_field(&want, fields[i]);
+	/* every megaflow matches its pass (recirc_id); only first-pass ones
+	 * are offered (dp_offload.c), and the NIC's packets are first-pass */
+	got.recirc_id = 0;
 	for (int i = 0; i < FLOW_KEY_WORDS; i++)
-		if (want.w[i] != mask->w[i])
+		if (want.w[i] != got.w[i])
 			return false;
 	return true;
 }
