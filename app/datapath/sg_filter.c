@@ -122,13 +122,21 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	uint16_t zones[BATCH_MAX];
 	uint64_t commits[(BATCH_MAX + 63) / 64] = { 0 };
 	uint8_t state[BATCH_MAX];
-	uint16_t n = 0;
+	uint16_t n = 0, n_sg = 0;
 
 	if (unlikely(!ctx->ct))	/* dp_sg_filter drops them */
 		return;
 	for (uint16_t k = 0; k < n_groups; k++) {
+		g[k].sg_done = sg_leading(&g[k].flow->actions);
+		n_sg += g[k].sg_done != 0;
+	}
+	if (n_sg < 2) {	/* one group: its own action is one call too */
+		for (uint16_t k = 0; k < n_groups; k++)
+			g[k].sg_done = 0;
+		return;
+	}
+	for (uint16_t k = 0; k < n_groups; k++) {
 		struct dp_flow_group *grp = &g[k];
-		grp->sg_done = sg_leading(&grp->flow->actions);
 		if (!grp->sg_done)
 			continue;
 		const struct dp_action *a =
