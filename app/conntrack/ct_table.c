@@ -369,11 +369,32 @@ conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
 
 #define CT_BULK RTE_HASH_LOOKUP_BULK_MAX
 
-void
-conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
-		  const struct ct_pkt_meta *meta, uint16_t n, uint16_t zone,
-		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
-		  uint8_t *ct_state_out, struct ct_conn_ref *out)
+/* The packets of one call: zone and commit either one for all (zones or
+ * commits NULL) or per packet. */
+struct ct_call {
+	uint16_t zone;
+	bool commit;
+	const uint16_t *zones;
+	const uint64_t *commits;	/* bit i: packet i commits */
+};
+
+static inline uint16_t
+call_zone(const struct ct_call *c, uint16_t i)
+{
+	return c->zones ? c->zones[i] : c->zone;
+}
+
+static inline bool
+call_commit(const struct ct_call *c, uint16_t i)
+{
+	return c->commits ? (c->commits[i / 64] >> (i % 64)) & 1 : c->commit;
+}
+
+static void
+execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
+	     const struct ct_pkt_meta *meta, uint16_t n,
+	     const struct ct_call *call, const struct ct_nat_spec *nat,
+	     uint64_t now_tsc, uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
 	struct ct_key keys[CT_BULK];
 	const void *kp[CT_BULK];
@@ -385,8 +406,10 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
 		uint32_t nk = 0;
 		uint64_t hits = 0;
+		bool committed = false;	/* a new session, maybe */
 
 		for (uint16_t i = base; i < base + chunk; i++) {
+			uint16_t zone = call_zone(call, i);
 			if (meta[i].is_ipv4 &&
 			    ct_key_extract(pkts[i], &meta[i], zone, &keys[nk],
 					   &related[nk])) {
@@ -407,13 +430,47 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 				rte_prefetch0(entry_conn(data[j]));
 		for (uint32_t j = 0; j < nk; j++) {
 			uint16_t i = idx[j];
+			/* a session an earlier packet of this chunk created
+			 * was not there for the bulk lookup: a reply (or a
+			 * second packet) in the same burst must find it */
+			if (!(hits & (1ull << j)) &&
+			    committed &&
+			    rte_hash_lookup_data(ct->table, kp[j],
+						 &data[j]) >= 0)
+				hits |= 1ull << j;
+			bool commit = call_commit(call, i);
 			ct_state_out[i] = process(ct, pkts[i], &meta[i],
 					&keys[j], related[j],
 					hits & (1ull << j) ? data[j] : NULL,
 					commit, nat, now_tsc,
 					out ? &out[i] : NULL);
+			committed |= commit && (ct_state_out[i] & CS_NEW);
 		}
 	}
+}
+
+void
+conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
+		  const struct ct_pkt_meta *meta, uint16_t n, uint16_t zone,
+		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
+		  uint8_t *ct_state_out, struct ct_conn_ref *out)
+{
+	const struct ct_call call = { .zone = zone, .commit = commit };
+
+	execute_bulk(ct, pkts, meta, n, &call, nat, now_tsc, ct_state_out,
+		     out);
+}
+
+void
+conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
+			const struct ct_pkt_meta *meta, uint16_t n,
+			const uint16_t zones[], const uint64_t commits[],
+			uint64_t now_tsc, uint8_t *ct_state_out)
+{
+	const struct ct_call call = { .zones = zones, .commits = commits };
+
+	execute_bulk(ct, pkts, meta, n, &call, NULL, now_tsc, ct_state_out,
+		     NULL);
 }
 
 void

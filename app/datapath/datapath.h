@@ -22,7 +22,10 @@
  *   upcall     upcall.c                 misses: translate, install
  *   (actions)  dp_execute.c             group by megaflow, run its actions
  *   sg         sg_filter.c              sg(): security group by the session
- *                                       table (app/conntrack), same pass
+ *                                       table (app/conntrack), same pass:
+ *                                       a stage after grouping (every
+ *                                       group's leading sg(), one tracker
+ *                                       call a pass), else as an action
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
  *   encap      vxlan_encap.c            tnl_push

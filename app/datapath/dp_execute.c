@@ -72,13 +72,16 @@ tnl_clone(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 void
 dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 	   const struct flow_key keys[], const uint32_t hashes[],
-	   const uint8_t idx[], struct dp_inner *inner)
+	   const uint8_t idx[], struct dp_inner *inner, uint8_t sg_done)
 {
 	const struct dp_actions *acts = &f->actions;
 
 	for (uint8_t i = 0; i < acts->n && b->n; i++) {
 		const struct dp_action *a = &acts->act[i];
 		bool last = i == acts->n - 1;
+
+		if (i + 1 == sg_done)	/* the sg stage's already */
+			continue;
 
 		switch (a->type) {
 		case DP_ACT_OUTPUT:

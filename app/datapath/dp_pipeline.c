@@ -3,7 +3,8 @@
  * each stage's file):
  *
  *   rx -> [mark path, ARP] -> miniflow extract -> hash -> EMC -> dpcls
- *     -> upcall (misses) -> group by megaflow -> batched actions
+ *     -> upcall (misses) -> group by megaflow -> sg (the pass's sg()
+ *     packets, one tracker call) -> batched actions
  *
  * then, if any tnl_pop handed inner packets back, the same from hash on
  * for them: the inner pass, the second step of the same call, with
@@ -122,10 +123,15 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	b->n = 0;
 
 	for (uint16_t k = 0; k < n_groups; k++) {
+		groups[k].flow->n_packets += groups[k].b.n;
+		groups[k].flow->used_tsc = now;
+	}
+	/* the security groups of the whole pass at once */
+	dp_sg_stage(ctx, groups, n_groups, keys);
+	for (uint16_t k = 0; k < n_groups; k++) {
 		struct dp_flow_group *g = &groups[k];
-		g->flow->n_packets += g->b.n;
-		g->flow->used_tsc = now;
-		dp_execute(ctx, g->flow, &g->b, keys, hashes, g->idx, inner);
+		dp_execute(ctx, g->flow, &g->b, keys, hashes, g->idx, inner,
+			   g->sg_done);
 	}
 	dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 }

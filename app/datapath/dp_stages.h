@@ -66,6 +66,9 @@ struct dp_flow_group {
 	struct megaflow *flow;
 	struct pkt_batch b;
 	uint8_t idx[BATCH_MAX];		/* positions in the pass */
+	uint8_t sg_done;		/* the sg() action the sg stage ran
+					 * (dp_sg_stage): its index + 1;
+					 * 0: none */
 };
 
 /* Adds m, at position i in the pass, to f's group among g[0..*n_groups),
@@ -88,6 +91,7 @@ dp_group_add(struct dp_flow_group g[], uint16_t *n_groups, uint32_t epoch,
 		grp = &g[(*n_groups)++];
 		grp->flow = f;
 		grp->b.n = 0;
+		grp->sg_done = 0;
 	}
 	grp->idx[grp->b.n] = i;
 	pkt_batch_add(&grp->b, m);
@@ -138,11 +142,12 @@ void dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f);
 /* actions (dp_execute.c). b holds the packets of one megaflow; keys and
  * hashes are the whole pass's, idx[j] is b->pkts[j]'s position in it.
  * Consumes b; a tnl_pop appends its inner packets to inner (NULL in an
- * inner pass, or on the mark path, where a tnl_pop drops). */
+ * inner pass, or on the mark path, where a tnl_pop drops). sg_done: the
+ * group's (the action the sg stage ran already: index + 1, or 0). */
 void dp_execute(struct dp_ctx *ctx, const struct megaflow *f,
 		struct pkt_batch *b, const struct flow_key keys[],
 		const uint32_t hashes[], const uint8_t idx[],
-		struct dp_inner *inner);
+		struct dp_inner *inner, uint8_t sg_done);
 /* decap (vxlan_decap.c): strips the outer headers of b (outer's
  * packets, keys[idx[j]] their keys) and extracts the inner ones; the
  * inner packets and keys are appended to inner. Consumes b. */
@@ -152,6 +157,11 @@ void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
 		struct dp_inner *inner);
 /* sg() (sg_filter.c): keeps in b, in order, the packets the security
  * group lets by (idx[] kept in step); counts the others' drops. */
+/* The sg stage, between grouping and actions: the leading sg() of every
+ * group of the pass, one tracker call for all their packets; each
+ * group keeps the packets it lets by and notes sg_done. */
+void dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[],
+		 uint16_t n_groups, const struct flow_key keys[]);
 void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		  struct pkt_batch *b, const struct flow_key keys[],
 		  const uint8_t idx[]);

@@ -121,6 +121,6 @@ dp_mark_path(struct dp_ctx *ctx, struct pkt_batch *b)
 		/* actions_need_no_key() (dp_offload.c): no keys, hashes or
 		 * positions used, and no tnl_pop.
 		 * Packets of one group came in that order: order kept. */
-		dp_execute(ctx, f, &g[k].b, NULL, NULL, NULL, NULL);
+		dp_execute(ctx, f, &g[k].b, NULL, NULL, NULL, NULL, 0);
 	}
 }

@@ -10,10 +10,65 @@
  *   what the tracker finds invalid (+inv: out of window, a SYN-ACK
  *   opening nothing, not IPv4...)      is dropped (sg_invalid), as
  *                                      Neutron's firewall drops +inv
+ *
+ * Two places run it. The sg stage (dp_sg_stage), between grouping and
+ * actions, takes the sg() every megaflow group of a pass meets first
+ * and tracks all those packets in one conntrack_execute_mixed() call:
+ * one bulk hash lookup for the burst, where a decap burst fanning out to
+ * 32 VMs would otherwise make 32 lookups of one packet each. An sg()
+ * behind an output, a tunnel push or another sg() runs as an action
+ * (dp_sg_filter), on its group alone.
  */
 #include <rte_cycles.h>
 #include "conntrack.h"
 #include "dp_stages.h"
+
+enum sg_verdict { SG_PASS, SG_DENY, SG_INVALID };
+
+static inline uint8_t
+sg_verdict(uint8_t state, bool allow)
+{
+	if (state & CS_INVALID)
+		return SG_INVALID;
+	if ((state & (CS_ESTABLISHED | CS_RELATED)) || allow)
+		return SG_PASS;
+	return SG_DENY;
+}
+
+/* the packet starts at its Ethernet header (decap moved an inner one
+ * there), one VLAN tag at most */
+static inline void
+sg_meta(struct ct_pkt_meta *meta, const struct flow_key *k,
+	const struct rte_mbuf *m)
+{
+	uint16_t l3 = RTE_ETHER_HDR_LEN + (k->vlan_tci ? RTE_VLAN_HLEN : 0);
+
+	ct_pkt_meta_from_flow(meta, k, m, l3);
+}
+
+/* Keeps in b, in order, the packets whose verdict is SG_PASS (idx[] in
+ * step: the actions after sg() use it for their hashes, encap's source
+ * port); frees and counts the others. */
+static void
+sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
+	 const uint8_t verdict[])
+{
+	uint16_t kept = 0, n_drop[SG_INVALID + 1] = { 0 };
+
+	for (uint16_t i = 0; i < b->n; i++) {
+		if (verdict[i] == SG_PASS) {
+			if (idx)
+				idx[kept] = idx[i];
+			b->pkts[kept++] = b->pkts[i];
+		} else {
+			n_drop[verdict[i]]++;
+			rte_pktmbuf_free(b->pkts[i]);
+		}
+	}
+	b->n = kept;
+	dp_count_drops(ctx, DROP_SG_DENY, n_drop[SG_DENY]);
+	dp_count_drops(ctx, DROP_SG_INVALID, n_drop[SG_INVALID]);
+}
 
 void
 dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
@@ -23,48 +78,91 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	bool allow = a->slot & DP_SG_ALLOW;
 	struct ct_pkt_meta meta[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
-	uint16_t kept = 0, denied = 0, invalid = 0;
 
 	if (unlikely(!ctx->ct)) {
 		dp_drop_batch(ctx, b, DROP_SG_INVALID);
 		return;
 	}
-	for (uint16_t i = 0; i < b->n; i++) {
-		const struct flow_key *k = &keys[idx ? idx[i] : i];
-		/* the packet starts at its Ethernet header (decap moved an
-		 * inner one there), one VLAN tag at most */
-		uint16_t l3 = RTE_ETHER_HDR_LEN +
-			      (k->vlan_tci ? RTE_VLAN_HLEN : 0);
-		ct_pkt_meta_from_flow(&meta[i], k, b->pkts[i], l3);
-	}
+	for (uint16_t i = 0; i < b->n; i++)
+		sg_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow, NULL,
 			  rte_rdtsc(), state, NULL);
-	for (uint16_t i = 0; i < b->n; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-		if (state[i] & CS_INVALID) {
-			invalid++;
-			rte_pktmbuf_free(m);
-		} else if ((state[i] & (CS_ESTABLISHED | CS_RELATED)) ||
-			   allow) {
-			b->pkts[kept++] = m;
-		} else {
-			denied++;
-			rte_pktmbuf_free(m);
+	for (uint16_t i = 0; i < b->n; i++)
+		state[i] = sg_verdict(state[i], allow);
+	sg_apply(ctx, b, (uint8_t *)idx, state);
+}
+
+/* The sg() a megaflow's packets meet first, if nothing before it sends,
+ * copies or changes what the tracker reads (MAC rewrites may: filtering
+ * before them drops the same packets): its index + 1, else 0. */
+static uint8_t
+sg_leading(const struct dp_actions *acts)
+{
+	for (uint8_t i = 0; i < acts->n; i++) {
+		switch (acts->act[i].type) {
+		case DP_ACT_SG:
+			return i + 1;
+		case DP_ACT_SET_ETH_SRC:
+		case DP_ACT_SET_ETH_DST:
+			continue;
+		default:
+			return 0;
 		}
 	}
-	/* idx[] follows the packets kept: the actions after this one use
-	 * it for their hashes (encap's source port) */
-	if (idx && kept != b->n) {
-		uint8_t *ix = (uint8_t *)idx;
-		uint16_t k = 0;
-		for (uint16_t i = 0; i < b->n; i++)
-			if (!(state[i] & CS_INVALID) &&
-			    ((state[i] & (CS_ESTABLISHED | CS_RELATED)) ||
-			     allow))
-				ix[k++] = ix[i];
+	return 0;
+}
+
+void
+dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
+	    const struct flow_key keys[])
+{
+	struct rte_mbuf *pkts[BATCH_MAX];
+	struct ct_pkt_meta meta[BATCH_MAX];
+	uint16_t zones[BATCH_MAX];
+	uint64_t commits[(BATCH_MAX + 63) / 64] = { 0 };
+	uint8_t state[BATCH_MAX];
+	uint16_t n = 0, n_sg = 0;
+
+	if (unlikely(!ctx->ct))	/* dp_sg_filter drops them */
+		return;
+	for (uint16_t k = 0; k < n_groups; k++) {
+		g[k].sg_done = sg_leading(&g[k].flow->actions);
+		n_sg += g[k].sg_done != 0;
 	}
-	b->n = kept;
-	dp_count_drops(ctx, DROP_SG_DENY, denied);
-	dp_count_drops(ctx, DROP_SG_INVALID, invalid);
+	if (n_sg < 2) {	/* one group: its own action is one call too */
+		for (uint16_t k = 0; k < n_groups; k++)
+			g[k].sg_done = 0;
+		return;
+	}
+	for (uint16_t k = 0; k < n_groups; k++) {
+		struct dp_flow_group *grp = &g[k];
+		if (!grp->sg_done)
+			continue;
+		const struct dp_action *a =
+			&grp->flow->actions.act[grp->sg_done - 1];
+		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
+			pkts[n] = grp->b.pkts[j];
+			sg_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
+			zones[n] = a->port;
+			/* sg(allow) commits what it lets in */
+			if (a->slot & DP_SG_ALLOW)
+				commits[n / 64] |= 1ull << (n % 64);
+		}
+	}
+	if (!n)
+		return;
+	conntrack_execute_mixed(ctx->ct, pkts, meta, n, zones, commits,
+				rte_rdtsc(), state);
+	n = 0;
+	for (uint16_t k = 0; k < n_groups; k++) {
+		struct dp_flow_group *grp = &g[k];
+		if (!grp->sg_done)
+			continue;
+		bool allow = grp->flow->actions.act[grp->sg_done - 1].slot &
+			     DP_SG_ALLOW;
+		for (uint16_t j = 0; j < grp->b.n; j++, n++)
+			state[n] = sg_verdict(state[n], allow);
+		sg_apply(ctx, &grp->b, grp->idx, &state[n - grp->b.n]);
+	}
 }

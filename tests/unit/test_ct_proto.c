@@ -206,6 +206,43 @@ test_batch_and_flush(void)
 	conntrack_destroy(ct);
 }
 
+/* conntrack_execute_mixed: a burst of several sg() actions' packets,
+ * each with its zone and commit, in one call. A SYN committed in zone 1
+ * and its SYN-ACK (not committed) in the same call: the reply finds the
+ * session the SYN created after the bulk lookup (+est+rpl, not +inv); a
+ * SYN in zone 2 not committed stays +new and creates nothing; a UDP
+ * reply of a session of zone 3 is +est+rpl. */
+static void
+test_mixed_zones(void)
+{
+	struct conntrack *ct = ct_test_new("ct_mx", 64, NULL);
+	struct rte_mbuf *pk[4];
+	struct ct_pkt_meta mt[4];
+	uint16_t zones[4] = { 1, 1, 2, 3 };
+	uint64_t commits[1] = { 1u << 0 };
+	uint8_t st[4];
+
+	CHECK_EXPR(ct_run(ct, pkt_udp(A, B, 7, 53), 3, true, NULL, 0) ==
+		   TRK_NEW);
+	pk[0] = pkt_tcp(A, B, 1000, 80, F_SYN, 100, 0, 1000, -1, 0);
+	pk[1] = pkt_tcp(B, A, 80, 1000, F_SYN | F_ACK, 500, 101, 1000, -1, 0);
+	pk[2] = pkt_tcp(A, B, 1001, 80, F_SYN, 100, 0, 1000, -1, 0);
+	pk[3] = pkt_udp(B, A, 53, 7);
+	for (int i = 0; i < 4; i++)
+		ct_pkt_meta_parse(pk[i], &mt[i]);
+	conntrack_execute_mixed(ct, pk, mt, 4, zones, commits, 1, st);
+	CHECK(st[0] == TRK_NEW, "syn %#x", st[0]);
+	CHECK(st[1] == TRK_RPL, "syn-ack %#x", st[1]);
+	CHECK(st[2] == TRK_NEW, "zone 2 syn %#x", st[2]);
+	CHECK(st[3] == TRK_RPL, "zone 3 udp reply %#x", st[3]);
+	CHECK_EXPR(conntrack_get_zone_count(ct, 1) == 1 &&
+		   conntrack_get_zone_count(ct, 2) == 0 &&
+		   conntrack_get_nconns(ct) == 2);
+	for (int i = 0; i < 4; i++)
+		rte_pktmbuf_free(pk[i]);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -216,5 +253,6 @@ main(void)
 	test_icmp_related();
 	test_other_frag_nonip();
 	test_batch_and_flush();
+	test_mixed_zones();
 	return unit_test_report();
 }
