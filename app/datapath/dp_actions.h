@@ -85,12 +85,35 @@ struct dp_action {
 
 struct dp_actions {
 	uint8_t n;
+	/* where its sg() is when only MAC rewrites come before it (the
+	 * burst-wide sg stage runs it there): its index + 1; 0 none. Set
+	 * from act[] when a megaflow is made (dp_actions_sg_leading, in
+	 * upcall.c), so the stage reads one byte per megaflow; not part of
+	 * dp_actions_equal (derived). */
+	uint8_t sg_at;
 	uint8_t n_macs;
 	uint8_t n_tnls;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
 };
+
+static inline uint8_t
+dp_actions_sg_leading(const struct dp_actions *acts)
+{
+	for (uint8_t i = 0; i < acts->n; i++) {
+		switch (acts->act[i].type) {
+		case DP_ACT_SG:
+			return i + 1;
+		case DP_ACT_SET_ETH_SRC:
+		case DP_ACT_SET_ETH_DST:
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
 
 static inline bool
 dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)

@@ -93,26 +93,10 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	sg_apply(ctx, b, (uint8_t *)idx, state);
 }
 
-/* The sg() a megaflow's packets meet first, if nothing before it sends,
- * copies or changes what the tracker reads (MAC rewrites may: filtering
- * before them drops the same packets): its index + 1, else 0. */
-static uint8_t
-sg_leading(const struct dp_actions *acts)
-{
-	for (uint8_t i = 0; i < acts->n; i++) {
-		switch (acts->act[i].type) {
-		case DP_ACT_SG:
-			return i + 1;
-		case DP_ACT_SET_ETH_SRC:
-		case DP_ACT_SET_ETH_DST:
-			continue;
-		default:
-			return 0;
-		}
-	}
-	return 0;
-}
-
+/* Each group whose megaflow meets an sg() first (dp_actions.sg_at: nothing
+ * before it sends, copies or changes what the tracker reads; MAC rewrites
+ * may come first, filtering before them drops the same packets) has its
+ * packets tracked in one call for the whole pass. */
 void
 dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	    const struct flow_key keys[])
@@ -127,7 +111,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	if (unlikely(!ctx->ct))	/* dp_sg_filter drops them */
 		return;
 	for (uint16_t k = 0; k < n_groups; k++) {
-		g[k].sg_done = sg_leading(&g[k].flow->actions);
+		g[k].sg_done = g[k].flow->actions.sg_at;
 		n_sg += g[k].sg_done != 0;
 	}
 	if (n_sg < 2) {	/* one group: its own action is one call too */

@@ -37,6 +37,7 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	f->key = masked;
 	f->mask = xo.mask;
 	f->actions = xo.actions;
+	f->actions.sg_at = dp_actions_sg_leading(&f->actions);
 	f->upcall_key = *key;
 	f->rule_uid = xo.rule_uid;
 	f->neigh_miss = xo.need_arp != 0;
