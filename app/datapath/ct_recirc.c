@@ -25,7 +25,7 @@
  * place: sent, dropped, or waiting for the next pass.
  */
 #include <rte_cycles.h>
-#include "conntrack.h"
+#include "dp_ct.h"
 #include "dp_stages.h"
 
 /* Tracks b's packets for a: writes their ct_state and mark. */
@@ -36,14 +36,8 @@ track(struct dp_ctx *ctx, const struct dp_action *a, struct pkt_batch *b,
 {
 	struct ct_pkt_meta meta[BATCH_MAX];
 
-	for (uint16_t i = 0; i < b->n; i++) {
-		const struct flow_key *k = &keys[idx ? idx[i] : i];
-		/* the packet starts at its Ethernet header (decap moved an
-		 * inner one there), one VLAN tag at most */
-		uint16_t l3 = RTE_ETHER_HDR_LEN +
-			      (k->vlan_tci ? RTE_VLAN_HLEN : 0);
-		ct_pkt_meta_from_flow(&meta[i], k, b->pkts[i], l3);
-	}
+	for (uint16_t i = 0; i < b->n; i++)
+		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port,
 			  a->slot & DP_CT_COMMIT, NULL, rte_rdtsc(), state,
 			  refs);

@@ -20,7 +20,7 @@
  * (dp_sg_filter), on its group alone.
  */
 #include <rte_cycles.h>
-#include "conntrack.h"
+#include "dp_ct.h"
 #include "dp_stages.h"
 
 enum sg_verdict { SG_PASS, SG_DENY, SG_INVALID };
@@ -33,17 +33,6 @@ sg_verdict(uint8_t state, bool allow)
 	if ((state & (CS_ESTABLISHED | CS_RELATED)) || allow)
 		return SG_PASS;
 	return SG_DENY;
-}
-
-/* the packet starts at its Ethernet header (decap moved an inner one
- * there), one VLAN tag at most */
-static inline void
-sg_meta(struct ct_pkt_meta *meta, const struct flow_key *k,
-	const struct rte_mbuf *m)
-{
-	uint16_t l3 = RTE_ETHER_HDR_LEN + (k->vlan_tci ? RTE_VLAN_HLEN : 0);
-
-	ct_pkt_meta_from_flow(meta, k, m, l3);
 }
 
 /* Keeps in b, in order, the packets whose verdict is SG_PASS (idx[] in
@@ -84,7 +73,7 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		return;
 	}
 	for (uint16_t i = 0; i < b->n; i++)
-		sg_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
+		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow, NULL,
 			  rte_rdtsc(), state, NULL);
@@ -127,7 +116,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 			&grp->flow->actions.act[grp->sg_done - 1];
 		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			pkts[n] = grp->b.pkts[j];
-			sg_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
+			dp_ct_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
 			zones[n] = a->port;
 			/* sg(allow) commits what it lets in */
 			if (a->slot & DP_SG_ALLOW)

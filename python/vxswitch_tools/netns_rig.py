@@ -275,6 +275,19 @@ def netns_rig(make_switch, n_vms=2, flows="forwarding", passed=None):
                                                        sw.log_tail(30))
 
 
+def for_test(request, make_switch, n_vms=2, policy=None):
+    """The body of a pytest fixture (yield from it): a rig of n_vms VMs
+    that keeps its namespaces for a look when the test failed, with the
+    rules of the flow file `policy` loaded over the forwarding ones."""
+    def passed():
+        rep = getattr(request.node, "rep_call", None)
+        return rep is not None and rep.passed
+    with netns_rig(make_switch, n_vms=n_vms, passed=passed) as r:
+        if policy is not None:
+            r.load_flows(policy)
+        yield r
+
+
 def main():
     """Builds the rig by hand and waits (see the module's docstring)."""
     import argparse

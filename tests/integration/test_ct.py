@@ -30,12 +30,7 @@ RECIRC_72, RECIRC_82 = "recirc_id(0x49)", "recirc_id(0x53)"
 
 @pytest.fixture
 def rig(request, make_switch):
-    def passed():
-        rep = getattr(request.node, "rep_call", None)
-        return rep is not None and rep.passed
-    with netns_rig.netns_rig(make_switch, n_vms=2, passed=passed) as r:
-        r.load_flows(POLICY)
-        yield r
+    yield from netns_rig.for_test(request, make_switch, policy=POLICY)
 
 
 def conns(rig):

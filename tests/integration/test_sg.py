@@ -34,12 +34,7 @@ MB = 1024 * 1024
 
 @pytest.fixture
 def rig(request, make_switch):
-    def passed():
-        rep = getattr(request.node, "rep_call", None)
-        return rep is not None and rep.passed
-    with netns_rig.netns_rig(make_switch, n_vms=2, passed=passed) as r:
-        r.load_flows(POLICY)
-        yield r
+    yield from netns_rig.for_test(request, make_switch, policy=POLICY)
 
 
 def drops(rig):

@@ -45,11 +45,7 @@ POLICIES = Path(__file__).with_name("policies")
 
 @pytest.fixture
 def rig(request, make_switch):
-    def passed():
-        rep = getattr(request.node, "rep_call", None)
-        return rep is not None and rep.passed
-    with netns_rig.netns_rig(make_switch, n_vms=2, passed=passed) as r:
-        yield r
+    yield from netns_rig.for_test(request, make_switch)
 
 
 def no_drops(rig, *allowed):
