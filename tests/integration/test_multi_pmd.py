@@ -295,6 +295,7 @@ def test_auto_lb_moves_a_busy_queue(make_switch, rundir):
     assert busy_cores(sw) == (1, 1), sw.ctl("dpif-netdev/pmd-rxq-show")
     sw.ctl("set", "Interface", "busy", "other_config:pmd-rxq-affinity=")
     assert len(set(busy_cores(sw))) == 2, sw.ctl("dpif-netdev/pmd-rxq-show")
+    sw.remove_endless_rx("busy")
 
 
 ASSIGNED = re.compile(r"Core +(\d+) on numa node \d+ assigned port '(\S+)' rx "
@@ -338,3 +339,4 @@ def test_rxq_rebalance_by_measured_cycles(make_switch, rundir):
              in ASSIGNED.findall(sw.log_path.read_text()[n_log:])]
     assert [p for _, p, _, cyc in again if cyc > 0] == ["busy", "busy"], \
         again
+    sw.remove_endless_rx("busy")

@@ -137,3 +137,4 @@ def test_pmd_rxq_show_two_pmds(make_switch, rundir):
     assert only[busy_pmd]["rxqs"][("busy", 0)] >= 40
     r = sw.ctl_result("dpif-netdev/pmd-rxq-show", "-secs", "x")
     assert r.returncode != 0 and "bad -secs 'x'" in r.stderr + r.stdout
+    sw.remove_endless_rx("busy")

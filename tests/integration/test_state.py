@@ -150,7 +150,7 @@ def test_runtime_changes_survive_restart(make_switch, wires, rundir):
 
 
 def test_corrupt_state_refused(make_switch, tmp_path, rundir):
-    topo = P.topology("net_null0", rundir, n_vms=0, static_arp=False)
+    topo = P.topology("net_null0,no-rx=1", rundir, n_vms=0, static_arp=False)
     sw = make_switch(topo, start=False)
     config = sw.write_config()
     state = Path(str(config) + ".state")
@@ -183,7 +183,7 @@ def test_saved_state_keeps_scheduler_and_flows_for_ports_to_come(
     name): the state file then has flows naming a port that is not in it,
     and must still load. The scheduler keys that are not plain values
     (pmd-rxq-assign, pmd-auto-lb-rebal-interval) are saved too."""
-    topo = P.topology("net_null0", rundir, n_vms=0, static_arp=False)
+    topo = P.topology("net_null0,no-rx=1", rundir, n_vms=0, static_arp=False)
     # a topology's flow may name a port to come only with its number kept
     # (ofport-names): a mistyped name in a file stays an error
     topo["datapath"].update({"pmd-rxq-assign": "group",
