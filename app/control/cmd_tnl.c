@@ -12,6 +12,7 @@
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "recirc_id.h"
 #include "route.h"
 #include "state.h"
 
@@ -266,9 +267,11 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	const struct ofproto_publish_stats *ps = ofproto_get_publish_stats();
 	const struct ctl_arp_stats *as = ctl_arp_get_stats();
 	uint64_t mf = 0, mf_limit = 0, upcall_fail = 0, lost = 0;
+	struct recirc_id_stats rs;
 
 	ctl_events_process();
 	ns = neigh_get_stats();
+	recirc_id_get_stats(&rs);
 	for (uint16_t i = 0; i < n_pmds; i++) {
 		mf += dpcls_count(pmds[i].dp.cls);
 		mf_limit += pmds[i].dp.max_flows;
@@ -289,6 +292,8 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		{ "port-names", "(PORT_NAMES_MAX)", ports_names_known(),
 		  PORT_NAMES_MAX, port_names_refused,
 		  "names kept for flows/ofports" },
+		{ "recirc-ids", "(RECIRC_ID_MAX)", rs.in_use, RECIRC_ID_MAX,
+		  rs.refused, "ct(table=) states, packets recirc_limit" },
 	};
 
 	if (json) {

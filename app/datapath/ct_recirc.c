@@ -7,16 +7,14 @@
  *                                ct() without table= only sends them
  *                                through the tracker;
  *   ct(zone=N[,commit],table=T)  the same, then the packets are
- *                                recirculated: looked up again, from
- *                                table T, with ct_state, ct_zone and
- *                                ct_mark set in their keys (flow_key.h
- *                                w6) and recirc_id = T + 1.
- *
- * The recirculation id is the table it resumes in, plus one: at most 255
- * ids, none allocated or freed, and the same id in every PMD. What OVS
- * freezes beside the table (registers, a changed in_port or tunnel
- * field, the actions after ct()) is not carried: xlate_pipeline.c drops
- * such a pipeline under recirc_limit instead of running it differently.
+ *                                recirculated: looked up again with
+ *                                ct_state, ct_zone and ct_mark set in
+ *                                their keys (flow_key.h w6) and the
+ *                                recirc id, which names the table to
+ *                                resume in and the state the translation
+ *                                froze (recirc_id.h);
+ *   ct(commit,exec(...->ct_mark)) the committed sessions get the mark,
+ *                                and a recirculated packet sees it.
  *
  * The recirculated packets wait in ctx->recirc and are looked up after
  * the current pass (dp_pipeline.c), at most DP_MAX_RECIRC passes deep:
@@ -30,7 +28,8 @@
 
 /* Tracks b's packets for a: writes their ct_state and mark. */
 static void
-track(struct dp_ctx *ctx, const struct dp_action *a, struct pkt_batch *b,
+track(struct dp_ctx *ctx, const struct dp_action *a,
+      const struct dp_ct_mark *mark, struct pkt_batch *b,
       const struct flow_key keys[], const uint8_t idx[], uint8_t state[],
       struct ct_conn_ref refs[])
 {
@@ -41,11 +40,17 @@ track(struct dp_ctx *ctx, const struct dp_action *a, struct pkt_batch *b,
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port,
 			  a->slot & DP_CT_COMMIT, NULL, rte_rdtsc(), state,
 			  refs);
+	for (uint16_t i = 0; mark && i < b->n; i++) {
+		if (!refs[i].conn)
+			continue;
+		ct_conn_set_mark(refs[i].conn, mark->value, mark->mask);
+		refs[i].mark = (refs[i].mark & ~mark->mask) | mark->value;
+	}
 }
 
 void
 dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
-	      const struct dp_action *recirc, struct pkt_batch *b,
+	      const struct dp_ct_mark *mark, const struct dp_action *recirc, struct pkt_batch *b,
 	      const struct flow_key keys[], const uint8_t idx[])
 {
 	uint8_t state[BATCH_MAX];
@@ -56,7 +61,7 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);
 		return;
 	}
-	track(ctx, a, b, keys, idx, state, refs);
+	track(ctx, a, mark, b, keys, idx, state, refs);
 	if (!recirc)
 		return;		/* ct() without table=: the packets go on */
 	if (!next) {		/* too deep, or no pass to take them */
@@ -80,7 +85,7 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		k->ct_state = state[i];
 		k->ct_zone = a->port;
 		k->ct_mark = refs[i].conn ? refs[i].mark : 0;
-		k->recirc_id = (uint8_t)recirc->port;
+		k->recirc_id = (uint8_t)recirc->port;	/* xlate's recirc id */
 		pkt_batch_add(&next->b, m);
 	}
 	b->n = 0;

@@ -26,6 +26,9 @@
  * DP_MAX_ACTIONS actions) are refused at add-flow time
  * (xlate_check_rule). */
 #define DP_MAX_TNLS 4
+/* ct(commit,exec(set_field:V/M->ct_mark)): the values a DP_ACT_CT
+ * writes into committed sessions, one slot per such ct(). */
+#define DP_MAX_CT_MARKS 2
 
 /* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
@@ -61,16 +64,26 @@ enum dp_action_type {
 				 * made and dropped */
 	DP_ACT_CT,		/* ct(): tracks the packets in zone port,
 				 * committing new ones if slot has
-				 * DP_CT_COMMIT; they go on unchanged
+				 * DP_CT_COMMIT, and writing
+				 * ct_marks[DP_CT_MARK_SLOT(slot) - 1]
+				 * into their sessions if that is not 0
+				 * (exec(load->ct_mark)); they go on
+				 * unchanged
 				 * (their ct_state is seen only after a
 				 * recirculation) */
 	DP_ACT_RECIRC,		/* only right after DP_ACT_CT, last:
 				 * ct(table=T)'s recirculation; port: the
-				 * recirc id, T + 1 (ct_recirc.c) */
+				 * recirc id (recirc_id.h) */
 };
 
 #define DP_SG_ALLOW 0x1
 #define DP_CT_COMMIT 0x1
+#define DP_CT_MARK_SLOT(slot) ((slot) >> 1)	/* 1-based, 0: none */
+#define DP_CT_WITH_MARK(n) ((uint8_t)((n) << 1))
+
+struct dp_ct_mark {
+	uint32_t value, mask;	/* mark = (mark & ~mask) | value */
+};
 
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */
@@ -93,9 +106,11 @@ struct dp_actions {
 	uint8_t sg_at;
 	uint8_t n_macs;
 	uint8_t n_tnls;
+	uint8_t n_ct_marks;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
+	struct dp_ct_mark ct_marks[DP_MAX_CT_MARKS];
 };
 
 static inline uint8_t
@@ -136,6 +151,14 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 						    &b->macs[b->act[i].port]))
 				return false;
 			break;
+		case DP_ACT_CT: {
+			uint8_t m = DP_CT_MARK_SLOT(a->act[i].slot);
+			if (m && memcmp(&a->ct_marks[m - 1],
+					&b->ct_marks[m - 1],
+					sizeof a->ct_marks[0]))
+				return false;
+			break;
+		}
 		}
 	}
 	return true;

@@ -16,6 +16,7 @@
 #include "dpcls.h"
 #include "emc.h"
 #include "offload_mgr.h"
+#include "recirc_id.h"
 #include "xlate.h"
 
 /* How long a megaflow that drops for want of a neighbour's MAC lives,
@@ -33,9 +34,14 @@ dp_megaflow_alloc(struct dp_ctx *ctx)
 	return ctx->n_free ? ctx->flow_free[--ctx->n_free] : NULL;
 }
 
+/* Between bursts: no packet of this PMD carries its recirc ids now. */
 void
 dp_megaflow_free(struct dp_ctx *ctx, struct megaflow *f)
 {
+	for (int i = 0; i < 2; i++) {
+		recirc_id_unref(f->recirc_refs[i]);
+		f->recirc_refs[i] = 0;
+	}
 	ctx->flow_free[ctx->n_free++] = f;
 }
 
@@ -96,6 +102,7 @@ sweep_one(struct megaflow *f, void *aux)
 		xlate(s->ctx->snap, &f->upcall_key, &xo);
 		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
 			 !dp_actions_equal(&xo.actions, &f->actions);
+		xlate_out_release(&xo);	/* f holds its own */
 		s->ctx->stats->megaflows_revalidated_out += retire;
 	}
 	if (retire) {

@@ -43,6 +43,8 @@ struct megaflow {
 	rte_be32_t nexthop[DP_MAX_TNLS];	/* xlate_out.nexthop: a change
 						 * to one of these neighbours
 						 * revalidates it */
+	uint8_t recirc_refs[2];		/* xlate_out.recirc_refs: held until
+					 * it is freed (recirc_id.h) */
 
 	struct dpcls_subtable *subtable;	/* dpcls-owned */
 	struct megaflow *next;			/* dpcls-owned hash chain */

@@ -28,11 +28,15 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	flow_key_mask(&masked, key, &xo.mask);
 	/* An earlier packet of this burst may have installed it already. */
 	f = dpcls_find(ctx->cls, &masked, &xo.mask);
-	if (f)
+	if (f) {
+		xlate_out_release(&xo);	/* f holds its own */
 		return f;
+	}
 	f = dp_megaflow_alloc(ctx);
-	if (!f)
+	if (!f) {
+		xlate_out_release(&xo);
 		return NULL;
+	}
 	memset(f, 0, sizeof *f);
 	f->key = masked;
 	f->mask = xo.mask;
@@ -42,6 +46,7 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	f->rule_uid = xo.rule_uid;
 	f->neigh_miss = xo.need_arp != 0;
 	memcpy(f->nexthop, xo.nexthop, sizeof f->nexthop);
+	memcpy(f->recirc_refs, xo.recirc_refs, sizeof f->recirc_refs);
 	f->id = ++ctx->next_flow_id;
 	f->created_tsc = rte_rdtsc();
 	if (dpcls_insert(ctx->cls, f)) {

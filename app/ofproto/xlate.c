@@ -23,6 +23,7 @@
 #include <string.h>
 #include <rte_ip.h>
 #include "port.h"
+#include "recirc_id.h"
 #include "vxlan_tnl.h"
 #include "xlate.h"
 
@@ -212,6 +213,49 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 	}
 }
 
+/* ct(exec(load/set_field->ct_mark)): the mark's value and mask */
+static bool
+ct_exec_mark(const struct ofp_ct *ct, struct dp_ct_mark *m)
+{
+	bool any = false;
+
+	m->value = m->mask = 0;
+	for (int i = 0; i < ct->n_exec; i++) {
+		const struct ofp_load *l = &ct->exec[i];
+		if (l->field != OFP_MF_CT_MARK)	/* ct_label: refused */
+			continue;
+		uint32_t bits = l->nbits && l->nbits < 32 ?
+				((1u << l->nbits) - 1) << l->ofs : UINT32_MAX;
+		m->mask |= bits;
+		m->value = (m->value & ~bits) |
+			   ((uint32_t)(l->value[1] << l->ofs) & bits);
+		any = true;
+	}
+	return any;
+}
+
+/* ct() [+ recirc(id) when it has table=: the last one] */
+static void
+emit_ct(struct xlate_out *out, const struct ofp_ct *ct, uint8_t recirc_id)
+{
+	struct dp_actions *a = &out->actions;
+	uint8_t slot = ct->commit ? DP_CT_COMMIT : 0;
+	struct dp_ct_mark m;
+
+	if (ct_exec_mark(ct, &m)) {
+		if (a->n_ct_marks >= DP_MAX_CT_MARKS) {
+			emit_overflow(out);
+			return;
+		}
+		a->ct_marks[a->n_ct_marks++] = m;
+		slot |= DP_CT_WITH_MARK(a->n_ct_marks);
+	}
+	emit_act(out, (struct dp_action){ .type = DP_ACT_CT, .slot = slot,
+					  .port = ct->zone });
+	if (ct->table != OFP_TABLE_ALL)
+		emit(out, DP_ACT_RECIRC, recirc_id, 0);
+}
+
 /* The port an output action sends to; NULL when it sends nowhere (no
  * such port, the underlay, or back to the input port: then *looped). */
 static const struct port *
@@ -279,16 +323,9 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 				.port = sg->zone });
 			break;
 		}
-		case OFPACT_CT: {
-			const struct ofp_ct *ct = &pl->ct[a->slot];
-			emit_act(out, (struct dp_action){
-				.type = DP_ACT_CT,
-				.slot = ct->commit ? DP_CT_COMMIT : 0,
-				.port = ct->zone });
-			if (ct->table != OFP_TABLE_ALL)	/* the last one */
-				emit(out, DP_ACT_RECIRC, ct->table + 1u, 0);
+		case OFPACT_CT:
+			emit_ct(out, &pl->ct[a->slot], pl->recirc_id);
 			break;
-		}
 		case OFPACT_OUTPUT:
 			p = output_port(a, pl->in_port[i], &looped);
 			if (!p)
@@ -358,14 +395,43 @@ xlate_check_rule(const struct ofp_rule *r,
 }
 
 void
-xlate(const struct dp_snapshot *s, const struct flow_key *key,
+xlate_out_release(struct xlate_out *out)
+{
+	for (int i = 0; i < 2; i++) {
+		recirc_id_unref(out->recirc_refs[i]);
+		out->recirc_refs[i] = 0;
+	}
+}
+
+void
+xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
       struct xlate_out *out)
 {
+	struct recirc_frozen frozen;
+	struct flow_key resumed;
+	const struct flow_key *key = pkt_key;
+
 	memset(out, 0, sizeof *out);
 	flow_mask_set_field(&out->mask, MFF_IN_PORT);
 	/* a megaflow is for one pass: the first (0) or one recirculation */
 	out->mask.recirc_id = UINT8_MAX;
 
+	if (pkt_key->recirc_id) {
+		/* The megaflow that recirculated the packet holds the id
+		 * until its PMD frees it between bursts: a miss here is a
+		 * packet no pass should have sent. */
+		if (!recirc_id_ref(pkt_key->recirc_id, &frozen)) {
+			emit_drop(out, DROP_RECIRC_LIMIT);
+			return;
+		}
+		out->recirc_refs[0] = pkt_key->recirc_id;
+		resumed = *pkt_key;
+		resumed.in_port = frozen.in_port;
+		resumed.tun_id = frozen.tun_id;
+		resumed.tun_src = frozen.tun_src;
+		resumed.tun_dst = frozen.tun_dst;
+		key = &resumed;
+	}
 	if (s->has_underlay && key->in_port == s->underlay_ofport) {
 		xlate_underlay(s, key, out);
 		return;
@@ -378,19 +444,20 @@ xlate(const struct dp_snapshot *s, const struct flow_key *key,
 		}
 	}
 	struct xlate_pipeline pl;
-	const struct ofp_rule *r = xlate_pipeline(s, key, &out->mask, &pl);
+	const struct ofp_rule *r = xlate_pipeline(s, key, pkt_key->recirc_id ?
+						  &frozen : NULL,
+						  &out->mask, &pl);
 	if (!r) {
 		emit_drop(out, DROP_NO_RULE);
 		return;
 	}
 	out->rule_uid = r->uid;
-	if (pl.unfreezable) {
-		emit_drop(out, DROP_RECIRC_LIMIT);
+	if (pl.unfreezable || pl.limit_hit) {
+		recirc_id_unref(pl.recirc_id);	/* no recirc() emitted */
+		emit_drop(out, pl.unfreezable ? DROP_RECIRC_LIMIT
+					      : DROP_RESUBMIT_LIMIT);
 		return;
 	}
-	if (pl.limit_hit) {
-		emit_drop(out, DROP_RESUBMIT_LIMIT);
-		return;
-	}
+	out->recirc_refs[1] = pl.recirc_id;
 	xlate_actions(s, key, &pl, out);
 }

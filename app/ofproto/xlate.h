@@ -23,10 +23,17 @@ struct xlate_out {
 						 * output; 0 = none */
 	bool too_long;			/* more actions than the datapath
 					 * runs: dropped whole */
+	/* Recirculation ids this outcome holds a reference on
+	 * (recirc_id.h): [0] the one its key matches, [1] the one its
+	 * recirc() action names; 0 none. Whoever keeps the outcome keeps
+	 * them (the megaflow), else xlate_out_release gives them back. */
+	uint8_t recirc_refs[2];
 };
 
 void xlate(const struct dp_snapshot *s, const struct flow_key *key,
 	   struct xlate_out *out);
+/* Gives back the recirculation ids out holds. */
+void xlate_out_release(struct xlate_out *out);
 
 /* The actions one packet meets in the tables (xlate_pipeline.c): outputs
  * and rewrites in order, each with the in_port in force at it (resubmit
@@ -43,6 +50,8 @@ struct xlate_pipeline {
 					 * recirculation would not carry
 					 * (xlate_pipeline.c): dropped */
 	bool recirc;			/* ended at a ct(table=T) */
+	uint8_t recirc_id;		/* its frozen state's id, with a
+					 * reference (recirc_id.h); 0 none */
 	struct ofp_action act[XLATE_MAX_PIPELINE_ACTIONS];
 	uint32_t in_port[XLATE_MAX_PIPELINE_ACTIONS];
 	struct ofp_ct ct[XLATE_MAX_PIPELINE_CT];	/* sg()/ct()'s parameters:
@@ -50,11 +59,15 @@ struct xlate_pipeline {
 	uint8_t n_ct;
 };
 
-/* Looks key up from table 0 on (a recirculated key: from the table its
- * recirc_id names), following resubmit/goto_table; ORs the deciding
- * fields into mask. Returns the first table's rule, NULL on a miss. */
+/* Looks key up from table 0 on (a recirculated key: from the table of
+ * its frozen state, resume, with resume's registers; key then carries
+ * the frozen in_port and tunnel fields), following resubmit/goto_table;
+ * ORs the deciding fields into mask. Returns the first table's rule,
+ * NULL on a miss. */
+struct recirc_frozen;
 const struct ofp_rule *xlate_pipeline(const struct dp_snapshot *s,
 				      const struct flow_key *key,
+				      const struct recirc_frozen *resume,
 				      struct flow_key *mask,
 				      struct xlate_pipeline *out);
 
@@ -69,10 +82,10 @@ int xlate_check_rule(const struct ofp_rule *r,
 		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		     char *err, size_t errlen);
 
-/* Refuses, at add-flow time, what the datapath cannot run yet (ct() or
- * sg() with nat() or a register zone, ct(exec()), a ct_label match):
- * "ct(nat): not executable by this datapath yet (issue 12)". 0 if
- * runnable. */
+/* Refuses, at add-flow time, what the datapath cannot run (ct() or sg()
+ * with nat(), sg() with a register zone, ct(exec()) writing ct_label, a
+ * ct_label match): "ct(nat): not executable by this datapath yet
+ * (issue 12)". 0 if runnable. */
 int xlate_check_executable(const struct ofp_rule *r, char *err,
 			   size_t errlen);
 

@@ -3,6 +3,7 @@
  * mask touches, value/mask where the mask is partial. */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "port.h"
@@ -231,10 +232,17 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 		case DP_ACT_DROP_COPY:
 			put(&b, "clone(drop(%s))", drop_reason_name(x->reason));
 			break;
-		case DP_ACT_CT:
-			put(&b, "ct(%szone=%u)",
+		case DP_ACT_CT: {
+			uint8_t m = DP_CT_MARK_SLOT(x->slot);
+			put(&b, "ct(%szone=%u",
 			    x->slot & DP_CT_COMMIT ? "commit," : "", x->port);
+			if (m)	/* as OVS: mark=VALUE/MASK */
+				put(&b, ",mark=%#"PRIx32"/%#"PRIx32,
+				    a->ct_marks[m - 1].value,
+				    a->ct_marks[m - 1].mask);
+			put(&b, ")");
 			break;
+		}
 		case DP_ACT_RECIRC:
 			put(&b, "recirc(%#x)", x->port);
 			break;

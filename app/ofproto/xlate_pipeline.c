@@ -23,15 +23,25 @@
  *
  * ct(table=T) ends the walk: the packet is recirculated (ct_recirc.c) and
  * a later translation of its recirculated key starts in table T, with
- * ct_state/ct_zone/ct_mark from that key. Only the table is carried over
- * (the recirc id is T + 1), so a walk that would need more frozen -
- * registers set, in_port or tunnel fields changed, actions after the
- * ct(table=) - is dropped (recirc_limit) rather than run differently.
+ * ct_state/ct_zone/ct_mark from that key. What the walk has that the
+ * packet does not carry is frozen under the recirc id (recirc_id.h, as
+ * OVS's frozen state): the table, the registers, the in_port and the
+ * tunnel fields as the walk left them; the recirculated translation
+ * starts from them. Actions after the ct(table=) (OVS runs them on an
+ * untracked copy) are not run: such a walk is dropped (recirc_limit)
+ * rather than run differently, as is one whose state finds no free id.
+ *
+ * ct(zone=NXM_NX_REGn[a..b]) takes the register's value at that point of
+ * the walk: registers are translation state, so the datapath's ct gets a
+ * constant zone. exec(load/set_field->ct_mark) becomes the mark value and
+ * mask the datapath's ct writes into committed sessions.
+ *
  * The ct_* fields a rule matches are packet state, unlike registers:
  * every rule looked at adds its ct_* mask bits to the megaflow's mask.
  */
 #include <stdio.h>
 #include <string.h>
+#include "recirc_id.h"
 #include "xlate.h"
 
 #define RESUBMIT_MAX_DEPTH 64
@@ -39,7 +49,6 @@
 
 struct walk {
 	const struct dp_snapshot *s;
-	const struct flow_key *orig;	/* the packet as looked up */
 	struct flow_key key;		/* the packet as rewritten so far */
 	struct ofp_meta meta;		/* registers */
 	struct flow_key *mask;		/* the megaflow's */
@@ -152,16 +161,33 @@ rewrite_key(struct flow_key *key, const struct ofp_action *a)
 
 static void walk_actions(struct walk *w, const struct ofp_rule *r);
 
-/* Can a recirculation carry this walk's state? Only the table is. */
-static bool
-freezable(const struct walk *w)
+/* What a ct(table=) at this point of the walk freezes, and its id. */
+static uint8_t
+freeze(const struct walk *w, uint8_t table)
 {
-	uint64_t regs = 0;
+	struct recirc_frozen f;
 
-	for (int i = 0; i < OFP_N_REGS / 2; i++)
-		regs |= w->meta.w[i];
-	return !regs && w->key.w[0] == w->orig->w[0] &&
-	       w->key.w[1] == w->orig->w[1];
+	memset(&f, 0, sizeof f);
+	memcpy(f.regs, w->meta.regs, sizeof f.regs);
+	f.in_port = w->key.in_port;
+	f.tun_id = w->key.tun_id;
+	f.tun_src = w->key.tun_src;
+	f.tun_dst = w->key.tun_dst;
+	f.table = table;
+	return recirc_id_get(&f);
+}
+
+/* zone=NXM_NX_REGn[a..b]: the register's value now */
+static void
+resolve_ct(const struct walk *w, struct ofp_ct *c)
+{
+	if (c->zone_reg < 0)
+		return;
+	uint32_t v = w->meta.regs[c->zone_reg % OFP_N_REGS] >> c->zone_ofs;
+	if (c->zone_nbits < 32)
+		v &= (1u << c->zone_nbits) - 1;
+	c->zone = (uint16_t)v;
+	c->zone_reg = -1;
 }
 
 static void
@@ -176,12 +202,14 @@ collect_ct(struct walk *w, const struct ofp_rule *r,
 		return;
 	}
 	out->ct[out->n_ct] = r->ct[a->slot];
+	resolve_ct(w, &out->ct[out->n_ct]);
 	out->act[out->n] = *a;
 	out->act[out->n].slot = out->n_ct++;
 	out->in_port[out->n++] = w->key.in_port;
 	if (a->type == OFPACT_CT && r->ct[a->slot].table != OFP_TABLE_ALL) {
 		out->recirc = true;
-		if (!freezable(w))
+		out->recirc_id = freeze(w, r->ct[a->slot].table);
+		if (!out->recirc_id)	/* every id in use: counted there */
 			out->unfreezable = out->limit_hit = true;
 	}
 }
@@ -248,54 +276,62 @@ walk_actions(struct walk *w, const struct ofp_rule *r)
 
 const struct ofp_rule *
 xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
-	       struct flow_key *mask, struct xlate_pipeline *out)
+	       const struct recirc_frozen *resume, struct flow_key *mask,
+	       struct xlate_pipeline *out)
 {
-	struct walk w = { .s = s, .orig = key, .key = *key, .mask = mask,
-			  .out = out };
+	struct walk w = { .s = s, .key = *key, .mask = mask, .out = out };
 	const struct ofp_rule *r;
 
 	out->n = out->n_ct = 0;
 	out->limit_hit = out->unexecutable = false;
 	out->unfreezable = out->recirc = false;
+	out->recirc_id = 0;
 	memset(&w.meta, 0, sizeof w.meta);
+	if (resume)
+		memcpy(w.meta.regs, resume->regs, sizeof w.meta.regs);
 	w.meta.ct_state = key->ct_state;
 	w.meta.ct_zone = key->ct_zone;
 	w.meta.ct_mark = key->ct_mark;
-	/* a recirculated packet: not one for table 254 + 1 (no such id) */
-	r = classify(&w, key->recirc_id ? (uint8_t)(key->recirc_id - 1) : 0);
+	r = classify(&w, resume ? resume->table : 0);
 	if (r)
 		walk_actions(&w, r);
 	return r;
 }
 
-/* What this datapath cannot run yet. Such a rule parses, formats and
- * round-trips, but add-flow refuses it rather than run it half. */
+/* What this datapath cannot run. Such a rule parses, formats and
+ * round-trips, but add-flow refuses it rather than run it half. ct_label
+ * has no room in the flow key (its w6 holds ct_mark, ct_zone, ct_state
+ * and the recirc id; another word would cost every packet), so neither
+ * a match on it nor exec() writing it can be honoured. */
 int
 xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 {
 	const struct ofp_meta *m = &r->meta_mask;
 	static const char *const why = "not executable by this datapath yet "
 				       "(issue 12)";
+	static const char *const no_label = "ct_label: not supported (the "
+		"flow key has no room for its 128 bits; ct_mark is)";
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		/* nat() needs the tracker's rewrite of the packet's key,
-		 * exec() a value slot per write, a register zone the
-		 * register's value in the datapath: all next */
+		/* nat() needs the tracker's rewrite of the packet's key */
 		if (a->type != OFPACT_CT && a->type != OFPACT_SG)
 			continue;
 		const struct ofp_ct *c = &r->ct[a->slot];
 		const char *what = a->type == OFPACT_CT ? "ct" : "sg";
-		const char *part = c->nat.kind ? "nat" :
-				   c->zone_reg >= 0 ? "zone=register" :
-				   c->n_exec ? "exec" : NULL;
-		if (part) {
-			snprintf(err, errlen, "%s(%s): %s", what, part, why);
+		if (c->nat.kind) {
+			snprintf(err, errlen, "%s(nat): %s", what, why);
 			return -1;
 		}
+		for (int e = 0; e < c->n_exec; e++)
+			if (c->exec[e].field != OFP_MF_CT_MARK) {
+				snprintf(err, errlen, "ct(exec): %s",
+					 no_label);
+				return -1;
+			}
 	}
 	if (m->ct_label[0] || m->ct_label[1]) {
-		snprintf(err, errlen, "ct_label: %s", why);
+		snprintf(err, errlen, "%s", no_label);
 		return -1;
 	}
 	return 0;
