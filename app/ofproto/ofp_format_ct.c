@@ -65,6 +65,8 @@ put_u128(struct sbuf *b, const uint64_t v[2])
 void
 put_meta_ct(struct sbuf *b, const struct ofp_meta *v, const struct ofp_meta *m)
 {
+	if (m->conj_id)		/* OVS prints it first */
+		item(b, "conj_id=%u", v->conj_id);
 	put_ct_state(b, v->ct_state, m->ct_state);
 	if (m->ct_zone)
 		item(b, "ct_zone=%u", v->ct_zone);
@@ -236,6 +238,9 @@ put_pipeline_action(struct sbuf *b, const struct ofp_rule *r,
 		return true;
 	case OFPACT_GOTO_TABLE:
 		put(b, "goto_table:%u", a->table);
+		return true;
+	case OFPACT_CONJUNCTION:
+		put(b, "conjunction(%u,%u/%u)", a->u32, a->ofs, a->nbits);
 		return true;
 	case OFPACT_LOAD:
 		l = (struct ofp_load){ .field = a->slot, .ofs = a->ofs,

@@ -18,7 +18,7 @@ static const char *const unsupported_actions[] = {
 	"set_queue", "pop_queue", "exit", "write_metadata",
 	"clear_actions", "write_actions", "multipath", "bundle", "output_reg",
 	"set_mpls_label", "set_mpls_tc", "set_mpls_ttl", "dec_mpls_ttl",
-	"fin_timeout", "sample", "conjunction", "clone", "check_pkt_larger",
+	"fin_timeout", "sample", "clone", "check_pkt_larger",
 	"encap", "decap", "dec_nsh_ttl", "delete_field", "set_tunnel_key",
 };
 

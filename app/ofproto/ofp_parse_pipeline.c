@@ -14,8 +14,10 @@
  * (xlate_check_executable).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -29,6 +31,7 @@ enum meta_id {
 	META_CT_ZONE,
 	META_CT_MARK,
 	META_CT_LABEL,
+	META_CONJ_ID,
 };
 
 static const char *const ct_flag_names[8] = {
@@ -205,6 +208,8 @@ meta_id_of(const char *key)
 		return META_CT_MARK;
 	if (!strcmp(key, "ct_label"))
 		return META_CT_LABEL;
+	if (!strcmp(key, "conj_id"))
+		return META_CONJ_ID;
 	return -1;
 }
 
@@ -224,6 +229,9 @@ meta_span(int id, size_t *off, size_t *len)
 		return;
 	case META_CT_LABEL:
 		*off = offsetof(struct ofp_meta, ct_label), *len = 16;
+		return;
+	case META_CONJ_ID:
+		*off = offsetof(struct ofp_meta, conj_id), *len = 4;
 		return;
 	default:
 		*off = offsetof(struct ofp_meta, regs) + 4 * (size_t)id;
@@ -261,6 +269,12 @@ ofp_parse_meta_token(struct parser *p, const char *key, char *value)
 		m.ct_zone = UINT16_MAX;
 	} else if (id == META_CT_MARK) {
 		rc = parse_u32_masked(p, key, value, &v.ct_mark, &m.ct_mark);
+	} else if (id == META_CONJ_ID) {
+		if (!ofp_parse_uint(value, UINT32_MAX, &zone))
+			return ofp_fail(p, "conj_id: bad id '%s' (no mask)",
+					value);
+		v.conj_id = (uint32_t)zone;
+		m.conj_id = UINT32_MAX;
 	} else {
 		rc = parse_label(p, value, v.ct_label, m.ct_label);
 	}
@@ -519,6 +533,40 @@ parse_resubmit(struct parser *p, char *arg, bool paren,
 
 /* ---- entry points ------------------------------------------------------ */
 
+/* conjunction(ID,K/N), as OVS: clause K of N (2 <= N <= 64) */
+static int
+parse_conjunction(struct parser *p, const char *s, struct ofp_action *a)
+{
+	const char *text = s;
+	unsigned long id, k, n;
+	char *end;
+
+	errno = 0;
+	id = strtoul(s, &end, 0);
+	if (end == s || *end != ',' || errno || id > UINT32_MAX)
+		goto bad;
+	s = end + 1;
+	k = strtoul(s, &end, 10);
+	if (end == s || *end != '/')
+		goto bad;
+	s = end + 1;
+	n = strtoul(s, &end, 10);
+	if (end == s || *end)
+		goto bad;
+	if (n < 2 || n > 64 || k < 1 || k > n)
+		return ofp_fail(p, "conjunction: clause %lu/%lu: the number "
+				"of clauses is 2..64 and the clause 1..that",
+				k, n);
+	a->type = OFPACT_CONJUNCTION;
+	a->u32 = (uint32_t)id;
+	a->ofs = (uint8_t)k;
+	a->nbits = (uint8_t)n;
+	return 0;
+bad:
+	return ofp_fail(p, "conjunction: expected conjunction(ID,K/N), got "
+			"'conjunction(%s)'", text);
+}
+
 int
 ofp_parse_pipeline_action(struct parser *p, char *name, char *arg,
 			  struct ofp_action *a)
@@ -539,6 +587,8 @@ ofp_parse_pipeline_action(struct parser *p, char *name, char *arg,
 			return parse_resubmit(p, open + 1, true, a);
 		if (!strcmp(name, "ct") || !strcmp(name, "sg"))
 			return ofp_parse_ct(p, open + 1, name[0] == 's', a);
+		if (!strcmp(name, "conjunction"))
+			return parse_conjunction(p, open + 1, a);
 		*open = '(';
 		name[n - 1] = ')';
 		return 1;
@@ -575,6 +625,13 @@ ofp_check_pipeline_actions(struct parser *p)
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
+		if ((a->type == OFPACT_CONJUNCTION) !=
+		    (r->actions[0].type == OFPACT_CONJUNCTION))
+			return ofp_fail(p, "conjunction() cannot be mixed with "
+					"other actions");
+		if (a->type == OFPACT_CONJUNCTION && r->meta_mask.conj_id)
+			return ofp_fail(p, "a conjunction() rule cannot match "
+					"conj_id");
 		if (a->type == OFPACT_GOTO_TABLE) {
 			if (i != r->n_actions - 1)
 				return ofp_fail(p, "goto_table:%u must be the "

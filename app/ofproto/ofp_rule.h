@@ -41,7 +41,9 @@ struct ofp_meta {
 			uint32_t ct_mark;
 			uint16_t ct_zone;
 			uint16_t pad16;
-			uint32_t pad32;
+			uint32_t conj_id;	/* conj_id=N: set only by
+						 * a completed conjunction
+						 * (xlate_pipeline.c) */
 			uint64_t ct_label[2];	/* [0] high, [1] low 64 bits */
 		};
 	};
@@ -118,6 +120,9 @@ enum ofp_action_type {
 				 * form 1 = written as set_field */
 	OFPACT_CT,		/* ct(...): parameters in rule->ct[slot] */
 	OFPACT_SG,		/* sg(...): parameters in rule->ct[slot] */
+	OFPACT_CONJUNCTION,	/* conjunction(u32, ofs/nbits): clause ofs
+				 * (1-based) of nbits; a rule with one has
+				 * only these */
 };
 
 
@@ -131,7 +136,8 @@ struct ofp_action {
 	uint8_t slot;		/* CT, SG: index in rule->ct[];
 				 * LOAD: register number */
 	uint8_t form;		/* LOAD: 1 if written as set_field */
-	uint8_t ofs, nbits;	/* LOAD: bits written (nbits 0: all) */
+	uint8_t ofs, nbits;	/* LOAD: bits written (nbits 0: all);
+				 * CONJUNCTION: clause k of n */
 };
 
 struct ofp_rule {

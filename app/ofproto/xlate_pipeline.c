@@ -21,6 +21,15 @@
  * Limits, as OVS: a chain deeper than 64 resubmits or longer than 4096 in
  * all drops the packet under resubmit_limit.
  *
+ * conjunction(ID,K/N) rules, as OVS's classifier: they never match as
+ * themselves. When, at one priority, a matching rule of every clause
+ * 1..N of ID has been seen, the table is looked up again with conj_id =
+ * ID (conjunction rules left out) and what that finds is the match; else
+ * the lookup goes on to lower priorities. Every conjunction rule looked at
+ * adds its mask bits as any other rule does, so the megaflow covers the
+ * clause outcomes. More than CONJ_MAX_IDS ids matched at one priority is
+ * dropped under resubmit_limit rather than decided on part of them.
+ *
  * ct(table=T) ends the walk: the packet is recirculated (ct_recirc.c) and
  * a later translation of its recirculated key starts in table T, with
  * ct_state/ct_zone/ct_mark from that key. What the walk has that the
@@ -92,16 +101,96 @@ table_start(const struct dp_snapshot *s, uint8_t t)
 	return lo;
 }
 
-/* The highest-priority rule of table t matching, with the mask bits that
- * decided it (see xlate.c's header). */
+#define CONJ_MAX_IDS 32
+
+/* The conjunctions seen at one priority: which clauses of each matched */
+struct conj_seen {
+	uint16_t n;
+	uint16_t priority;
+	uint32_t id[CONJ_MAX_IDS];
+	uint64_t clauses[CONJ_MAX_IDS];
+	uint8_t n_clauses[CONJ_MAX_IDS];
+};
+
+static bool
+is_conjunctive(const struct ofp_rule *r)
+{
+	return r->n_actions && r->actions[0].type == OFPACT_CONJUNCTION;
+}
+
+static void
+conj_note(struct walk *w, struct conj_seen *cs, const struct ofp_rule *r)
+{
+	for (int i = 0; i < r->n_actions; i++) {
+		const struct ofp_action *a = &r->actions[i];
+		uint16_t j = 0;
+		while (j < cs->n && cs->id[j] != a->u32)
+			j++;
+		if (j == cs->n) {
+			if (cs->n == CONJ_MAX_IDS) {
+				w->out->limit_hit = true;
+				return;
+			}
+			cs->id[j] = a->u32;
+			cs->clauses[j] = 0;
+			cs->n_clauses[j] = a->nbits;
+			cs->n++;
+		}
+		if (a->nbits == cs->n_clauses[j])
+			cs->clauses[j] |= 1ull << (a->ofs - 1);
+	}
+}
+
+/* A conjunction with every clause seen: its id in *id. */
+static bool
+conj_complete(const struct conj_seen *cs, uint32_t *id)
+{
+	for (uint16_t j = 0; j < cs->n; j++) {
+		uint8_t n = cs->n_clauses[j];
+		uint64_t all = n >= 64 ? UINT64_MAX : (1ull << n) - 1;
+		if (cs->clauses[j] == all) {
+			*id = cs->id[j];
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct ofp_rule *classify(struct walk *w, uint8_t t,
+				       bool conj);
+
+/* A completed conjunction: the table again, with conj_id = id. */
 static const struct ofp_rule *
-classify(struct walk *w, uint8_t t)
+conj_lookup(struct walk *w, uint8_t t, uint32_t id)
+{
+	const struct ofp_rule *r;
+
+	w->meta.conj_id = id;
+	r = classify(w, t, false);
+	w->meta.conj_id = 0;
+	return r;
+}
+
+/* The highest-priority rule of table t matching, with the mask bits that
+ * decided it (see xlate.c's header); with conj, conjunction() rules take
+ * part (above), else they are left out (the conj_id lookup). */
+static const struct ofp_rule *
+classify(struct walk *w, uint8_t t, bool conj)
 {
 	const struct dp_snapshot *s = w->s;
+	struct conj_seen cs = { .n = 0 };
+	uint32_t id;
 
 	for (uint32_t i = table_start(s, t);
 	     i < s->n_rules && s->rules[i].table_id == t; i++) {
 		const struct ofp_rule *r = &s->rules[i];
+		if (cs.n && r->priority != cs.priority) {
+			if (conj_complete(&cs, &id))
+				return conj_lookup(w, t, id);
+			cs.n = 0;
+		}
+		if (!conj && is_conjunctive(r))
+			continue;
 		/* the ct_* fields come from the packet's key: they decide */
 		w->mask->ct_state |= (uint8_t)r->meta_mask.ct_state;
 		w->mask->ct_zone |= r->meta_mask.ct_zone;
@@ -111,7 +200,11 @@ classify(struct walk *w, uint8_t t)
 		if (flow_key_match(&w->key, &r->match, &r->mask)) {
 			for (int k = 0; k < FLOW_KEY_WORDS; k++)
 				w->mask->w[k] |= r->mask.w[k];
-			return r;
+			if (!is_conjunctive(r))
+				return r;
+			cs.priority = r->priority;
+			conj_note(w, &cs, r);
+			continue;
 		}
 		for (int f = 0; f < MFF_N_IDS; f++) {
 			if (flow_field_differs(&w->key, &r->match, &r->mask,
@@ -121,6 +214,8 @@ classify(struct walk *w, uint8_t t)
 			}
 		}
 	}
+	if (cs.n && conj_complete(&cs, &id))
+		return conj_lookup(w, t, id);
 	return NULL;
 }
 
@@ -228,7 +323,7 @@ resubmit(struct walk *w, uint32_t port, uint8_t table)
 	if (port != OFPP_IN_PORT)
 		w->key.in_port = port;
 	w->depth++;
-	r = classify(w, table);
+	r = classify(w, table, true);
 	if (r)		/* a miss in a resubmit does nothing, as in OVS */
 		walk_actions(w, r);
 	w->depth--;
@@ -256,6 +351,8 @@ walk_actions(struct walk *w, const struct ofp_rule *r)
 			break;
 		case OFPACT_LOAD:
 			load_reg(&w->meta, a);
+			break;
+		case OFPACT_CONJUNCTION:	/* classify never returns one */
 			break;
 		case OFPACT_CT:
 		case OFPACT_SG:
@@ -292,7 +389,7 @@ xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 	w.meta.ct_state = key->ct_state;
 	w.meta.ct_zone = key->ct_zone;
 	w.meta.ct_mark = key->ct_mark;
-	r = classify(&w, resume ? resume->table : 0);
+	r = classify(&w, resume ? resume->table : 0, true);
 	if (r)
 		walk_actions(&w, r);
 	return r;

@@ -10,8 +10,11 @@ real-TCP rig. Asserted:
     with reg5/reg6 (their rules match reg5) under allocated recirc ids,
     one per frozen state, that limits/show counts and that go when the
     megaflows go;
-  - what the outside opens is refused, except the group's one ingress
+  - what the outside opens is refused, except vm1's group's one ingress
     rule (TCP 8022 to vm1): sha256 transfer through it;
+  - vm2's remote-group rule, as Neutron writes it with conjunction()
+    and conj_id (TCP 8023 from vm1's group): vm1 -> vm2:8023 transfers
+    (sha256), the outside -> vm2:8023 and vm1 -> vm2:8024 are dropped;
   - the same verdicts as the sg() policy (sg_allow_egress.flows) and
     the ct() policy with constant zones (ct_allow_egress.flows) on the
     same probes;
@@ -39,6 +42,7 @@ POLICY = POLICIES / "neutron_fw.flows"
 MB = 1024 * 1024
 ZONE = 644                       # reg6 = 0x284
 ALLOWED_PORT = 8022              # table 82's one ingress rule, to vm1
+GROUP_PORT = 8023                # vm2's, from vm1's group (conjunction)
 
 
 @pytest.fixture
@@ -117,6 +121,14 @@ def test_egress_ingress_and_same_verdicts(rig):
                              direction="download")
     c = apps.tcp_connect(out, rig.vm(2).ip, ALLOWED_PORT, timeout=1.5)
     assert c["result"] == "timeout", c     # the rule is vm1's only
+
+    # the remote-group rule: a conjunction of source address and port
+    vm2 = rig.vm(2)
+    assert apps.tcp_transfer(vm.ns, vm2.ns, vm2.ip, 512 * 1024,
+                             port=GROUP_PORT, direction="upload")
+    for ns, port in ((out, GROUP_PORT), (vm.ns, GROUP_PORT + 1)):
+        c = apps.tcp_connect(ns, vm2.ip, port, timeout=1.5)
+        assert c["result"] == "timeout", (ns, port, c)
 
     ours = verdicts(rig)
     want = {"ping vm1->out": True, "tcp vm1->out": True,
