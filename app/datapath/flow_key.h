@@ -67,7 +67,8 @@ struct flow_key {
 			uint16_t ct_zone;
 			uint8_t ct_state;	/* CS_* bits, 0: untracked */
 			uint8_t recirc_id;	/* 0: first pass; else the
-						 * table it resumes in + 1 */
+						 * frozen state it resumes
+						 * from (recirc_id.h) */
 			uint64_t reserved;
 		};
 	};
