@@ -15,6 +15,7 @@
 #include "ct_ctl.h"
 #include "json_out.h"
 #include "pmd.h"
+#include "recirc_id.h"
 
 /* Sessions the sweeper may visit per control-loop pass (every <= 20 ms):
  * a million sessions are gone through in a few seconds, and a pass costs
@@ -34,6 +35,11 @@ ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
 			 "for %u sessions (datapath ct-max-conns; about 350 "
 			 "bytes of hugepage memory each): %s",
 			 cfg->ct_max_conns, rte_strerror(rte_errno));
+		return -1;
+	}
+	if (recirc_id_init()) {		/* ct(table=)'s frozen states */
+		snprintf(err, errlen, "cannot create the recirculation id "
+			 "table: %s", rte_strerror(rte_errno));
 		return -1;
 	}
 	return 0;

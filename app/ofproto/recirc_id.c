@@ -2,8 +2,7 @@
  * Recirculation ids (recirc_id.h): an rte_hash keyed by the frozen state
  * is the index, and its key position is the id - 1, so the hash's own
  * bound (RECIRC_ID_MAX entries, with the extendable-bucket table: no
- * cuckoo miss before it is full) is the table's. Created on first use, so
- * that every translator (the PMDs, the unit tests) finds it.
+ * cuckoo miss before it is full) is the table's.
  */
 #include <string.h>
 #include <rte_hash.h>
@@ -35,6 +34,17 @@ ensure_index(void)
 	};
 	index_by_state = rte_hash_create(&p);
 	return index_by_state != NULL;
+}
+
+int
+recirc_id_init(void)
+{
+	bool ok;
+
+	rte_spinlock_lock(&lock);
+	ok = ensure_index();
+	rte_spinlock_unlock(&lock);
+	return ok ? 0 : -1;
 }
 
 uint8_t

@@ -42,6 +42,11 @@ struct recirc_frozen {
 	uint8_t pad[7];			/* zero: the state is a hash key */
 };
 
+/* Creates the index (at start, so that no PMD allocates it on its first
+ * upcall); -1 if out of memory. Without it the first recirc_id_get
+ * creates it (unit tests). */
+int recirc_id_init(void);
+
 /* The id of state f, allocated if new, with a reference taken. 0 when
  * all RECIRC_ID_MAX ids are in use (counted as refused). */
 uint8_t recirc_id_get(const struct recirc_frozen *f);
