@@ -107,7 +107,8 @@ def test_vm_to_vm_denied(rig):
 def test_recirc_bounded(rig):
     """A ct(table=) loop is cut after 6 recirculations: every packet
     drops under recirc_limit (and the teardown's accounting holds); the
-    recirc id it freezes is freed with the megaflows."""
+    recirc id it freezes is freed with the megaflows. A ct(table=) with
+    actions after it drops under recirc_limit too."""
     vm = rig.vm(1)
     # resumes in table 0, matches again, recirculates again...
     rig.load_flows(["table=0,priority=10,ip,actions=ct(zone=1,table=0)",
@@ -123,5 +124,18 @@ def test_recirc_bounded(rig):
     assert rig.sw.ctl("limits/show", json=True)["recirc-ids"]["entries"] \
         >= 1
     rig.sw.ctl("dpctl/del-flows")
+    assert rig.sw.ctl("limits/show", json=True)["recirc-ids"]["entries"] \
+        == 0
+
+    # actions after a ct(table=) (OVS runs them on an untracked copy):
+    # not run differently, dropped
+    rig.load_flows(["table=0,priority=10,ip,actions=ct(zone=1,table=1),"
+                    "output:vxlan",
+                    "table=1,actions=output:vxlan"])
+    before = rig.drops().get("recirc_limit", 0)
+    assert apps.ping(vm.ns, OUT_IP, count=2)["received"] == 0
+    assert rig.drops().get("recirc_limit", 0) >= before + 2, rig.drops()
+    assert "drop(recirc_limit)" in rig.sw.ctl("dpctl/dump-flows")
+    # and its frozen state is given back at once
     assert rig.sw.ctl("limits/show", json=True)["recirc-ids"]["entries"] \
         == 0
