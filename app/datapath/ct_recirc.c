@@ -50,8 +50,9 @@ track(struct dp_ctx *ctx, const struct dp_action *a,
 
 void
 dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
-	      const struct dp_ct_mark *mark, const struct dp_action *recirc, struct pkt_batch *b,
-	      const struct flow_key keys[], const uint8_t idx[])
+	      const struct dp_ct_mark *mark, const struct dp_action *recirc,
+	      struct pkt_batch *b, const struct flow_key keys[],
+	      const uint8_t idx[])
 {
 	uint8_t state[BATCH_MAX];
 	struct ct_conn_ref refs[BATCH_MAX];
