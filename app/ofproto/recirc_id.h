@@ -2,11 +2,13 @@
  * Recirculation ids: what a ct(table=T) freezes for the recirculated
  * pass, as OVS's recirc_id nodes (ofproto-dpif-rid.c) do. A translation
  * that ends in ct(table=T) freezes the table to resume in and the
- * translation state the packet itself does not carry: the registers, the
- * in_port (resubmit(PORT,) changes it) and the tunnel fields (set_tunnel
- * and friends). The id goes into the packet's flow key (recirc_id, 8 bits
- * of w6), and the recirculated pass's translation restores the state
- * from it.
+ * translation state the packet itself does not carry: the registers,
+ * and the in_port (resubmit(PORT,) changes it) and tunnel fields
+ * (set_tunnel and friends) when the walk changed them - unchanged, the
+ * packet's own key still has them, and leaving them out keeps one state
+ * for every remote VTEP's packets. The id goes into the packet's flow key
+ * (recirc_id, 8 bits of w6), and the recirculated pass's translation
+ * restores the state from it.
  *
  * The same frozen state gets the same id (an rte_hash over the state is
  * the index), so every megaflow of one port's pipeline shares one id.
@@ -39,7 +41,10 @@ struct recirc_frozen {
 	uint32_t tun_id;
 	rte_be32_t tun_src, tun_dst;
 	uint8_t table;			/* where the recirculated pass starts */
-	uint8_t pad[7];			/* zero: the state is a hash key */
+	bool set_in_port;		/* in_port is the walk's, not the
+					 * packet's (else it is 0) */
+	bool set_tunnel;		/* the same for tun_id/src/dst */
+	uint8_t pad[5];			/* zero: the state is a hash key */
 };
 
 /* Creates the index (at start, so that no PMD allocates it on its first

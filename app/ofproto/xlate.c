@@ -426,10 +426,13 @@ xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 		}
 		out->recirc_refs[0] = pkt_key->recirc_id;
 		resumed = *pkt_key;
-		resumed.in_port = frozen.in_port;
-		resumed.tun_id = frozen.tun_id;
-		resumed.tun_src = frozen.tun_src;
-		resumed.tun_dst = frozen.tun_dst;
+		if (frozen.set_in_port)
+			resumed.in_port = frozen.in_port;
+		if (frozen.set_tunnel) {
+			resumed.tun_id = frozen.tun_id;
+			resumed.tun_src = frozen.tun_src;
+			resumed.tun_dst = frozen.tun_dst;
+		}
 		key = &resumed;
 	}
 	if (s->has_underlay && key->in_port == s->underlay_ofport) {

@@ -34,8 +34,8 @@
  * a later translation of its recirculated key starts in table T, with
  * ct_state/ct_zone/ct_mark from that key. What the walk has that the
  * packet does not carry is frozen under the recirc id (recirc_id.h, as
- * OVS's frozen state): the table, the registers, the in_port and the
- * tunnel fields as the walk left them; the recirculated translation
+ * OVS's frozen state): the table, the registers, and the in_port and the
+ * tunnel fields if the walk changed them; the recirculated translation
  * starts from them. Actions after the ct(table=) (OVS runs them on an
  * untracked copy) are not run: such a walk is dropped (recirc_limit)
  * rather than run differently, as is one whose state finds no free id.
@@ -58,6 +58,7 @@
 
 struct walk {
 	const struct dp_snapshot *s;
+	const struct flow_key *orig;	/* the packet as looked up */
 	struct flow_key key;		/* the packet as rewritten so far */
 	struct ofp_meta meta;		/* registers */
 	struct flow_key *mask;		/* the megaflow's */
@@ -264,10 +265,18 @@ freeze(const struct walk *w, uint8_t table)
 
 	memset(&f, 0, sizeof f);
 	memcpy(f.regs, w->meta.regs, sizeof f.regs);
-	f.in_port = w->key.in_port;
-	f.tun_id = w->key.tun_id;
-	f.tun_src = w->key.tun_src;
-	f.tun_dst = w->key.tun_dst;
+	if (w->key.in_port != w->orig->in_port) {
+		f.set_in_port = true;
+		f.in_port = w->key.in_port;
+	}
+	if (w->key.tun_id != w->orig->tun_id ||
+	    w->key.tun_src != w->orig->tun_src ||
+	    w->key.tun_dst != w->orig->tun_dst) {
+		f.set_tunnel = true;
+		f.tun_id = w->key.tun_id;
+		f.tun_src = w->key.tun_src;
+		f.tun_dst = w->key.tun_dst;
+	}
 	f.table = table;
 	return recirc_id_get(&f);
 }
@@ -376,7 +385,8 @@ xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 	       const struct recirc_frozen *resume, struct flow_key *mask,
 	       struct xlate_pipeline *out)
 {
-	struct walk w = { .s = s, .key = *key, .mask = mask, .out = out };
+	struct walk w = { .s = s, .orig = key, .key = *key, .mask = mask,
+			  .out = out };
 	const struct ofp_rule *r;
 
 	out->n = out->n_ct = 0;

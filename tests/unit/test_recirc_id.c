@@ -21,6 +21,7 @@ state(uint32_t n)
 	memset(&f, 0, sizeof f);
 	f.regs[5] = n;		/* Neutron's port register */
 	f.regs[6] = 0x284;	/* and its zone */
+	f.set_in_port = true;
 	f.in_port = 1 + n % 7;
 	f.table = 72;
 	return f;

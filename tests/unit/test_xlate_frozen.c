@@ -8,7 +8,8 @@
  *    differ);
  *  - the recirculated pass resumes with the port's registers: vm1's
  *    packets meet reg5=2 rules; a conjunction whose both clauses match
- *    outputs to vm0, one clause only does not;
+ *    outputs to vm0, one clause only does not; vm2's walk, resubmitted
+ *    as from vm0, resumes with in_port vm0;
  *  - the exec() mark is the megaflow's (value 1, mask all);
  *  - soundness, as dpcls_oracle does it for the classifier: for random
  *    keys (first and recirculated passes), every key that agrees with one
@@ -38,6 +39,13 @@ write_topology(char *path, size_t len)
 		"set_field:0x284->reg6,resubmit(,71)",
 		"table=0,priority=100,in_port=vm1,actions=set_field:0x2->reg5,"
 		"set_field:0x284->reg6,resubmit(,71)",
+		/* vm2's walk goes on as if from vm0 (in_port changed) */
+		"table=0,priority=100,in_port=vm2,actions=set_field:0x3->reg5,"
+		"resubmit(vm0,71)",
+		"table=71,priority=65,ct_state=-trk,ip,reg5=0x3,"
+		"actions=ct(table=72,zone=7)",
+		"table=72,priority=80,ct_state=+trk,in_port=vm0,reg5=0x3,"
+		"actions=output:vm1",
 		"table=71,priority=65,ct_state=-trk,ip,reg5=0x1,"
 		"actions=ct(table=72,zone=NXM_NX_REG6[0..15])",
 		"table=71,priority=65,ct_state=-trk,ip,reg5=0x2,"
@@ -147,7 +155,23 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	xlate(s, &k, &xo);
 	CHECK_EXPR(!outputs_to(&xo.actions, vm[2]));
 	xlate_out_release(&xo);
-	/* established without a rule: marked 1 */
+	/* vm2's frozen in_port: vm0 */
+	struct xlate_out first;
+	tcp_key(&k, vm[2]->ofport, IPV4(10, 0, 0, 1), 80);
+	xlate(s, &k, &first);
+	CHECK(first.actions.n == 2 &&
+	      first.actions.act[1].type == DP_ACT_RECIRC,
+	      "vm2 first pass: n %u", first.actions.n);
+	k.recirc_id = (uint8_t)first.actions.act[1].port;
+	k.ct_state = OFP_CS_TRK | OFP_CS_NEW;
+	xlate(s, &k, &xo);
+	CHECK_EXPR(outputs_to(&xo.actions, vm[1]));
+	xlate_out_release(&xo);
+	xlate_out_release(&first);
+
+	/* vm1, established without a rule: marked 1 */
+	tcp_key(&k, vm[1]->ofport, IPV4(10, 0, 0, 2), 22);
+	k.recirc_id = id1;
 	k.ct_state = OFP_CS_TRK | OFP_CS_EST;
 	xlate(s, &k, &xo);
 	CHECK(xo.actions.n == 1 && xo.actions.act[0].type == DP_ACT_CT &&
