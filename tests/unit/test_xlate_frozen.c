@@ -14,6 +14,8 @@
  *  - soundness, as dpcls_oracle does it for the classifier: for random
  *    keys (first and recirculated passes), every key that agrees with one
  *    under its megaflow's mask translates to the same actions;
+ *  - with every id in use, a new state is refused and counted, and its
+ *    packets drop as recirc_limit; a state already there still works;
  *  - every recirc id is given back when the outcomes are.
  */
 #include <stdio.h>
@@ -227,6 +229,42 @@ soundness(const struct dp_snapshot *s, const uint8_t ids[2])
 	CHECK(bad == 0, "%u of %d keys", bad, N_KEYS);
 }
 
+/* Every id in use (ids[] held): vm2's state is refused, vm1's found. */
+static void
+table_full(const struct dp_snapshot *s, const uint8_t ids[2])
+{
+	struct recirc_id_stats st0, st;
+	struct recirc_frozen f;
+	struct xlate_out xo;
+	struct flow_key k;
+	uint8_t filler[RECIRC_ID_MAX];
+	unsigned n = 0;
+
+	recirc_id_get_stats(&st0);
+	memset(&f, 0, sizeof f);
+	f.table = 200;
+	while (st0.in_use + n < RECIRC_ID_MAX) {
+		f.regs[0] = n;
+		filler[n++] = recirc_id_get(&f);
+	}
+	tcp_key(&k, vm[2]->ofport, IPV4(10, 0, 0, 1), 80);
+	xlate(s, &k, &xo);
+	CHECK(xo.actions.n == 1 && xo.actions.act[0].type == DP_ACT_DROP &&
+	      xo.actions.act[0].reason == DROP_RECIRC_LIMIT,
+	      "full: n %u type %u", xo.actions.n, xo.actions.act[0].type);
+	CHECK_EXPR(!xo.recirc_refs[1]);
+	xlate_out_release(&xo);
+	recirc_id_get_stats(&st);
+	CHECK(st.refused == st0.refused + 1 && st.in_use == RECIRC_ID_MAX,
+	      "refused %lu in use %u", (unsigned long)st.refused, st.in_use);
+	tcp_key(&k, vm[1]->ofport, IPV4(10, 0, 0, 1), 80);
+	xlate(s, &k, &xo);
+	CHECK_EXPR(xo.recirc_refs[1] == ids[1]);
+	xlate_out_release(&xo);
+	for (unsigned i = 0; i < n; i++)
+		recirc_id_unref(filler[i]);
+}
+
 int
 main(void)
 {
@@ -249,6 +287,7 @@ main(void)
 	      ids[1]);
 	expected_outcomes(s, ids[1]);
 	soundness(s, ids);
+	table_full(s, ids);
 
 	recirc_id_get_stats(&st);
 	CHECK(st.in_use == 2, "in use %u", st.in_use);
