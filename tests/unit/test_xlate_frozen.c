@@ -4,7 +4,7 @@
  * pass, ct(commit,exec(set_field->ct_mark))), through the real slow path
  * (pipeline_rig.h):
  *  - the first pass ends in ct(zone=644) + recirc(id): the zone is reg6's
- *    value, the id names a frozen state (one per port: the registers
+ *    value (as sg(zone=NXM_NX_REG6[0..15])'s), the id names a frozen state (one per port: the registers
  *    differ);
  *  - the recirculated pass resumes with the port's registers: vm1's
  *    packets meet reg5=2 rules; a conjunction whose both clauses match
@@ -41,6 +41,9 @@ write_topology(char *path, size_t len)
 		"set_field:0x284->reg6,resubmit(,71)",
 		"table=0,priority=100,in_port=vm1,actions=set_field:0x2->reg5,"
 		"set_field:0x284->reg6,resubmit(,71)",
+		/* sg() takes its zone from a register too */
+		"table=0,priority=200,udp,in_port=vm0,actions=set_field:"
+		"0x285->reg6,sg(allow,zone=NXM_NX_REG6[0..15]),output:vm1",
 		/* vm2's walk goes on as if from vm0 (in_port changed) */
 		"table=0,priority=100,in_port=vm2,actions=set_field:0x3->reg5,"
 		"resubmit(vm0,71)",
@@ -170,6 +173,15 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	CHECK_EXPR(outputs_to(&xo.actions, vm[1]));
 	xlate_out_release(&xo);
 	xlate_out_release(&first);
+
+	/* sg(zone=reg6) */
+	tcp_key(&k, vm[0]->ofport, IPV4(10, 0, 0, 1), 53);
+	k.nw_proto = IPPROTO_UDP;
+	xlate(s, &k, &xo);
+	CHECK(xo.actions.n == 2 && xo.actions.act[0].type == DP_ACT_SG &&
+	      xo.actions.act[0].port == 0x285, "sg: n %u zone %u",
+	      xo.actions.n, xo.actions.act[0].port);
+	xlate_out_release(&xo);
 
 	/* vm1, established without a rule: marked 1 */
 	tcp_key(&k, vm[1]->ofport, IPV4(10, 0, 0, 2), 22);
