@@ -221,6 +221,13 @@ def udp_echo(client_ns, server_ns, server_ip, count=20, size=200, port=5003,
         srv.stop()
 
 
+def udp_to_closed_port(ns, ip, port, count=2):
+    """count datagrams to a port nobody listens on, one at a time; how
+    many came back refused (an ICMP port unreachable reached the socket)."""
+    return Peer(ns, "udp-echo-client", ip, port, count, 64,
+                0.5).result(count + 15)["refused"]
+
+
 def udp_send(ns, sport, ip, port, count=1):
     """count datagrams from port sport of ns to ip:port (no reply read)."""
     return Peer(ns, "udp-send", sport, ip, port, count).result(15)

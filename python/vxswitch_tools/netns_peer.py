@@ -18,7 +18,8 @@ result line at the end. netns_apps.py starts them and reads those lines.
   udp-echo-serve PORT              echo every datagram
   udp-echo-client IP PORT COUNT SIZE TIMEOUT
                                    COUNT datagrams, one at a time; counts
-                                   replies that came back identical
+                                   replies that came back identical, and
+                                   ICMP port unreachables (refused)
   udp-send SPORT IP PORT COUNT     COUNT datagrams from port SPORT
   udp-recv PORT COUNT TIMEOUT      counts the datagrams that come within
                                    TIMEOUT (stops at COUNT)
@@ -208,7 +209,7 @@ def udp_echo_client(ip, port, count, size, timeout):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.settimeout(timeout)
     s.connect((ip, port))
-    received = bad = 0
+    received = bad = refused = 0
     for i in range(count):
         data = struct.pack("!I", i) + os.urandom(max(0, size - 4))
         s.send(data)
@@ -218,13 +219,16 @@ def udp_echo_client(ip, port, count, size, timeout):
                 b = s.recv(CHUNK)
                 if b[:4] == data[:4]:
                     break
-        except (socket.timeout, ConnectionRefusedError):
+        except socket.timeout:
+            continue
+        except ConnectionRefusedError:     # an ICMP port unreachable
+            refused += 1
             continue
         if b == data:
             received += 1
         else:
             bad += 1
-    emit(sent=count, received=received, bad=bad,
+    emit(sent=count, received=received, bad=bad, refused=refused,
          local="%s:%d" % s.getsockname())
 
 

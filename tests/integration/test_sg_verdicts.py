@@ -10,7 +10,8 @@ counts as sg_deny (no session) or sg_invalid (+inv), one the ct() rules
 drop counts as rule_drop (Neutron's table 93).
 
   test_egress_both_ways: what the VM opens works both ways (TCP
-    transfers with sha256 at both ends, UDP echo, ping), its sessions are
+    transfers with sha256 at both ends, UDP echo, ping; the ICMP port
+    unreachable of a datagram to a closed port), its sessions are
     in zone 1 of dpctl/dump-conntrack, and not one packet was dropped;
   test_vm_to_vm_denied: VM to VM is denied (2 echo requests + 1 SYN),
     no session;
@@ -104,6 +105,8 @@ def test_egress_both_ways(rig, policy):
     apps.tcp_transfer(vm.ns, out, OUT_IP, MB, direction="upload")
     u = apps.udp_echo(vm.ns, out, OUT_IP, count=10, size=500)
     assert u == dict(u, sent=10, received=10, bad=0), u
+    # an ICMP error about a VM's connection is related: it comes in
+    assert apps.udp_to_closed_port(vm.ns, OUT_IP, 6009, count=2) == 2
     dump = rig.sw.ctl("dpctl/dump-conntrack", "zone=1").splitlines()
     for proto in ("icmp", "udp", "tcp"):
         assert any(ln.startswith("%s,orig=(src=%s,dst=%s" %
