@@ -21,7 +21,7 @@ drop counts as rule_drop (Neutron's table 93).
     no session is created for them;
   test_close_and_late_packets: a RST, and a FIN each way, close a
     session: dump-conntrack shows it closed in OVS's format, and it
-    expires after the zone's tcp_close timeout (add-zone-tp, 2 s; the
+    expires after the zone's tcp_close timeout (add-zone-tp, 3 s; the
     other TCP timeouts left at OVS's defaults of minutes and hours, so
     only the close can have put it there); a late packet out of window
     while it is closed is invalid, one after it expired is new from the
@@ -171,9 +171,9 @@ def test_close_and_late_packets(rig, policy, tmp_path):
     vm, out = rig.vm(1), rig.out_ns
     # only the closed class is short: a session that is not closed keeps
     # OVS's tcp_established (a day) and tcp_fin_wait (15 minutes)
-    rig.sw.ctl("add-zone-tp", "zone=1", "tcp_close=2")
+    rig.sw.ctl("add-zone-tp", "zone=1", "tcp_close=3")
     assert "Zone:1, Timeout Policies:" in rig.sw.ctl("list-zone-tp")
-    assert " tcp_close=2 " in rig.sw.ctl("list-zone-tp")
+    assert " tcp_close=3 " in rig.sw.ctl("list-zone-tp")
     assert " tcp_established=86400 " in rig.sw.ctl("list-zone-tp")
     pcap = tmp_path / "vm1.pcap"
     with apps.capture(vm.ns, vm.iface, pcap, "tcp"):
@@ -214,17 +214,17 @@ def test_close_and_late_packets(rig, policy, tmp_path):
         for port, (vm_port, seq, ack) in late.items():
             apps.tcp_segment(out, OUT_IP, vm.ip, port, vm_port, "A",
                              seq + (1 << 30), ack, 100)
-        assert time.monotonic() - t_closed < 1.8, "too slow for the check"
+        assert time.monotonic() - t_closed < 2.6, "too slow for the check"
         assert len(conns(rig, "dport=502")) == 2
         assert moved(before, rig.drops()) == expect_drops(policy,
                                                           invalid=2)
 
-        # 2. the sweeper removes them after tcp_close (2 s), no traffic
+        # 2. the sweeper removes them after tcp_close (3 s), no traffic
         st0 = rig.sw.ctl("dpctl/ct-stats-show", json=True)
-        wait_for(lambda: not conns(rig, "dport=502"), 6, 0.1,
+        wait_for(lambda: not conns(rig, "dport=502"), 7, 0.1,
                  lambda: "the closed sessions to expire: %s" % conns(rig))
         gone = time.monotonic() - t_closed
-        assert 1.5 < gone < 5, gone
+        assert 2.5 < gone < 6, gone
         st = rig.sw.ctl("dpctl/ct-stats-show", json=True)
         assert st["expired"] >= st0["expired"] + 2, (st0, st)
 
@@ -255,18 +255,18 @@ def test_udp_session_expires(rig, policy):
     r = apps.udp_receiver(vm.ns, 6001, 1, 3)
     apps.udp_send(out, 6002, vm.ip, 6001)
     assert r.result(10)["received"] == 1
+    t0 = time.monotonic()     # the ICMP session's packets come after it
     assert apps.ping(vm.ns, OUT_IP, count=1)["received"] == 1
     udp = conns(rig, "udp,orig=(src=%s,dst=%s,sport=6001,dport=6002)"
                 % (vm.ip, OUT_IP))
     assert len(udp) == 1 and "zone=1" in udp[0], conns(rig)
     assert conns(rig, "icmp,"), conns(rig)
-    t0 = time.monotonic()
     st0 = rig.sw.ctl("dpctl/ct-stats-show", json=True)
 
     # no traffic: the control loop's sweeper expires both
     wait_for(lambda: rig.sw.ctl("dpctl/ct-get-nconns").strip() == "0", 6,
              0.1, lambda: "the sessions to expire: %s" % conns(rig))
-    assert 1.5 < time.monotonic() - t0 < 5
+    assert 1.9 < time.monotonic() - t0 < 5, time.monotonic() - t0
     st = rig.sw.ctl("dpctl/ct-stats-show", json=True)
     assert st["expired"] >= st0["expired"] + 2, (st0, st)
 
