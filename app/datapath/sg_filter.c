@@ -23,7 +23,7 @@
 #include "dp_ct.h"
 #include "dp_stages.h"
 
-enum sg_verdict { SG_PASS, SG_DENY, SG_INVALID };
+enum sg_verdict { SG_PASS = 0, SG_DENY, SG_INVALID };	/* PASS 0: ORed */
 
 static inline uint8_t
 sg_verdict(uint8_t state, bool allow)
@@ -77,9 +77,13 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow, NULL,
 			  rte_rdtsc(), state, NULL);
-	for (uint16_t i = 0; i < b->n; i++)
+	uint8_t stopped = 0;
+	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow);
-	sg_apply(ctx, b, (uint8_t *)idx, state);
+		stopped |= state[i];
+	}
+	if (stopped)
+		sg_apply(ctx, b, (uint8_t *)idx, state);
 }
 
 /* Each group whose megaflow meets an sg() first (dp_actions.sg_at: nothing
@@ -127,6 +131,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 		return;
 	conntrack_execute_mixed(ctx->ct, pkts, meta, n, zones, commits,
 				rte_rdtsc(), state);
+	uint8_t stopped = 0;	/* a verdict other than SG_PASS */
 	n = 0;
 	for (uint16_t k = 0; k < n_groups; k++) {
 		struct dp_flow_group *grp = &g[k];
@@ -134,8 +139,19 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 			continue;
 		bool allow = grp->flow->actions.act[grp->sg_done - 1].slot &
 			     DP_SG_ALLOW;
-		for (uint16_t j = 0; j < grp->b.n; j++, n++)
+		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			state[n] = sg_verdict(state[n], allow);
+			stopped |= state[n];
+		}
+	}
+	if (!stopped)	/* the usual burst: every packet passes */
+		return;
+	n = 0;
+	for (uint16_t k = 0; k < n_groups; k++) {
+		struct dp_flow_group *grp = &g[k];
+		if (!grp->sg_done)
+			continue;
+		n += grp->b.n;
 		sg_apply(ctx, &grp->b, grp->idx, &state[n - grp->b.n]);
 	}
 }
