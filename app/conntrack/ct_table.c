@@ -285,6 +285,18 @@ fill_ref(struct ct_conn_ref *out, struct ct_conn *c, bool reply,
 	out->label[1] = c ? c->label[1] : 0;
 }
 
+/* The NAT bits of a NATed session's packet, as OVS's nat_packet() and
+ * un_nat_packet() set them: the original direction has the session's
+ * (+snat for SNAT), a reply the reverse (its destination is un-SNATed:
+ * +dnat; a reply of DNAT, +snat). */
+static inline uint8_t
+nat_state(const struct ct_conn *c, bool reply)
+{
+	if (!reply || !c->nat)
+		return c->nat;
+	return c->nat == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;
+}
+
 /* One packet whose key k was looked up already (data: the hit, or NULL).
  * Returns its ct_state. */
 static uint8_t
@@ -333,7 +345,7 @@ process(struct conntrack *ct, struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 			goto not_found;
 		}
 		if (nat && c->nat) {
-			state |= c->nat;
+			state |= nat_state(c, reply);
 			if (!related)
 				ct_nat_packet(c, m, mt, reply);
 		}

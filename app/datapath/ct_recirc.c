@@ -18,6 +18,15 @@
  * field, the actions after ct()) is not carried: xlate_pipeline.c drops
  * such a pipeline under recirc_limit instead of running it differently.
  *
+ * ct(...,nat...) NATs the packets of NATed sessions as the tracker does
+ * (app/conntrack/ct_nat.c; a bare `nat` applies a session's existing NAT,
+ * nat(src|dst=...) gives a new committed session its translation), and
+ * a recirculated packet is looked up by what it carries after the
+ * rewrite: its key's nw_src/nw_dst/tp_src/tp_dst are read back from the
+ * packet (the next pass hashes its key afresh), its ct_state has +snat or
+ * +dnat. A second ct() in the same zone on an already NATed packet finds
+ * no session (OVS looks such a packet up by its reverse key): not done.
+ *
  * The recirculated packets wait in ctx->recirc and are looked up after
  * the current pass (dp_pipeline.c), at most DP_MAX_RECIRC passes deep:
  * past that, and whenever there is no pass to take them (the mark path),
@@ -28,35 +37,38 @@
 #include "dp_ct.h"
 #include "dp_stages.h"
 
-/* Tracks b's packets for a: writes their ct_state and mark. */
+/* Tracks (and NATs) b's packets for a: writes their ct_state and mark,
+ * and their meta (where their headers are). */
 static void
-track(struct dp_ctx *ctx, const struct dp_action *a, struct pkt_batch *b,
-      const struct flow_key keys[], const uint8_t idx[], uint8_t state[],
-      struct ct_conn_ref refs[])
+track(struct dp_ctx *ctx, const struct dp_action *a, const struct dp_nat *nat,
+      struct pkt_batch *b, const struct flow_key keys[], const uint8_t idx[],
+      struct ct_pkt_meta meta[], uint8_t state[], struct ct_conn_ref refs[])
 {
-	struct ct_pkt_meta meta[BATCH_MAX];
+	struct ct_nat_spec spec;
 
 	for (uint16_t i = 0; i < b->n; i++)
 		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port,
-			  a->slot & DP_CT_COMMIT, NULL, rte_rdtsc(), state,
-			  refs);
+			  a->slot & DP_CT_COMMIT, dp_ct_nat_spec(nat, &spec),
+			  rte_rdtsc(), state, refs);
 }
 
 void
 dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
-	      const struct dp_action *recirc, struct pkt_batch *b,
-	      const struct flow_key keys[], const uint8_t idx[])
+	      const struct dp_nat *nat, const struct dp_action *recirc,
+	      struct pkt_batch *b, const struct flow_key keys[],
+	      const uint8_t idx[])
 {
 	uint8_t state[BATCH_MAX];
 	struct ct_conn_ref refs[BATCH_MAX];
+	struct ct_pkt_meta meta[BATCH_MAX];
 	struct dp_inner *next = ctx->recirc;
 
 	if (unlikely(!ctx->ct)) {	/* the daemon always has one */
 		dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);
 		return;
 	}
-	track(ctx, a, b, keys, idx, state, refs);
+	track(ctx, a, nat, b, keys, idx, meta, state, refs);
 	if (!recirc)
 		return;		/* ct() without table=: the packets go on */
 	if (!next) {		/* too deep, or no pass to take them */
@@ -77,6 +89,8 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 		k->dl_dst = eh->dst_addr;
 		k->dl_src = eh->src_addr;
+		if (nat && (state[i] & (CS_SRC_NAT | CS_DST_NAT)))
+			dp_ct_refresh_key(k, &meta[i], m);
 		k->ct_state = state[i];
 		k->ct_zone = a->port;
 		k->ct_mark = refs[i].conn ? refs[i].mark : 0;

@@ -26,6 +26,8 @@
  * DP_MAX_ACTIONS actions) are refused at add-flow time
  * (xlate_check_rule). */
 #define DP_MAX_TNLS 4
+/* nat(...) of an sg() or ct(): one value slot each (actions->nats[]). */
+#define DP_MAX_NATS 2
 
 /* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
@@ -54,7 +56,8 @@ enum dp_action_type {
 	DP_ACT_SG,		/* security group (seed 003), in this pass:
 				 * the packets of a session pass, a new one
 				 * passes (and is committed) only if slot
-				 * has DP_SG_ALLOW; port: the zone */
+				 * has DP_SG_ALLOW; port: the zone; with
+				 * DP_CT_NAT, NAT as nats[DP_NAT_SLOT] */
 	DP_ACT_DROP_COPY,	/* reason: the copy one output would have
 				 * sent (a tunnel output with no route or
 				 * neighbour, not the last), counted as
@@ -63,7 +66,8 @@ enum dp_action_type {
 				 * committing new ones if slot has
 				 * DP_CT_COMMIT; they go on unchanged
 				 * (their ct_state is seen only after a
-				 * recirculation) */
+				 * recirculation) but for DP_CT_NAT: NAT
+				 * as nats[DP_NAT_SLOT(slot)] */
 	DP_ACT_RECIRC,		/* only right after DP_ACT_CT, last:
 				 * ct(table=T)'s recirculation; port: the
 				 * recirc id, T + 1 (ct_recirc.c) */
@@ -71,6 +75,20 @@ enum dp_action_type {
 
 #define DP_SG_ALLOW 0x1
 #define DP_CT_COMMIT 0x1
+/* DP_ACT_SG / DP_ACT_CT with nat(...): the spec is nats[slot >> 4] */
+#define DP_CT_NAT 0x2
+#define DP_NAT_SLOT_SHIFT 4
+#define DP_NAT_SLOT(slot) ((slot) >> DP_NAT_SLOT_SHIFT)
+
+/* One nat(...), as the tracker's struct ct_nat_spec: host order; ip_min
+ * 0 is a bare `nat` (the session's NAT, if it has one, is applied; a new
+ * session gets none); max 0: same as min; ports 0: keep the port. */
+struct dp_nat {
+	uint32_t ip_min, ip_max;
+	uint16_t port_min, port_max;
+	uint8_t snat;		/* else dnat */
+	uint8_t pad[3];		/* zero: compared with memcmp */
+};
 
 struct dp_action {
 	uint8_t type;		/* enum dp_action_type */
@@ -93,10 +111,20 @@ struct dp_actions {
 	uint8_t sg_at;
 	uint8_t n_macs;
 	uint8_t n_tnls;
+	uint8_t n_nats;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
+	struct dp_nat nats[DP_MAX_NATS];
 };
+
+/* The nat(...) of an sg() or ct() action, NULL without one. */
+static inline const struct dp_nat *
+dp_action_nat(const struct dp_actions *acts, const struct dp_action *a)
+{
+	return a->slot & DP_CT_NAT ?
+	       &acts->nats[DP_NAT_SLOT(a->slot) % DP_MAX_NATS] : NULL;
+}
 
 static inline uint8_t
 dp_actions_sg_leading(const struct dp_actions *acts)
@@ -104,7 +132,9 @@ dp_actions_sg_leading(const struct dp_actions *acts)
 	for (uint8_t i = 0; i < acts->n; i++) {
 		switch (acts->act[i].type) {
 		case DP_ACT_SG:
-			return i + 1;
+			/* the stage's one tracker call has no NAT: an sg()
+			 * with nat() runs as an action, on its group */
+			return acts->act[i].slot & DP_CT_NAT ? 0 : i + 1;
 		case DP_ACT_SET_ETH_SRC:
 		case DP_ACT_SET_ETH_DST:
 			continue;
@@ -134,6 +164,14 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 		case DP_ACT_SET_ETH_DST:
 			if (!rte_is_same_ether_addr(&a->macs[a->act[i].port],
 						    &b->macs[b->act[i].port]))
+				return false;
+			break;
+		case DP_ACT_SG:
+		case DP_ACT_CT:
+			if ((a->act[i].slot & DP_CT_NAT) &&
+			    memcmp(dp_action_nat(a, &a->act[i]),
+				   dp_action_nat(b, &b->act[i]),
+				   sizeof a->nats[0]))
 				return false;
 			break;
 		}

@@ -119,16 +119,19 @@ dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 			dp_drop_batch(ctx, b, a->reason);
 			return;
 		case DP_ACT_SG:	/* keeps the packets the group lets by */
-			dp_sg_filter(ctx, a, b, keys, idx);
+			dp_sg_filter(ctx, a, dp_action_nat(acts, a), b, keys,
+				     idx);
 			break;
 		case DP_ACT_CT:
 			if (i + 1 < acts->n &&
 			    acts->act[i + 1].type == DP_ACT_RECIRC) {
-				dp_ct_execute(ctx, a, &acts->act[i + 1], b,
-					      keys, idx);
+				dp_ct_execute(ctx, a, dp_action_nat(acts, a),
+					      &acts->act[i + 1], b, keys,
+					      idx);
 				return;	/* the next pass owns them */
 			}
-			dp_ct_execute(ctx, a, NULL, b, keys, idx);
+			dp_ct_execute(ctx, a, dp_action_nat(acts, a), NULL, b,
+				      keys, idx);
 			break;
 		case DP_ACT_RECIRC:	/* xlate puts one only after a ct */
 			dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);

@@ -61,12 +61,13 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 
 void
 dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
-	     struct pkt_batch *b, const struct flow_key keys[],
-	     const uint8_t idx[])
+	     const struct dp_nat *nat, struct pkt_batch *b,
+	     const struct flow_key keys[], const uint8_t idx[])
 {
 	bool allow = a->slot & DP_SG_ALLOW;
 	struct ct_pkt_meta meta[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
+	struct ct_nat_spec spec;
 
 	if (unlikely(!ctx->ct)) {
 		dp_drop_batch(ctx, b, DROP_SG_INVALID);
@@ -75,8 +76,8 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	for (uint16_t i = 0; i < b->n; i++)
 		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
-	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow, NULL,
-			  rte_rdtsc(), state, NULL);
+	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow,
+			  dp_ct_nat_spec(nat, &spec), rte_rdtsc(), state, NULL);
 	uint8_t stopped = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow);

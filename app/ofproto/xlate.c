@@ -85,6 +85,33 @@ emit_set_mac(struct xlate_out *out, enum dp_action_type type,
 	emit(out, type, a->n_macs++, 0);
 }
 
+/* The slot bits of an sg() or ct() with c's nat(...), in its own value
+ * slot (0 without nat, or out of slots: then the rule is dropped whole). */
+static uint8_t
+nat_slot(struct xlate_out *out, const struct ofp_ct *c)
+{
+	struct dp_actions *a = &out->actions;
+	const struct ofp_nat *n = &c->nat;
+
+	if (n->kind == OFP_NAT_NONE)
+		return 0;
+	if (a->n_nats >= DP_MAX_NATS) {
+		emit_overflow(out);
+		return 0;
+	}
+	struct dp_nat *d = &a->nats[a->n_nats];
+	memset(d, 0, sizeof *d);
+	/* bare `nat` (or one with no address): the session's own NAT only */
+	if (n->kind != OFP_NAT_PLAIN && n->ip_min) {
+		d->snat = n->kind == OFP_NAT_SRC;
+		d->ip_min = rte_be_to_cpu_32(n->ip_min);
+		d->ip_max = n->ip_max ? rte_be_to_cpu_32(n->ip_max) : d->ip_min;
+		d->port_min = n->port_min;
+		d->port_max = n->port_max ? n->port_max : n->port_min;
+	}
+	return (uint8_t)(DP_CT_NAT | a->n_nats++ << DP_NAT_SLOT_SHIFT);
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
@@ -275,7 +302,8 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			const struct ofp_ct *sg = &pl->ct[a->slot];
 			emit_act(out, (struct dp_action){
 				.type = DP_ACT_SG,
-				.slot = sg->allow ? DP_SG_ALLOW : 0,
+				.slot = (sg->allow ? DP_SG_ALLOW : 0) |
+					nat_slot(out, sg),
 				.port = sg->zone });
 			break;
 		}
@@ -283,7 +311,8 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			const struct ofp_ct *ct = &pl->ct[a->slot];
 			emit_act(out, (struct dp_action){
 				.type = DP_ACT_CT,
-				.slot = ct->commit ? DP_CT_COMMIT : 0,
+				.slot = (ct->commit ? DP_CT_COMMIT : 0) |
+					nat_slot(out, ct),
 				.port = ct->zone });
 			if (ct->table != OFP_TABLE_ALL)	/* the last one */
 				emit(out, DP_ACT_RECIRC, ct->table + 1u, 0);
@@ -313,6 +342,7 @@ xlate_check_rule(const struct ofp_rule *r,
 		 char *err, size_t errlen)
 {
 	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0, n_sg = 0;
+	int n_nats = 0;
 
 	for (int i = 0; i < r->n_actions; i++)
 		if (r->actions[i].type == OFPACT_OUTPUT ||
@@ -320,6 +350,9 @@ xlate_check_rule(const struct ofp_rule *r,
 			last = i;
 	for (int i = 0; i <= last; i++) {
 		const struct ofp_action *a = &r->actions[i];
+		if ((a->type == OFPACT_SG || a->type == OFPACT_CT) &&
+		    r->ct[a->slot].nat.kind != OFP_NAT_NONE)
+			n_nats++;
 		if (a->type == OFPACT_SET_ETH_SRC ||
 		    a->type == OFPACT_SET_ETH_DST)
 			n_macs++;
@@ -345,6 +378,11 @@ xlate_check_rule(const struct ofp_rule *r,
 		snprintf(err, errlen, "%d Ethernet address rewrites before an "
 			 "output: the datapath takes at most %d per rule",
 			 n_macs, DP_MAX_MACS);
+		return -1;
+	}
+	if (n_nats > DP_MAX_NATS) {
+		snprintf(err, errlen, "%d sg()/ct() with nat(): the datapath "
+			 "takes at most %d per rule", n_nats, DP_MAX_NATS);
 		return -1;
 	}
 	if (n_acts > DP_MAX_ACTIONS) {

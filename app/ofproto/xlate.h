@@ -70,8 +70,8 @@ int xlate_check_rule(const struct ofp_rule *r,
 		     char *err, size_t errlen);
 
 /* Refuses, at add-flow time, what the datapath cannot run yet (ct() or
- * sg() with nat() or a register zone, ct(exec()), a ct_label match):
- * "ct(nat): not executable by this datapath yet (issue 12)". 0 if
+ * sg() with a register zone, ct(exec()), a ct_label match):
+ * "ct(exec): not executable by this datapath yet (issue 12)". 0 if
  * runnable. */
 int xlate_check_executable(const struct ofp_rule *r, char *err,
 			   size_t errlen);

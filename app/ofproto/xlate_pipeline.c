@@ -279,15 +279,14 @@ xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		/* nat() needs the tracker's rewrite of the packet's key,
-		 * exec() a value slot per write, a register zone the
-		 * register's value in the datapath: all next */
+		/* exec() needs a value slot per write, a register zone
+		 * the register's value in the datapath: next. nat() runs
+		 * (sg_filter.c, ct_recirc.c). */
 		if (a->type != OFPACT_CT && a->type != OFPACT_SG)
 			continue;
 		const struct ofp_ct *c = &r->ct[a->slot];
 		const char *what = a->type == OFPACT_CT ? "ct" : "sg";
-		const char *part = c->nat.kind ? "nat" :
-				   c->zone_reg >= 0 ? "zone=register" :
+		const char *part = c->zone_reg >= 0 ? "zone=register" :
 				   c->n_exec ? "exec" : NULL;
 		if (part) {
 			snprintf(err, errlen, "%s(%s): %s", what, part, why);
