@@ -70,7 +70,12 @@ struct ct_pkt_meta {
 	uint16_t l4_ofs;	/* L4 header */
 	uint16_t l4_len;	/* bytes from l4_ofs to the end of the IP
 				 * payload (IP total length - header) */
-	uint16_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+	uint8_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+	uint8_t natted;		/* NATed by an earlier ct() of the same
+				 * zone (its ct_state has +snat/+dnat):
+				 * looked up by its reverse tuple, as
+				 * OVS's initial_conn_lookup; not NATed
+				 * twice */
 };
 
 /* Fills meta from the datapath's flow_key of m (extracted already) and the

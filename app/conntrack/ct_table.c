@@ -393,6 +393,15 @@ conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
 
 #define CT_BULK RTE_HASH_LOOKUP_BULK_MAX
 
+static inline void
+key_flip(struct ct_key *k)
+{
+	struct ct_key r;
+
+	ct_key_reverse(&r, k);
+	*k = r;
+}
+
 /* The packets of one call: zone and commit either one for all (zones or
  * commits NULL) or per packet. */
 struct ct_call {
@@ -466,6 +475,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	void *data[CT_BULK];
 	uint16_t idx[CT_BULK];
 	bool related[CT_BULK];
+	bool natted[CT_BULK];
 
 	for (uint16_t base = 0; base < n; base += CT_BULK) {
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
@@ -477,6 +487,11 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			if (meta[i].is_ipv4 &&
 			    ct_key_extract(pkts[i], &meta[i], zone, &keys[nk],
 					   &related[nk])) {
+				/* NATed already in this zone: its session
+				 * has the packet's reverse as a key */
+				natted[nk] = meta[i].natted && !related[nk];
+				if (natted[nk])
+					key_flip(&keys[nk]);
 				sigs[nk] = ct_key_sig(&keys[nk]);
 				idx[nk++] = i;
 				continue;
@@ -503,6 +518,11 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 							   sigs[j],
 							   &data[j]) >= 0)
 				hits |= 1ull << j;
+			if (natted[j] && (hits & (1ull << j)))
+				data[j] = (void *)((uintptr_t)data[j] ^
+						   CT_DIR_REPLY);
+			else if (natted[j])	/* gone: on as a new one */
+				key_flip(&keys[j]);
 			bool commit = call_commit(call, i);
 			ct_state_out[i] = process(ct, pkts[i], &meta[i],
 					&keys[j], related[j],

@@ -24,8 +24,10 @@
  * a recirculated packet is looked up by what it carries after the
  * rewrite: its key's nw_src/nw_dst/tp_src/tp_dst are read back from the
  * packet (the next pass hashes its key afresh), its ct_state has +snat or
- * +dnat. A second ct() in the same zone on an already NATed packet finds
- * no session (OVS looks such a packet up by its reverse key): not done.
+ * +dnat. A ct() after the recirculation, in the same zone, looks such a
+ * packet up by its reverse tuple and does not NAT it again, as OVS
+ * (ct_pkt_meta.natted). Not so for two ct() of one pass (no
+ * recirculation between them): the second sees the rewritten tuple.
  *
  * The recirculated packets wait in ctx->recirc and are looked up after
  * the current pass (dp_pipeline.c), at most DP_MAX_RECIRC passes deep:
@@ -46,8 +48,13 @@ track(struct dp_ctx *ctx, const struct dp_action *a, const struct dp_nat *nat,
 {
 	struct ct_nat_spec spec;
 
-	for (uint16_t i = 0; i < b->n; i++)
-		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
+	for (uint16_t i = 0; i < b->n; i++) {
+		const struct flow_key *k = &keys[idx ? idx[i] : i];
+		dp_ct_meta(&meta[i], k, b->pkts[i]);
+		/* NATed by a ct() of this zone before the recirculation */
+		meta[i].natted = (k->ct_state & (CS_SRC_NAT | CS_DST_NAT)) &&
+				 k->ct_zone == a->port;
+	}
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port,
 			  a->slot & DP_CT_COMMIT, dp_ct_nat_spec(nat, &spec),
 			  rte_rdtsc(), state, refs);
