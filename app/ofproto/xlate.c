@@ -85,6 +85,10 @@ emit_set_mac(struct xlate_out *out, enum dp_action_type type,
 	emit(out, type, a->n_macs++, 0);
 }
 
+/* A rule's nat()s always fit; a pipeline walk (resubmits) collecting
+ * more is dropped whole, as one with too many rewrites. */
+_Static_assert(DP_MAX_NATS >= OFP_MAX_CT, "a rule's nat()s fit");
+
 /* The slot bits of an sg() or ct() with c's nat(...), in its own value
  * slot (0 without nat, or out of slots: then the rule is dropped whole). */
 static uint8_t
@@ -342,7 +346,6 @@ xlate_check_rule(const struct ofp_rule *r,
 		 char *err, size_t errlen)
 {
 	int last = -1, n_macs = 0, n_tnls = 0, n_plain = 0, n_sg = 0;
-	int n_nats = 0;
 
 	for (int i = 0; i < r->n_actions; i++)
 		if (r->actions[i].type == OFPACT_OUTPUT ||
@@ -350,9 +353,6 @@ xlate_check_rule(const struct ofp_rule *r,
 			last = i;
 	for (int i = 0; i <= last; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		if ((a->type == OFPACT_SG || a->type == OFPACT_CT) &&
-		    r->ct[a->slot].nat.kind != OFP_NAT_NONE)
-			n_nats++;
 		if (a->type == OFPACT_SET_ETH_SRC ||
 		    a->type == OFPACT_SET_ETH_DST)
 			n_macs++;
@@ -378,11 +378,6 @@ xlate_check_rule(const struct ofp_rule *r,
 		snprintf(err, errlen, "%d Ethernet address rewrites before an "
 			 "output: the datapath takes at most %d per rule",
 			 n_macs, DP_MAX_MACS);
-		return -1;
-	}
-	if (n_nats > DP_MAX_NATS) {
-		snprintf(err, errlen, "%d sg()/ct() with nat(): the datapath "
-			 "takes at most %d per rule", n_nats, DP_MAX_NATS);
 		return -1;
 	}
 	if (n_acts > DP_MAX_ACTIONS) {

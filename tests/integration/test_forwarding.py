@@ -583,10 +583,7 @@ BAD_FLOWS = [
      "ct(zone=register): not executable by this datapath yet (issue 12)"),
     ("ip,actions=ct(commit,zone=1,exec(set_field:1->ct_mark)),output:1",
      "ct(exec): not executable by this datapath yet (issue 12)"),
-    # nat() runs (test_nat.py), two per rule at most (value slots)
-    ("ip,actions=sg(allow,zone=3,nat(src=10.0.0.1)),ct(zone=2,nat),"
-     "ct(commit,zone=4,nat(dst=10.0.0.2)),output:1",
-     "3 sg()/ct() with nat(): the datapath takes at most 2 per rule"),
+    # (nat() runs: test_nat.py)
     ("ct_label=0x1,ip,actions=output:1",
      "ct_label: not executable by this datapath yet (issue 12)"),
     ("table=1,actions=goto_table:1", "goto_table:1 must go to a later"),
