@@ -156,12 +156,14 @@ void conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 
 /* The same for packets of several sg() actions at once (a whole burst's,
  * one bulk lookup): packet i in zones[i], committing if bit i of
- * commits[] is set (commits[i / 64] >> i % 64); no NAT, no ct_conn_ref.
- * Within one call (as within conntrack_execute), a packet finds the
- * session an earlier packet of the call created. */
+ * commits[] is set (commits[i / 64] >> i % 64), NATed as nats[i] says
+ * (nats NULL, or nats[i] NULL: no NAT); no ct_conn_ref. Within one call
+ * (as within conntrack_execute), a packet finds the session an earlier
+ * packet of the call created. */
 void conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			     const struct ct_pkt_meta *meta, uint16_t n,
 			     const uint16_t zones[], const uint64_t commits[],
+			     const struct ct_nat_spec *const nats[],
 			     uint64_t now_tsc, uint8_t *ct_state_out);
 
 /* One packet; returns its ct_state. */

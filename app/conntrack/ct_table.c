@@ -402,14 +402,22 @@ key_flip(struct ct_key *k)
 	*k = r;
 }
 
-/* The packets of one call: zone and commit either one for all (zones or
- * commits NULL) or per packet. */
+/* The packets of one call: zone, commit and nat either one for all
+ * (zones, commits or nats NULL) or per packet. */
 struct ct_call {
 	uint16_t zone;
 	bool commit;
+	const struct ct_nat_spec *nat;
 	const uint16_t *zones;
 	const uint64_t *commits;	/* bit i: packet i commits */
+	const struct ct_nat_spec *const *nats;
 };
+
+static inline const struct ct_nat_spec *
+call_nat(const struct ct_call *c, uint16_t i)
+{
+	return c->nats ? c->nats[i] : c->nat;
+}
 
 static inline uint16_t
 call_zone(const struct ct_call *c, uint16_t i)
@@ -467,8 +475,8 @@ lookup_keys(struct conntrack *ct, const struct ct_key keys[],
 static void
 execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	     const struct ct_pkt_meta *meta, uint16_t n,
-	     const struct ct_call *call, const struct ct_nat_spec *nat,
-	     uint64_t now_tsc, uint8_t *ct_state_out, struct ct_conn_ref *out)
+	     const struct ct_call *call, uint64_t now_tsc,
+	     uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
 	struct ct_key keys[CT_BULK];
 	uint32_t sigs[CT_BULK];
@@ -527,7 +535,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			ct_state_out[i] = process(ct, pkts[i], &meta[i],
 					&keys[j], related[j],
 					hits & (1ull << j) ? data[j] : NULL,
-					commit, nat, now_tsc,
+					commit, call_nat(call, i), now_tsc,
 					out ? &out[i] : NULL);
 			committed |= commit && (ct_state_out[i] & CS_NEW);
 		}
@@ -540,22 +548,23 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
 		  uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
-	const struct ct_call call = { .zone = zone, .commit = commit };
+	const struct ct_call call = { .zone = zone, .commit = commit,
+				      .nat = nat };
 
-	execute_bulk(ct, pkts, meta, n, &call, nat, now_tsc, ct_state_out,
-		     out);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, out);
 }
 
 void
 conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			const struct ct_pkt_meta *meta, uint16_t n,
 			const uint16_t zones[], const uint64_t commits[],
+			const struct ct_nat_spec *const nats[],
 			uint64_t now_tsc, uint8_t *ct_state_out)
 {
-	const struct ct_call call = { .zones = zones, .commits = commits };
+	const struct ct_call call = { .zones = zones, .commits = commits,
+				      .nats = nats };
 
-	execute_bulk(ct, pkts, meta, n, &call, NULL, now_tsc, ct_state_out,
-		     NULL);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, NULL);
 }
 
 void

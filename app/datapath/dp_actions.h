@@ -132,9 +132,7 @@ dp_actions_sg_leading(const struct dp_actions *acts)
 	for (uint8_t i = 0; i < acts->n; i++) {
 		switch (acts->act[i].type) {
 		case DP_ACT_SG:
-			/* the stage's one tracker call has no NAT: an sg()
-			 * with nat() runs as an action, on its group */
-			return acts->act[i].slot & DP_CT_NAT ? 0 : i + 1;
+			return i + 1;
 		case DP_ACT_SET_ETH_SRC:
 		case DP_ACT_SET_ETH_DST:
 			continue;

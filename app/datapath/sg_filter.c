@@ -18,6 +18,13 @@
  * 32 VMs would otherwise make 32 lookups of one packet each. An sg()
  * behind an output, a tunnel push or another sg() runs as an action
  * (dp_sg_filter), on its group alone.
+ *
+ * sg(...,nat(src|dst=...)) or sg(...,nat), in either place: a new
+ * connection it lets in gets its translated tuple, and every packet of a
+ * NATed session is rewritten, both directions (app/conntrack/ct_nat.c),
+ * before the actions after sg(). Those actions were chosen by the
+ * packet's headers before NAT: one pass, no second lookup (that is
+ * ct(nat,table=T)'s recirculation).
  */
 #include <rte_cycles.h>
 #include "dp_ct.h"
@@ -99,8 +106,11 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	struct ct_pkt_meta meta[BATCH_MAX];
 	uint16_t zones[BATCH_MAX];
 	uint64_t commits[(BATCH_MAX + 63) / 64] = { 0 };
+	struct ct_nat_spec specs[BATCH_MAX];
+	const struct ct_nat_spec *nats[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
 	uint16_t n = 0, n_sg = 0;
+	bool any_nat = false;
 
 	if (unlikely(!ctx->ct))	/* dp_sg_filter drops them */
 		return;
@@ -119,8 +129,12 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 			continue;
 		const struct dp_action *a =
 			&grp->flow->actions.act[grp->sg_done - 1];
+		const struct ct_nat_spec *nat = dp_ct_nat_spec(
+			dp_action_nat(&grp->flow->actions, a), &specs[k]);
+		any_nat |= nat != NULL;
 		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			pkts[n] = grp->b.pkts[j];
+			nats[n] = nat;
 			dp_ct_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
 			zones[n] = a->port;
 			/* sg(allow) commits what it lets in */
@@ -131,7 +145,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	if (!n)
 		return;
 	conntrack_execute_mixed(ctx->ct, pkts, meta, n, zones, commits,
-				rte_rdtsc(), state);
+				any_nat ? nats : NULL, rte_rdtsc(), state);
 	uint8_t stopped = 0;	/* a verdict other than SG_PASS */
 	n = 0;
 	for (uint16_t k = 0; k < n_groups; k++) {

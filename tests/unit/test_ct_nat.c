@@ -5,7 +5,8 @@
  * each direction are OVS's, and a packet NATed already in a zone (a ct()
  * after a recirculation: ct_pkt_meta.natted) finds its session by its
  * reverse tuple and is neither translated twice nor given a second
- * session.
+ * session; the burst-wide call (conntrack_execute_mixed) NATs each
+ * packet as its own sg() says.
  */
 #include <string.h>
 #include "ct_test.h"
@@ -142,6 +143,38 @@ test_natted_lookup(void)
 	conntrack_destroy(ct);
 }
 
+/* The sg stage's burst-wide call: NAT per packet, as its sg() says. */
+static void
+test_mixed(void)
+{
+	struct conntrack *ct = ct_test_new("nat_mixed", 16, NULL);
+	struct ct_nat_spec snat = { .snat = true, .ip_min = PUB };
+	const struct ct_nat_spec *nats[3] = { &snat, NULL, &snat };
+	struct rte_mbuf *pk[3] = { pkt_udp(VM, OUT, 4000, 53),
+				   pkt_udp(VM + 1, OUT, 4000, 53),
+				   pkt_udp(VM, OUT, 4000, 53) };
+	struct ct_pkt_meta mt[3];
+	uint16_t zones[3] = { 1, 1, 1 };
+	uint64_t commits[1] = { 0x7 };
+	uint8_t st[3];
+
+	for (int i = 0; i < 3; i++)
+		ct_pkt_meta_parse(pk[i], &mt[i]);
+	conntrack_execute_mixed(ct, pk, mt, 3, zones, commits, nats, 1, st);
+	CHECK_EXPR(st[0] == (TRK_NEW | CS_SRC_NAT) && st[1] == TRK_NEW);
+	CHECK_EXPR(pkt_iph(pk[0])->src_addr == rte_cpu_to_be_32(PUB) &&
+		   pkt_csum_ok(pk[0]));
+	CHECK_EXPR(pkt_iph(pk[1])->src_addr == rte_cpu_to_be_32(VM + 1));
+	/* the second packet of the first session, in the same call */
+	CHECK_EXPR(st[2] == (TRK_NEW | CS_SRC_NAT) &&
+		   pkt_iph(pk[2])->src_addr == rte_cpu_to_be_32(PUB) &&
+		   pkt_csum_ok(pk[2]));
+	CHECK_EXPR(conntrack_get_nconns(ct) == 2);
+	for (int i = 0; i < 3; i++)
+		rte_pktmbuf_free(pk[i]);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -150,5 +183,6 @@ main(void)
 	test_udp_no_checksum();
 	test_icmp_echo();
 	test_natted_lookup();
+	test_mixed();
 	return unit_test_report();
 }
