@@ -7,8 +7,9 @@
  * subtracted), on one thread, bursts of 32, as a PMD calls it.
  *
  *   build/perf/ctbench [--sizes 1000,100000,1000000] [--lookups N]
- *                      [-- EAL args]
- * Default EAL: --in-memory --no-pci -l 0 -m 2048 (hugepages).
+ *                      [--threads] [-- EAL args]
+ * Default EAL: --in-memory --no-pci -l 0 -m 2048 (hugepages); with
+ * --threads (two lcores on one tracker: ctbench_threads.c) -l 0,1.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,64 +25,17 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 #include "conntrack.h"
+#include "ctbench.h"
 
-#define BURST 32
+#define RNG_SEED 0x9e3779b97f4a7c15ull
 
-static struct rte_mempool *mbufs;
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+struct rte_mempool *mbufs;
+static uint64_t rng = RNG_SEED;
 
 static inline uint32_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-/* Session i: 10.(i>>16).x.x:(1024 + i & 0xffff) -> 192.168.0.1:80. */
-static void
-set_tuple(struct rte_mbuf *m, struct ct_pkt_meta *mt, uint32_t i, bool reply)
-{
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
-			struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
-	rte_be16_t *ports = (rte_be16_t *)(ip + 1);
-	rte_be32_t a = rte_cpu_to_be_32(0x0a000000u | (i >> 14));
-	rte_be32_t b = rte_cpu_to_be_32(0xc0a80001u);
-	rte_be16_t pa = rte_cpu_to_be_16(1024 + (i & 0x3fff));
-	rte_be16_t pb = rte_cpu_to_be_16(80);
-
-	ip->src_addr = mt->nw_src = reply ? b : a;
-	ip->dst_addr = mt->nw_dst = reply ? a : b;
-	ports[0] = mt->tp_src = reply ? pb : pa;
-	ports[1] = mt->tp_dst = reply ? pa : pb;
-}
-
-static struct rte_mbuf *
-make_pkt(uint8_t proto, struct ct_pkt_meta *mt)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mbufs);
-	uint16_t l4 = proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr)
-					   : sizeof(struct rte_udp_hdr);
-	uint16_t len = sizeof(struct rte_ether_hdr) +
-		       sizeof(struct rte_ipv4_hdr) + l4;
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
-
-	memset(p, 0, len);
-	((struct rte_ether_hdr *)p)->ether_type =
-		rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
-		(p + sizeof(struct rte_ether_hdr));
-	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16(sizeof *ip + l4);
-	ip->next_proto_id = proto;
-	if (proto == IPPROTO_TCP) {
-		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(ip + 1);
-		t->data_off = 5 << 4;
-		t->rx_win = rte_cpu_to_be_16(65535);
-	}
-	ct_pkt_meta_parse(m, mt);
-	return m;
+	return rnd_next(&rng);
 }
 
 static void
@@ -144,11 +98,18 @@ main(int argc, char **argv)
 	uint32_t sizes[8] = { 1000, 100000, 1000000 };
 	int n_sizes = 3;
 	uint64_t lookups = 20000000;
+	bool threads = false;
 	int dd = 0;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
 			dd = i;
+			break;
+		}
+		threads |= !strcmp(argv[i], "--threads");
+	}
+	if (threads)
+		eal_def[4] = "0,1";
 	int r = dd ? rte_eal_init(argc - dd, argv + dd)
 		   : rte_eal_init(RTE_DIM(eal_def), eal_def);
 	if (r < 0) {
@@ -176,6 +137,8 @@ main(int argc, char **argv)
 	}
 	double hz = (double)rte_get_tsc_hz();
 
+	if (threads)
+		return ctbench_threads(sizes, n_sizes, lookups);
 	printf("conntrack, one thread, bursts of %d, TSC %.2f GHz, %" PRIu64
 	       " random lookups per size\n", BURST, hz / 1e9, lookups);
 	printf("%10s %14s %16s %14s %14s %10s\n", "sessions", "udp setups/s",

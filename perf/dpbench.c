@@ -388,7 +388,7 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 	}
 	uint64_t drops = a.dropped;
 	/* --sg: sg-deny drops every packet, sg (+est) none */
-	if (sg == SG_DENY_NEW || (sg == SG_EST && drops)) {
+	if (sg == SG_DENY_NEW || ((sg == SG_EST || sg == SG_NAT) && drops)) {
 		uint64_t denied = s->drops[DROP_SG_DENY];
 		if (sg == SG_DENY_NEW ? denied != r->packets : true) {
 			fprintf(stderr, "dpbench: %s %s %u %s: %lu dropped, "

@@ -54,7 +54,10 @@ int txlock_contended(struct port *p, struct rte_mempool *pool,
 		     uint64_t bursts);
 
 /* --sg (dpbench_sg.c): the rule sets measured side by side. */
-enum sg_mode { SG_NONE, SG_EST, SG_DENY_NEW, SG_N_MODES };
+/* SG_NAT: SG_EST with nat() both ways (the VM's own address as its SNAT
+ * address: sessions NATed, packets unchanged): what leaving the sg stage
+ * costs (an sg() with nat runs per megaflow group). */
+enum sg_mode { SG_NONE, SG_EST, SG_DENY_NEW, SG_NAT, SG_N_MODES };
 extern const char *const sg_mode_names[SG_N_MODES];
 
 struct pmd;

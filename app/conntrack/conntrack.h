@@ -70,7 +70,12 @@ struct ct_pkt_meta {
 	uint16_t l4_ofs;	/* L4 header */
 	uint16_t l4_len;	/* bytes from l4_ofs to the end of the IP
 				 * payload (IP total length - header) */
-	uint16_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+	uint8_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+	uint8_t natted;		/* NATed by an earlier ct() of the same
+				 * zone (its ct_state has +snat/+dnat):
+				 * looked up by its reverse tuple, as
+				 * OVS's initial_conn_lookup; not NATed
+				 * twice */
 };
 
 /* Fills meta from the datapath's flow_key of m (extracted already) and the
@@ -151,12 +156,14 @@ void conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 
 /* The same for packets of several sg() actions at once (a whole burst's,
  * one bulk lookup): packet i in zones[i], committing if bit i of
- * commits[] is set (commits[i / 64] >> i % 64); no NAT, no ct_conn_ref.
- * Within one call (as within conntrack_execute), a packet finds the
- * session an earlier packet of the call created. */
+ * commits[] is set (commits[i / 64] >> i % 64), NATed as nats[i] says
+ * (nats NULL, or nats[i] NULL: no NAT); no ct_conn_ref. Within one call
+ * (as within conntrack_execute), a packet finds the session an earlier
+ * packet of the call created. */
 void conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			     const struct ct_pkt_meta *meta, uint16_t n,
 			     const uint16_t zones[], const uint64_t commits[],
+			     const struct ct_nat_spec *const nats[],
 			     uint64_t now_tsc, uint8_t *ct_state_out);
 
 /* One packet; returns its ct_state. */

@@ -30,7 +30,7 @@ ct_conn_kill_locked(struct conntrack *ct, struct ct_conn *c)
 {
 	rte_spinlock_lock(&c->lock);
 	bool was_dead = c->dead;
-	c->dead = 1;
+	__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&c->lock);
 	if (was_dead)
 		return false;
@@ -82,6 +82,9 @@ free_conn(struct conntrack *ct, struct ct_conn *c)
 	for (int d = 0; d < 2; d++)
 		if (c->pos[d] >= 0)
 			rte_hash_free_key_with_position(ct->table, c->pos[d]);
+	/* Before anything of a new incarnation is written: a cache entry
+	 * naming this one sees the change first (ct_cache.h). */
+	__atomic_store_n(&c->gen, c->gen + 1, __ATOMIC_RELEASE);
 	rte_mempool_put(ct->pool, c);
 }
 

@@ -73,10 +73,13 @@ struct ct_conn {
 	uint8_t tm;		/* timeout class now (under lock) */
 	uint8_t list_tm;	/* expiry list it is on (sweeper only) */
 	uint8_t nat;		/* CS_SRC_NAT / CS_DST_NAT */
-	uint8_t dead;		/* keys gone from the table (under lock) */
+	uint8_t dead;		/* keys gone from the table (under lock;
+				 * read without it by ct_cache.h) */
 	uint8_t policy;
 	uint8_t on_list;	/* sweeper only */
 	uint16_t pad;
+	uint32_t gen;		/* bumped when freed; survives reuse
+				 * (ct_cache.h) */
 	uint64_t expiration;	/* tsc; written under lock */
 	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
 	int32_t pos[2];		/* key slots to free (set when removed) */
@@ -90,6 +93,11 @@ struct ct_conn {
 } __rte_cache_aligned;
 
 TAILQ_HEAD(ct_conn_list, ct_conn);
+
+/* A hash entry's data: the session, its low bit the direction. */
+#define CT_DIR_REPLY 1ul
+
+struct ct_cache;
 
 /* Counters written by PMDs: per-lcore, summed on read. */
 struct ct_pmd_counters {
@@ -124,6 +132,7 @@ struct conntrack {
 	uint32_t policy_secs[CT_MAX_POLICIES][CT_TP_N];
 
 	struct ct_pmd_counters cnt[RTE_MAX_LCORE + 1];
+	struct ct_cache *cache[RTE_MAX_LCORE];	/* EAL lcores' (ct_cache.h) */
 
 	/* The sweeper's: expiry lists, cursors, the retire FIFO. */
 	pthread_mutex_t sweep_mutex;

@@ -11,10 +11,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
-#include "ct_private.h"
-
-/* A hash entry's data: the session, its low bit the direction. */
-#define CT_DIR_REPLY 1ul
+#include "ct_cache.h"
 
 static inline struct ct_conn *
 entry_conn(void *data)
@@ -83,6 +80,17 @@ conntrack_create(const struct ct_params *p)
 		conntrack_destroy(ct);
 		return NULL;
 	}
+	unsigned lc;
+	RTE_LCORE_FOREACH(lc) {
+		ct->cache[lc] = rte_zmalloc_socket("ct_cache",
+						   sizeof(struct ct_cache),
+						   RTE_CACHE_LINE_SIZE,
+						   rte_lcore_to_socket_id(lc));
+		if (!ct->cache[lc]) {
+			conntrack_destroy(ct);
+			return NULL;
+		}
+	}
 	for (uint32_t i = 0; i < CT_MAX_POLICIES; i++)
 		conntrack_set_timeout_policy(ct, i, ct_tp_defaults);
 	ct_expiry_init(ct);
@@ -102,6 +110,8 @@ conntrack_destroy(struct conntrack *ct)
 	rte_free(ct->zone_limit);
 	rte_free(ct->zone_count);
 	rte_free(ct->zone_policy);
+	for (unsigned lc = 0; lc < RTE_MAX_LCORE; lc++)
+		rte_free(ct->cache[lc]);
 	rte_free(ct);
 }
 
@@ -178,7 +188,9 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		cnt->refused_full++;
 		goto out;
 	}
+	uint32_t gen = c->gen;	/* ct_cache.h: it outlives the session */
 	memset(c, 0, sizeof *c);
+	c->gen = gen;
 	c->key[0] = *k;
 	if (nat && nat->ip_min) {
 		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
@@ -210,7 +222,7 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		 * sweeper, which frees it after a grace period. */
 		c->pos[0] = rte_hash_del_key(ct->table, &c->key[0]);
 		c->pos[1] = -1;
-		c->dead = 1;
+		__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 		rte_ring_sp_enqueue(ct->new_ring, c);
 		c = NULL;
 		cnt->refused_full++;
@@ -273,6 +285,18 @@ fill_ref(struct ct_conn_ref *out, struct ct_conn *c, bool reply,
 	out->label[1] = c ? c->label[1] : 0;
 }
 
+/* The NAT bits of a NATed session's packet, as OVS's nat_packet() and
+ * un_nat_packet() set them: the original direction has the session's
+ * (+snat for SNAT), a reply the reverse (its destination is un-SNATed:
+ * +dnat; a reply of DNAT, +snat). */
+static inline uint8_t
+nat_state(const struct ct_conn *c, bool reply)
+{
+	if (!reply || !c->nat)
+		return c->nat;
+	return c->nat == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;
+}
+
 /* One packet whose key k was looked up already (data: the hit, or NULL).
  * Returns its ct_state. */
 static uint8_t
@@ -321,7 +345,7 @@ process(struct conntrack *ct, struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 			goto not_found;
 		}
 		if (nat && c->nat) {
-			state |= c->nat;
+			state |= nat_state(c, reply);
 			if (!related)
 				ct_nat_packet(c, m, mt, reply);
 		}
@@ -369,14 +393,31 @@ conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
 
 #define CT_BULK RTE_HASH_LOOKUP_BULK_MAX
 
-/* The packets of one call: zone and commit either one for all (zones or
- * commits NULL) or per packet. */
+static inline void
+key_flip(struct ct_key *k)
+{
+	struct ct_key r;
+
+	ct_key_reverse(&r, k);
+	*k = r;
+}
+
+/* The packets of one call: zone, commit and nat either one for all
+ * (zones, commits or nats NULL) or per packet. */
 struct ct_call {
 	uint16_t zone;
 	bool commit;
+	const struct ct_nat_spec *nat;
 	const uint16_t *zones;
 	const uint64_t *commits;	/* bit i: packet i commits */
+	const struct ct_nat_spec *const *nats;
 };
+
+static inline const struct ct_nat_spec *
+call_nat(const struct ct_call *c, uint16_t i)
+{
+	return c->nats ? c->nats[i] : c->nat;
+}
 
 static inline uint16_t
 call_zone(const struct ct_call *c, uint16_t i)
@@ -390,22 +431,63 @@ call_commit(const struct ct_call *c, uint16_t i)
 	return c->commits ? (c->commits[i / 64] >> (i % 64)) & 1 : c->commit;
 }
 
+/* Looks up keys[0..nk): the lcore's cache first, the table (one bulk
+ * lookup, the hashes already computed) for the rest, whose hits are
+ * cached. Returns the hit mask, data[] set for the hits. */
+static uint64_t
+lookup_keys(struct conntrack *ct, const struct ct_key keys[],
+	    const uint32_t sigs[], uint32_t nk, void *data[])
+{
+	struct ct_cache *cc = ct_cache_of(ct);
+	const void *kp[CT_BULK];
+	hash_sig_t msig[CT_BULK];
+	void *mdata[CT_BULK];
+	uint8_t mj[CT_BULK];
+	uint64_t hits = 0, mhits = 0;
+	uint32_t nm = 0;
+
+	for (uint32_t j = 0; j < nk; j++) {
+		void *d = cc ? ct_cache_lookup(cc, &keys[j], sigs[j]) : NULL;
+		if (d) {
+			data[j] = d;
+			hits |= 1ull << j;
+		} else {
+			kp[nm] = &keys[j];
+			msig[nm] = sigs[j];
+			mj[nm++] = (uint8_t)j;
+		}
+	}
+	if (!nm)
+		return hits;
+	rte_hash_lookup_with_hash_bulk_data(ct->table, kp, msig, nm, &mhits,
+					    mdata);
+	for (uint32_t m = 0; m < nm; m++) {
+		if (!(mhits & (1ull << m)))
+			continue;
+		data[mj[m]] = mdata[m];
+		hits |= 1ull << mj[m];
+		if (cc)
+			ct_cache_insert(cc, sigs[mj[m]], mdata[m]);
+	}
+	return hits;
+}
+
 static void
 execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	     const struct ct_pkt_meta *meta, uint16_t n,
-	     const struct ct_call *call, const struct ct_nat_spec *nat,
-	     uint64_t now_tsc, uint8_t *ct_state_out, struct ct_conn_ref *out)
+	     const struct ct_call *call, uint64_t now_tsc,
+	     uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
 	struct ct_key keys[CT_BULK];
-	const void *kp[CT_BULK];
+	uint32_t sigs[CT_BULK];
 	void *data[CT_BULK];
 	uint16_t idx[CT_BULK];
 	bool related[CT_BULK];
+	bool natted[CT_BULK];
 
 	for (uint16_t base = 0; base < n; base += CT_BULK) {
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
 		uint32_t nk = 0;
-		uint64_t hits = 0;
 		bool committed = false;	/* a new session, maybe */
 
 		for (uint16_t i = base; i < base + chunk; i++) {
@@ -413,7 +495,12 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			if (meta[i].is_ipv4 &&
 			    ct_key_extract(pkts[i], &meta[i], zone, &keys[nk],
 					   &related[nk])) {
-				kp[nk] = &keys[nk];
+				/* NATed already in this zone: its session
+				 * has the packet's reverse as a key */
+				natted[nk] = meta[i].natted && !related[nk];
+				if (natted[nk])
+					key_flip(&keys[nk]);
+				sigs[nk] = ct_key_sig(&keys[nk]);
 				idx[nk++] = i;
 				continue;
 			}
@@ -424,7 +511,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		}
 		if (!nk)
 			continue;
-		rte_hash_lookup_bulk_data(ct->table, kp, nk, &hits, data);
+		uint64_t hits = lookup_keys(ct, keys, sigs, nk, data);
 		for (uint32_t j = 0; j < nk; j++)
 			if (hits & (1ull << j))
 				rte_prefetch0(entry_conn(data[j]));
@@ -435,14 +522,20 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			 * second packet) in the same burst must find it */
 			if (!(hits & (1ull << j)) &&
 			    committed &&
-			    rte_hash_lookup_data(ct->table, kp[j],
-						 &data[j]) >= 0)
+			    rte_hash_lookup_with_hash_data(ct->table, &keys[j],
+							   sigs[j],
+							   &data[j]) >= 0)
 				hits |= 1ull << j;
+			if (natted[j] && (hits & (1ull << j)))
+				data[j] = (void *)((uintptr_t)data[j] ^
+						   CT_DIR_REPLY);
+			else if (natted[j])	/* gone: on as a new one */
+				key_flip(&keys[j]);
 			bool commit = call_commit(call, i);
 			ct_state_out[i] = process(ct, pkts[i], &meta[i],
 					&keys[j], related[j],
 					hits & (1ull << j) ? data[j] : NULL,
-					commit, nat, now_tsc,
+					commit, call_nat(call, i), now_tsc,
 					out ? &out[i] : NULL);
 			committed |= commit && (ct_state_out[i] & CS_NEW);
 		}
@@ -455,22 +548,23 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
 		  uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
-	const struct ct_call call = { .zone = zone, .commit = commit };
+	const struct ct_call call = { .zone = zone, .commit = commit,
+				      .nat = nat };
 
-	execute_bulk(ct, pkts, meta, n, &call, nat, now_tsc, ct_state_out,
-		     out);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, out);
 }
 
 void
 conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			const struct ct_pkt_meta *meta, uint16_t n,
 			const uint16_t zones[], const uint64_t commits[],
+			const struct ct_nat_spec *const nats[],
 			uint64_t now_tsc, uint8_t *ct_state_out)
 {
-	const struct ct_call call = { .zones = zones, .commits = commits };
+	const struct ct_call call = { .zones = zones, .commits = commits,
+				      .nats = nats };
 
-	execute_bulk(ct, pkts, meta, n, &call, NULL, now_tsc, ct_state_out,
-		     NULL);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, NULL);
 }
 
 void

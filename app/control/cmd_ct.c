@@ -3,7 +3,9 @@
  * RCU variable exists, swept from the control loop) and its commands,
  * named as ovs-appctl's: dpctl/dump-conntrack, dpctl/flush-conntrack,
  * dpctl/ct-stats-show, dpctl/ct-set-maxconns, dpctl/ct-get-maxconns,
- * dpctl/ct-get-nconns, dpctl/ct-set-limits, dpctl/ct-get-limits.
+ * dpctl/ct-get-nconns, dpctl/ct-set-limits, dpctl/ct-get-limits, and the
+ * zone timeout policies as ovs-vsctl's add-zone-tp, del-zone-tp and
+ * list-zone-tp.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,9 +270,129 @@ cmd_ct_get_limits(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
+/* The zone timeout policies set by add-zone-tp: the tracker's policy ids
+ * 1.. (0 is the default policy, every zone's until then), each one zone's.
+ * Control thread only. */
+static struct {
+	int32_t zone;			/* -1: the id is free */
+	uint32_t secs[CT_TP_N];
+} zone_tp[CT_MAX_POLICIES];
+
+static int
+zone_tp_find(int32_t zone)
+{
+	for (int id = 1; id < CT_MAX_POLICIES; id++)
+		if (zone_tp[id].zone == zone)
+			return id;
+	return -1;
+}
+
+/* add-zone-tp [DP] zone=N ATTR=SECS...: as ovs-vsctl add-zone-tp, the
+ * attributes not named keep OVS's defaults; a zone given again gets its
+ * policy replaced. Sessions created in the zone from now on use it (and
+ * those that are there from their next packet on, as in OVS). */
+static int
+cmd_add_zone_tp(int argc, const char *argv[], bool json, struct ds *out,
+		void *aux)
+{
+	(void)json, (void)aux;
+	uint32_t secs[CT_TP_N];
+	int32_t zone = -1;
+	int first = 1;
+
+	if (argc > 1 && strncmp(argv[1], "zone=", 5))
+		first = 2;		/* the datapath's name */
+	if (first >= argc) {
+		ds_put_cstr(out, "zone=N missing");
+		return -1;
+	}
+	if (parse_zone(argv[first], &zone, out))
+		return -1;
+	memcpy(secs, ct_tp_defaults, sizeof secs);
+	for (int i = first + 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		int a = 0;
+		while (eq && a < CT_TP_N &&
+		       (strlen(ct_tp_attr_names[a]) != (size_t)(eq - argv[i]) ||
+			strncmp(argv[i], ct_tp_attr_names[a], eq - argv[i])))
+			a++;
+		if (!eq || a == CT_TP_N) {
+			ds_put_format(out, "bad timeout '%s' (ATTR=SECS, ATTR "
+				      "one of:", argv[i]);
+			for (a = 0; a < CT_TP_N; a++)
+				ds_put_format(out, " %s", ct_tp_attr_names[a]);
+			ds_put_cstr(out, ")");
+			return -1;
+		}
+		if (parse_u32(eq + 1, ct_tp_attr_names[a], &secs[a], out))
+			return -1;
+		if (secs[a] > 100u * 24 * 3600) {
+			ds_put_format(out, "%s: at most %u seconds", argv[i],
+				      100u * 24 * 3600);
+			return -1;
+		}
+	}
+	int id = zone_tp_find(zone);
+	if (id < 0)
+		id = zone_tp_find(-1);
+	if (id < 0) {
+		ds_put_format(out, "zone %d: no room for another zone timeout "
+			      "policy (%d at most; del-zone-tp one)", zone,
+			      CT_MAX_POLICIES - 1);
+		return -1;
+	}
+	zone_tp[id].zone = zone;
+	memcpy(zone_tp[id].secs, secs, sizeof secs);
+	conntrack_set_timeout_policy(pmd_conntrack, (uint32_t)id, secs);
+	conntrack_set_zone_policy(pmd_conntrack, (uint16_t)zone, (uint32_t)id);
+	return 0;
+}
+
+/* del-zone-tp [DP] zone=N: the zone goes back to the default policy. */
+static int
+cmd_del_zone_tp(int argc, const char *argv[], bool json, struct ds *out,
+		void *aux)
+{
+	(void)json, (void)aux;
+	int32_t zone;
+
+	if (parse_zone(argv[argc - 1], &zone, out))
+		return -1;
+	int id = zone_tp_find(zone);
+	if (id < 0) {
+		ds_put_format(out, "zone %d has no timeout policy", zone);
+		return -1;
+	}
+	conntrack_set_zone_policy(pmd_conntrack, (uint16_t)zone, 0);
+	zone_tp[id].zone = -1;
+	return 0;
+}
+
+/* list-zone-tp [DP]: ovs-vsctl's lines, "Zone:N, Timeout Policies:
+ * tcp_syn_sent=30 ..." */
+static int
+cmd_list_zone_tp(int argc, const char *argv[], bool json, struct ds *out,
+		 void *aux)
+{
+	UNUSED_ARGS;
+	for (int id = 1; id < CT_MAX_POLICIES; id++) {
+		if (zone_tp[id].zone < 0)
+			continue;
+		ds_put_format(out, "Zone:%d, Timeout Policies:",
+			      zone_tp[id].zone);
+		for (int a = 0; a < CT_TP_N; a++)
+			ds_put_format(out, " %s=%u", ct_tp_attr_names[a],
+				      zone_tp[id].secs[a]);
+		ds_put_cstr(out, "\n");
+	}
+	return 0;
+}
+
 void
 cmd_ct_register(void)
 {
+	for (int id = 0; id < CT_MAX_POLICIES; id++)
+		zone_tp[id].zone = -1;
 	control_register("dpctl/dump-conntrack", "[DP] [zone=N]", 0, 2,
 			 cmd_dump_conntrack, NULL);
 	control_register("dpctl/flush-conntrack", "[DP] [zone=N]", 0, 2,
@@ -288,4 +410,9 @@ cmd_ct_register(void)
 			 cmd_ct_set_limits, NULL);
 	control_register("dpctl/ct-get-limits", "[DP] [zone=N]...", 0, 64,
 			 cmd_ct_get_limits, NULL);
+	control_register("add-zone-tp", "[DP] zone=N [ATTR=SECS]...", 1, 13,
+			 cmd_add_zone_tp, NULL);
+	control_register("del-zone-tp", "[DP] zone=N", 1, 2, cmd_del_zone_tp,
+			 NULL);
+	control_register("list-zone-tp", "[DP]", 0, 1, cmd_list_zone_tp, NULL);
 }

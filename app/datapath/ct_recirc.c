@@ -16,6 +16,17 @@
  *   ct(commit,exec(...->ct_mark)) the committed sessions get the mark,
  *                                and a recirculated packet sees it.
  *
+ * ct(...,nat...) NATs the packets of NATed sessions as the tracker does
+ * (app/conntrack/ct_nat.c; a bare `nat` applies a session's existing NAT,
+ * nat(src|dst=...) gives a new committed session its translation), and
+ * a recirculated packet is looked up by what it carries after the
+ * rewrite: its key's nw_src/nw_dst/tp_src/tp_dst are read back from the
+ * packet (the next pass hashes its key afresh), its ct_state has +snat or
+ * +dnat. A ct() after the recirculation, in the same zone, looks such a
+ * packet up by its reverse tuple and does not NAT it again, as OVS
+ * (ct_pkt_meta.natted). Not so for two ct() of one pass (no
+ * recirculation between them): the second sees the rewritten tuple.
+ *
  * The recirculated packets wait in ctx->recirc and are looked up after
  * the current pass (dp_pipeline.c), at most DP_MAX_RECIRC passes deep:
  * past that, and whenever there is no pass to take them (the mark path),
@@ -26,20 +37,27 @@
 #include "dp_ct.h"
 #include "dp_stages.h"
 
-/* Tracks b's packets for a: writes their ct_state and mark. */
+/* Tracks (and NATs) b's packets for a: writes their ct_state and mark,
+ * and their meta (where their headers are); writes mark (NULL: none)
+ * into their sessions. */
 static void
-track(struct dp_ctx *ctx, const struct dp_action *a,
+track(struct dp_ctx *ctx, const struct dp_action *a, const struct dp_nat *nat,
       const struct dp_ct_mark *mark, struct pkt_batch *b,
-      const struct flow_key keys[], const uint8_t idx[], uint8_t state[],
-      struct ct_conn_ref refs[])
+      const struct flow_key keys[], const uint8_t idx[],
+      struct ct_pkt_meta meta[], uint8_t state[], struct ct_conn_ref refs[])
 {
-	struct ct_pkt_meta meta[BATCH_MAX];
+	struct ct_nat_spec spec;
 
-	for (uint16_t i = 0; i < b->n; i++)
-		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
+	for (uint16_t i = 0; i < b->n; i++) {
+		const struct flow_key *k = &keys[idx ? idx[i] : i];
+		dp_ct_meta(&meta[i], k, b->pkts[i]);
+		/* NATed by a ct() of this zone before the recirculation */
+		meta[i].natted = (k->ct_state & (CS_SRC_NAT | CS_DST_NAT)) &&
+				 k->ct_zone == a->port;
+	}
 	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port,
-			  a->slot & DP_CT_COMMIT, NULL, rte_rdtsc(), state,
-			  refs);
+			  a->slot & DP_CT_COMMIT, dp_ct_nat_spec(nat, &spec),
+			  rte_rdtsc(), state, refs);
 	for (uint16_t i = 0; mark && i < b->n; i++) {
 		if (!refs[i].conn)
 			continue;
@@ -50,19 +68,21 @@ track(struct dp_ctx *ctx, const struct dp_action *a,
 
 void
 dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
-	      const struct dp_ct_mark *mark, const struct dp_action *recirc,
+	      const struct dp_nat *nat, const struct dp_ct_mark *mark,
+	      const struct dp_action *recirc,
 	      struct pkt_batch *b, const struct flow_key keys[],
 	      const uint8_t idx[])
 {
 	uint8_t state[BATCH_MAX];
 	struct ct_conn_ref refs[BATCH_MAX];
+	struct ct_pkt_meta meta[BATCH_MAX];
 	struct dp_inner *next = ctx->recirc;
 
 	if (unlikely(!ctx->ct)) {	/* the daemon always has one */
 		dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);
 		return;
 	}
-	track(ctx, a, mark, b, keys, idx, state, refs);
+	track(ctx, a, nat, mark, b, keys, idx, meta, state, refs);
 	if (!recirc)
 		return;		/* ct() without table=: the packets go on */
 	if (!next) {		/* too deep, or no pass to take them */
@@ -83,6 +103,8 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 		k->dl_dst = eh->dst_addr;
 		k->dl_src = eh->src_addr;
+		if (nat && (state[i] & (CS_SRC_NAT | CS_DST_NAT)))
+			dp_ct_refresh_key(k, &meta[i], m);
 		k->ct_state = state[i];
 		k->ct_zone = a->port;
 		k->ct_mark = refs[i].conn ? refs[i].mark : 0;

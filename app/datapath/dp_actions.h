@@ -29,6 +29,8 @@
 /* ct(commit,exec(set_field:V/M->ct_mark)): the values a DP_ACT_CT
  * writes into committed sessions, one slot per such ct(). */
 #define DP_MAX_CT_MARKS 2
+/* nat(...) of an sg() or ct(): one value slot each (actions->nats[]). */
+#define DP_MAX_NATS 2
 
 /* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
@@ -57,7 +59,8 @@ enum dp_action_type {
 	DP_ACT_SG,		/* security group (seed 003), in this pass:
 				 * the packets of a session pass, a new one
 				 * passes (and is committed) only if slot
-				 * has DP_SG_ALLOW; port: the zone */
+				 * has DP_SG_ALLOW; port: the zone; with
+				 * DP_CT_NAT, NAT as nats[DP_NAT_SLOT] */
 	DP_ACT_DROP_COPY,	/* reason: the copy one output would have
 				 * sent (a tunnel output with no route or
 				 * neighbour, not the last), counted as
@@ -70,7 +73,8 @@ enum dp_action_type {
 				 * (exec(load->ct_mark)); they go on
 				 * unchanged
 				 * (their ct_state is seen only after a
-				 * recirculation) */
+				 * recirculation) but for DP_CT_NAT: NAT
+				 * as nats[DP_NAT_SLOT(slot)] */
 	DP_ACT_RECIRC,		/* only right after DP_ACT_CT, last:
 				 * ct(table=T)'s recirculation; port: the
 				 * recirc id (recirc_id.h) */
@@ -78,11 +82,33 @@ enum dp_action_type {
 
 #define DP_SG_ALLOW 0x1
 #define DP_CT_COMMIT 0x1
-#define DP_CT_MARK_SLOT(slot) ((slot) >> 1)	/* 1-based, 0: none */
-#define DP_CT_WITH_MARK(n) ((uint8_t)((n) << 1))
+/* The slot byte of DP_ACT_SG / DP_ACT_CT:
+ *   bit 0     DP_SG_ALLOW / DP_CT_COMMIT
+ *   bit 1     DP_CT_NAT: with nat(...), the spec is nats[DP_NAT_SLOT]
+ *   bits 2-3  DP_ACT_CT only: DP_CT_MARK_SLOT, 1-based (0: no mark),
+ *             the exec(->ct_mark) value is ct_marks[DP_CT_MARK_SLOT - 1]
+ *   bits 4-7  DP_NAT_SLOT */
+#define DP_CT_NAT 0x2
+#define DP_CT_MARK_SHIFT 2
+#define DP_CT_MARK_SLOT(slot) (((slot) >> DP_CT_MARK_SHIFT) & 0x3)
+#define DP_CT_WITH_MARK(n) ((uint8_t)((n) << DP_CT_MARK_SHIFT))
+#define DP_NAT_SLOT_SHIFT 4
+#define DP_NAT_SLOT(slot) ((slot) >> DP_NAT_SLOT_SHIFT)
+_Static_assert(DP_MAX_CT_MARKS <= 3, "mark slot + 1 fits bits 2-3");
+_Static_assert(DP_MAX_NATS <= 16, "nat slot fits bits 4-7");
 
 struct dp_ct_mark {
 	uint32_t value, mask;	/* mark = (mark & ~mask) | value */
+};
+
+/* One nat(...), as the tracker's struct ct_nat_spec: host order; ip_min
+ * 0 is a bare `nat` (the session's NAT, if it has one, is applied; a new
+ * session gets none); max 0: same as min; ports 0: keep the port. */
+struct dp_nat {
+	uint32_t ip_min, ip_max;
+	uint16_t port_min, port_max;
+	uint8_t snat;		/* else dnat */
+	uint8_t pad[3];		/* zero: compared with memcmp */
 };
 
 struct dp_action {
@@ -107,11 +133,21 @@ struct dp_actions {
 	uint8_t n_macs;
 	uint8_t n_tnls;
 	uint8_t n_ct_marks;
+	uint8_t n_nats;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
 	struct dp_ct_mark ct_marks[DP_MAX_CT_MARKS];
+	struct dp_nat nats[DP_MAX_NATS];
 };
+
+/* The nat(...) of an sg() or ct() action, NULL without one. */
+static inline const struct dp_nat *
+dp_action_nat(const struct dp_actions *acts, const struct dp_action *a)
+{
+	return a->slot & DP_CT_NAT ?
+	       &acts->nats[DP_NAT_SLOT(a->slot) % DP_MAX_NATS] : NULL;
+}
 
 static inline uint8_t
 dp_actions_sg_leading(const struct dp_actions *acts)
@@ -157,8 +193,15 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 					&b->ct_marks[m - 1],
 					sizeof a->ct_marks[0]))
 				return false;
-			break;
 		}
+		/* fall through */
+		case DP_ACT_SG:
+			if ((a->act[i].slot & DP_CT_NAT) &&
+			    memcmp(dp_action_nat(a, &a->act[i]),
+				   dp_action_nat(b, &b->act[i]),
+				   sizeof a->nats[0]))
+				return false;
+			break;
 		}
 	}
 	return true;

@@ -119,19 +119,21 @@ dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 			dp_drop_batch(ctx, b, a->reason);
 			return;
 		case DP_ACT_SG:	/* keeps the packets the group lets by */
-			dp_sg_filter(ctx, a, b, keys, idx);
+			dp_sg_filter(ctx, a, dp_action_nat(acts, a), b, keys,
+				     idx);
 			break;
 		case DP_ACT_CT: {
 			uint8_t m = DP_CT_MARK_SLOT(a->slot);
 			const struct dp_ct_mark *mark =
 				m ? &acts->ct_marks[m - 1] : NULL;
+			const struct dp_nat *nat = dp_action_nat(acts, a);
 			if (i + 1 < acts->n &&
 			    acts->act[i + 1].type == DP_ACT_RECIRC) {
-				dp_ct_execute(ctx, a, mark, &acts->act[i + 1],
-					      b, keys, idx);
+				dp_ct_execute(ctx, a, nat, mark,
+					      &acts->act[i + 1], b, keys, idx);
 				return;	/* the next pass owns them */
 			}
-			dp_ct_execute(ctx, a, mark, NULL, b, keys, idx);
+			dp_ct_execute(ctx, a, nat, mark, NULL, b, keys, idx);
 			break;
 		}
 		case DP_ACT_RECIRC:	/* xlate puts one only after a ct */

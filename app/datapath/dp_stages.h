@@ -163,18 +163,19 @@ void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
 void dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[],
 		 uint16_t n_groups, const struct flow_key keys[]);
 void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
-		  struct pkt_batch *b, const struct flow_key keys[],
-		  const uint8_t idx[]);
+		  const struct dp_nat *nat, struct pkt_batch *b,
+		  const struct flow_key keys[], const uint8_t idx[]);
 
-/* ct() (ct_recirc.c): tracks b's packets as a (DP_ACT_CT) says, writing
- * mark (NULL: none) into their committed sessions. With
+/* ct() (ct_recirc.c): tracks b's packets as a (DP_ACT_CT) says, NATing
+ * them as nat (a's nat(...) slot, NULL none) says and writing mark (its
+ * exec(->ct_mark), NULL none) into their committed sessions. With
  * recirc (the DP_ACT_RECIRC after it) consumes b: the packets go to
  * ctx->recirc with their ct fields and recirc id in their keys, or are
  * dropped (recirc_limit) when it is NULL. Without, b goes on unchanged. */
 #define DP_MAX_RECIRC 6		/* passes after the first, as OVS's
 				 * MAX_RECIRC_DEPTH */
 void dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
-		   const struct dp_ct_mark *mark,
+		   const struct dp_nat *nat, const struct dp_ct_mark *mark,
 		   const struct dp_action *recirc, struct pkt_batch *b,
 		   const struct flow_key keys[], const uint8_t idx[]);
 

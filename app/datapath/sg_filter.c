@@ -18,12 +18,19 @@
  * 32 VMs would otherwise make 32 lookups of one packet each. An sg()
  * behind an output, a tunnel push or another sg() runs as an action
  * (dp_sg_filter), on its group alone.
+ *
+ * sg(...,nat(src|dst=...)) or sg(...,nat), in either place: a new
+ * connection it lets in gets its translated tuple, and every packet of a
+ * NATed session is rewritten, both directions (app/conntrack/ct_nat.c),
+ * before the actions after sg(). Those actions were chosen by the
+ * packet's headers before NAT: one pass, no second lookup (that is
+ * ct(nat,table=T)'s recirculation).
  */
 #include <rte_cycles.h>
 #include "dp_ct.h"
 #include "dp_stages.h"
 
-enum sg_verdict { SG_PASS, SG_DENY, SG_INVALID };
+enum sg_verdict { SG_PASS = 0, SG_DENY, SG_INVALID };	/* PASS 0: ORed */
 
 static inline uint8_t
 sg_verdict(uint8_t state, bool allow)
@@ -61,12 +68,13 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 
 void
 dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
-	     struct pkt_batch *b, const struct flow_key keys[],
-	     const uint8_t idx[])
+	     const struct dp_nat *nat, struct pkt_batch *b,
+	     const struct flow_key keys[], const uint8_t idx[])
 {
 	bool allow = a->slot & DP_SG_ALLOW;
 	struct ct_pkt_meta meta[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
+	struct ct_nat_spec spec;
 
 	if (unlikely(!ctx->ct)) {
 		dp_drop_batch(ctx, b, DROP_SG_INVALID);
@@ -75,11 +83,15 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	for (uint16_t i = 0; i < b->n; i++)
 		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
-	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow, NULL,
-			  rte_rdtsc(), state, NULL);
-	for (uint16_t i = 0; i < b->n; i++)
+	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow,
+			  dp_ct_nat_spec(nat, &spec), rte_rdtsc(), state, NULL);
+	uint8_t stopped = 0;
+	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow);
-	sg_apply(ctx, b, (uint8_t *)idx, state);
+		stopped |= state[i];
+	}
+	if (stopped)
+		sg_apply(ctx, b, (uint8_t *)idx, state);
 }
 
 /* Each group whose megaflow meets an sg() first (dp_actions.sg_at: nothing
@@ -94,8 +106,11 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	struct ct_pkt_meta meta[BATCH_MAX];
 	uint16_t zones[BATCH_MAX];
 	uint64_t commits[(BATCH_MAX + 63) / 64] = { 0 };
+	struct ct_nat_spec specs[BATCH_MAX];
+	const struct ct_nat_spec *nats[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
 	uint16_t n = 0, n_sg = 0;
+	bool any_nat = false;
 
 	if (unlikely(!ctx->ct))	/* dp_sg_filter drops them */
 		return;
@@ -114,8 +129,12 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 			continue;
 		const struct dp_action *a =
 			&grp->flow->actions.act[grp->sg_done - 1];
+		const struct ct_nat_spec *nat = dp_ct_nat_spec(
+			dp_action_nat(&grp->flow->actions, a), &specs[k]);
+		any_nat |= nat != NULL;
 		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			pkts[n] = grp->b.pkts[j];
+			nats[n] = nat;
 			dp_ct_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
 			zones[n] = a->port;
 			/* sg(allow) commits what it lets in */
@@ -126,7 +145,8 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	if (!n)
 		return;
 	conntrack_execute_mixed(ctx->ct, pkts, meta, n, zones, commits,
-				rte_rdtsc(), state);
+				any_nat ? nats : NULL, rte_rdtsc(), state);
+	uint8_t stopped = 0;	/* a verdict other than SG_PASS */
 	n = 0;
 	for (uint16_t k = 0; k < n_groups; k++) {
 		struct dp_flow_group *grp = &g[k];
@@ -134,8 +154,19 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 			continue;
 		bool allow = grp->flow->actions.act[grp->sg_done - 1].slot &
 			     DP_SG_ALLOW;
-		for (uint16_t j = 0; j < grp->b.n; j++, n++)
+		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			state[n] = sg_verdict(state[n], allow);
+			stopped |= state[n];
+		}
+	}
+	if (!stopped)	/* the usual burst: every packet passes */
+		return;
+	n = 0;
+	for (uint16_t k = 0; k < n_groups; k++) {
+		struct dp_flow_group *grp = &g[k];
+		if (!grp->sg_done)
+			continue;
+		n += grp->b.n;
 		sg_apply(ctx, &grp->b, grp->idx, &state[n - grp->b.n]);
 	}
 }

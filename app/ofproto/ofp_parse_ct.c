@@ -4,7 +4,7 @@
  *   ct(commit,zone=N|zone=NXM_NX_REGn[0..15],table=T,nat,
  *      nat(src|dst=IP[-IP][:PORT[-PORT]]),
  *      exec(set_field:V->ct_mark|ct_label, load:...))
- *   sg(allow|deny[,zone=N][,commit][,nat(src|dst=...)])
+ *   sg(allow|deny[,zone=N][,commit][,nat|nat(src|dst=...)]) (deny: bare nat only)
  * with OVS's checks: exec() and nat with addresses need commit, and (in
  * ofp_check_pipeline_actions) the rule must match ip.
  */
@@ -230,9 +230,14 @@ ofp_parse_ct(struct parser *p, char *inside, bool is_sg, struct ofp_action *a)
 	if ((ct->nat.kind == OFP_NAT_SRC || ct->nat.kind == OFP_NAT_DST) &&
 	    !ct->commit && !is_sg)
 		return ofp_fail(p, "ct: nat(src|dst) needs commit");
-	if (is_sg && !ct->allow && (ct->commit || ct->nat.kind))
-		return ofp_fail(p, "sg: deny takes no commit or nat (a denied "
-				"connection is never created)");
+	/* deny creates nothing: a bare nat (apply a session's own NAT,
+	 * e.g. un-NAT the replies of the sessions an allow NATed) is all
+	 * it can take */
+	if (is_sg && !ct->allow &&
+	    (ct->commit || (ct->nat.kind && ct->nat.kind != OFP_NAT_PLAIN)))
+		return ofp_fail(p, "sg: deny takes no commit or nat(src|dst) "
+				"(a denied connection is never created; a bare "
+				"nat applies its session's)");
 	a->type = is_sg ? OFPACT_SG : OFPACT_CT;
 	a->slot = r->n_ct++;
 	return 0;

@@ -86,6 +86,37 @@ emit_set_mac(struct xlate_out *out, enum dp_action_type type,
 	emit(out, type, a->n_macs++, 0);
 }
 
+/* A rule's nat()s always fit; a pipeline walk (resubmits) collecting
+ * more is dropped whole, as one with too many rewrites. */
+_Static_assert(DP_MAX_NATS >= OFP_MAX_CT, "a rule's nat()s fit");
+
+/* The slot bits of an sg() or ct() with c's nat(...), in its own value
+ * slot (0 without nat, or out of slots: then the rule is dropped whole). */
+static uint8_t
+nat_slot(struct xlate_out *out, const struct ofp_ct *c)
+{
+	struct dp_actions *a = &out->actions;
+	const struct ofp_nat *n = &c->nat;
+
+	if (n->kind == OFP_NAT_NONE)
+		return 0;
+	if (a->n_nats >= DP_MAX_NATS) {
+		emit_overflow(out);
+		return 0;
+	}
+	struct dp_nat *d = &a->nats[a->n_nats];
+	memset(d, 0, sizeof *d);
+	/* bare `nat` (or one with no address): the session's own NAT only */
+	if (n->kind != OFP_NAT_PLAIN && n->ip_min) {
+		d->snat = n->kind == OFP_NAT_SRC;
+		d->ip_min = rte_be_to_cpu_32(n->ip_min);
+		d->ip_max = n->ip_max ? rte_be_to_cpu_32(n->ip_max) : d->ip_min;
+		d->port_min = n->port_min;
+		d->port_max = n->port_max ? n->port_max : n->port_min;
+	}
+	return (uint8_t)(DP_CT_NAT | a->n_nats++ << DP_NAT_SLOT_SHIFT);
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
@@ -234,12 +265,13 @@ ct_exec_mark(const struct ofp_ct *ct, struct dp_ct_mark *m)
 	return any;
 }
 
-/* ct() [+ recirc(id) when it has table=: the last one] */
+/* ct() [+ recirc(id) when it has table=: the last one], its nat(...) and
+ * exec(->ct_mark) in their value slots */
 static void
 emit_ct(struct xlate_out *out, const struct ofp_ct *ct, uint8_t recirc_id)
 {
 	struct dp_actions *a = &out->actions;
-	uint8_t slot = ct->commit ? DP_CT_COMMIT : 0;
+	uint8_t slot = (ct->commit ? DP_CT_COMMIT : 0) | nat_slot(out, ct);
 	struct dp_ct_mark m;
 
 	if (ct_exec_mark(ct, &m)) {
@@ -319,7 +351,8 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			const struct ofp_ct *sg = &pl->ct[a->slot];
 			emit_act(out, (struct dp_action){
 				.type = DP_ACT_SG,
-				.slot = sg->allow ? DP_SG_ALLOW : 0,
+				.slot = (sg->allow ? DP_SG_ALLOW : 0) |
+					nat_slot(out, sg),
 				.port = sg->zone });
 			break;
 		}

@@ -82,10 +82,9 @@ int xlate_check_rule(const struct ofp_rule *r,
 		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		     char *err, size_t errlen);
 
-/* Refuses, at add-flow time, what the datapath cannot run (ct() or sg()
- * with nat(), sg() with a register zone, ct(exec()) writing ct_label, a
- * ct_label match): "ct(nat): not executable by this datapath yet
- * (issue 12)". 0 if runnable. */
+/* Refuses, at add-flow time, what the datapath cannot run (ct(exec())
+ * writing ct_label, a ct_label match): "ct_label: not supported (...)".
+ * 0 if runnable. */
 int xlate_check_executable(const struct ofp_rule *r, char *err,
 			   size_t errlen);
 

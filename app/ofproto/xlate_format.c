@@ -185,6 +185,35 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 	return (int)b.used;
 }
 
+/* nat(src=A[-B][:P[-Q]]) as OVS's datapath actions print it; bare "nat" */
+static void
+put_dp_nat(struct buf *b, const struct dp_nat *n)
+{
+	char lo[INET_ADDRSTRLEN], hi[INET_ADDRSTRLEN];
+	rte_be32_t v;
+
+	if (!n)
+		return;
+	if (!n->ip_min) {
+		put(b, ",nat");
+		return;
+	}
+	v = rte_cpu_to_be_32(n->ip_min);
+	inet_ntop(AF_INET, &v, lo, sizeof lo);
+	put(b, ",nat(%s=%s", n->snat ? "src" : "dst", lo);
+	if (n->ip_max != n->ip_min) {
+		v = rte_cpu_to_be_32(n->ip_max);
+		inet_ntop(AF_INET, &v, hi, sizeof hi);
+		put(b, "-%s", hi);
+	}
+	if (n->port_min) {
+		put(b, ":%u", n->port_min);
+		if (n->port_max != n->port_min)
+			put(b, "-%u", n->port_max);
+	}
+	put(b, ")");
+}
+
 int
 xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 {
@@ -240,9 +269,16 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 				put(&b, ",mark=%#"PRIx32"/%#"PRIx32,
 				    a->ct_marks[m - 1].value,
 				    a->ct_marks[m - 1].mask);
+			put_dp_nat(&b, dp_action_nat(a, x));
 			put(&b, ")");
 			break;
 		}
+		case DP_ACT_SG:
+			put(&b, "sg(%s,zone=%u",
+			    x->slot & DP_SG_ALLOW ? "allow" : "deny", x->port);
+			put_dp_nat(&b, dp_action_nat(a, x));
+			put(&b, ")");
+			break;
 		case DP_ACT_RECIRC:
 			put(&b, "recirc(%#x)", x->port);
 			break;

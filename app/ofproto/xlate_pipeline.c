@@ -414,25 +414,21 @@ int
 xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 {
 	const struct ofp_meta *m = &r->meta_mask;
-	static const char *const why = "not executable by this datapath yet "
-				       "(issue 12)";
 	static const char *const no_label = "ct_label: not supported (the "
 		"flow key has no room for its 128 bits; ct_mark is)";
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		/* nat() needs the tracker's rewrite of the packet's key */
+		/* nat() runs (sg_filter.c, ct_recirc.c), a register zone
+		 * is resolved at translation, exec(->ct_mark) has its value
+		 * slot: only ct_label has nowhere to go */
 		if (a->type != OFPACT_CT && a->type != OFPACT_SG)
 			continue;
 		const struct ofp_ct *c = &r->ct[a->slot];
 		const char *what = a->type == OFPACT_CT ? "ct" : "sg";
-		if (c->nat.kind) {
-			snprintf(err, errlen, "%s(nat): %s", what, why);
-			return -1;
-		}
 		for (int e = 0; e < c->n_exec; e++)
 			if (c->exec[e].field != OFP_MF_CT_MARK) {
-				snprintf(err, errlen, "ct(exec): %s",
+				snprintf(err, errlen, "%s(exec): %s", what,
 					 no_label);
 				return -1;
 			}

@@ -221,6 +221,32 @@ def udp_echo(client_ns, server_ns, server_ip, count=20, size=200, port=5003,
         srv.stop()
 
 
+def udp_to_closed_port(ns, ip, port, count=2):
+    """count datagrams to a port nobody listens on, one at a time; how
+    many came back refused (an ICMP port unreachable reached the socket)."""
+    return Peer(ns, "udp-echo-client", ip, port, count, 64,
+                0.5).result(count + 15)["refused"]
+
+
+def udp_send(ns, sport, ip, port, count=1):
+    """count datagrams from port sport of ns to ip:port (no reply read)."""
+    return Peer(ns, "udp-send", sport, ip, port, count).result(15)
+
+
+def udp_receiver(ns, port, count, timeout):
+    """A receiver listening in ns (started once it listens): its result()
+    says how many datagrams came within timeout."""
+    return server(ns, "udp-recv", port, count, timeout)
+
+
+def tcp_segment(ns, src, ip, sport, dport, flags="A", seq=1, ack=1,
+                length=0):
+    """One hand-made TCP segment from src in ns (a raw socket, no
+    connection behind it): a late packet of a closed connection."""
+    return Peer(ns, "tcp-segment", src, ip, sport, dport, flags, seq, ack,
+                length).result(15)
+
+
 def ping(ns, dst, count=5, interval=0.2, size=56, wait=2):
     """iputils ping; {"transmitted", "received", "loss_pct", "output"}."""
     r = subprocess.run(["ip", "netns", "exec", ns, "ping", "-n", "-c",

@@ -18,7 +18,15 @@ result line at the end. netns_apps.py starts them and reads those lines.
   udp-echo-serve PORT              echo every datagram
   udp-echo-client IP PORT COUNT SIZE TIMEOUT
                                    COUNT datagrams, one at a time; counts
-                                   replies that came back identical
+                                   replies that came back identical, and
+                                   ICMP port unreachables (refused)
+  udp-send SPORT IP PORT COUNT     COUNT datagrams from port SPORT
+  udp-recv PORT COUNT TIMEOUT      counts the datagrams that come within
+                                   TIMEOUT (stops at COUNT)
+  tcp-segment SRC IP SPORT DPORT FLAGS SEQ ACK LEN
+                                   one hand-made TCP segment (raw socket):
+                                   a late or stray packet of a connection
+                                   no socket holds any more
 
 A transfer's result carries the sha256 and byte count of what this end
 sent or received, so a test compares the two ends' lines.
@@ -201,7 +209,7 @@ def udp_echo_client(ip, port, count, size, timeout):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.settimeout(timeout)
     s.connect((ip, port))
-    received = bad = 0
+    received = bad = refused = 0
     for i in range(count):
         data = struct.pack("!I", i) + os.urandom(max(0, size - 4))
         s.send(data)
@@ -211,14 +219,64 @@ def udp_echo_client(ip, port, count, size, timeout):
                 b = s.recv(CHUNK)
                 if b[:4] == data[:4]:
                     break
-        except (socket.timeout, ConnectionRefusedError):
+        except socket.timeout:
+            continue
+        except ConnectionRefusedError:     # an ICMP port unreachable
+            refused += 1
             continue
         if b == data:
             received += 1
         else:
             bad += 1
-    emit(sent=count, received=received, bad=bad,
+    emit(sent=count, received=received, bad=bad, refused=refused,
          local="%s:%d" % s.getsockname())
+
+
+def udp_send(sport, ip, port, count):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", sport))
+    for i in range(count):
+        s.sendto(struct.pack("!I", i) + b"x" * 60, (ip, port))
+    emit(sent=count)
+
+
+def udp_recv(port, count, timeout):
+    s = listener(port, socket.SOCK_DGRAM)
+    emit(ready=True)
+    end = time.monotonic() + timeout
+    n = 0
+    while n < count and time.monotonic() < end:
+        s.settimeout(max(0.01, end - time.monotonic()))
+        try:
+            s.recvfrom(CHUNK)
+        except socket.timeout:
+            break
+        n += 1
+    emit(received=n)
+
+
+def checksum(b):
+    if len(b) % 2:
+        b += b"\0"
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16:
+        t = (t & 0xFFFF) + (t >> 16)
+    return ~t & 0xFFFF
+
+
+def tcp_segment(src, ip, sport, dport, flags, seq, ack, length):
+    bits = sum(1 << "FSRPAU".index(c) for c in flags)
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF,
+                      ack & 0xFFFFFFFF, 5 << 4, bits, 65535, 0, 0)
+    seg = hdr + b"L" * length
+    pseudo = (socket.inet_aton(src) + socket.inet_aton(ip)
+              + struct.pack("!BBH", 0, socket.IPPROTO_TCP, len(seg)))
+    seg = seg[:16] + struct.pack("!H", checksum(pseudo + seg)) + seg[18:]
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
+    s.bind((src, 0))
+    s.sendto(seg, (ip, 0))
+    emit(sent=1, bytes=len(seg))
 
 
 def main(argv):
@@ -239,6 +297,13 @@ def main(argv):
     elif mode == "udp-echo-client":
         udp_echo_client(args[0], int(args[1]), int(args[2]), int(args[3]),
                         float(args[4]))
+    elif mode == "udp-send":
+        udp_send(int(args[0]), args[1], int(args[2]), int(args[3]))
+    elif mode == "udp-recv":
+        udp_recv(int(args[0]), int(args[1]), float(args[2]))
+    elif mode == "tcp-segment":
+        tcp_segment(args[0], args[1], int(args[2]), int(args[3]), args[4],
+                    int(args[5]), int(args[6]), int(args[7]))
     else:
         sys.exit("netns_peer: unknown mode %r" % mode)
 

@@ -3,11 +3,8 @@
 same "allow egress, deny ingress" security group as test_sg.py, written
 as Neutron's openvswitch firewall driver writes it
 (policies/ct_allow_egress.flows: ct(table=T,zone=1), ct_state matches,
-ct(commit,zone=1)), on the real-TCP rig. Asserted:
-  - the same verdicts as the sg() policy: what the VM opens works both
-    ways (TCP with sha256 at both ends, UDP echo, ping), what the outside
-    opens and VM to VM is refused; the sessions show in
-    dpctl/dump-conntrack in zone 1;
+ct(commit,zone=1)), on the real-TCP rig. The verdicts it shares with the
+sg() policy are test_sg_verdicts.py, run on both. Asserted here:
   - the megaflows of the recirculated passes match recirc_id and
     ct_state as OVS prints them (recirc_id(0x1),ct_state(+est+trk)...),
     and the first pass's megaflow ends in ct(zone=1),recirc(0x1), the
@@ -25,7 +22,6 @@ from vxswitch_tools import netns_rig
 from vxswitch_tools.netns_rig import OUT_IP
 
 POLICY = Path(__file__).with_name("policies") / "ct_allow_egress.flows"
-MB = 1024 * 1024
 
 
 def recirc_ids(text, in_port):
@@ -41,29 +37,15 @@ def rig(request, make_switch):
     yield from netns_rig.for_test(request, make_switch, policy=POLICY)
 
 
-def conns(rig):
-    return [l for l in rig.sw.ctl("dpctl/dump-conntrack").splitlines() if l]
-
-
-def rule_drops(rig):
-    return rig.drops().get("rule_drop", 0)
-
-
-def test_egress_allowed_ingress_denied(rig):
+def test_recirculated_megaflows(rig):
     vm = rig.vm(1)
     out = rig.out_ns
-    p = apps.ping(vm.ns, OUT_IP, count=3)
-    assert p["received"] == 3, p["output"]
-    assert apps.tcp_transfer(vm.ns, out, OUT_IP, 2 * MB,
+    p = apps.ping(vm.ns, OUT_IP, count=2)
+    assert p["received"] == 2, p["output"]
+    assert apps.tcp_transfer(vm.ns, out, OUT_IP, 256 * 1024,
                              direction="download")
-    assert apps.tcp_transfer(vm.ns, out, OUT_IP, 2 * MB, direction="upload")
-    u = apps.udp_echo(vm.ns, out, OUT_IP, count=10, size=500)
-    assert u["received"] == 10, u
-    dump = rig.sw.ctl("dpctl/dump-conntrack", "zone=1").splitlines()
-    for proto in ("icmp", "udp", "tcp"):
-        assert any(l.startswith("%s,orig=(src=%s,dst=%s" %
-                                (proto, vm.ip, OUT_IP)) and "zone=1" in l
-                   for l in dump), (proto, dump)
+    u = apps.udp_echo(vm.ns, out, OUT_IP, count=3, size=500)
+    assert u["received"] == 3, u
 
     text = rig.sw.ctl("dpctl/dump-flows")
     # first pass from the VM: tracked, then recirculated to table 72
@@ -79,29 +61,7 @@ def test_egress_allowed_ingress_denied(rig):
     # the replies from the tunnel: recirculated to table 82, +est+rpl
     assert RECIRC_82 + ",in_port(vxlan)" in text, text
     assert "+est-rel+rpl" in text and "ct_zone(0x1)" in text, text
-    assert rig.drops().get("recirc_limit", 0) == 0, rig.drops()
-
-    # ingress: the outside opens, table 82 drops what is not established
-    before = rule_drops(rig)
-    n = len(conns(rig))
-    c = apps.tcp_connect(out, vm.ip, 5555, timeout=2)
-    assert c["result"] == "timeout", c
-    p = apps.ping(out, vm.ip, count=3)
-    assert p["received"] == 0, p["output"]
-    assert rule_drops(rig) >= before + 4, rig.drops()
-    # ct(table=82) without commit: nothing the outside opened is kept
-    assert len(conns(rig)) == n, conns(rig)
-
-
-def test_vm_to_vm_denied(rig):
-    a, b = rig.vm(1), rig.vm(2)
-    before = rule_drops(rig)
-    assert apps.ping(a.ns, b.ip, count=2)["received"] == 0
-    c = apps.tcp_connect(a.ns, b.ip, 5556, timeout=1.5)
-    assert c["result"] == "timeout", c
-    assert rule_drops(rig) >= before + 3, rig.drops()
-    # vm1's egress sent them to vm2's ingress uncommitted: no session
-    assert conns(rig) == [], conns(rig)
+    assert rig.drops() == {}, rig.drops()
 
 
 def test_recirc_bounded(rig):

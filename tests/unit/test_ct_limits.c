@@ -127,8 +127,9 @@ test_snat(void)
 	rte_pktmbuf_free(m);
 	/* the reply to N:sp is un-NATed back to A:1234 */
 	m = pkt_tcp(B, N, 80, sp, F_SYN | F_ACK, 9, 2, 100, -1, 0);
+	/* OVS: a reply's destination is un-SNATed, +dnat */
 	CHECK_EXPR(run_keep(ct, m, true, &nat_only) ==
-		   (TRK_RPL | CS_SRC_NAT));
+		   (TRK_RPL | CS_DST_NAT));
 	CHECK_EXPR(pkt_iph(m)->dst_addr == rte_cpu_to_be_32(A) &&
 		   ((struct rte_tcp_hdr *)(pkt_iph(m) + 1))->dst_port ==
 		   rte_cpu_to_be_16(1234) && pkt_csum_ok(m));
@@ -178,7 +179,7 @@ test_dnat(void)
 	rte_pktmbuf_free(m);
 	/* the server's answer leaves as the VIP */
 	m = pkt_udp(srv, A, 8080, 4000);
-	CHECK_EXPR(run_keep(ct, m, true, &dnat) == (TRK_RPL | CS_DST_NAT));
+	CHECK_EXPR(run_keep(ct, m, true, &dnat) == (TRK_RPL | CS_SRC_NAT));
 	CHECK_EXPR(pkt_is(m, VIP, A, 80, 4000));
 	rte_pktmbuf_free(m);
 	/* later packets of the client follow the same translation */

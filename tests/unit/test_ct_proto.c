@@ -230,7 +230,7 @@ test_mixed_zones(void)
 	pk[3] = pkt_udp(B, A, 53, 7);
 	for (int i = 0; i < 4; i++)
 		ct_pkt_meta_parse(pk[i], &mt[i]);
-	conntrack_execute_mixed(ct, pk, mt, 4, zones, commits, 1, st);
+	conntrack_execute_mixed(ct, pk, mt, 4, zones, commits, NULL, 1, st);
 	CHECK(st[0] == TRK_NEW, "syn %#x", st[0]);
 	CHECK(st[1] == TRK_RPL, "syn-ack %#x", st[1]);
 	CHECK(st[2] == TRK_NEW, "zone 2 syn %#x", st[2]);

@@ -10,7 +10,8 @@
  *    packets meet reg5=2 rules; a conjunction whose both clauses match
  *    outputs to vm0, one clause only does not; vm2's walk, resubmitted
  *    as from vm0, resumes with in_port vm0;
- *  - the exec() mark is the megaflow's (value 1, mask all);
+ *  - the exec() mark is the megaflow's (value 1, mask all), beside the
+ *    same ct()'s nat(src=...) in its own slot bits (dp_actions.h);
  *  - soundness, as dpcls_oracle does it for the classifier: for random
  *    keys (first and recirculated passes), every key that agrees with one
  *    under its megaflow's mask translates to the same actions;
@@ -71,7 +72,7 @@ write_topology(char *path, size_t len)
 		"table=72,priority=73,conj_id=24,ip,actions=output:vm2",
 		"table=72,priority=40,ct_state=+est,ip,reg5=0x2,"
 		"actions=ct(commit,zone=NXM_NX_REG6[0..15],"
-		"exec(set_field:0x1->ct_mark))",
+		"nat(src=203.0.113.7),exec(set_field:0x1->ct_mark))",
 		"table=72,priority=30,ct_state=+new-est,ip,reg5=0x1,"
 		"actions=output:vm2",
 		"table=72,priority=0,actions=drop",
@@ -183,16 +184,26 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	      xo.actions.n, xo.actions.act[0].port);
 	xlate_out_release(&xo);
 
-	/* vm1, established without a rule: marked 1 */
+	/* vm1, established without a rule: committed in reg6's zone,
+	 * SNATed and marked 1, each in its own slot bits */
 	tcp_key(&k, vm[1]->ofport, IPV4(10, 0, 0, 2), 22);
 	k.recirc_id = id1;
 	k.ct_state = OFP_CS_TRK | OFP_CS_EST;
 	xlate(s, &k, &xo);
-	CHECK(xo.actions.n == 1 && xo.actions.act[0].type == DP_ACT_CT &&
-	      DP_CT_MARK_SLOT(xo.actions.act[0].slot) == 1 &&
+	const struct dp_action *ct = &xo.actions.act[0];
+	const struct dp_nat *nat = dp_action_nat(&xo.actions, ct);
+	CHECK(xo.actions.n == 1 && ct->type == DP_ACT_CT &&
+	      ct->port == 0x284 && (ct->slot & DP_CT_COMMIT) &&
+	      DP_CT_MARK_SLOT(ct->slot) == 1 &&
 	      xo.actions.ct_marks[0].value == 1 &&
 	      xo.actions.ct_marks[0].mask == UINT32_MAX, "mark: n %u",
 	      xo.actions.n);
+	CHECK(nat && nat->snat && nat->ip_min == IPV4(203, 0, 113, 7) &&
+	      xo.actions.n_nats == 1, "nat: slot %#x", ct->slot);
+	char text[256];
+	xlate_format_actions(&xo.actions, text, sizeof text);
+	CHECK(strstr(text, "ct(commit,zone=644,mark=0x1/0xffffffff,"
+			   "nat(src=203.0.113.7))"), "%s", text);
 	xlate_out_release(&xo);
 }
 

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The per-lcore session cache: the session a key found last, so that a
+ * packet of a connection seen recently skips the shared table's lock-free
+ * lookup (perf/results/dpbench-sg-cache.txt: about 130 instructions a
+ * packet in rte_hash's LF bulk lookup, plus its hash call). Direct-mapped
+ * by the key's CRC, the same CRC rte_hash uses, so a miss passes it on.
+ *
+ * An entry holds a pointer that may outlive its session: a PMD's cache
+ * persists across its quiescent states, so the session can be retired,
+ * freed and reused while the entry still names it. Each session has a
+ * generation that free_conn() bumps before the session goes back to the
+ * pool; an entry is used only when, read in this order,
+ *   its generation is the entry's (not freed since),
+ *   it is not dead (not retired: it cannot be freed before this PMD's
+ *   next quiescent state, which is after the packet),
+ *   its key in that direction is the packet's,
+ *   and the generation is still the entry's (what was read was this
+ *   incarnation's, not a new one's being initialised).
+ * process() then locks it and checks dead again, as for a table hit.
+ */
+#ifndef VXS_CT_CACHE_H
+#define VXS_CT_CACHE_H
+
+#include <rte_hash_crc.h>
+#include "ct_private.h"
+
+#define CT_CACHE_ENTRIES 8192	/* 128 KiB an lcore, OVS's EMC size */
+
+struct ct_cache_entry {
+	uintptr_t conn_dir;	/* session | CT_DIR_REPLY; 0: empty */
+	uint32_t gen;
+	uint32_t sig;
+};
+
+struct ct_cache {
+	struct ct_cache_entry e[CT_CACHE_ENTRIES];
+};
+
+/* rte_hash_crc(k, 16, 0): the table's own hash of the key. */
+static inline uint32_t
+ct_key_sig(const struct ct_key *k)
+{
+	uint64_t w[2];
+
+	memcpy(w, k, sizeof w);
+	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+}
+
+static inline struct ct_cache *
+ct_cache_of(struct conntrack *ct)
+{
+	unsigned lc = rte_lcore_id();
+	return lc < RTE_MAX_LCORE ? ct->cache[lc] : NULL;
+}
+
+/* The hash entry data (session | direction) cached for k, or NULL. */
+static inline void *
+ct_cache_lookup(const struct ct_cache *cc, const struct ct_key *k,
+		uint32_t sig)
+{
+	const struct ct_cache_entry *e = &cc->e[sig & (CT_CACHE_ENTRIES - 1)];
+	struct ct_key seen;
+
+	if (e->sig != sig || !e->conn_dir)
+		return NULL;
+	struct ct_conn *c = (struct ct_conn *)(e->conn_dir & ~CT_DIR_REPLY);
+	if (__atomic_load_n(&c->gen, __ATOMIC_ACQUIRE) != e->gen ||
+	    __atomic_load_n(&c->dead, __ATOMIC_ACQUIRE))
+		return NULL;
+	memcpy(&seen, &c->key[e->conn_dir & CT_DIR_REPLY], sizeof seen);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) != e->gen ||
+	    memcmp(&seen, k, sizeof seen))
+		return NULL;
+	return (void *)e->conn_dir;
+}
+
+/* data: what the table (or a creation) gave for k, the session alive
+ * when it was found, so it cannot be freed before the next quiescent
+ * state: its generation now is its generation then. */
+static inline void
+ct_cache_insert(struct ct_cache *cc, uint32_t sig, void *data)
+{
+	struct ct_cache_entry *e = &cc->e[sig & (CT_CACHE_ENTRIES - 1)];
+	const struct ct_conn *c =
+		(const struct ct_conn *)((uintptr_t)data & ~CT_DIR_REPLY);
+
+	e->sig = sig;
+	e->gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
+	e->conn_dir = (uintptr_t)data;
+}
+
+#endif
