@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from . import harness as vxlib
+from . import sg_policy
 from .bench import PMD_CORE, BenchError, run
 
 OVS_BIN = Path("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
@@ -151,6 +152,10 @@ class OvsRun:
         self.appctl("ovs/route/add", "172.1.0.0/24", "br-phy")
         self.appctl("tnl/arp/set", "br-phy", "172.1.0.0",
                     "10:00:00:00:00:02")
+        if getattr(self.a, "sg_modes", None):
+            # e2e-bench --sg: the group's baseline rules, then sg_load()
+            self.sg_load(sg_policy.flows("none", self.n_vms, vni=VNI))
+            return
         flows = self.dir / "flows.txt"
         with open(flows, "w") as f:
             for i in range(self.n_vms):
@@ -162,6 +167,29 @@ class OvsRun:
                         "actions=output:vhost-user%d\n" % (i, i))
         run(["ovs-ofctl", "add-flows", "unix:%s" % (self.dir / "br-int.mgmt"),
              flows], env=self.env)
+
+    # e2e-bench --sg (perf/e2e_sg.py): replace br-int's rules, flush the
+    # sessions and the megaflows; read what the group did
+    def sg_load(self, rules):
+        path = self.dir / "sg-flows.txt"
+        path.write_text("\n".join(rules) + "\n")
+        br = "unix:%s" % (self.dir / "br-int.mgmt")
+        run(["ovs-ofctl", "del-flows", br], env=self.env)
+        run(["ovs-ofctl", "add-flows", br, path], env=self.env)
+        self.appctl("dpctl/flush-conntrack")
+        self.appctl("dpctl/del-flows")
+
+    def sg_nconns(self):
+        return int(self.appctl("dpctl/ct-get-nconns").strip())
+
+    def dp_flows(self):
+        return self.appctl("dpctl/dump-flows")
+
+    def sg_policy_drops(self):
+        """Packets of the megaflows whose action is drop (what the rules
+        dropped; a full vhost ring is not counted here)."""
+        return sum(int(m.group(1)) for m in re.finditer(
+            r"packets:(\d+).*actions:drop\s*$", self.dp_flows(), re.M))
 
     def pids(self):
         return [p.pid for p in self.procs]

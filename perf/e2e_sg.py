@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""perf/e2e-bench.py --sg: the full loop with a security group on every VM
+port, no group vs sg() vs ct() recirculation in vxswitch, and OVS-DPDK with
+the same ct() rules, in one run (issue 12).
+
+The policy (vxswitch_tools/sg_policy.py): egress allowed, ingress allowed
+for UDP to port 5001 (gen-traffic.py's flows) and for established
+connections, the rest dropped; one conntrack zone per VM port. Modes:
+none (port security only), sg (the sg() action), ct (Neutron-style
+ct(table=)/ct_state/ct(commit)).
+
+What makes the sessions real: the VMs run testpmd's 5tswap (MACs, IPs and
+UDP ports swapped), so a VM's answer is the reply direction of the
+connection the NIC's packet opened (+est+rpl), not a second copy of it.
+
+What shows the group is applied (checked in every window, and a window
+that fails is marked FAIL in the table, kept out of the ratios):
+- the NIC pcap carries one denied probe every --probe-every packets (UDP
+  to port 5002 of VM j, j round robin): the policy's drops in the window
+  (vxswitch: rule_drop + sg_deny + sg_invalid + no_rule + recirc_limit +
+  resubmit_limit; OVS: the packets of megaflows whose action is drop)
+  must equal the probes the NIC received (its rx times probes/pcap
+  length, within 2 % + 64), and be 0 with no group: the group drops all
+  the denied traffic and nothing of the allowed;
+- sessions (dpctl/ct-get-nconns) = the microflow count with a group, 0
+  without (probes never create one);
+- ct mode: megaflows matching ct_state +est+rpl carry packets (the VMs'
+  answers are tracked as replies of established sessions).
+
+Per (switch, N, M) everything starts once; then --reps rounds, each
+running every mode once (rules replaced with del-flows/add-flows, sessions
+and megaflows flushed, --warmup, check, one window): the modes of a round
+are seconds apart, so host noise is spread over all of them alike.
+"""
+
+import contextlib
+import csv
+import os
+import re
+import statistics
+import struct
+import subprocess
+import time
+
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools import sg_policy
+from vxswitch_tools.bench import BenchError, fmt_count, run, say
+from vxswitch_tools.cpuload import CpuOthers
+from vxswitch_tools.pcap import read_pcap_raw, write_pcap
+
+PROBE_PORT = 5002
+# inner UDP destination port and checksum in a --nic frame (50 bytes of
+# outer headers, then eth 14 + IPv4 20)
+INNER_UDP = 50 + 14 + 20
+VX_POLICY_DROPS = ("rule_drop", "sg_deny", "sg_invalid", "no_rule",
+                   "recirc_limit", "resubmit_limit")
+
+
+# ----------------------------------------------------------------- traffic
+
+def _csum_replace16(csum, old, new):
+    """RFC 1624 incremental update of a ones' complement checksum."""
+    if csum == 0:               # UDP: no checksum
+        return 0
+    s = (~csum & 0xFFFF) + (~old & 0xFFFF) + new
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s & 0xFFFF) or 0xFFFF
+
+
+def sg_pcap(python, scripts, rundir, n_vms, flows, every):
+    """gen-traffic.py --nic with --count a multiple of the flows, >=
+    every * n_vms packets, and a denied probe after every `every` - 1
+    packets (UDP to PROBE_PORT of VM j for the j-th probe: each VM port's
+    group is probed). -> (path, packets, probes)."""
+    if flows < n_vms:
+        raise BenchError("--sg needs --flows >= --vms (%d < %d)"
+                         % (flows, n_vms))
+    count = -(-max(flows, every * n_vms) // flows) * flows
+    base = rundir / ("rx-sg-%dvm-%s-base.pcap" % (n_vms, fmt_count(flows)))
+    out = rundir / ("rx-sg-%dvm-%s-p%d.pcap" % (n_vms, fmt_count(flows),
+                                                 every))
+    if not base.exists():
+        run([python, scripts / "gen-traffic.py", "--nic", "--vms", n_vms,
+             "--flows", flows, "--count", count, "--size", 128, "-q",
+             "--out", base], timeout=600)
+    frames = read_pcap_raw(base)
+    pkts, probes = [], 0
+    for k, fr in enumerate(frames):
+        if k % (every - 1) == 0 and k:
+            # packet j of the pcap goes to VM j % n_vms (flow j, round robin)
+            b = bytearray(frames[probes % n_vms])
+            old = struct.unpack_from("!H", b, INNER_UDP + 2)[0]
+            csum = struct.unpack_from("!H", b, INNER_UDP + 6)[0]
+            struct.pack_into("!HH", b, INNER_UDP + 2, PROBE_PORT, 0)
+            struct.pack_into("!H", b, INNER_UDP + 6,
+                             _csum_replace16(csum, old, PROBE_PORT))
+            pkts.append(bytes(b))
+            probes += 1
+        pkts.append(fr)
+    if not out.exists():
+        write_pcap(out, pkts)
+    return out, len(pkts), probes
+
+
+# ------------------------------------------------------------ measurement
+
+def check_window(mode, sw, row, flows, probe_frac):
+    """The group's checks of one window (see the docstring) -> list of
+    failures; fills row's check columns."""
+    fails = []
+    exp = row["nic_rx"] * probe_frac if mode != "none" else 0
+    got = row["denied"]
+    row["denied_expected"] = int(round(exp))
+    if abs(got - exp) > 0.02 * exp + 64:
+        fails.append("policy drops %d, expected %d (denied probes)"
+                     % (got, exp))
+    want = flows if mode != "none" else 0
+    if row["sessions"] != want:
+        fails.append("%d sessions, expected %d" % (row["sessions"], want))
+    if mode == "ct" and not row["est_rpl_megaflows"]:
+        fails.append("no megaflow with ct_state +est+rpl carried packets")
+    row["check"] = "; ".join(fails) or "ok"
+    return fails
+
+
+EST_RPL_RE = re.compile(r"ct_state\([^)]*\+est[^)]*\+rpl[^)]*\).*?"
+                        r"packets:(\d+)")
+
+
+def est_rpl_megaflows(text):
+    return sum(1 for m in EST_RPL_RE.finditer(text) if int(m.group(1)))
+
+
+def measure_sg(a, cls, n_vms, flows, rundir, pcap, n_pkts, n_probes, modes,
+               vms):
+    """One start of switch and VMs; a.reps rounds over the modes."""
+    start_vms, wait_vms, stop_vms = vms
+    sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
+    rows, tps = [], []
+    sw = cls(a, rundir, n_vms, flows, pcap, sockets)
+    sw.n_pkts = n_pkts
+    rules = {m: sg_policy.flows(m, n_vms) for m in modes}
+    try:
+        t0 = time.monotonic()
+        tps = start_vms(a, rundir, sockets)
+        sw.start()
+        sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
+        wait_vms(tps)
+        say("    %s: %d VMs attached after %.1f s"
+            % (sw.name, n_vms, time.monotonic() - t0))
+        for rep in range(1, a.reps + 1):
+            for mode in modes:
+                sw.sg_load(rules[mode])
+                time.sleep(a.warmup)
+                rows.append(window(a, sw, mode, rep, n_vms, flows, tps,
+                                   n_probes / n_pkts))
+    except (BenchError, AssertionError, TimeoutError, OSError,
+            subprocess.SubprocessError) as e:
+        say("    FAILED: %s" % str(e)[:3000])
+        say("    log tail:\n%s" % sw.log_tail())
+        rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
+                     "rep": 0, "error": str(e).splitlines()[0][:300]})
+    finally:
+        sw.stop()
+        stop_vms(tps)
+        vxlib.reap_all()
+    return rows
+
+
+def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
+    sw.clear()
+    d0 = sw.sg_policy_drops()
+    rx0, tx0 = sw.nic()
+    t = time.monotonic()
+    cpu = CpuOthers(sw.pids() + [tp.pid for tp in tps] + [os.getpid()])
+    time.sleep(a.seconds)
+    rx1, tx1 = sw.nic()
+    secs = time.monotonic() - t
+    others = cpu.cpus() or 0.0
+    d1 = sw.sg_policy_drops()
+    pm = sw.pmd()
+    loop = tx1 - tx0
+    row = {"switch": sw.name, "mode": mode, "vms": n_vms, "flows": flows,
+           "rep": rep, "seconds": round(secs, 3), "nic_rx": rx1 - rx0,
+           "nic_tx": loop, "mpps": loop / secs / 1e6,
+           "nic_rx_mpps": (rx1 - rx0) / secs / 1e6,
+           "pmd_rx": int(pm["pmd_rx"]), "busy": int(pm["busy"]),
+           "idle": int(pm["idle"]),
+           "busy_pct": 100.0 * pm["busy"] / (pm["busy"] + pm["idle"])
+           if pm["busy"] + pm["idle"] else 0,
+           "cyc_per_loop_pkt": pm["busy"] / loop if loop else 0,
+           "recirc": int(pm.get("recirc", 0)),
+           "upcalls": int(pm.get("upcalls", 0)),
+           "denied": d1 - d0, "sessions": sw.sg_nconns(),
+           "est_rpl_megaflows": est_rpl_megaflows(sw.dp_flows())
+           if mode == "ct" else "",
+           "others_cpu": round(others, 3)}
+    fails = check_window(mode, sw, row, flows, probe_frac)
+    say("    rep %d %-4s: %.3f Mpps loop (NIC rx %.3f), %.0f busy cyc/loop "
+        "pkt, busy %.0f%%, denied %d (expected %d), %d sessions%s%s"
+        % (rep, mode, row["mpps"], row["nic_rx_mpps"],
+           row["cyc_per_loop_pkt"], row["busy_pct"], row["denied"],
+           row["denied_expected"], row["sessions"],
+           ", %d +est+rpl megaflows" % row["est_rpl_megaflows"]
+           if mode == "ct" else "",
+           "" if not fails else "\n    CHECK FAILED: " + "; ".join(fails)))
+    if others > 0.05:
+        say("    (other processes used %.0f%% of a CPU on CPUs 0-1)"
+            % (100 * others))
+    return row
+
+
+# ---------------------------------------------------------------- reports
+
+FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
+          "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
+          "busy_pct", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
+          "denied_expected", "sessions", "est_rpl_megaflows", "check",
+          "others_cpu", "build", "error"]
+
+
+def summarize(rows):
+    by = {}
+    for r in rows:
+        if r.get("rep", 0) and r.get("check") == "ok":
+            by.setdefault((r["switch"], r["mode"], r["vms"], r["flows"]),
+                          []).append(r)
+    return {k: {"median": statistics.median(r["mpps"] for r in rs),
+                "min": min(r["mpps"] for r in rs),
+                "max": max(r["mpps"] for r in rs), "n": len(rs),
+                "cyc": statistics.median(r["cyc_per_loop_pkt"] for r in rs)}
+            for k, rs in by.items()}
+
+
+def columns(summ):
+    order = [("vxswitch", "none"), ("vxswitch", "sg"), ("vxswitch", "ct"),
+             ("ovs", "none"), ("ovs", "ct")]
+    return [c for c in order if any(k[:2] == c for k in summ)]
+
+
+RATIOS = [("sg / none", ("vxswitch", "sg"), ("vxswitch", "none")),
+          ("ct / none", ("vxswitch", "ct"), ("vxswitch", "none")),
+          ("ovs ct / ovs none", ("ovs", "ct"), ("ovs", "none")),
+          ("sg / ovs ct", ("vxswitch", "sg"), ("ovs", "ct")),
+          ("ct / ovs ct", ("vxswitch", "ct"), ("ovs", "ct"))]
+
+
+def table(summ, rows):
+    cols = columns(summ)
+    ratios = [r for r in RATIOS if r[1] in cols and r[2] in cols]
+    failed = {(r["switch"], r["mode"], r["vms"], r["flows"]) for r in rows
+              if r.get("rep") and r.get("check") != "ok"}
+    hdr = "| N VMs | flows |" + "".join(" %s %s Mpps (cyc/loop pkt) |" % c
+                                      for c in cols)
+    hdr += "".join(" %s |" % r[0] for r in ratios)
+    lines = [hdr, "|---" * (2 + len(cols) + len(ratios)) + "|"]
+    for n, f in sorted({k[2:] for k in summ}, key=lambda x: (-x[0], x[1])):
+        line = "| %d | %s |" % (n, fmt_count(f))
+        for c in cols:
+            s = summ.get(c + (n, f))
+            line += (" %.3f [%.3f, %.3f] (%.0f)%s |"
+                     % (s["median"], s["min"], s["max"], s["cyc"],
+                        " FAIL" if c + (n, f) in failed else "")
+                     if s else " n/a |")
+        for _, x, y in ratios:
+            sx, sy = summ.get(x + (n, f)), summ.get(y + (n, f))
+            line += (" %.2f |" % (sx["median"] / sy["median"])
+                     if sx and sy and sy["median"] else " n/a |")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def write(results, tag, rows, summ, conditions):
+    raw = results / ("e2e-sg-%s.csv" % tag)
+    with open(raw, "w", newline="") as fh:
+        w = csv.DictWriter(fh, FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
+                        for k, v in r.items()})
+    sp = results / ("e2e-sg-%s-summary.csv" % tag)
+    with open(sp, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["switch", "mode", "vms", "flows", "mpps_median",
+                    "mpps_min", "mpps_max", "windows",
+                    "busy_cyc_per_loop_pkt"])
+        for (sw, mode, n, f), s in sorted(summ.items()):
+            w.writerow([sw, mode, n, f, "%.4f" % s["median"],
+                        "%.4f" % s["min"], "%.4f" % s["max"], s["n"],
+                        "%.0f" % s["cyc"]])
+    text = table(summ, rows)
+    md = results / ("e2e-sg-%s.md" % tag)
+    md.write_text("%s\n\n%s\n" % (conditions, text))
+    return raw, sp, md, text
+
+
+def sg_main(a, ctx):
+    """ctx: the e2e-bench pieces (REPO, PYTHON, SCRIPTS, RESULTS, VxRun,
+    OvsRun, start_vms, wait_vms, stop_vms, build)."""
+    rundir = ctx["rundir"]
+    rows = []
+    switches = [(sw, m) for sw, m in (("vxswitch", a.sg_modes),
+                                      ("ovs", a.ovs_sg_modes))
+                if sw in a.switches and m]
+    try:
+        for n in a.vms_list:
+            for f in a.flows_list:
+                pcap, n_pkts, n_probes = sg_pcap(
+                    ctx["PYTHON"], ctx["SCRIPTS"], rundir, n, f,
+                    a.probe_every)
+                say("== N=%d VMs, %s microflows (%s: %d packets, %d denied "
+                    "probes)" % (n, fmt_count(f), pcap.name, n_pkts,
+                                 n_probes))
+                for sw, modes in switches:
+                    cls = ctx["VxRun"] if sw == "vxswitch" else ctx["OvsRun"]
+                    new = measure_sg(a, cls, n, f, rundir, pcap, n_pkts,
+                                     n_probes, modes,
+                                     (ctx["start_vms"], ctx["wait_vms"],
+                                      ctx["stop_vms"]))
+                    for r in new:
+                        r["build"] = ctx["build"] if sw == "vxswitch" \
+                            else "ovs-vswitchd-dpdk 3.1.0"
+                    rows += new
+    except KeyboardInterrupt:
+        say("interrupted")
+    finally:
+        vxlib.reap_all()
+    summ = summarize(rows)
+    cond = ("e2e-bench --sg: %s; %d rounds x %.0f s windows, warm-up %.0f s "
+            "per mode; VMs one testpmd 5tswap on CPU %d, switch PMD on CPU "
+            "1; a denied probe every %d packets; vxswitch %s; %s UTC"
+            % (" ".join(a.argv), a.reps, a.seconds, a.warmup, a.vm_cpus[0],
+               a.probe_every, ctx["build"],
+               time.strftime("%Y-%m-%d %H:%M", time.gmtime())))
+    raw, sp, md, text = write(ctx["RESULTS"], a.tag, rows, summ, cond)
+    say()
+    say(text)
+    say()
+    say("results: %s" % ", ".join(str(p.relative_to(ctx["REPO"]))
+                                  for p in (raw, sp, md)))
+    with contextlib.suppress(Exception):
+        for p in rundir.glob("*.log"):
+            if not a.keep:
+                p.unlink()
+    bad = [r for r in rows if r.get("rep") == 0 or r.get("check") != "ok"]
+    return 1 if bad or not summ else 0
