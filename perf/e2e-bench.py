@@ -158,6 +158,9 @@ class VxRun:
         self.sw = None
 
     def start(self):
+        # the switch restores a state file left by the last run in this
+        # dir (its ports, the last pcap, its rules) instead of the topology
+        (self.rundir / "vxswitch.yaml.state").unlink(missing_ok=True)
         self.sw = vxlib.Switch(self.topo, self.rundir, self.rundir,
                                name="vxswitch", ready_timeout=60)
 

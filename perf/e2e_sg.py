@@ -147,8 +147,9 @@ def measure_sg(a, cls, n_vms, flows, rundir, pcap, n_pkts, n_probes, modes,
         sw.start()
         sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
         wait_vms(tps)
-        say("    %s: %d VMs attached after %.1f s"
-            % (sw.name, n_vms, time.monotonic() - t0))
+        say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
+            % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
+        time.sleep(a.warmup)
         for rep in range(1, a.reps + 1):
             for mode in modes:
                 sw.sg_load(rules[mode])
@@ -190,6 +191,8 @@ def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
            "busy_pct": 100.0 * pm["busy"] / (pm["busy"] + pm["idle"])
            if pm["busy"] + pm["idle"] else 0,
            "cyc_per_loop_pkt": pm["busy"] / loop if loop else 0,
+           "cyc_per_rx_pkt": pm["busy"] / pm["pmd_rx"] if pm["pmd_rx"]
+           else 0,
            "recirc": int(pm.get("recirc", 0)),
            "upcalls": int(pm.get("upcalls", 0)),
            "denied": d1 - d0, "sessions": sw.sg_nconns(),
@@ -197,9 +200,10 @@ def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
            if mode == "ct" else "",
            "others_cpu": round(others, 3)}
     fails = check_window(mode, sw, row, flows, probe_frac)
-    say("    rep %d %-4s: %.3f Mpps loop (NIC rx %.3f), %.0f busy cyc/loop "
-        "pkt, busy %.0f%%, denied %d (expected %d), %d sessions%s%s"
-        % (rep, mode, row["mpps"], row["nic_rx_mpps"],
+    say("    rep %d %-4s: %.3f Mpps loop (NIC rx %.3f), busy cycles %.0f/rx "
+        "pkt %.0f/loop pkt, busy %.0f%%, denied %d (expected %d), %d "
+        "sessions%s%s"
+        % (rep, mode, row["mpps"], row["nic_rx_mpps"], row["cyc_per_rx_pkt"],
            row["cyc_per_loop_pkt"], row["busy_pct"], row["denied"],
            row["denied_expected"], row["sessions"],
            ", %d +est+rpl megaflows" % row["est_rpl_megaflows"]
@@ -215,7 +219,7 @@ def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
 
 FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
           "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
-          "busy_pct", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
+          "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
           "denied_expected", "sessions", "est_rpl_megaflows", "check",
           "others_cpu", "build", "error"]
 
@@ -229,7 +233,8 @@ def summarize(rows):
     return {k: {"median": statistics.median(r["mpps"] for r in rs),
                 "min": min(r["mpps"] for r in rs),
                 "max": max(r["mpps"] for r in rs), "n": len(rs),
-                "cyc": statistics.median(r["cyc_per_loop_pkt"] for r in rs)}
+                "cyc": statistics.median(r["cyc_per_rx_pkt"] for r in rs),
+                "others": statistics.median(r["others_cpu"] for r in rs)}
             for k, rs in by.items()}
 
 
@@ -251,7 +256,7 @@ def table(summ, rows):
     ratios = [r for r in RATIOS if r[1] in cols and r[2] in cols]
     failed = {(r["switch"], r["mode"], r["vms"], r["flows"]) for r in rows
               if r.get("rep") and r.get("check") != "ok"}
-    hdr = "| N VMs | flows |" + "".join(" %s %s Mpps (cyc/loop pkt) |" % c
+    hdr = "| N VMs | flows |" + "".join(" %s %s Mpps (cyc/rx pkt) |" % c
                                       for c in cols)
     hdr += "".join(" %s |" % r[0] for r in ratios)
     lines = [hdr, "|---" * (2 + len(cols) + len(ratios)) + "|"]
@@ -284,11 +289,11 @@ def write(results, tag, rows, summ, conditions):
         w = csv.writer(fh)
         w.writerow(["switch", "mode", "vms", "flows", "mpps_median",
                     "mpps_min", "mpps_max", "windows",
-                    "busy_cyc_per_loop_pkt"])
+                    "busy_cyc_per_rx_pkt", "others_cpu_median"])
         for (sw, mode, n, f), s in sorted(summ.items()):
             w.writerow([sw, mode, n, f, "%.4f" % s["median"],
                         "%.4f" % s["min"], "%.4f" % s["max"], s["n"],
-                        "%.0f" % s["cyc"]])
+                        "%.0f" % s["cyc"], "%.2f" % s["others"]])
     text = table(summ, rows)
     md = results / ("e2e-sg-%s.md" % tag)
     md.write_text("%s\n\n%s\n" % (conditions, text))
