@@ -29,8 +29,9 @@ that fails is marked FAIL in the table, kept out of the ratios):
 
 Per (switch, N, M) everything starts once; then --reps rounds, each
 running every mode once (rules replaced with del-flows/add-flows, sessions
-and megaflows flushed, --warmup, check, one window): the modes of a round
-are seconds apart, so host noise is spread over all of them alike.
+and megaflows flushed, --warmup, check, one window; the first mode of a
+round rotates): the modes of a round are seconds apart, so a ratio of two
+modes of one switch is taken per round and the rounds' median reported.
 """
 
 import contextlib
@@ -134,38 +135,49 @@ def est_rpl_megaflows(text):
 
 def measure_sg(a, cls, n_vms, flows, rundir, pcap, n_pkts, n_probes, modes,
                vms):
-    """One start of switch and VMs; a.reps rounds over the modes."""
+    """One start of switch and VMs (a second try if the first does not come
+    up: on the shared host another helper's cleanup has taken a testpmd's
+    EAL runtime dir away mid-start); then a.reps rounds over the modes."""
     start_vms, wait_vms, stop_vms = vms
     sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
-    rows, tps = [], []
-    sw = cls(a, rundir, n_vms, flows, pcap, sockets)
-    sw.n_pkts = n_pkts
     rules = {m: sg_policy.flows(m, n_vms) for m in modes}
-    try:
-        t0 = time.monotonic()
-        tps = start_vms(a, rundir, sockets)
-        sw.start()
-        sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
-        wait_vms(tps)
-        say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
-            % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
-        time.sleep(a.warmup)
-        for rep in range(1, a.reps + 1):
-            for mode in modes:
-                sw.sg_load(rules[mode])
-                time.sleep(a.warmup)
-                rows.append(window(a, sw, mode, rep, n_vms, flows, tps,
-                                   n_probes / n_pkts))
-    except (BenchError, AssertionError, TimeoutError, OSError,
-            subprocess.SubprocessError) as e:
-        say("    FAILED: %s" % str(e)[:3000])
-        say("    log tail:\n%s" % sw.log_tail())
-        rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
-                     "rep": 0, "error": str(e).splitlines()[0][:300]})
-    finally:
-        sw.stop()
-        stop_vms(tps)
-        vxlib.reap_all()
+    for attempt in (1, 2):
+        rows, tps, started = [], [], False
+        sw = cls(a, rundir, n_vms, flows, pcap, sockets)
+        try:
+            t0 = time.monotonic()
+            tps = start_vms(a, rundir, sockets)
+            sw.start()
+            sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
+            wait_vms(tps)
+            started = True
+            say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
+                % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
+            time.sleep(a.warmup)
+            for rep in range(1, a.reps + 1):
+                # each round starts with the next mode: no mode always
+                # follows the same one
+                k = (rep - 1) % len(modes)
+                for mode in modes[k:] + modes[:k]:
+                    sw.sg_load(rules[mode])
+                    time.sleep(a.warmup)
+                    rows.append(window(a, sw, mode, rep, n_vms, flows, tps,
+                                       n_probes / n_pkts))
+            return rows
+        except (BenchError, AssertionError, TimeoutError, OSError,
+                subprocess.SubprocessError) as e:
+            say("    FAILED%s: %s" % ("" if started else " to start",
+                                      str(e)[:2000]))
+            say("    log tail:\n%s" % sw.log_tail())
+            rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
+                         "rep": 0, "error": str(e).splitlines()[0][:300]})
+            if started or attempt == 2:
+                return rows
+            say("    starting again")
+        finally:
+            sw.stop()
+            stop_vms(tps)
+            vxlib.reap_all()
     return rows
 
 
@@ -225,6 +237,8 @@ FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
 
 
 def summarize(rows):
+    """(switch, mode, N, M) -> the median [min, max] of the windows that
+    passed the checks."""
     by = {}
     for r in rows:
         if r.get("rep", 0) and r.get("check") == "ok":
@@ -238,41 +252,74 @@ def summarize(rows):
             for k, rs in by.items()}
 
 
-def columns(summ):
-    order = [("vxswitch", "none"), ("vxswitch", "sg"), ("vxswitch", "ct"),
-             ("ovs", "none"), ("ovs", "ct")]
-    return [c for c in order if any(k[:2] == c for k in summ)]
+VARIANTS = [("vxswitch", "none"), ("vxswitch", "sg"), ("vxswitch", "ct"),
+            ("ovs", "none"), ("ovs", "ct")]
+# (label, x, y): x's rate over y's. Within one switch the ratio is taken
+# per round (the windows of one round are seconds apart, so a busy host
+# slows them alike) and the median of the rounds reported; across
+# switches (different processes, minutes apart) as median over median.
+RATIOS = [("vxswitch sg / no SG", ("vxswitch", "sg"), ("vxswitch", "none")),
+          ("vxswitch ct / no SG", ("vxswitch", "ct"), ("vxswitch", "none")),
+          ("vxswitch sg / ct", ("vxswitch", "sg"), ("vxswitch", "ct")),
+          ("OVS ct / OVS no SG", ("ovs", "ct"), ("ovs", "none")),
+          ("vxswitch sg / OVS ct", ("vxswitch", "sg"), ("ovs", "ct")),
+          ("vxswitch ct / OVS ct", ("vxswitch", "ct"), ("ovs", "ct")),
+          ("vxswitch no SG / OVS no SG", ("vxswitch", "none"),
+           ("ovs", "none"))]
 
 
-RATIOS = [("sg / none", ("vxswitch", "sg"), ("vxswitch", "none")),
-          ("ct / none", ("vxswitch", "ct"), ("vxswitch", "none")),
-          ("ovs ct / ovs none", ("ovs", "ct"), ("ovs", "none")),
-          ("sg / ovs ct", ("vxswitch", "sg"), ("ovs", "ct")),
-          ("ct / ovs ct", ("vxswitch", "ct"), ("ovs", "ct"))]
+def ratio(rows, summ, x, y, n, f):
+    """-> (value, how) or None."""
+    if x[0] == y[0]:
+        by_rep = {}
+        for r in rows:
+            if (r.get("rep") and r.get("check") == "ok" and r["vms"] == n
+                    and r["flows"] == f and r["switch"] == x[0]):
+                by_rep.setdefault(r["rep"], {})[r["mode"]] = r["mpps"]
+        rs = [m[x[1]] / m[y[1]] for m in by_rep.values()
+              if x[1] in m and y[1] in m and m[y[1]]]
+        if rs:
+            return statistics.median(rs), "%d rounds, [%.2f, %.2f]" % (
+                len(rs), min(rs), max(rs))
+        return None
+    sx, sy = summ.get(x + (n, f)), summ.get(y + (n, f))
+    if sx and sy and sy["median"]:
+        return sx["median"] / sy["median"], "medians"
+    return None
 
 
 def table(summ, rows):
-    cols = columns(summ)
-    ratios = [r for r in RATIOS if r[1] in cols and r[2] in cols]
-    failed = {(r["switch"], r["mode"], r["vms"], r["flows"]) for r in rows
-              if r.get("rep") and r.get("check") != "ok"}
-    hdr = "| N VMs | flows |" + "".join(" %s %s Mpps (cyc/rx pkt) |" % c
-                                      for c in cols)
-    hdr += "".join(" %s |" % r[0] for r in ratios)
-    lines = [hdr, "|---" * (2 + len(cols) + len(ratios)) + "|"]
-    for n, f in sorted({k[2:] for k in summ}, key=lambda x: (-x[0], x[1])):
-        line = "| %d | %s |" % (n, fmt_count(f))
-        for c in cols:
-            s = summ.get(c + (n, f))
-            line += (" %.3f [%.3f, %.3f] (%.0f)%s |"
-                     % (s["median"], s["min"], s["max"], s["cyc"],
-                        " FAIL" if c + (n, f) in failed else "")
-                     if s else " n/a |")
-        for _, x, y in ratios:
-            sx, sy = summ.get(x + (n, f)), summ.get(y + (n, f))
-            line += (" %.2f |" % (sx["median"] / sy["median"])
-                     if sx and sy and sy["median"] else " n/a |")
-        lines.append(line)
+    failed = {}
+    for r in rows:
+        if r.get("rep") and r.get("check") != "ok":
+            k = (r["switch"], r["mode"], r["vms"], r["flows"])
+            failed[k] = failed.get(k, 0) + 1
+    configs = sorted({k[2:] for k in summ} | {k[2:] for k in failed},
+                     key=lambda x: (-x[0], x[1]))
+    lines = ["| N VMs | flows | switch, group | loop Mpps median [min, max] "
+             "| windows | busy cycles / rx pkt | others' CPU |",
+             "|---|---|---|---|---|---|---|"]
+    for n, f in configs:
+        for v in VARIANTS:
+            s = summ.get(v + (n, f))
+            bad = failed.get(v + (n, f), 0)
+            if not s and not bad:
+                continue
+            lines.append("| %d | %s | %s %s | %s | %s | %s | %s |" % (
+                n, fmt_count(f), v[0], "no SG" if v[1] == "none" else v[1],
+                "%.3f [%.3f, %.3f]" % (s["median"], s["min"], s["max"])
+                if s else "n/a", ("%d" % s["n"] if s else "0")
+                + (" (+%d failed checks)" % bad if bad else ""),
+                "%.0f" % s["cyc"] if s else "", "%.2f" % s["others"]
+                if s else ""))
+    lines += ["", "| N VMs | flows | ratio | value | from |",
+              "|---|---|---|---|---|"]
+    for n, f in configs:
+        for label, x, y in RATIOS:
+            r = ratio(rows, summ, x, y, n, f)
+            if r:
+                lines.append("| %d | %s | %s | %.2f | %s |"
+                             % (n, fmt_count(f), label, r[0], r[1]))
     return "\n".join(lines)
 
 
