@@ -8,6 +8,8 @@ vxswitch and, side by side, through Open vSwitch with DPDK.
     perf/e2e-bench.py --compare --vms 2,32 --flows 32,1k,250k
     perf/e2e-bench.py --vms 32 --flows 1k --rxd 256 --txd 256 \
         --vm-queue-size 128 --tag q256
+    perf/e2e-bench.py --compare --sg none,sg,ct --ovs-sg none,ct \
+        --vms 2,32 --flows 32,1k     # security groups: perf/e2e_sg.py
 
 Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
 with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
