@@ -63,7 +63,7 @@ import e2e_sg   # perf/e2e_sg.py, --sg
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.bench import (PMD_CORE, BenchError, fmt_count,
-                                  parse_count, run, say)
+                                  parse_count, run, say, write_rows)
 from vxswitch_tools.cpuload import CpuOthers
 from vxswitch_tools.ovs_dpdk import OvsRun
 from vxswitch_tools.pcap import pcap_count
@@ -109,6 +109,24 @@ def start_vms(a, rundir, sockets):
 def wait_vms(tps):
     for tp in tps:
         tp.wait_ready()
+
+
+def start_all(a, sw, rundir, sockets, n_vms):
+    """The VMs (virtio-user servers), then the switch; every port up, then
+    --warmup s. -> the VMs' testpmds (stopped again if the start fails)."""
+    t0 = time.monotonic()
+    tps = start_vms(a, rundir, sockets)
+    try:
+        sw.start()
+        sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
+        wait_vms(tps)
+    except BaseException:
+        stop_vms(tps)
+        raise
+    say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
+        % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
+    time.sleep(a.warmup)
+    return tps
 
 
 def stop_vms(tps):
@@ -244,14 +262,7 @@ def measure(a, cls, n_vms, flows, rundir, pcap):
         reps_left -= windows
         tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets)
         try:
-            t0 = time.monotonic()
-            tps = start_vms(a, rundir, sockets)
-            sw.start()
-            sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
-            wait_vms(tps)
-            say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
-                % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
-            time.sleep(a.warmup)
+            tps = start_all(a, sw, rundir, sockets, n_vms)
             for w_i in range(windows):
                 sw.clear()
                 rx0, tx0 = sw.nic()
@@ -612,8 +623,8 @@ def main(argv=None):
     if a.sg:
         return e2e_sg.sg_main(a, dict(
             REPO=REPO, PYTHON=PYTHON, SCRIPTS=SCRIPTS, RESULTS=RESULTS,
-            VxRun=VxRun, OvsRun=OvsRun, start_vms=start_vms,
-            wait_vms=wait_vms, stop_vms=stop_vms, build=build,
+            VxRun=VxRun, OvsRun=OvsRun, start_all=start_all,
+            stop_vms=stop_vms, build=build,
             rundir=rundir))
     rows = []
     try:
@@ -644,13 +655,7 @@ def main(argv=None):
               "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
               "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
               "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "build", "error"]
-    raw = RESULTS / ("e2e-%s.csv" % a.tag)
-    with open(raw, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fields, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
-                        for k, v in r.items()})
+    raw = write_rows(RESULTS / ("e2e-%s.csv" % a.tag), fields, rows)
     summ = summarize(rows)
     sp = RESULTS / ("e2e-%s-summary.csv" % a.tag)
     write_summary(sp, summ, a)

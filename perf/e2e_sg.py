@@ -45,7 +45,7 @@ import time
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import sg_policy
-from vxswitch_tools.bench import BenchError, fmt_count, run, say
+from vxswitch_tools.bench import BenchError, fmt_count, run, say, write_rows
 from vxswitch_tools.cpuload import CpuOthers
 from vxswitch_tools.pcap import read_pcap_raw, write_pcap
 
@@ -138,22 +138,15 @@ def measure_sg(a, cls, n_vms, flows, rundir, pcap, n_pkts, n_probes, modes,
     """One start of switch and VMs (a second try if the first does not come
     up: on the shared host another helper's cleanup has taken a testpmd's
     EAL runtime dir away mid-start); then a.reps rounds over the modes."""
-    start_vms, wait_vms, stop_vms = vms
+    start_all, stop_vms = vms
     sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
     rules = {m: sg_policy.flows(m, n_vms) for m in modes}
     for attempt in (1, 2):
         rows, tps, started = [], [], False
         sw = cls(a, rundir, n_vms, flows, pcap, sockets)
         try:
-            t0 = time.monotonic()
-            tps = start_vms(a, rundir, sockets)
-            sw.start()
-            sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
-            wait_vms(tps)
+            tps = start_all(a, sw, rundir, sockets, n_vms)
             started = True
-            say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
-                % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
-            time.sleep(a.warmup)
             for rep in range(1, a.reps + 1):
                 # each round starts with the next mode: no mode always
                 # follows the same one
@@ -324,13 +317,7 @@ def table(summ, rows):
 
 
 def write(results, tag, rows, summ, conditions):
-    raw = results / ("e2e-sg-%s.csv" % tag)
-    with open(raw, "w", newline="") as fh:
-        w = csv.DictWriter(fh, FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
-                        for k, v in r.items()})
+    raw = write_rows(results / ("e2e-sg-%s.csv" % tag), FIELDS, rows)
     sp = results / ("e2e-sg-%s-summary.csv" % tag)
     with open(sp, "w", newline="") as fh:
         w = csv.writer(fh)
@@ -349,7 +336,7 @@ def write(results, tag, rows, summ, conditions):
 
 def sg_main(a, ctx):
     """ctx: the e2e-bench pieces (REPO, PYTHON, SCRIPTS, RESULTS, VxRun,
-    OvsRun, start_vms, wait_vms, stop_vms, build)."""
+    OvsRun, start_all, stop_vms, build, rundir)."""
     rundir = ctx["rundir"]
     rows = []
     switches = [(sw, m) for sw, m in (("vxswitch", a.sg_modes),
@@ -368,8 +355,7 @@ def sg_main(a, ctx):
                     cls = ctx["VxRun"] if sw == "vxswitch" else ctx["OvsRun"]
                     new = measure_sg(a, cls, n, f, rundir, pcap, n_pkts,
                                      n_probes, modes,
-                                     (ctx["start_vms"], ctx["wait_vms"],
-                                      ctx["stop_vms"]))
+                                     (ctx["start_all"], ctx["stop_vms"]))
                     for r in new:
                         r["build"] = ctx["build"] if sw == "vxswitch" \
                             else "ovs-vswitchd-dpdk 3.1.0"

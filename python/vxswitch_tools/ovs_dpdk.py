@@ -180,10 +180,19 @@ class OvsRun:
         path = self.dir / "sg-flows.txt"
         path.write_text("\n".join(rules) + "\n")
         br = "unix:%s" % (self.dir / "br-int.mgmt")
-        run(["ovs-ofctl", "del-flows", br], env=self.env)
-        run(["ovs-ofctl", "add-flows", br, path], env=self.env)
+        # one bundle: no packet sees a half-loaded pipeline (a resubmit to
+        # a table not loaded yet is an implicit miss: a megaflow to the
+        # slow path, which a starved revalidator (CPU 0 is the VMs') left
+        # in place for minutes at 32 VMs)
+        run(["ovs-ofctl", "--bundle", "replace-flows", br, path],
+            env=self.env)
         self.appctl("dpctl/flush-conntrack")
-        self.appctl("dpctl/del-flows")
+        # the megaflows go through the revalidators: dpctl/del-flows
+        # behind their back leaves the flows' ukeys, and every upcall of
+        # those flows then fails ("ukey installation fails") until the
+        # revalidators sweep them, which took minutes at 32 VMs here
+        self.appctl("revalidator/purge")
+        self.appctl("revalidator/wait")
 
     def sg_nconns(self):
         return int(self.appctl("dpctl/ct-get-nconns").strip())
