@@ -8,6 +8,8 @@ vxswitch and, side by side, through Open vSwitch with DPDK.
     perf/e2e-bench.py --compare --vms 2,32 --flows 32,1k,250k
     perf/e2e-bench.py --vms 32 --flows 1k --rxd 256 --txd 256 \
         --vm-queue-size 128 --tag q256
+    perf/e2e-bench.py --compare --sg none,sg,ct --ovs-sg none,ct \
+        --vms 2,32 --flows 32,1k     # security groups: perf/e2e_sg.py
 
 Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
 with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
@@ -57,11 +59,14 @@ from pathlib import Path
 
 import yaml
 
+import e2e_sg   # perf/e2e_sg.py, --sg
+
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.bench import (PMD_CORE, BenchError, fmt_count,
-                                  parse_count, run, say)
+                                  parse_count, run, say, write_rows)
 from vxswitch_tools.cpuload import CpuOthers
 from vxswitch_tools.ovs_dpdk import OvsRun
+from vxswitch_tools.pcap import pcap_count
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -91,19 +96,37 @@ def start_vms(a, rundir, sockets):
         mbufs = max(8192, 2048 + 3 * qs * len(sockets))
         return [vxlib.Testpmd(rundir, sockets=sockets, name="vms",
                               cpus=(a.vm_cpus[0],), queue_size=qs,
-                              mbufs=mbufs)]
+                              mbufs=mbufs, fwd=a.fwd)]
     tps = []
     for i, s in enumerate(sockets):
         c = a.vm_cpus[i % len(a.vm_cpus)]
         tps.append(vxlib.Testpmd(rundir, sockets=[s], name="vm%d" % i,
                                  cpus=(c,), queue_size=qs,
-                                 mbufs=max(4096, 4 * qs + 2048)))
+                                 mbufs=max(4096, 4 * qs + 2048), fwd=a.fwd))
     return tps
 
 
 def wait_vms(tps):
     for tp in tps:
         tp.wait_ready()
+
+
+def start_all(a, sw, rundir, sockets, n_vms):
+    """The VMs (virtio-user servers), then the switch; every port up, then
+    --warmup s. -> the VMs' testpmds (stopped again if the start fails)."""
+    t0 = time.monotonic()
+    tps = start_vms(a, rundir, sockets)
+    try:
+        sw.start()
+        sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
+        wait_vms(tps)
+    except BaseException:
+        stop_vms(tps)
+        raise
+    say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
+        % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
+    time.sleep(a.warmup)
+    return tps
 
 
 def stop_vms(tps):
@@ -119,16 +142,18 @@ def vx_topology(a, rundir, n_vms, flows, pcap):
     devargs = "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
     text = run([PYTHON, SCRIPTS / "gen-topology.py", "--vms", n_vms,
                 "--pmd-cores", str(PMD_CORE), "--main-lcore", "0",
-                "--nic-devargs", devargs, "--sock-dir", rundir])
+                "--nic-devargs", devargs, "--sock-dir", rundir]
+               + (["--sg", "none"] if a.sg_modes else []))
     topo = yaml.safe_load(text)
     eal = topo["eal"]
     eal.pop("socket-mem", None)     # one NUMA node here: -m instead
     eal["no-pci"] = True
     n_mbufs = 0
-    if flows > 4096:
+    n_pkts = pcap_count(pcap)
+    if n_pkts > 4096:
         # net_pcap's infinite_rx holds the whole pcap in mbufs of the
         # port's pool; the switch sizes its pool from the ports only
-        n_mbufs = flows + 65536
+        n_mbufs = n_pkts + 65536
     eal["memory-mb"] = max(512, 256 + (n_mbufs * 2500) // (1 << 20))
     if n_mbufs:
         topo["datapath"]["n-mbufs"] = n_mbufs
@@ -153,6 +178,9 @@ class VxRun:
         self.sw = None
 
     def start(self):
+        # the switch restores a state file left by the last run in this
+        # dir (its ports, the last pcap, its rules) instead of the topology
+        (self.rundir / "vxswitch.yaml.state").unlink(missing_ok=True)
         self.sw = vxlib.Switch(self.topo, self.rundir, self.rundir,
                                name="vxswitch", ready_timeout=60)
 
@@ -189,6 +217,25 @@ class VxRun:
                     d[k] = d.get(k, 0) + v
         return d
 
+    # --sg (e2e_sg.py): replace the rules, read what the group did
+    def sg_load(self, rules):
+        path = self.rundir / "sg-flows.txt"
+        path.write_text("\n".join(rules) + "\n")
+        self.sw.ctl("del-flows")
+        self.sw.ctl("add-flows", path)
+        self.sw.ctl("dpctl/del-flows")
+        self.sw.ctl("dpctl/flush-conntrack")
+
+    def sg_nconns(self):
+        return int(self.sw.ctl("dpctl/ct-get-nconns").strip())
+
+    def sg_policy_drops(self):
+        d = self.drops()
+        return sum(d.get(k, 0) for k in e2e_sg.VX_POLICY_DROPS)
+
+    def dp_flows(self):
+        return self.sw.ctl("dpctl/dump-flows")
+
     def stop(self):
         if self.sw is None:
             return
@@ -215,14 +262,7 @@ def measure(a, cls, n_vms, flows, rundir, pcap):
         reps_left -= windows
         tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets)
         try:
-            t0 = time.monotonic()
-            tps = start_vms(a, rundir, sockets)
-            sw.start()
-            sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
-            wait_vms(tps)
-            say("    %s: %d VMs attached after %.1f s; warm-up %.1f s"
-                % (sw.name, n_vms, time.monotonic() - t0, a.warmup))
-            time.sleep(a.warmup)
+            tps = start_all(a, sw, rundir, sockets, n_vms)
             for w_i in range(windows):
                 sw.clear()
                 rx0, tx0 = sw.nic()
@@ -454,6 +494,16 @@ def parse_args(argv=None):
                     help="run nothing: merge perf/results/e2e-TAG.csv of "
                     "earlier runs (TAG:SWITCH takes only that switch's "
                     "rows) into e2e-<--tag>{.md,-summary.csv,.png}")
+    ap.add_argument("--sg", default=None, metavar="MODES",
+                    help="a security group on every VM port (perf/e2e_sg.py"
+                    "): vxswitch modes of none,sg,ct, each in turn on the "
+                    "same processes; VMs forward with 5tswap; output "
+                    "perf/results/e2e-sg-TAG.*")
+    ap.add_argument("--ovs-sg", default="ct", metavar="MODES",
+                    help="with --sg: OVS's modes, of none,ct (default ct)")
+    ap.add_argument("--probe-every", type=int, default=1024,
+                    help="with --sg: one denied probe per this many NIC "
+                    "packets (default 1024)")
     ap.add_argument("--profile", action="store_true",
                     help="run perf/profile.sh over the first window of "
                     "each switch (perf/results/profile-TAG-*.txt)")
@@ -468,6 +518,18 @@ def parse_args(argv=None):
     a.switches = {"vxswitch": ["vxswitch"], "ovs": ["ovs"],
                   "both": ["vxswitch", "ovs"]}[a.switch]
     a.tag = a.tag or datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    a.argv = list(sys.argv[1:] if argv is None else argv)
+    a.sg_modes = a.sg.split(",") if a.sg else []
+    a.ovs_sg_modes = a.ovs_sg.split(",") if a.sg else []
+    for m in a.sg_modes + a.ovs_sg_modes:
+        if m not in ("none", "sg", "ct"):
+            ap.error("security group mode %r: one of none, sg, ct" % m)
+    if "sg" in a.ovs_sg_modes:
+        ap.error("--ovs-sg: OVS has no sg() action")
+    if a.probe_every < 2:
+        ap.error("--probe-every must be at least 2")
+    # 5tswap: a VM's answer is the reply direction of the connection
+    a.fwd = "5tswap" if a.sg else "macswap"
     return a
 
 
@@ -558,6 +620,12 @@ def main(argv=None):
            "one testpmd, lcores on CPU %d" % a.vm_cpus[0]))
     build = build_id()
     say("vxswitch binary: %s" % build)
+    if a.sg:
+        return e2e_sg.sg_main(a, dict(
+            REPO=REPO, PYTHON=PYTHON, SCRIPTS=SCRIPTS, RESULTS=RESULTS,
+            VxRun=VxRun, OvsRun=OvsRun, start_all=start_all,
+            stop_vms=stop_vms, build=build,
+            rundir=rundir))
     rows = []
     try:
         for n in a.vms_list:
@@ -587,13 +655,7 @@ def main(argv=None):
               "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
               "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
               "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "build", "error"]
-    raw = RESULTS / ("e2e-%s.csv" % a.tag)
-    with open(raw, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fields, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
-                        for k, v in r.items()})
+    raw = write_rows(RESULTS / ("e2e-%s.csv" % a.tag), fields, rows)
     summ = summarize(rows)
     sp = RESULTS / ("e2e-%s-summary.csv" % a.tag)
     write_summary(sp, summ, a)

@@ -64,6 +64,14 @@ def parse_args(argv):
                    help="also in_port=vxlan,arp,arp_tpa=<VM i>,"
                    "actions=output:vhost-user<i> per VM, so a guest can "
                    "resolve its peer (the seed's flow set has no inner ARP)")
+    p.add_argument("--sg", choices=["none", "sg", "ct"],
+                   help="the flows of perf/e2e-bench.py --sg instead of the "
+                   "seed's: a security group on every VM port, none (port "
+                   "security only), with sg(), or Neutron-style with "
+                   "ct()/ct_state (vxswitch_tools/sg_policy.py)")
+    p.add_argument("--sg-port", type=int, default=5001,
+                   help="UDP port the --sg group allows in (default 5001, "
+                   "gen-traffic.py's)")
     p.add_argument("--no-vm-ports", action="store_true",
                    help="leave the VMs' ports out (the flows stay): each is "
                    "added when its VM starts (vxswitch-ctl add-port, as "
@@ -134,8 +142,14 @@ def topology(a):
     ports.append({"name": "dpdk-phy", "type": "dpdk",
                   "devargs": a.nic_devargs, "n-rxq": a.nic_rxqs,
                   "rxq-affinity": nic_affinity(a.nic_rxqs, a.pmd_cores)})
-    flows = []
-    for i in vms:
+    if a.sg:
+        from vxswitch_tools import sg_policy
+        flows = sg_policy.flows(a.sg, a.vms, vni=a.vni,
+                                remote_ip=a.remote_ip, local_ip=str(vtep.ip),
+                                inner_net=a.inner_net, port=a.sg_port)
+    else:
+        flows = []
+    for i in (() if a.sg else vms):
         flows.append(f"in_port=vhost-user{i},actions=set_tunnel:{a.vni},"
                      f"set_field:{a.remote_ip}->tun_dst,"
                      f"set_field:{vtep.ip}->tun_src,output:vxlan")

@@ -34,6 +34,19 @@ def fmt_count(n):
     return str(n)
 
 
+def write_rows(path, fields, rows):
+    """One CSV row per dict (fields in this order, others left out; floats
+    to 4 decimals)."""
+    import csv
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
+                        for k, v in r.items()})
+    return path
+
+
 def run(cmd, check=True, env=None, timeout=120):
     r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
                        env=env, timeout=timeout, stdin=subprocess.DEVNULL)

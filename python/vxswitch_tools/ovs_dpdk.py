@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from . import harness as vxlib
+from . import sg_policy
 from .bench import PMD_CORE, BenchError, run
 
 OVS_BIN = Path("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
@@ -148,9 +149,19 @@ class OvsRun:
         run(["ip", "-n", self.ns, "addr", "add", "172.1.0.100/24", "dev",
              "br-phy"])
         run(["ip", "-n", self.ns, "link", "set", "br-phy", "up"])
-        self.appctl("ovs/route/add", "172.1.0.0/24", "br-phy")
+        self.appctl("ovs/route/add", "172.1.0.0/24", "br-phy", check=False)
+        # OVS may have learnt the connected route from the netns's kernel
+        # table already (netlink, asynchronous): then the add fails
+        routes = self.appctl("ovs/route/show")
+        if not re.search(r"172\.1\.0\.0/24 dev br-phy", routes):
+            raise BenchError("OVS has no route 172.1.0.0/24 dev br-phy:\n"
+                             + routes)
         self.appctl("tnl/arp/set", "br-phy", "172.1.0.0",
                     "10:00:00:00:00:02")
+        if getattr(self.a, "sg_modes", None):
+            # e2e-bench --sg: the group's baseline rules, then sg_load()
+            self.sg_load(sg_policy.flows("none", self.n_vms, vni=VNI))
+            return
         flows = self.dir / "flows.txt"
         with open(flows, "w") as f:
             for i in range(self.n_vms):
@@ -162,6 +173,38 @@ class OvsRun:
                         "actions=output:vhost-user%d\n" % (i, i))
         run(["ovs-ofctl", "add-flows", "unix:%s" % (self.dir / "br-int.mgmt"),
              flows], env=self.env)
+
+    # e2e-bench --sg (perf/e2e_sg.py): replace br-int's rules, flush the
+    # sessions and the megaflows; read what the group did
+    def sg_load(self, rules):
+        path = self.dir / "sg-flows.txt"
+        path.write_text("\n".join(rules) + "\n")
+        br = "unix:%s" % (self.dir / "br-int.mgmt")
+        # one bundle: no packet sees a half-loaded pipeline (a resubmit to
+        # a table not loaded yet is an implicit miss: a megaflow to the
+        # slow path, which a starved revalidator (CPU 0 is the VMs') left
+        # in place for minutes at 32 VMs)
+        run(["ovs-ofctl", "--bundle", "replace-flows", br, path],
+            env=self.env)
+        self.appctl("dpctl/flush-conntrack")
+        # the megaflows go through the revalidators: dpctl/del-flows
+        # behind their back leaves the flows' ukeys, and every upcall of
+        # those flows then fails ("ukey installation fails") until the
+        # revalidators sweep them, which took minutes at 32 VMs here
+        self.appctl("revalidator/purge")
+        self.appctl("revalidator/wait")
+
+    def sg_nconns(self):
+        return int(self.appctl("dpctl/ct-get-nconns").strip())
+
+    def dp_flows(self):
+        return self.appctl("dpctl/dump-flows")
+
+    def sg_policy_drops(self):
+        """Packets of the megaflows whose action is drop (what the rules
+        dropped; a full vhost ring is not counted here)."""
+        return sum(int(m.group(1)) for m in re.finditer(
+            r"packets:(\d+).*actions:drop\s*$", self.dp_flows(), re.M))
 
     def pids(self):
         return [p.pid for p in self.procs]

@@ -1,0 +1,385 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""perf/e2e-bench.py --sg: the full loop with a security group on every VM
+port, no group vs sg() vs ct() recirculation in vxswitch, and OVS-DPDK with
+the same ct() rules, in one run (issue 12).
+
+The policy (vxswitch_tools/sg_policy.py): egress allowed, ingress allowed
+for UDP to port 5001 (gen-traffic.py's flows) and for established
+connections, the rest dropped; one conntrack zone per VM port. Modes:
+none (port security only), sg (the sg() action), ct (Neutron-style
+ct(table=)/ct_state/ct(commit)).
+
+What makes the sessions real: the VMs run testpmd's 5tswap (MACs, IPs and
+UDP ports swapped), so a VM's answer is the reply direction of the
+connection the NIC's packet opened (+est+rpl), not a second copy of it.
+
+What shows the group is applied (checked in every window, and a window
+that fails is marked FAIL in the table, kept out of the ratios):
+- the NIC pcap carries one denied probe every --probe-every packets (UDP
+  to port 5002 of VM j, j round robin): the policy's drops in the window
+  (vxswitch: rule_drop + sg_deny + sg_invalid + no_rule + recirc_limit +
+  resubmit_limit; OVS: the packets of megaflows whose action is drop)
+  must equal the probes the NIC received (its rx times probes/pcap
+  length, within 2 % + 64), and be 0 with no group: the group drops all
+  the denied traffic and nothing of the allowed;
+- sessions (dpctl/ct-get-nconns) = the microflow count with a group, 0
+  without (probes never create one);
+- ct mode: megaflows matching ct_state +est+rpl carry packets (the VMs'
+  answers are tracked as replies of established sessions).
+
+Per (switch, N, M) everything starts once; then --reps rounds, each
+running every mode once (rules replaced with del-flows/add-flows, sessions
+and megaflows flushed, --warmup, check, one window; the first mode of a
+round rotates): the modes of a round are seconds apart, so a ratio of two
+modes of one switch is taken per round and the rounds' median reported.
+"""
+
+import contextlib
+import csv
+import os
+import re
+import statistics
+import struct
+import subprocess
+import time
+
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools import sg_policy
+from vxswitch_tools.bench import BenchError, fmt_count, run, say, write_rows
+from vxswitch_tools.cpuload import CpuOthers
+from vxswitch_tools.pcap import read_pcap_raw, write_pcap
+
+PROBE_PORT = 5002
+# inner UDP destination port and checksum in a --nic frame (50 bytes of
+# outer headers, then eth 14 + IPv4 20)
+INNER_UDP = 50 + 14 + 20
+VX_POLICY_DROPS = ("rule_drop", "sg_deny", "sg_invalid", "no_rule",
+                   "recirc_limit", "resubmit_limit")
+
+
+# ----------------------------------------------------------------- traffic
+
+def _csum_replace16(csum, old, new):
+    """RFC 1624 incremental update of a ones' complement checksum."""
+    if csum == 0:               # UDP: no checksum
+        return 0
+    s = (~csum & 0xFFFF) + (~old & 0xFFFF) + new
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s & 0xFFFF) or 0xFFFF
+
+
+def sg_pcap(python, scripts, rundir, n_vms, flows, every):
+    """gen-traffic.py --nic with --count a multiple of the flows, >=
+    every * n_vms packets, and a denied probe after every `every` - 1
+    packets (UDP to PROBE_PORT of VM j for the j-th probe: each VM port's
+    group is probed). -> (path, packets, probes)."""
+    if flows < n_vms:
+        raise BenchError("--sg needs --flows >= --vms (%d < %d)"
+                         % (flows, n_vms))
+    count = -(-max(flows, every * n_vms) // flows) * flows
+    base = rundir / ("rx-sg-%dvm-%s-base.pcap" % (n_vms, fmt_count(flows)))
+    out = rundir / ("rx-sg-%dvm-%s-p%d.pcap" % (n_vms, fmt_count(flows),
+                                                 every))
+    if not base.exists():
+        run([python, scripts / "gen-traffic.py", "--nic", "--vms", n_vms,
+             "--flows", flows, "--count", count, "--size", 128, "-q",
+             "--out", base], timeout=600)
+    frames = read_pcap_raw(base)
+    pkts, probes = [], 0
+    for k, fr in enumerate(frames):
+        if k % (every - 1) == 0 and k:
+            # packet j of the pcap goes to VM j % n_vms (flow j, round robin)
+            b = bytearray(frames[probes % n_vms])
+            old = struct.unpack_from("!H", b, INNER_UDP + 2)[0]
+            csum = struct.unpack_from("!H", b, INNER_UDP + 6)[0]
+            struct.pack_into("!HH", b, INNER_UDP + 2, PROBE_PORT, 0)
+            struct.pack_into("!H", b, INNER_UDP + 6,
+                             _csum_replace16(csum, old, PROBE_PORT))
+            pkts.append(bytes(b))
+            probes += 1
+        pkts.append(fr)
+    if not out.exists():
+        write_pcap(out, pkts)
+    return out, len(pkts), probes
+
+
+# ------------------------------------------------------------ measurement
+
+def check_window(mode, sw, row, flows, probe_frac):
+    """The group's checks of one window (see the docstring) -> list of
+    failures; fills row's check columns."""
+    fails = []
+    exp = row["nic_rx"] * probe_frac if mode != "none" else 0
+    got = row["denied"]
+    row["denied_expected"] = int(round(exp))
+    if abs(got - exp) > 0.02 * exp + 64:
+        fails.append("policy drops %d, expected %d (denied probes)"
+                     % (got, exp))
+    want = flows if mode != "none" else 0
+    if row["sessions"] != want:
+        fails.append("%d sessions, expected %d" % (row["sessions"], want))
+    if mode == "ct" and not row["est_rpl_megaflows"]:
+        fails.append("no megaflow with ct_state +est+rpl carried packets")
+    row["check"] = "; ".join(fails) or "ok"
+    return fails
+
+
+EST_RPL_RE = re.compile(r"ct_state\([^)]*\+est[^)]*\+rpl[^)]*\).*?"
+                        r"packets:(\d+)")
+
+
+def est_rpl_megaflows(text):
+    return sum(1 for m in EST_RPL_RE.finditer(text) if int(m.group(1)))
+
+
+def measure_sg(a, cls, n_vms, flows, rundir, pcap, n_pkts, n_probes, modes,
+               vms):
+    """One start of switch and VMs (a second try if the first does not come
+    up: on the shared host another helper's cleanup has taken a testpmd's
+    EAL runtime dir away mid-start); then a.reps rounds over the modes."""
+    start_all, stop_vms = vms
+    sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
+    rules = {m: sg_policy.flows(m, n_vms) for m in modes}
+    for attempt in (1, 2):
+        rows, tps, started = [], [], False
+        sw = cls(a, rundir, n_vms, flows, pcap, sockets)
+        try:
+            tps = start_all(a, sw, rundir, sockets, n_vms)
+            started = True
+            for rep in range(1, a.reps + 1):
+                # each round starts with the next mode: no mode always
+                # follows the same one
+                k = (rep - 1) % len(modes)
+                for mode in modes[k:] + modes[:k]:
+                    sw.sg_load(rules[mode])
+                    time.sleep(a.warmup)
+                    rows.append(window(a, sw, mode, rep, n_vms, flows, tps,
+                                       n_probes / n_pkts))
+            return rows
+        except (BenchError, AssertionError, TimeoutError, OSError,
+                subprocess.SubprocessError) as e:
+            say("    FAILED%s: %s" % ("" if started else " to start",
+                                      str(e)[:2000]))
+            say("    log tail:\n%s" % sw.log_tail())
+            rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
+                         "rep": 0, "error": str(e).splitlines()[0][:300]})
+            if started or attempt == 2:
+                return rows
+            say("    starting again")
+        finally:
+            sw.stop()
+            stop_vms(tps)
+            vxlib.reap_all()
+    return rows
+
+
+def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
+    sw.clear()
+    d0 = sw.sg_policy_drops()
+    rx0, tx0 = sw.nic()
+    t = time.monotonic()
+    cpu = CpuOthers(sw.pids() + [tp.pid for tp in tps] + [os.getpid()])
+    time.sleep(a.seconds)
+    rx1, tx1 = sw.nic()
+    secs = time.monotonic() - t
+    others = cpu.cpus() or 0.0
+    d1 = sw.sg_policy_drops()
+    pm = sw.pmd()
+    loop = tx1 - tx0
+    row = {"switch": sw.name, "mode": mode, "vms": n_vms, "flows": flows,
+           "rep": rep, "seconds": round(secs, 3), "nic_rx": rx1 - rx0,
+           "nic_tx": loop, "mpps": loop / secs / 1e6,
+           "nic_rx_mpps": (rx1 - rx0) / secs / 1e6,
+           "pmd_rx": int(pm["pmd_rx"]), "busy": int(pm["busy"]),
+           "idle": int(pm["idle"]),
+           "busy_pct": 100.0 * pm["busy"] / (pm["busy"] + pm["idle"])
+           if pm["busy"] + pm["idle"] else 0,
+           "cyc_per_loop_pkt": pm["busy"] / loop if loop else 0,
+           "cyc_per_rx_pkt": pm["busy"] / pm["pmd_rx"] if pm["pmd_rx"]
+           else 0,
+           "recirc": int(pm.get("recirc", 0)),
+           "upcalls": int(pm.get("upcalls", 0)),
+           "denied": d1 - d0, "sessions": sw.sg_nconns(),
+           "est_rpl_megaflows": est_rpl_megaflows(sw.dp_flows())
+           if mode == "ct" else "",
+           "others_cpu": round(others, 3)}
+    fails = check_window(mode, sw, row, flows, probe_frac)
+    say("    rep %d %-4s: %.3f Mpps loop (NIC rx %.3f), busy cycles %.0f/rx "
+        "pkt %.0f/loop pkt, busy %.0f%%, denied %d (expected %d), %d "
+        "sessions%s%s"
+        % (rep, mode, row["mpps"], row["nic_rx_mpps"], row["cyc_per_rx_pkt"],
+           row["cyc_per_loop_pkt"], row["busy_pct"], row["denied"],
+           row["denied_expected"], row["sessions"],
+           ", %d +est+rpl megaflows" % row["est_rpl_megaflows"]
+           if mode == "ct" else "",
+           "" if not fails else "\n    CHECK FAILED: " + "; ".join(fails)))
+    if others > 0.05:
+        say("    (other processes used %.0f%% of a CPU on CPUs 0-1)"
+            % (100 * others))
+    return row
+
+
+# ---------------------------------------------------------------- reports
+
+FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
+          "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
+          "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
+          "denied_expected", "sessions", "est_rpl_megaflows", "check",
+          "others_cpu", "build", "error"]
+
+
+def summarize(rows):
+    """(switch, mode, N, M) -> the median [min, max] of the windows that
+    passed the checks."""
+    by = {}
+    for r in rows:
+        if r.get("rep", 0) and r.get("check") == "ok":
+            by.setdefault((r["switch"], r["mode"], r["vms"], r["flows"]),
+                          []).append(r)
+    return {k: {"median": statistics.median(r["mpps"] for r in rs),
+                "min": min(r["mpps"] for r in rs),
+                "max": max(r["mpps"] for r in rs), "n": len(rs),
+                "cyc": statistics.median(r["cyc_per_rx_pkt"] for r in rs),
+                "others": statistics.median(r["others_cpu"] for r in rs)}
+            for k, rs in by.items()}
+
+
+VARIANTS = [("vxswitch", "none"), ("vxswitch", "sg"), ("vxswitch", "ct"),
+            ("ovs", "none"), ("ovs", "ct")]
+# (label, x, y): x's rate over y's. Within one switch the ratio is taken
+# per round (the windows of one round are seconds apart, so a busy host
+# slows them alike) and the median of the rounds reported; across
+# switches (different processes, minutes apart) as median over median.
+RATIOS = [("vxswitch sg / no SG", ("vxswitch", "sg"), ("vxswitch", "none")),
+          ("vxswitch ct / no SG", ("vxswitch", "ct"), ("vxswitch", "none")),
+          ("vxswitch sg / ct", ("vxswitch", "sg"), ("vxswitch", "ct")),
+          ("OVS ct / OVS no SG", ("ovs", "ct"), ("ovs", "none")),
+          ("vxswitch sg / OVS ct", ("vxswitch", "sg"), ("ovs", "ct")),
+          ("vxswitch ct / OVS ct", ("vxswitch", "ct"), ("ovs", "ct")),
+          ("vxswitch no SG / OVS no SG", ("vxswitch", "none"),
+           ("ovs", "none"))]
+
+
+def ratio(rows, summ, x, y, n, f):
+    """-> (value, how) or None."""
+    if x[0] == y[0]:
+        by_rep = {}
+        for r in rows:
+            if (r.get("rep") and r.get("check") == "ok" and r["vms"] == n
+                    and r["flows"] == f and r["switch"] == x[0]):
+                by_rep.setdefault(r["rep"], {})[r["mode"]] = r["mpps"]
+        rs = [m[x[1]] / m[y[1]] for m in by_rep.values()
+              if x[1] in m and y[1] in m and m[y[1]]]
+        if rs:
+            return statistics.median(rs), "%d rounds, [%.2f, %.2f]" % (
+                len(rs), min(rs), max(rs))
+        return None
+    sx, sy = summ.get(x + (n, f)), summ.get(y + (n, f))
+    if sx and sy and sy["median"]:
+        return sx["median"] / sy["median"], "medians"
+    return None
+
+
+def table(summ, rows):
+    failed = {}
+    for r in rows:
+        if r.get("rep") and r.get("check") != "ok":
+            k = (r["switch"], r["mode"], r["vms"], r["flows"])
+            failed[k] = failed.get(k, 0) + 1
+    configs = sorted({k[2:] for k in summ} | {k[2:] for k in failed},
+                     key=lambda x: (-x[0], x[1]))
+    lines = ["| N VMs | flows | switch, group | loop Mpps median [min, max] "
+             "| windows | busy cycles / rx pkt | others' CPU |",
+             "|---|---|---|---|---|---|---|"]
+    for n, f in configs:
+        for v in VARIANTS:
+            s = summ.get(v + (n, f))
+            bad = failed.get(v + (n, f), 0)
+            if not s and not bad:
+                continue
+            lines.append("| %d | %s | %s %s | %s | %s | %s | %s |" % (
+                n, fmt_count(f), v[0], "no SG" if v[1] == "none" else v[1],
+                "%.3f [%.3f, %.3f]" % (s["median"], s["min"], s["max"])
+                if s else "n/a", ("%d" % s["n"] if s else "0")
+                + (" (+%d failed checks)" % bad if bad else ""),
+                "%.0f" % s["cyc"] if s else "", "%.2f" % s["others"]
+                if s else ""))
+    lines += ["", "| N VMs | flows | ratio | value | from |",
+              "|---|---|---|---|---|"]
+    for n, f in configs:
+        for label, x, y in RATIOS:
+            r = ratio(rows, summ, x, y, n, f)
+            if r:
+                lines.append("| %d | %s | %s | %.2f | %s |"
+                             % (n, fmt_count(f), label, r[0], r[1]))
+    return "\n".join(lines)
+
+
+def write(results, tag, rows, summ, conditions):
+    raw = write_rows(results / ("e2e-sg-%s.csv" % tag), FIELDS, rows)
+    sp = results / ("e2e-sg-%s-summary.csv" % tag)
+    with open(sp, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["switch", "mode", "vms", "flows", "mpps_median",
+                    "mpps_min", "mpps_max", "windows",
+                    "busy_cyc_per_rx_pkt", "others_cpu_median"])
+        for (sw, mode, n, f), s in sorted(summ.items()):
+            w.writerow([sw, mode, n, f, "%.4f" % s["median"],
+                        "%.4f" % s["min"], "%.4f" % s["max"], s["n"],
+                        "%.0f" % s["cyc"], "%.2f" % s["others"]])
+    text = table(summ, rows)
+    md = results / ("e2e-sg-%s.md" % tag)
+    md.write_text("%s\n\n%s\n" % (conditions, text))
+    return raw, sp, md, text
+
+
+def sg_main(a, ctx):
+    """ctx: the e2e-bench pieces (REPO, PYTHON, SCRIPTS, RESULTS, VxRun,
+    OvsRun, start_all, stop_vms, build, rundir)."""
+    rundir = ctx["rundir"]
+    rows = []
+    switches = [(sw, m) for sw, m in (("vxswitch", a.sg_modes),
+                                      ("ovs", a.ovs_sg_modes))
+                if sw in a.switches and m]
+    try:
+        for n in a.vms_list:
+            for f in a.flows_list:
+                pcap, n_pkts, n_probes = sg_pcap(
+                    ctx["PYTHON"], ctx["SCRIPTS"], rundir, n, f,
+                    a.probe_every)
+                say("== N=%d VMs, %s microflows (%s: %d packets, %d denied "
+                    "probes)" % (n, fmt_count(f), pcap.name, n_pkts,
+                                 n_probes))
+                for sw, modes in switches:
+                    cls = ctx["VxRun"] if sw == "vxswitch" else ctx["OvsRun"]
+                    new = measure_sg(a, cls, n, f, rundir, pcap, n_pkts,
+                                     n_probes, modes,
+                                     (ctx["start_all"], ctx["stop_vms"]))
+                    for r in new:
+                        r["build"] = ctx["build"] if sw == "vxswitch" \
+                            else "ovs-vswitchd-dpdk 3.1.0"
+                    rows += new
+    except KeyboardInterrupt:
+        say("interrupted")
+    finally:
+        vxlib.reap_all()
+    summ = summarize(rows)
+    cond = ("e2e-bench --sg: %s; %d rounds x %.0f s windows, warm-up %.0f s "
+            "per mode; VMs one testpmd 5tswap on CPU %d, switch PMD on CPU "
+            "1; a denied probe every %d packets; vxswitch %s; %s UTC"
+            % (" ".join(a.argv), a.reps, a.seconds, a.warmup, a.vm_cpus[0],
+               a.probe_every, ctx["build"],
+               time.strftime("%Y-%m-%d %H:%M", time.gmtime())))
+    raw, sp, md, text = write(ctx["RESULTS"], a.tag, rows, summ, cond)
+    say()
+    say(text)
+    say()
+    say("results: %s" % ", ".join(str(p.relative_to(ctx["REPO"]))
+                                  for p in (raw, sp, md)))
+    with contextlib.suppress(Exception):
+        for p in rundir.glob("*.log"):
+            if not a.keep:
+                p.unlink()
+    bad = [r for r in rows if r.get("rep") == 0 or r.get("check") != "ok"]
+    return 1 if bad or not summ else 0
