@@ -208,6 +208,18 @@ class VxRun:
                 "pkts_per_batch": (p["tx_packets"] / p["tx_batches"]
                                    if p.get("tx_batches") else 0)}
 
+    def stages(self):
+        """Busy cycles per received packet by datapath stage, and the
+        received bursts' sizes (pmd-perf-show): where a mode's cost is."""
+        st = self.sw.ctl("dpif-netdev/pmd-perf-show", json=True)
+        p = ([p for p in st if p["core"] == PMD_CORE] or st)[0]
+        out = {"st_" + k: round(v["cycles_per_packet"], 1)
+               for k, v in p["stages"].items()}
+        b = p["burst_sizes"]
+        out["bursts_lt8"] = sum(b[k] for k in ("1", "2-3", "4-7"))
+        out["bursts_8up"] = sum(b[k] for k in ("8-15", "16-31", "32"))
+        return out
+
     def drops(self):
         st = self.sw.ctl("dpif-netdev/pmd-stats-show", json=True)
         d = {}

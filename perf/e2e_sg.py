@@ -204,6 +204,8 @@ def window(a, sw, mode, rep, n_vms, flows, tps, probe_frac):
            "est_rpl_megaflows": est_rpl_megaflows(sw.dp_flows())
            if mode == "ct" else "",
            "others_cpu": round(others, 3)}
+    if hasattr(sw, "stages"):
+        row.update(sw.stages())
     fails = check_window(mode, sw, row, flows, probe_frac)
     say("    rep %d %-4s: %.3f Mpps loop (NIC rx %.3f), busy cycles %.0f/rx "
         "pkt %.0f/loop pkt, busy %.0f%%, denied %d (expected %d), %d "
@@ -226,7 +228,10 @@ FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
           "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
           "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
           "denied_expected", "sessions", "est_rpl_megaflows", "check",
-          "others_cpu", "build", "error"]
+          "others_cpu", "build", "error"] + \
+    ["st_%s" % k for k in ("extract", "hash", "emc", "dpcls", "upcall",
+                           "actions", "tx", "other")] + \
+    ["bursts_lt8", "bursts_8up"]
 
 
 def summarize(rows):

@@ -34,11 +34,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
+#include <string.h>
 #include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
+#include "flow_key.h"
 
-struct flow_key;
 struct conntrack;
 struct ct_conn;
 
@@ -78,10 +82,45 @@ struct ct_pkt_meta {
 				 * twice */
 };
 
+/* Sets meta's L3/L4 offsets and length from the IPv4 header at l3_ofs.
+ * Returns 0, or -EINVAL (not a whole IPv4 header; meta unchanged). */
+static inline int
+ct_pkt_meta_l4(struct ct_pkt_meta *mt, const struct rte_mbuf *m,
+	       uint16_t l3_ofs)
+{
+	if ((uint32_t)l3_ofs + sizeof(struct rte_ipv4_hdr) > m->data_len)
+		return -EINVAL;
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+				const struct rte_ipv4_hdr *, l3_ofs);
+	uint32_t ihl = (ip->version_ihl & 0x0f) * 4u;
+	uint32_t tot = rte_be_to_cpu_16(ip->total_length);
+	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof *ip || tot < ihl)
+		return -EINVAL;
+	mt->l3_ofs = l3_ofs;
+	mt->l4_ofs = (uint16_t)(l3_ofs + ihl);
+	mt->l4_len = (uint16_t)(tot - ihl);
+	mt->is_ipv4 = 1;
+	return 0;
+}
+
 /* Fills meta from the datapath's flow_key of m (extracted already) and the
- * offset of its IPv4 header. Returns 0, or -EINVAL (meta says not IPv4). */
-int ct_pkt_meta_from_flow(struct ct_pkt_meta *meta, const struct flow_key *key,
-			  const struct rte_mbuf *m, uint16_t l3_ofs);
+ * offset of its IPv4 header. Returns 0, or -EINVAL (meta says not IPv4).
+ * Inline: the datapath calls it for every packet an sg()/ct() meets. */
+static inline int
+ct_pkt_meta_from_flow(struct ct_pkt_meta *mt, const struct flow_key *key,
+		      const struct rte_mbuf *m, uint16_t l3_ofs)
+{
+	memset(mt, 0, sizeof *mt);
+	if (key->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return -EINVAL;
+	mt->nw_src = key->nw_src;
+	mt->nw_dst = key->nw_dst;
+	mt->tp_src = key->tp_src;
+	mt->tp_dst = key->tp_dst;
+	mt->nw_proto = key->nw_proto;
+	mt->nw_frag = key->nw_frag;
+	return ct_pkt_meta_l4(mt, m, l3_ofs);
+}
 
 /* Parses Ethernet (one optional VLAN tag) + IPv4 from m: for tests, the
  * benchmark and callers without a flow_key. Returns 0 or -EINVAL. */

@@ -1,48 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * struct ct_pkt_meta from what the datapath extracted already (its
- * flow_key and the IPv4 header's offset), or parsed here for callers
- * without one (tests, the benchmark).
+ * struct ct_pkt_meta parsed from the packet, for callers without a
+ * flow_key (tests, the benchmark); the datapath's ct_pkt_meta_from_flow()
+ * is inline in conntrack.h.
  */
 #include <errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include "flow_key.h"
 #include "conntrack.h"
-
-/* The L4 offset and length from the IPv4 header at l3_ofs. */
-static int
-meta_l4(struct ct_pkt_meta *mt, const struct rte_mbuf *m, uint16_t l3_ofs)
-{
-	if ((uint32_t)l3_ofs + sizeof(struct rte_ipv4_hdr) > m->data_len)
-		return -EINVAL;
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
-				const struct rte_ipv4_hdr *, l3_ofs);
-	uint32_t ihl = (ip->version_ihl & 0x0f) * 4u;
-	uint32_t tot = rte_be_to_cpu_16(ip->total_length);
-	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof *ip || tot < ihl)
-		return -EINVAL;
-	mt->l3_ofs = l3_ofs;
-	mt->l4_ofs = (uint16_t)(l3_ofs + ihl);
-	mt->l4_len = (uint16_t)(tot - ihl);
-	mt->is_ipv4 = 1;
-	return 0;
-}
-
-int
-ct_pkt_meta_from_flow(struct ct_pkt_meta *mt, const struct flow_key *key,
-		      const struct rte_mbuf *m, uint16_t l3_ofs)
-{
-	memset(mt, 0, sizeof *mt);
-	if (key->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return -EINVAL;
-	mt->nw_src = key->nw_src;
-	mt->nw_dst = key->nw_dst;
-	mt->tp_src = key->tp_src;
-	mt->tp_dst = key->tp_dst;
-	mt->nw_proto = key->nw_proto;
-	mt->nw_frag = key->nw_frag;
-	return meta_l4(mt, m, l3_ofs);
-}
 
 int
 ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *mt)
@@ -64,7 +29,7 @@ ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *mt)
 		ofs += sizeof *v;
 	}
 	if (type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    meta_l4(mt, m, ofs) < 0)
+	    ct_pkt_meta_l4(mt, m, ofs) < 0)
 		return -EINVAL;
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
 				const struct rte_ipv4_hdr *, ofs);

@@ -297,78 +297,91 @@ nat_state(const struct ct_conn *c, bool reply)
 	return c->nat == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;
 }
 
-/* One packet whose key k was looked up already (data: the hit, or NULL).
- * Returns its ct_state. */
-static uint8_t
-process(struct conntrack *ct, struct rte_mbuf *m, const struct ct_pkt_meta *mt,
-	const struct ct_key *k, bool related, void *data, bool commit,
-	const struct ct_nat_spec *nat, uint64_t now, struct ct_conn_ref *out)
-{
-	struct ct_conn *c = data ? entry_conn(data) : NULL;
-	bool reply = data ? entry_reply(data) : false;
-	uint8_t state = CS_TRACKED;
+/* process_hit()'s answer when the session it was given is not there any
+ * more (dead, expired, or closed and replaced): the packet is then
+ * treated as one of no session. Every real ct_state has CS_TRACKED. */
+#define CT_NO_SESSION 0
 
-	for (int tries = 0; tries < 2; tries++) {
-		if (c) {
-			rte_spinlock_lock(&c->lock);
-			if (c->dead || ct_conn_expired(c, now)) {
-				rte_spinlock_unlock(&c->lock);
-				c = NULL;
-			}
-		}
-		if (!c)
-			break;
-		enum ct_update res = CT_UPDATE_VALID;
-		if (related)
-			state |= CS_RELATED | (reply ? CS_REPLY_DIR : 0);
-		else
-			res = proto_update(ct, c, m, mt, reply, now);
-		switch (res) {
-		case CT_UPDATE_VALID:
-			if (!related)
-				state |= CS_ESTABLISHED |
-					 (reply ? CS_REPLY_DIR : 0);
-			break;
-		case CT_UPDATE_VALID_NEW:
-			state |= CS_NEW;
-			break;
-		case CT_UPDATE_INVALID:
-			rte_spinlock_unlock(&c->lock);
-			ct_counters(ct)->invalid++;
-			fill_ref(out, NULL, false, k->zone);
-			return CS_TRACKED | CS_INVALID;
-		case CT_UPDATE_NEW:
-			rte_spinlock_unlock(&c->lock);
-			if (commit)
-				conn_replace(ct, c);
-			c = NULL;
-			goto not_found;
-		}
-		if (nat && c->nat) {
-			state |= nat_state(c, reply);
-			if (!related)
-				ct_nat_packet(c, m, mt, reply);
-		}
-		fill_ref(out, c, reply, k->zone);
+/* One packet of session c (found by its key, direction reply): the
+ * common case, inlined into the burst loop. Returns its ct_state, or
+ * CT_NO_SESSION. */
+static __rte_always_inline uint8_t
+process_hit(struct conntrack *ct, struct rte_mbuf *m,
+	    const struct ct_pkt_meta *mt, const struct ct_key *k, bool related,
+	    struct ct_conn *c, bool reply, bool commit,
+	    const struct ct_nat_spec *nat, uint64_t now,
+	    struct ct_conn_ref *out)
+{
+	uint8_t state = CS_TRACKED;
+	enum ct_update res = CT_UPDATE_VALID;
+
+	rte_spinlock_lock(&c->lock);
+	if (c->dead || ct_conn_expired(c, now)) {
 		rte_spinlock_unlock(&c->lock);
-		return state;
+		return CT_NO_SESSION;
 	}
-not_found:
+	if (related)
+		state |= CS_RELATED | (reply ? CS_REPLY_DIR : 0);
+	else
+		res = proto_update(ct, c, m, mt, reply, now);
+	switch (res) {
+	case CT_UPDATE_VALID:
+		if (!related)
+			state |= CS_ESTABLISHED | (reply ? CS_REPLY_DIR : 0);
+		break;
+	case CT_UPDATE_VALID_NEW:
+		state |= CS_NEW;
+		break;
+	case CT_UPDATE_INVALID:
+		rte_spinlock_unlock(&c->lock);
+		ct_counters(ct)->invalid++;
+		fill_ref(out, NULL, false, k->zone);
+		return CS_TRACKED | CS_INVALID;
+	case CT_UPDATE_NEW:
+		rte_spinlock_unlock(&c->lock);
+		if (commit)
+			conn_replace(ct, c);
+		return CT_NO_SESSION;
+	}
+	if (nat && c->nat) {
+		state |= nat_state(c, reply);
+		if (!related)
+			ct_nat_packet(c, m, mt, reply);
+	}
+	fill_ref(out, c, reply, k->zone);
+	rte_spinlock_unlock(&c->lock);
+	return state;
+}
+
+/* One packet of no session: +new (committed under commit) or +inv. */
+static uint8_t
+process_miss(struct conntrack *ct, struct rte_mbuf *m,
+	     const struct ct_pkt_meta *mt, const struct ct_key *k,
+	     bool related, bool commit, const struct ct_nat_spec *nat,
+	     uint64_t now, struct ct_conn_ref *out)
+{
+	uint8_t state = CS_TRACKED | CS_NEW;
+	struct ct_conn *c = NULL;
+
 	if (related || !valid_new(m, mt, k)) {
 		ct_counters(ct)->invalid++;
 		fill_ref(out, NULL, false, k->zone);
 		return CS_TRACKED | CS_INVALID;
 	}
-	state |= CS_NEW;
 	if (commit) {
 		struct ct_conn *live;
 		bool live_reply;
 		c = conn_create(ct, m, mt, k, nat, now, &live, &live_reply);
-		if (!c && live)	/* another PMD was first: track against it */
-			return process(ct, m, mt, k, related,
-				       (void *)((uintptr_t)live |
-						(live_reply ? CT_DIR_REPLY : 0)),
-				       false, nat, now, out);
+		if (!c && live) {
+			/* another PMD was first: track against it, without
+			 * committing (if it is gone already, this packet
+			 * stays +new, as in OVS) */
+			uint8_t st = process_hit(ct, m, mt, k, related, live,
+						 live_reply, false, nat, now,
+						 out);
+			if (st != CT_NO_SESSION)
+				return st;
+		}
 		if (c && nat && c->nat) {
 			state |= c->nat;
 			ct_nat_packet(c, m, mt, false);
@@ -532,12 +545,21 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			else if (natted[j])	/* gone: on as a new one */
 				key_flip(&keys[j]);
 			bool commit = call_commit(call, i);
-			ct_state_out[i] = process(ct, pkts[i], &meta[i],
-					&keys[j], related[j],
-					hits & (1ull << j) ? data[j] : NULL,
-					commit, call_nat(call, i), now_tsc,
-					out ? &out[i] : NULL);
-			committed |= commit && (ct_state_out[i] & CS_NEW);
+			const struct ct_nat_spec *nat = call_nat(call, i);
+			struct ct_conn_ref *ref = out ? &out[i] : NULL;
+			uint8_t st = CT_NO_SESSION;
+			if (hits & (1ull << j))
+				st = process_hit(ct, pkts[i], &meta[i],
+						 &keys[j], related[j],
+						 entry_conn(data[j]),
+						 entry_reply(data[j]), commit,
+						 nat, now_tsc, ref);
+			if (st == CT_NO_SESSION)
+				st = process_miss(ct, pkts[i], &meta[i],
+						  &keys[j], related[j], commit,
+						  nat, now_tsc, ref);
+			ct_state_out[i] = st;
+			committed |= commit && (st & CS_NEW);
 		}
 	}
 }
