@@ -27,6 +27,8 @@
  * PMD needs for more than a few sessions' work. Every calling thread
  * must have an lcore id (an EAL lcore, or rte_thread_register()): the
  * table's multi-writer slot caches and the PMD counters are per lcore.
+ * EAL lcores enabled at creation also get a session cache (ct_cache.h):
+ * a thread registered later works, through the table alone.
  */
 #ifndef VXS_CONNTRACK_H
 #define VXS_CONNTRACK_H
