@@ -207,6 +207,28 @@ void conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			     const struct ct_nat_spec *const nats[],
 			     uint64_t now_tsc, uint8_t *ct_state_out);
 
+/* What sg() gives for each of its packets (dp_sg_stage/dp_sg_filter),
+ * instead of a ct_pkt_meta: the packet's flow key, extracted already,
+ * with the packet at its Ethernet header (one VLAN tag at most, as the
+ * key says). The tracker builds the meta itself, and only for the
+ * packets its established lane (ct_est.h) does not take: a packet of a
+ * live UDP session needs nothing but its key. Otherwise as
+ * conntrack_execute_mixed, which zones/commits/nats follow; zones NULL:
+ * all in zone, committing if commit, NATed as nat. */
+struct ct_flow_call {
+	uint16_t zone;
+	bool commit;
+	const struct ct_nat_spec *nat;
+	const uint16_t *zones;
+	const uint64_t *commits;
+	const struct ct_nat_spec *const *nats;
+};
+
+void conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,
+			     const struct flow_key *const keys[], uint16_t n,
+			     const struct ct_flow_call *call,
+			     uint64_t now_tsc, uint8_t *ct_state_out);
+
 /* One packet; returns its ct_state. */
 uint8_t conntrack_execute_one(struct conntrack *ct, struct rte_mbuf *m,
 			      const struct ct_pkt_meta *meta, uint16_t zone,

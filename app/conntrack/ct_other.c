@@ -204,9 +204,12 @@ ct_other_update(struct conntrack *ct, struct ct_conn *c, bool reply,
 		return ret;
 	}
 	if (reply && c->p.other != CT_OTHER_BIDIR) {
-		c->p.other = CT_OTHER_BIDIR;
+		/* read without the lock by the established lane (ct_est.h) */
+		__atomic_store_n(&c->p.other, CT_OTHER_BIDIR,
+				 __ATOMIC_RELAXED);
 	} else if (c->p.other == CT_OTHER_FIRST) {
-		c->p.other = CT_OTHER_MULTIPLE;
+		__atomic_store_n(&c->p.other, CT_OTHER_MULTIPLE,
+				 __ATOMIC_RELAXED);
 		ret = CT_UPDATE_VALID_NEW;
 	}
 	static const uint8_t tm[] = {

@@ -115,6 +115,7 @@ struct conntrack {
 	struct rte_rcu_qsbr *qsbr;
 	uint32_t pool_size;
 	uint64_t tsc_hz;
+	uint64_t refresh_slack_tsc;	/* ct_est.h: 1 ms */
 
 	/* The table lock: creation and removal of keys, the counts below. */
 	rte_spinlock_t lock;

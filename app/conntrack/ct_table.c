@@ -11,7 +11,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
-#include "ct_cache.h"
+#include "ct_est.h"
 
 static inline struct ct_conn *
 entry_conn(void *data)
@@ -43,6 +43,7 @@ conntrack_create(const struct ct_params *p)
 	ct->max_conns = max;
 	ct->qsbr = p->qsbr;
 	ct->tsc_hz = p->tsc_hz ? p->tsc_hz : rte_get_tsc_hz();
+	ct->refresh_slack_tsc = ct->tsc_hz / 1000;
 	rte_spinlock_init(&ct->lock);
 	/* Room past the limit for sessions on their way back through RCU,
 	 * so a full table churning does not starve creation. */
@@ -416,15 +417,8 @@ key_flip(struct ct_key *k)
 }
 
 /* The packets of one call: zone, commit and nat either one for all
- * (zones, commits or nats NULL) or per packet. */
-struct ct_call {
-	uint16_t zone;
-	bool commit;
-	const struct ct_nat_spec *nat;
-	const uint16_t *zones;
-	const uint64_t *commits;	/* bit i: packet i commits */
-	const struct ct_nat_spec *const *nats;
-};
+ * (zones, commits or nats NULL) or per packet (conntrack.h). */
+#define ct_call ct_flow_call
 
 static inline const struct ct_nat_spec *
 call_nat(const struct ct_call *c, uint16_t i)
@@ -485,11 +479,15 @@ lookup_keys(struct conntrack *ct, const struct ct_key keys[],
 	return hits;
 }
 
+/* lane_done: NULL, or the packets conntrack_execute_flows() put through
+ * the established lane already (bit i of lane_done[i / 64]; their meta
+ * is not set): skipped, and the lane is not tried again for the others. */
 static void
 execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	     const struct ct_pkt_meta *meta, uint16_t n,
 	     const struct ct_call *call, uint64_t now_tsc,
-	     uint8_t *ct_state_out, struct ct_conn_ref *out)
+	     uint8_t *ct_state_out, struct ct_conn_ref *out,
+	     const uint64_t *lane_done)
 {
 	struct ct_key keys[CT_BULK];
 	uint32_t sigs[CT_BULK];
@@ -497,6 +495,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	uint16_t idx[CT_BULK];
 	bool related[CT_BULK];
 	bool natted[CT_BULK];
+	const struct ct_cache *cc = lane_done ? NULL : ct_cache_of(ct);
 
 	for (uint16_t base = 0; base < n; base += CT_BULK) {
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
@@ -504,7 +503,24 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		bool committed = false;	/* a new session, maybe */
 
 		for (uint16_t i = base; i < base + chunk; i++) {
+			if (lane_done &&
+			    (lane_done[i / 64] >> (i % 64)) & 1)
+				continue;
 			uint16_t zone = call_zone(call, i);
+			if (cc && ct_est_key(&keys[nk], &meta[i], pkts[i],
+					     zone)) {
+				sigs[nk] = ct_key_sig(&keys[nk]);
+				uint8_t st = ct_est_lane(ct, cc, &keys[nk],
+							 sigs[nk], now_tsc,
+							 out ? &out[i] : NULL);
+				if (st) {
+					ct_state_out[i] = st;
+					continue;
+				}
+				related[nk] = natted[nk] = false;
+				idx[nk++] = i;
+				continue;
+			}
 			if (meta[i].is_ipv4 &&
 			    ct_key_extract(pkts[i], &meta[i], zone, &keys[nk],
 					   &related[nk])) {
@@ -573,7 +589,8 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 	const struct ct_call call = { .zone = zone, .commit = commit,
 				      .nat = nat };
 
-	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, out);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, out,
+		     NULL);
 }
 
 void
@@ -586,7 +603,72 @@ conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 	const struct ct_call call = { .zones = zones, .commits = commits,
 				      .nats = nats };
 
-	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, NULL);
+	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, NULL,
+		     NULL);
+}
+
+/* The lane's key of a packet, from its flow key alone: ct_est_key()'s
+ * conditions (the datapath's extraction checked the UDP header). */
+static __rte_always_inline bool
+flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
+{
+	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    f->nw_proto != IPPROTO_UDP || f->nw_frag)
+		return false;
+	k->src = f->nw_src;
+	k->dst = f->nw_dst;
+	k->sport = f->tp_src;
+	k->dport = f->tp_dst;
+	k->zone = zone;
+	k->proto = IPPROTO_UDP;
+	k->pad = 0;
+	return true;
+}
+
+void
+conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,
+			const struct flow_key *const keys[], uint16_t n,
+			const struct ct_flow_call *call, uint64_t now_tsc,
+			uint8_t *ct_state_out)
+{
+	const struct ct_cache *cc = ct_cache_of(ct);
+
+	for (uint16_t base = 0; base < n; base += 64) {
+		uint16_t chunk = RTE_MIN(n - base, 64);
+		uint64_t lane = 0;
+		for (uint16_t i = 0; cc && i < chunk; i++) {
+			struct ct_key k;
+			uint16_t p = base + i;
+			if (!flow_est_key(&k, keys[p], call_zone(call, p)))
+				continue;
+			uint8_t st = ct_est_lane(ct, cc, &k, ct_key_sig(&k),
+						 now_tsc, NULL);
+			if (st) {
+				ct_state_out[p] = st;
+				lane |= 1ull << i;
+			}
+		}
+		if (lane == UINT64_MAX >> (64 - chunk))
+			continue;
+		struct ct_pkt_meta meta[64];
+		for (uint16_t i = 0; i < chunk; i++) {
+			const struct flow_key *f = keys[base + i];
+			if (!((lane >> i) & 1))
+				ct_pkt_meta_from_flow(&meta[i], f, pkts[base + i],
+						      RTE_ETHER_HDR_LEN +
+						      (f->vlan_tci ?
+						       RTE_VLAN_HLEN : 0));
+		}
+		struct ct_flow_call sub = *call;
+		if (sub.zones)
+			sub.zones += base;
+		if (sub.commits)
+			sub.commits += base / 64;
+		if (sub.nats)
+			sub.nats += base;
+		execute_bulk(ct, pkts + base, meta, chunk, &sub, now_tsc,
+			     ct_state_out + base, NULL, &lane);
+	}
 }
 
 void

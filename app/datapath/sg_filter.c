@@ -13,7 +13,7 @@
  *
  * Two places run it. The sg stage (dp_sg_stage), between grouping and
  * actions, takes the sg() every megaflow group of a pass meets first
- * and tracks all those packets in one conntrack_execute_mixed() call:
+ * and tracks all those packets in one conntrack_execute_flows() call:
  * one bulk hash lookup for the burst, where a decap burst fanning out to
  * 32 VMs would otherwise make 32 lookups of one packet each. An sg()
  * behind an output, a tunnel push or another sg() runs as an action
@@ -72,7 +72,7 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	     const struct flow_key keys[], const uint8_t idx[])
 {
 	bool allow = a->slot & DP_SG_ALLOW;
-	struct ct_pkt_meta meta[BATCH_MAX];
+	const struct flow_key *fk[BATCH_MAX];
 	uint8_t state[BATCH_MAX];
 	struct ct_nat_spec spec;
 
@@ -81,10 +81,14 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		return;
 	}
 	for (uint16_t i = 0; i < b->n; i++)
-		dp_ct_meta(&meta[i], &keys[idx ? idx[i] : i], b->pkts[i]);
+		fk[i] = &keys[idx ? idx[i] : i];
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
-	conntrack_execute(ctx->ct, b->pkts, meta, b->n, a->port, allow,
-			  dp_ct_nat_spec(nat, &spec), rte_rdtsc(), state, NULL);
+	const struct ct_flow_call call = {
+		.zone = a->port, .commit = allow,
+		.nat = dp_ct_nat_spec(nat, &spec),
+	};
+	conntrack_execute_flows(ctx->ct, b->pkts, fk, b->n, &call, rte_rdtsc(),
+				state);
 	uint8_t stopped = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow);
@@ -103,7 +107,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	    const struct flow_key keys[])
 {
 	struct rte_mbuf *pkts[BATCH_MAX];
-	struct ct_pkt_meta meta[BATCH_MAX];
+	const struct flow_key *fk[BATCH_MAX];
 	uint16_t zones[BATCH_MAX];
 	uint64_t commits[(BATCH_MAX + 63) / 64] = { 0 };
 	struct ct_nat_spec specs[BATCH_MAX];
@@ -135,7 +139,7 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
 			pkts[n] = grp->b.pkts[j];
 			nats[n] = nat;
-			dp_ct_meta(&meta[n], &keys[grp->idx[j]], pkts[n]);
+			fk[n] = &keys[grp->idx[j]];
 			zones[n] = a->port;
 			/* sg(allow) commits what it lets in */
 			if (a->slot & DP_SG_ALLOW)
@@ -144,8 +148,12 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	}
 	if (!n)
 		return;
-	conntrack_execute_mixed(ctx->ct, pkts, meta, n, zones, commits,
-				any_nat ? nats : NULL, rte_rdtsc(), state);
+	const struct ct_flow_call call = {
+		.zones = zones, .commits = commits,
+		.nats = any_nat ? nats : NULL,
+	};
+	conntrack_execute_flows(ctx->ct, pkts, fk, n, &call, rte_rdtsc(),
+				state);
 	uint8_t stopped = 0;	/* a verdict other than SG_PASS */
 	n = 0;
 	for (uint16_t k = 0; k < n_groups; k++) {
