@@ -50,15 +50,13 @@ ct_est_key(struct ct_key *k, const struct ct_pkt_meta *mt,
 }
 
 /* The packet's ct_state if the lane takes it (its expiration pushed
- * forward, *out filled when given), else 0: the full path takes it. */
+ * forward, *out filled when given), else 0: the full path takes it.
+ * data: what the lcore's cache holds for the packet's key k. */
 static __rte_always_inline uint8_t
-ct_est_lane(struct conntrack *ct, const struct ct_cache *cc,
-	    const struct ct_key *k, uint32_t sig, uint64_t now,
-	    struct ct_conn_ref *out)
+ct_est_lane(struct conntrack *ct, void *data, const struct ct_key *k,
+	    uint64_t now, struct ct_conn_ref *out)
 {
-	uintptr_t d = (uintptr_t)ct_cache_lookup(cc, k, sig);
-	if (!d)
-		return 0;
+	uintptr_t d = (uintptr_t)data;
 	struct ct_conn *c = (struct ct_conn *)(d & ~CT_DIR_REPLY);
 	bool reply = d & CT_DIR_REPLY;
 	uint8_t state = __atomic_load_n(&c->p.other, __ATOMIC_RELAXED);

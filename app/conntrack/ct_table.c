@@ -416,45 +416,50 @@ key_flip(struct ct_key *k)
 	*k = r;
 }
 
-/* The packets of one call: zone, commit and nat either one for all
- * (zones, commits or nats NULL) or per packet (conntrack.h). */
-#define ct_call ct_flow_call
-
+/* The packets of one call (struct ct_flow_call, conntrack.h): zone,
+ * commit and nat either one for all (zones, commits or nats NULL) or per
+ * packet. */
 static inline const struct ct_nat_spec *
-call_nat(const struct ct_call *c, uint16_t i)
+call_nat(const struct ct_flow_call *c, uint16_t i)
 {
 	return c->nats ? c->nats[i] : c->nat;
 }
 
 static inline uint16_t
-call_zone(const struct ct_call *c, uint16_t i)
+call_zone(const struct ct_flow_call *c, uint16_t i)
 {
 	return c->zones ? c->zones[i] : c->zone;
 }
 
 static inline bool
-call_commit(const struct ct_call *c, uint16_t i)
+call_commit(const struct ct_flow_call *c, uint16_t i)
 {
 	return c->commits ? (c->commits[i / 64] >> (i % 64)) & 1 : c->commit;
 }
 
 /* Looks up keys[0..nk): the lcore's cache first, the table (one bulk
  * lookup, the hashes already computed) for the rest, whose hits are
- * cached. Returns the hit mask, data[] set for the hits. */
+ * cached. known: keys whose cache probe was made already (by the lane),
+ * hit (in hits, data[] set) or missed. Returns the hit mask, data[] set
+ * for the hits. */
 static uint64_t
-lookup_keys(struct conntrack *ct, const struct ct_key keys[],
-	    const uint32_t sigs[], uint32_t nk, void *data[])
+lookup_keys(struct conntrack *ct, struct ct_cache *cc,
+	    const struct ct_key keys[], const uint32_t sigs[], uint32_t nk,
+	    void *data[], uint64_t known, uint64_t hits)
 {
-	struct ct_cache *cc = ct_cache_of(ct);
 	const void *kp[CT_BULK];
 	hash_sig_t msig[CT_BULK];
 	void *mdata[CT_BULK];
 	uint8_t mj[CT_BULK];
-	uint64_t hits = 0, mhits = 0;
+	uint64_t mhits = 0;
 	uint32_t nm = 0;
 
 	for (uint32_t j = 0; j < nk; j++) {
-		void *d = cc ? ct_cache_lookup(cc, &keys[j], sigs[j]) : NULL;
+		if (hits & (1ull << j))
+			continue;
+		void *d = NULL;
+		if (cc && !(known & (1ull << j)))
+			d = ct_cache_lookup(cc, &keys[j], sigs[j]);
 		if (d) {
 			data[j] = d;
 			hits |= 1ull << j;
@@ -479,15 +484,38 @@ lookup_keys(struct conntrack *ct, const struct ct_key keys[],
 	return hits;
 }
 
-/* lane_done: NULL, or the packets conntrack_execute_flows() put through
- * the established lane already (bit i of lane_done[i / 64]; their meta
- * is not set): skipped, and the lane is not tried again for the others. */
+/* Where the tracker reads a packet: its meta (conntrack_execute*), or
+ * its flow key (conntrack_execute_flows), from which the meta is built
+ * into scratch only if the established lane does not take the packet. */
+struct ct_src {
+	const struct ct_pkt_meta *meta;
+	const struct flow_key *const *fkeys;
+	struct ct_pkt_meta *scratch;
+};
+
+/* The lane's key of a packet, from its flow key alone: ct_est_key()'s
+ * conditions (the datapath's extraction checked the UDP header). */
+static __rte_always_inline bool
+flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
+{
+	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    f->nw_proto != IPPROTO_UDP || f->nw_frag)
+		return false;
+	k->src = f->nw_src;
+	k->dst = f->nw_dst;
+	k->sport = f->tp_src;
+	k->dport = f->tp_dst;
+	k->zone = zone;
+	k->proto = IPPROTO_UDP;
+	k->pad = 0;
+	return true;
+}
+
 static void
 execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
-	     const struct ct_pkt_meta *meta, uint16_t n,
-	     const struct ct_call *call, uint64_t now_tsc,
-	     uint8_t *ct_state_out, struct ct_conn_ref *out,
-	     const uint64_t *lane_done)
+	     const struct ct_src *src, uint16_t n,
+	     const struct ct_flow_call *call, uint64_t now_tsc,
+	     uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
 	struct ct_key keys[CT_BULK];
 	uint32_t sigs[CT_BULK];
@@ -495,28 +523,60 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	uint16_t idx[CT_BULK];
 	bool related[CT_BULK];
 	bool natted[CT_BULK];
-	const struct ct_cache *cc = lane_done ? NULL : ct_cache_of(ct);
+	struct ct_cache *cc = ct_cache_of(ct);
+	/* in locals: the stores below could alias them for the compiler */
+	const struct flow_key *const *fkeys = src->fkeys;
+	struct ct_pkt_meta *scratch = src->scratch;
+	const struct ct_pkt_meta *meta = fkeys ? scratch : src->meta;
+	const uint16_t *zones = call->zones;
+	const uint16_t zone_all = call->zone;
 
 	for (uint16_t base = 0; base < n; base += CT_BULK) {
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
 		uint32_t nk = 0;
+		uint64_t known = 0, hits = 0;	/* the lane's cache probes */
 		bool committed = false;	/* a new session, maybe */
 
 		for (uint16_t i = base; i < base + chunk; i++) {
-			if (lane_done &&
-			    (lane_done[i / 64] >> (i % 64)) & 1)
-				continue;
-			uint16_t zone = call_zone(call, i);
-			if (cc && ct_est_key(&keys[nk], &meta[i], pkts[i],
-					     zone)) {
+			uint16_t zone = zones ? zones[i] : zone_all;
+			bool keyed;
+			if (fkeys)
+				keyed = flow_est_key(&keys[nk], fkeys[i], zone);
+			else
+				keyed = ct_est_key(&keys[nk], &meta[i],
+						   pkts[i], zone);
+			if (keyed && cc) {
 				sigs[nk] = ct_key_sig(&keys[nk]);
-				uint8_t st = ct_est_lane(ct, cc, &keys[nk],
-							 sigs[nk], now_tsc,
-							 out ? &out[i] : NULL);
+				void *d = ct_cache_lookup(cc, &keys[nk],
+							  sigs[nk]);
+				uint8_t st = d ? ct_est_lane(ct, d, &keys[nk],
+							     now_tsc,
+							     out ? &out[i] :
+							     NULL) : 0;
 				if (st) {
 					ct_state_out[i] = st;
 					continue;
 				}
+				known |= 1ull << nk;
+				if (d) {
+					data[nk] = d;
+					hits |= 1ull << nk;
+				}
+			}
+			if (fkeys) {
+				const struct flow_key *f = fkeys[i];
+				ct_pkt_meta_from_flow(scratch + i, f,
+						      pkts[i],
+						      RTE_ETHER_HDR_LEN +
+						      (f->vlan_tci ?
+						       RTE_VLAN_HLEN : 0));
+				/* the datapath's extraction checked the
+				 * IPv4 header already; belt and braces */
+				keyed &= scratch[i].is_ipv4;
+			}
+			if (keyed) {
+				if (!cc)
+					sigs[nk] = ct_key_sig(&keys[nk]);
 				related[nk] = natted[nk] = false;
 				idx[nk++] = i;
 				continue;
@@ -540,7 +600,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		}
 		if (!nk)
 			continue;
-		uint64_t hits = lookup_keys(ct, keys, sigs, nk, data);
+		hits = lookup_keys(ct, cc, keys, sigs, nk, data, known, hits);
 		for (uint32_t j = 0; j < nk; j++)
 			if (hits & (1ull << j))
 				rte_prefetch0(entry_conn(data[j]));
@@ -586,11 +646,12 @@ conntrack_execute(struct conntrack *ct, struct rte_mbuf **pkts,
 		  bool commit, const struct ct_nat_spec *nat, uint64_t now_tsc,
 		  uint8_t *ct_state_out, struct ct_conn_ref *out)
 {
-	const struct ct_call call = { .zone = zone, .commit = commit,
+	const struct ct_flow_call call = { .zone = zone, .commit = commit,
 				      .nat = nat };
 
-	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, out,
-		     NULL);
+	const struct ct_src src = { .meta = meta };
+
+	execute_bulk(ct, pkts, &src, n, &call, now_tsc, ct_state_out, out);
 }
 
 void
@@ -600,29 +661,12 @@ conntrack_execute_mixed(struct conntrack *ct, struct rte_mbuf **pkts,
 			const struct ct_nat_spec *const nats[],
 			uint64_t now_tsc, uint8_t *ct_state_out)
 {
-	const struct ct_call call = { .zones = zones, .commits = commits,
+	const struct ct_flow_call call = { .zones = zones, .commits = commits,
 				      .nats = nats };
 
-	execute_bulk(ct, pkts, meta, n, &call, now_tsc, ct_state_out, NULL,
-		     NULL);
-}
+	const struct ct_src src = { .meta = meta };
 
-/* The lane's key of a packet, from its flow key alone: ct_est_key()'s
- * conditions (the datapath's extraction checked the UDP header). */
-static __rte_always_inline bool
-flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
-{
-	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    f->nw_proto != IPPROTO_UDP || f->nw_frag)
-		return false;
-	k->src = f->nw_src;
-	k->dst = f->nw_dst;
-	k->sport = f->tp_src;
-	k->dport = f->tp_dst;
-	k->zone = zone;
-	k->proto = IPPROTO_UDP;
-	k->pad = 0;
-	return true;
+	execute_bulk(ct, pkts, &src, n, &call, now_tsc, ct_state_out, NULL);
 }
 
 void
@@ -631,34 +675,12 @@ conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,
 			const struct ct_flow_call *call, uint64_t now_tsc,
 			uint8_t *ct_state_out)
 {
-	const struct ct_cache *cc = ct_cache_of(ct);
+	struct ct_pkt_meta scratch[CT_BULK];
 
-	for (uint16_t base = 0; base < n; base += 64) {
-		uint16_t chunk = RTE_MIN(n - base, 64);
-		uint64_t lane = 0;
-		for (uint16_t i = 0; cc && i < chunk; i++) {
-			struct ct_key k;
-			uint16_t p = base + i;
-			if (!flow_est_key(&k, keys[p], call_zone(call, p)))
-				continue;
-			uint8_t st = ct_est_lane(ct, cc, &k, ct_key_sig(&k),
-						 now_tsc, NULL);
-			if (st) {
-				ct_state_out[p] = st;
-				lane |= 1ull << i;
-			}
-		}
-		if (lane == UINT64_MAX >> (64 - chunk))
-			continue;
-		struct ct_pkt_meta meta[64];
-		for (uint16_t i = 0; i < chunk; i++) {
-			const struct flow_key *f = keys[base + i];
-			if (!((lane >> i) & 1))
-				ct_pkt_meta_from_flow(&meta[i], f, pkts[base + i],
-						      RTE_ETHER_HDR_LEN +
-						      (f->vlan_tci ?
-						       RTE_VLAN_HLEN : 0));
-		}
+	for (uint16_t base = 0; base < n; base += CT_BULK) {
+		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
+		const struct ct_src src = { .fkeys = keys + base,
+					    .scratch = scratch };
 		struct ct_flow_call sub = *call;
 		if (sub.zones)
 			sub.zones += base;
@@ -666,8 +688,8 @@ conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,
 			sub.commits += base / 64;
 		if (sub.nats)
 			sub.nats += base;
-		execute_bulk(ct, pkts + base, meta, chunk, &sub, now_tsc,
-			     ct_state_out + base, NULL, &lane);
+		execute_bulk(ct, pkts + base, &src, chunk, &sub, now_tsc,
+			     ct_state_out + base, NULL);
 	}
 }
 
