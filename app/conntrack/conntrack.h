@@ -222,6 +222,12 @@ struct ct_flow_call {
 	const uint16_t *zones;
 	const uint64_t *commits;
 	const struct ct_nat_spec *const *nats;
+	/* NULL, or set here: bit i (refused[i / 64] >> i % 64) when packet
+	 * i was to be committed and no session could be created (the table
+	 * or its zone full, its NAT range exhausted: ct_stats counts which);
+	 * the caller clears it. sg(allow) drops such packets, where ct()
+	 * lets them go on +new, as OVS does. */
+	uint64_t *refused;
 };
 
 void conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,

@@ -354,12 +354,14 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 	return state;
 }
 
-/* One packet of no session: +new (committed under commit) or +inv. */
+/* One packet of no session: +new (committed under commit) or +inv.
+ * *refused: commit asked for a session and none was created (a limit,
+ * the table, the NAT range: counted by conn_create). */
 static uint8_t
 process_miss(struct conntrack *ct, struct rte_mbuf *m,
 	     const struct ct_pkt_meta *mt, const struct ct_key *k,
 	     bool related, bool commit, const struct ct_nat_spec *nat,
-	     uint64_t now, struct ct_conn_ref *out)
+	     uint64_t now, struct ct_conn_ref *out, bool *refused)
 {
 	uint8_t state = CS_TRACKED | CS_NEW;
 	struct ct_conn *c = NULL;
@@ -383,6 +385,7 @@ process_miss(struct conntrack *ct, struct rte_mbuf *m,
 			if (st != CT_NO_SESSION)
 				return st;
 		}
+		*refused = !c && !live;
 		if (c && nat && c->nat) {
 			state |= c->nat;
 			ct_nat_packet(c, m, mt, false);
@@ -630,10 +633,15 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 						 entry_conn(data[j]),
 						 entry_reply(data[j]), commit,
 						 nat, now_tsc, ref);
-			if (st == CT_NO_SESSION)
+			if (st == CT_NO_SESSION) {
+				bool refused = false;
 				st = process_miss(ct, pkts[i], &meta[i],
 						  &keys[j], related[j], commit,
-						  nat, now_tsc, ref);
+						  nat, now_tsc, ref, &refused);
+				if (refused && call->refused)
+					call->refused[i / 64] |=
+						1ull << (i % 64);
+			}
 			ct_state_out[i] = st;
 			committed |= commit && (st & CS_NEW);
 		}
@@ -688,6 +696,8 @@ conntrack_execute_flows(struct conntrack *ct, struct rte_mbuf **pkts,
 			sub.commits += base / 64;
 		if (sub.nats)
 			sub.nats += base;
+		if (sub.refused)
+			sub.refused += base / 64;
 		execute_bulk(ct, pkts + base, &src, chunk, &sub, now_tsc,
 			     ct_state_out + base, NULL);
 	}

@@ -50,7 +50,8 @@
 	X(RESUBMIT_LIMIT, "resubmit_limit") /* table chain too deep or long */ \
 	X(SG_DENY,        "sg_deny")        /* sg(deny): no session         */ \
 	X(SG_INVALID,     "sg_invalid")     /* sg(): tracker said +inv      */ \
-	X(RECIRC_LIMIT,   "recirc_limit")   /* recirculation too deep       */
+	X(RECIRC_LIMIT,   "recirc_limit")   /* recirculation too deep       */ \
+	X(SG_REFUSED,     "sg_refused")     /* sg(allow): no session made   */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

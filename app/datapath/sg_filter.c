@@ -10,6 +10,11 @@
  *   what the tracker finds invalid (+inv: out of window, a SYN-ACK
  *   opening nothing, not IPv4...)      is dropped (sg_invalid), as
  *                                      Neutron's firewall drops +inv
+ *   a new one under sg(allow) whose session cannot be created (the
+ *   table or the zone at its limit, the nat() range exhausted) is
+ *   dropped (sg_refused): passing it would let a connection through that
+ *   no session follows, or leak the address NAT should hide; ct(commit)
+ *   lets such a packet go on +new, as OVS does
  *
  * Two places run it. The sg stage (dp_sg_stage), between grouping and
  * actions, takes the sg() every megaflow group of a pass meets first
@@ -30,13 +35,20 @@
 #include "dp_ct.h"
 #include "dp_stages.h"
 
-enum sg_verdict { SG_PASS = 0, SG_DENY, SG_INVALID };	/* PASS 0: ORed */
+/* SG_PASS is 0: a burst's verdicts ORed say whether any stops */
+enum sg_verdict { SG_PASS = 0, SG_DENY, SG_INVALID, SG_REFUSED };
+/* the refused mask (ct_flow_call.refused) is one word */
+_Static_assert(BATCH_MAX <= 64, "a burst fits one refused word");
 
+/* refused: the tracker could not commit the session sg(allow) asked for
+ * (ct_flow_call.refused) */
 static inline uint8_t
-sg_verdict(uint8_t state, bool allow)
+sg_verdict(uint8_t state, bool allow, bool refused)
 {
 	if (state & CS_INVALID)
 		return SG_INVALID;
+	if (refused)
+		return SG_REFUSED;
 	if ((state & (CS_ESTABLISHED | CS_RELATED)) || allow)
 		return SG_PASS;
 	return SG_DENY;
@@ -49,7 +61,7 @@ static void
 sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 	 const uint8_t verdict[])
 {
-	uint16_t kept = 0, n_drop[SG_INVALID + 1] = { 0 };
+	uint16_t kept = 0, n_drop[SG_REFUSED + 1] = { 0 };
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (verdict[i] == SG_PASS) {
@@ -64,6 +76,7 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 	b->n = kept;
 	dp_count_drops(ctx, DROP_SG_DENY, n_drop[SG_DENY]);
 	dp_count_drops(ctx, DROP_SG_INVALID, n_drop[SG_INVALID]);
+	dp_count_drops(ctx, DROP_SG_REFUSED, n_drop[SG_REFUSED]);
 }
 
 void
@@ -83,15 +96,16 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	for (uint16_t i = 0; i < b->n; i++)
 		fk[i] = &keys[idx ? idx[i] : i];
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
+	uint64_t refused = 0;
 	const struct ct_flow_call call = {
 		.zone = a->port, .commit = allow,
-		.nat = dp_ct_nat_spec(nat, &spec),
+		.nat = dp_ct_nat_spec(nat, &spec), .refused = &refused,
 	};
 	conntrack_execute_flows(ctx->ct, b->pkts, fk, b->n, &call, rte_rdtsc(),
 				state);
 	uint8_t stopped = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
-		state[i] = sg_verdict(state[i], allow);
+		state[i] = sg_verdict(state[i], allow, (refused >> i) & 1);
 		stopped |= state[i];
 	}
 	if (stopped)
@@ -148,9 +162,10 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	}
 	if (!n)
 		return;
+	uint64_t refused = 0;
 	const struct ct_flow_call call = {
 		.zones = zones, .commits = commits,
-		.nats = any_nat ? nats : NULL,
+		.nats = any_nat ? nats : NULL, .refused = &refused,
 	};
 	conntrack_execute_flows(ctx->ct, pkts, fk, n, &call, rte_rdtsc(),
 				state);
@@ -163,7 +178,8 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 		bool allow = grp->flow->actions.act[grp->sg_done - 1].slot &
 			     DP_SG_ALLOW;
 		for (uint16_t j = 0; j < grp->b.n; j++, n++) {
-			state[n] = sg_verdict(state[n], allow);
+			state[n] = sg_verdict(state[n], allow,
+					      (refused >> n) & 1);
 			stopped |= state[n];
 		}
 	}

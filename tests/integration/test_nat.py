@@ -131,3 +131,57 @@ def test_dnat_service(rig, tmp_path):
     # the reply tuple comes from the VM's address
     assert len(tcp) == 1 and (
         "reply=(src=%s,dst=%s,sport=5021," % (VM1, OUT_IP)) in tcp[0], dump
+
+
+def udp_sources(pcap):
+    """{(src, sport)} of the IPv4/UDP datagrams of an Ethernet capture."""
+    out = set()
+    for f in apps.read_pcap_raw(pcap):
+        if len(f) < 14 + 20 + 8 or f[12:14] != b"\x08\x00" or f[23] != 17:
+            continue
+        u = 14 + (f[14] & 0x0F) * 4
+        out.add((".".join(map(str, f[26:30])), int.from_bytes(f[u:u + 2],
+                                                              "big")))
+    return out
+
+
+def test_nat_range_exhausted(rig, tmp_path):
+    """A nat() range of one address and one port holds one session. The
+    second connection vm1 opens cannot be translated (refused_nat): sg()
+    drops it (sg_refused), so vm1's own address never leaves; ct(commit,
+    nat) lets it go on +trk+new and untranslated, as OVS's tracker does,
+    and the policy's +new rule sends it out with vm1's address."""
+    vm, out = rig.vm(1), rig.out_ns
+    one = "nat(src=%s:40000)" % PUB
+    tail = "set_tunnel:1001,set_field:172.1.0.1->tun_dst,output:vxlan"
+    if rig.form == "sg":
+        rig.sw.ctl("add-flow", "priority=90,ip,in_port=vm1,dl_src="
+                   "52:54:00:12:00:11,nw_src=192.1.0.11,actions=sg(allow,"
+                   "zone=1,%s),%s" % (one, tail))
+    else:
+        rig.sw.ctl("add-flow", "table=10,priority=100,ct_state=+trk+new,ip,"
+                   "in_port=vm1,actions=ct(commit,zone=NXM_NX_REG6[0..15],"
+                   "%s,exec(set_field:0x1->ct_mark)),%s" % (one, tail))
+    pcap = tmp_path / "out.pcap"
+    before = rig.drops().get("sg_refused", 0)
+    with apps.capture(out, "vx0", pcap, bpf="udp port 5030"):
+        rx = apps.udp_receiver(out, 5030, 4, 3)
+        apps.udp_send(vm.ns, 6001, OUT_IP, 5030, count=2)
+        apps.udp_send(vm.ns, 6002, OUT_IP, 5030, count=2)
+        got = rx.result(10)
+    st = rig.sw.ctl("dpctl/ct-stats-show", json=True)
+    assert st["refused_nat"] == 2, st
+    seen = udp_sources(pcap)
+    refused = rig.drops().get("sg_refused", 0) - before
+    if rig.form == "sg":
+        assert seen == {(PUB, 40000)}, seen
+        assert refused == 2, rig.drops()
+        assert got["received"] == 2, got
+    else:
+        assert seen == {(PUB, 40000), (VM1, 6002)}, seen
+        assert refused == 0, rig.drops()
+        assert got["received"] >= 2, got
+    udp = [l for l in conns(rig) if l.startswith("udp,")]
+    assert len(udp) == 1 and "sport=6001" in udp[0] and \
+        "reply=(src=%s,dst=%s,sport=5030,dport=40000)" % (OUT_IP, PUB) \
+        in udp[0], udp

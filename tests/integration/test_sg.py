@@ -10,7 +10,8 @@ refused, RST/FIN close, expiry, exact drop counts) are test_sg_verdicts.py,
 run on both. Asserted here, with real stacks:
   - flush-conntrack forgets the sessions: the VM's next segment opens
     one again (mid-stream pick-up, as OVS);
-  - per-zone limits refuse sessions and count the refusals;
+  - per-zone limits refuse sessions and count the refusals: sg(allow)
+    drops what it cannot commit (sg_refused);
   - every packet received ends in one counter (the rig's teardown);
   - /vxswitch/ct_stats (DPDK telemetry) agrees with dpctl/ct-stats-show.
 """
@@ -66,15 +67,16 @@ def test_limits_refuse_and_count(rig):
     assert "zone=1,limit=1,count=" in rig.sw.ctl("dpctl/ct-get-limits",
                                                   "zone=1")
     assert apps.ping(vm.ns, OUT_IP, count=2)["received"] == 2
-    # the second session is refused in zone 1: its SYN passes (sg(allow)
-    # lets a new packet by) but no session holds the reply, which sg(deny)
-    # drops
-    before = drops(rig).get("sg_deny", 0)
+    # the second session is refused in zone 1: sg(allow) cannot commit
+    # it, so its SYN (and each retransmission) is dropped, sg_refused,
+    # and the outside never sees it
+    before = drops(rig).get("sg_refused", 0)
     c = apps.tcp_connect(vm.ns, OUT_IP, 5011, timeout=1.5)
-    assert c["result"] in ("timeout", "refused"), c
+    assert c["result"] == "timeout", c
     st = rig.sw.ctl("dpctl/ct-stats-show", json=True)
     assert st["refused_zone_limit"] >= 1, st
-    assert drops(rig).get("sg_deny", 0) > before, drops(rig)
+    refused = drops(rig).get("sg_refused", 0) - before
+    assert refused == st["refused_zone_limit"], (refused, st)
 
 
 def test_zone_timeout_policy_commands(rig):
