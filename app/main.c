@@ -516,7 +516,8 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (control_init(cfg.ctl_socket, err, sizeof err)) {
+	if (control_init(cfg.ctl_socket, err, sizeof err) ||
+	    control_unixctl_init(cfg.unixctl_socket, err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
 		goto out_eal;
 	}

@@ -159,6 +159,10 @@ struct vxs_config {
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
+	/* OVS's unixctl JSON-RPC, for ovs-appctl -t PATH (control.h); ""
+	 * (default): vxswitch.<pid>.ctl beside ctl_socket, as OVS names its
+	 * own */
+	char unixctl_socket[CFG_PATH_MAX];
 	/* the running state's file (state.h); "" = <topology file>.state */
 	char state_file[CFG_PATH_MAX];
 

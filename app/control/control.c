@@ -103,6 +103,9 @@ control_commands_forget(void)
 
 /* ---- built-in commands ---- */
 
+/* The dispatch under way speaks OVS's words (control_execute_argv). */
+static bool dispatch_ovs;
+
 static void
 list_commands(bool json, struct ds *out)
 {
@@ -122,7 +125,10 @@ list_commands(bool json, struct ds *out)
 	}
 	ds_put_cstr(out, "The available commands are:\n");
 	for (size_t i = 0; i < n_cmds; i++) {
-		if (*cmds[i].usage)
+		if (dispatch_ovs)	/* lib/unixctl.c's layout */
+			ds_put_format(out, "  %-23s %s\n", cmds[i].name,
+				      cmds[i].usage);
+		else if (*cmds[i].usage)
 			ds_put_format(out, "  %-32s %s\n", cmds[i].name,
 				      cmds[i].usage);
 		else
@@ -219,18 +225,40 @@ put_arg_count_error(const struct control_cmd *cmd, struct ds *out)
 		      *cmd->usage ? " " : "", cmd->usage);
 }
 
+/* The same errors as OVS's unixctl dispatcher (lib/unixctl.c). */
+static int
+check_ovs(const struct control_cmd *cmd, const char *name, int nargs,
+	  struct ds *out)
+{
+	if (!cmd)
+		ds_put_format(out, "\"%s\" is not a valid command (use "
+			      "\"list-commands\" to see a list of valid "
+			      "commands)", name);
+	else if (nargs < cmd->min_args)
+		ds_put_format(out, "\"%s\" command requires at least %d "
+			      "arguments", name, cmd->min_args);
+	else if (nargs > cmd->max_args)
+		ds_put_format(out, "\"%s\" command takes at most %d "
+			      "arguments", name, cmd->max_args);
+	else
+		return 0;
+	return -1;
+}
+
 /* Runs the command named in argv[0] with 'nargs' arguments after it. */
 static int
 dispatch(int nargs, const char *argv[], bool json, struct ds *out)
 {
 	const struct control_cmd *cmd = cmd_find(argv[0]);
 
-	if (!cmd) {
+	if (dispatch_ovs) {
+		if (check_ovs(cmd, argv[0], nargs, out))
+			return -1;
+	} else if (!cmd) {
 		ds_put_format(out, "unknown command '%s'; use list-commands",
 			      argv[0]);
 		return -1;
-	}
-	if (nargs < cmd->min_args || nargs > cmd->max_args) {
+	} else if (nargs < cmd->min_args || nargs > cmd->max_args) {
 		put_arg_count_error(cmd, out);
 		return -1;
 	}
@@ -270,3 +298,55 @@ control_execute(const char *req, size_t len, struct ds *out)
 	}
 	return dispatch(argc - 1, argv, json, out);
 }
+
+int
+control_execute_argv(int argc, const char *argv[], bool json, bool ovs,
+		     struct ds *out)
+{
+	if (argc < 1) {
+		ds_put_cstr(out, "empty request: no command given");
+		return -1;
+	}
+	dispatch_ovs = ovs;
+	int rc = dispatch(argc - 1, argv, json, out);
+	dispatch_ovs = false;
+	return rc;
+}
+
+/* control.h's protocol: the request ends with its first empty string (a
+ * NUL at the very start or right after another NUL); the answer is a
+ * status line and the body, and the connection ends with it. */
+static size_t
+vxs_request_end(const char *buf, size_t scanned, size_t len, uint64_t *scan)
+{
+	(void)scan;
+	for (size_t i = scanned; i < len; i++)
+		if (!buf[i] && (i == 0 || !buf[i - 1]))
+			return i + 1;
+	return 0;
+}
+
+static void
+vxs_error(const char *msg, struct ds *answer)
+{
+	ds_put_format(answer, "ERROR\n%s", msg);
+}
+
+static int
+vxs_run(const char *req, size_t len, struct ds *answer)
+{
+	struct ds body = DS_EMPTY_INITIALIZER;
+	int status = control_execute(req, len, &body);
+
+	ds_put_cstr(answer, status ? "ERROR\n" : "OK\n");
+	ds_put_buf(answer, ds_cstr(&body), body.len);
+	ds_destroy(&body);
+	return status;
+}
+
+const struct control_proto control_vxs_proto = {
+	.request_end = vxs_request_end,
+	.run = vxs_run,
+	.error = vxs_error,
+	.keep_open = false,
+};

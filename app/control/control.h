@@ -37,6 +37,10 @@
  *	The built-in command control/show counts all of these.
  *
  * Only the socket's owner may connect: it is created mode 0600.
+ *
+ * A second socket (control_unixctl_init) speaks OVS's unixctl JSON-RPC
+ * instead, for ovs-appctl, with the same commands and client rules; its
+ * connections stay open for more requests, as OVS's do.
  */
 #ifndef VXS_CONTROL_H
 #define VXS_CONTROL_H
@@ -102,7 +106,21 @@ int control_set_max_clients(int max_clients);
  * succeeded. */
 int control_poll(int timeout_ms);
 
-/* Closes and unlinks the socket (unless something else has replaced it
+/* Opens a second socket at 'sock_path' (after control_init(), in the same
+ * way) that speaks OVS's unixctl JSON-RPC, as ovs-vswitchd's
+ * <rundir>/ovs-vswitchd.<pid>.ctl does, so that Debian's own
+ * `ovs-appctl -t SOCKET COMMAND [ARG...]` drives the daemon: every
+ * command above, by the same name, with the OVS dispatcher's error texts
+ * (control_unixctl.c). Served by control_poll() with the same client
+ * rules. 'sock_path' NULL or "": vxswitch.<pid>.ctl in the directory of
+ * control_init()'s socket (OVS names its own <rundir>/NAME.<pid>.ctl).
+ * Returns 0, or -1 with a message in 'err'. */
+int control_unixctl_init(const char *sock_path, char *err, size_t errlen);
+
+/* The unixctl socket's path, or NULL if it is not open. */
+const char *control_unixctl_path(void);
+
+/* Closes and unlinks the sockets (unless something else has replaced it
  * there since), and forgets every registered command. */
 void control_fini(void);
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The control socket's server: one non-blocking listener and up to
- * max_clients non-blocking clients in one epoll set, all served from
- * control_poll() in the control thread. The protocol is in control.h; the
- * commands are control.c's.
+ * The control socket's server: non-blocking listeners (control.h's
+ * socket, and the unixctl one if opened) and up to max_clients
+ * non-blocking clients in one epoll set, all served from control_poll()
+ * in the control thread. Each listener speaks one protocol (struct
+ * control_proto: control.h's, below, or OVS's unixctl,
+ * control_unixctl.c); the commands are control.c's, shared by both.
  *
  * No client can hold up another: every socket is non-blocking, each
  * client has its own request buffer and its own pending answer, and a
@@ -22,7 +24,12 @@
  *   WRITING  the answer is queued: sent as the socket takes it; a client
  *            that takes nothing of it for CONTROL_IO_TIMEOUT_MS is dropped.
  *            The connection is closed once all is sent (that ends the
- *            body, per the protocol).
+ *            body, per the protocol), unless the protocol keeps it open
+ *            for more requests (unixctl): then it is IDLE again, or
+ *            READING if more of the next request came along already;
+ *            a complete one already here is run at the next
+ *            control_poll() (it is "pending"), so that one client's
+ *            queue of requests cannot keep the others waiting.
  */
 #include "control.h"
 
@@ -41,6 +48,7 @@
 
 #include "clock.h"
 #include "control_priv.h"
+#include "control_socket.h"
 #include "json_out.h"
 
 /* The kernel queues connections while one control_poll() accepts: many,
@@ -59,8 +67,24 @@
 
 enum client_state { CLIENT_IDLE, CLIENT_READING, CLIENT_WRITING };
 
+/* What an epoll event's data.ptr points at: both start with this. */
+enum endpoint_kind { ENDPOINT_LISTENER, ENDPOINT_CLIENT };
+
+struct listener {
+	enum endpoint_kind kind;	/* ENDPOINT_LISTENER */
+	struct control_sock sock;
+	const struct control_proto *proto;
+};
+
+enum { LISTENER_VXS, LISTENER_UNIXCTL, N_LISTENERS };
+
 struct client {
+	enum endpoint_kind kind;	/* ENDPOINT_CLIENT */
 	int fd;
+	const struct control_proto *proto;
+	bool pending;			/* a complete request is buffered */
+	bool keep_open;			/* after the answer being sent */
+	uint64_t scan;			/* proto->request_end's */
 	enum client_state state;
 	long long since;		/* accepted at, ms */
 	long long deadline;		/* ms; what happens then: see above */
@@ -77,174 +101,22 @@ struct control_stats {
 };
 
 static struct {
-	int fd;
-	int epfd;
+	struct listener listeners[N_LISTENERS];
+	int epfd;			/* -1 until control_init() */
 	int spare_fd;			/* given up to accept() at EMFILE */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	dev_t dev;			/* what we bound, so that fini */
-	ino_t ino;			/* unlinks only that */
 	struct client **clients;
-	size_t n_clients;
+	size_t n_clients, n_pending;
 	int max_clients;
 	long long next_deadline;	/* none of the clients' is earlier */
 	struct control_stats stats;
-} server = { .fd = -1, .epfd = -1, .spare_fd = -1,
-	     .max_clients = CONTROL_MAX_CLIENTS };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list args;
-
-	if (!errlen)
-		return;
-	va_start(args, fmt);
-	vsnprintf(err, errlen, fmt, args);
-	va_end(args);
-}
-
-/* ---- socket setup ---- */
-
-/* mkdir -p of everything before the last '/'. Directories that exist are
- * left as they are: their mode is the administrator's business. */
-static int
-make_parent_dirs(const char *path, char *err, size_t errlen)
-{
-	char dir[sizeof server.path];
-
-	snprintf(dir, sizeof dir, "%s", path);
-	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(dir, 0700) && errno != EEXIST) {
-			set_err(err, errlen, "cannot create directory %s: %s",
-				dir, strerror(errno));
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-static void
-fill_addr(struct sockaddr_un *addr, const char *path)
-{
-	memset(addr, 0, sizeof *addr);
-	addr->sun_family = AF_UNIX;
-	memcpy(addr->sun_path, path, strlen(path) + 1);
-}
-
-/* Whether a process listens on 'path': 1 yes, 0 no, -1 cannot tell. A
- * non-blocking probe, as a listener with a full backlog would block. */
-static int
-someone_listens(const char *path, char *err, size_t errlen)
-{
-	struct sockaddr_un addr;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		set_err(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	fill_addr(&addr, path);
-	int rc = connect(fd, (struct sockaddr *)&addr, sizeof addr);
-	int saved = errno;
-	close(fd);
-	if (!rc || saved == EAGAIN || saved == EINPROGRESS)
-		return 1;
-	if (saved == ECONNREFUSED)
-		return 0;
-	set_err(err, errlen, "cannot check %s: %s", path, strerror(saved));
-	return -1;
-}
-
-/* Clears the way for bind(): only a socket file nobody listens on goes. */
-static int
-remove_stale_socket(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (lstat(path, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		set_err(err, errlen, "%s exists and is not a socket; "
-			"not replacing it", path);
-		return -1;
-	}
-	int live = someone_listens(path, err, errlen);
-	if (live < 0)
-		return -1;
-	if (live) {
-		set_err(err, errlen, "another process is listening on %s "
-			"(is vxswitch already running?)", path);
-		return -1;
-	}
-	if (unlink(path) && errno != ENOENT) {
-		set_err(err, errlen, "cannot remove stale socket %s: %s",
-			path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* bind() under a umask so that the socket is never, even briefly, open to
- * others; the chmod is for file systems that ignore the umask. */
-static int __attribute__((nonnull(2)))
-bind_private(int fd, const char *path, char *err, size_t errlen)
-{
-	struct sockaddr_un addr;
-
-	fill_addr(&addr, path);
-	mode_t old = umask(0177);
-	int rc = bind(fd, (struct sockaddr *)&addr, sizeof addr);
-	int saved = errno;
-	umask(old);
-	if (rc) {
-		set_err(err, errlen, "cannot bind %s: %s", path,
-			strerror(saved));
-		return -1;
-	}
-	if (chmod(path, 0600)) {
-		set_err(err, errlen, "cannot chmod %s: %s", path,
-			strerror(errno));
-		unlink(path);
-		return -1;
-	}
-	return 0;
-}
-
-static int __attribute__((nonnull(1)))
-open_listener(const char *path, char *err, size_t errlen)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	struct stat st;
-
-	if (fd < 0) {
-		set_err(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	if (bind_private(fd, path, err, errlen)) {
-		close(fd);
-		return -1;
-	}
-	if (listen(fd, CONTROL_BACKLOG) || stat(path, &st)) {
-		set_err(err, errlen, "cannot listen on %s: %s", path,
-			strerror(errno));
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	server.dev = st.st_dev;
-	server.ino = st.st_ino;
-	return fd;
-}
-
+} server = {
+	.listeners = {
+		[LISTENER_VXS] = { ENDPOINT_LISTENER, { .fd = -1 },
+				   &control_vxs_proto },
+		[LISTENER_UNIXCTL] = { ENDPOINT_LISTENER, { .fd = -1 },
+				       &control_unixctl_proto },
+	},
+	.epfd = -1, .spare_fd = -1, .max_clients = CONTROL_MAX_CLIENTS };
 
 /* Room for max_clients descriptors besides the daemon's own: the soft
  * RLIMIT_NOFILE goes up as far as the hard one allows, and where that is
@@ -300,6 +172,8 @@ client_close(struct client *c)
 			break;
 		}
 	}
+	if (c->pending)
+		server.n_pending--;
 	close(c->fd);		/* also takes it out of the epoll set */
 	free(c->in);
 	ds_destroy(&c->out);
@@ -323,28 +197,62 @@ client_flush(struct client *c, long long now)
 		} else if (n < 0 && errno == EAGAIN) {
 			return false;
 		} else {
+			c->keep_open = false;
 			return true;	/* gone: nothing more to send */
 		}
 	}
 	return true;
 }
 
-/* Queues the answer and sends what can be sent; closes the client when it
- * is all out, else waits for the socket to take the rest. */
+/* The answer is all out: the connection ends, or (a protocol that keeps
+ * it) waits for the next request, which may be in already. */
 static void
-client_answer(struct client *c, int status, const struct ds *body,
-	      long long now)
+client_sent(struct client *c, long long now)
+{
+	if (!c->keep_open || watch(c, EPOLLIN, EPOLL_CTL_MOD)) {
+		client_close(c);
+		return;
+	}
+	ds_clear(&c->out);
+	c->out_done = 0;
+	c->state = c->in_len ? CLIENT_READING : CLIENT_IDLE;
+	note_deadline(c, now + (c->in_len ? CONTROL_IO_TIMEOUT_MS
+					  : CONTROL_IDLE_TIMEOUT_MS));
+	if (c->in_len &&
+	    c->proto->request_end(c->in, 0, c->in_len, &c->scan)) {
+		c->pending = true;
+		server.n_pending++;
+	}
+	c->scanned = c->in_len;
+}
+
+/* Queues 'answer' (framed by the protocol) and sends what can be sent,
+ * dropping the request's 'used' bytes from the input buffer. 'last': the
+ * connection ends after it whatever the protocol (the server's own
+ * errors). */
+static void
+client_answer(struct client *c, const struct ds *answer, size_t used,
+	      bool last, long long now)
 {
 	ds_clear(&c->out);
-	ds_put_cstr(&c->out, status ? "ERROR\n" : "OK\n");
-	ds_put_buf(&c->out, ds_cstr(body), body->len);
+	ds_put_buf(&c->out, ds_cstr(answer), answer->len);
 	c->out_done = 0;
-	free(c->in);		/* the request is done with */
-	c->in = NULL;
-	c->in_len = c->in_cap = 0;
+	c->keep_open = c->proto->keep_open && !last;
+	if (!c->keep_open || used >= c->in_len) {
+		free(c->in);	/* the request is done with */
+		c->in = NULL;
+		c->in_len = c->in_cap = 0;
+	} else {		/* keep what came after it */
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
+	}
+	c->scanned = 0;
+	c->scan = 0;
 	c->state = CLIENT_WRITING;
 	note_deadline(c, now + CONTROL_IO_TIMEOUT_MS);
-	if (client_flush(c, now) || watch(c, EPOLLOUT, EPOLL_CTL_MOD))
+	if (client_flush(c, now))
+		client_sent(c, now);
+	else if (watch(c, EPOLLOUT, EPOLL_CTL_MOD))
 		client_close(c);
 }
 
@@ -352,28 +260,20 @@ static void
 client_error(struct client *c, long long now, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The server's own error (limits, time-outs): the last answer. */
 static void
 client_error(struct client *c, long long now, const char *fmt, ...)
 {
-	struct ds body = DS_EMPTY_INITIALIZER;
+	struct ds msg = DS_EMPTY_INITIALIZER, answer = DS_EMPTY_INITIALIZER;
 	va_list args;
 
 	va_start(args, fmt);
-	ds_put_vformat(&body, fmt, args);
+	ds_put_vformat(&msg, fmt, args);
 	va_end(args);
-	client_answer(c, -1, &body, now);
-	ds_destroy(&body);
-}
-
-/* The request ends with its first empty string: a NUL at the very start or
- * right after another NUL. Returns the request's length, 0 if incomplete. */
-static size_t
-find_request_end(const char *buf, size_t scanned, size_t len)
-{
-	for (size_t i = scanned; i < len; i++)
-		if (!buf[i] && (i == 0 || !buf[i - 1]))
-			return i + 1;
-	return 0;
+	c->proto->error(ds_cstr(&msg), &answer);
+	client_answer(c, &answer, c->in_len, true, now);
+	ds_destroy(&msg);
+	ds_destroy(&answer);
 }
 
 static bool
@@ -388,6 +288,30 @@ client_grow(struct client *c)
 	c->in = p;
 	c->in_cap = cap;
 	return true;
+}
+
+/* Runs the request at the start of the input buffer if it is complete.
+ * Returns 1 if it was (and is answered), else 0. */
+static int
+client_run_buffered(struct client *c, long long now)
+{
+	if (c->pending) {	/* found before: scan it again from 0 */
+		c->pending = false;
+		server.n_pending--;
+		c->scanned = 0;
+		c->scan = 0;
+	}
+	size_t end = c->proto->request_end(c->in, c->scanned, c->in_len,
+					   &c->scan);
+	c->scanned = c->in_len;
+	if (!end)
+		return 0;
+	struct ds answer = DS_EMPTY_INITIALIZER;
+	c->proto->run(c->in, end, &answer);
+	server.stats.answered++;
+	client_answer(c, &answer, end, false, now);
+	ds_destroy(&answer);
+	return 1;
 }
 
 /* Reads what is there (a few chunks at most) and runs the request once its
@@ -425,18 +349,9 @@ client_read(struct client *c, long long now)
 			c->state = CLIENT_READING;
 			note_deadline(c, now + CONTROL_IO_TIMEOUT_MS);
 		}
-		size_t end = find_request_end(c->in, c->scanned,
-					      c->in_len + (size_t)n);
 		c->in_len += (size_t)n;
-		c->scanned = c->in_len;
-		if (end) {
-			struct ds body = DS_EMPTY_INITIALIZER;
-			int status = control_execute(c->in, end, &body);
-			server.stats.answered++;
-			client_answer(c, status, &body, now);
-			ds_destroy(&body);
+		if (client_run_buffered(c, now))
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -456,23 +371,29 @@ oldest_idle(void)
 	return oldest;
 }
 
-/* A best-effort one-shot answer to a client that gets nothing else. */
+/* A best-effort one-shot error answer, in 'proto''s framing, to a client
+ * that gets nothing else. */
 static void
-tell(int fd, const char *msg)
+tell(int fd, const struct control_proto *proto, const char *msg)
 {
-	ssize_t n = send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+	struct ds answer = DS_EMPTY_INITIALIZER;
+
+	proto->error(msg, &answer);
+	ssize_t n = send(fd, ds_cstr(&answer), answer.len,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)n;
+	ds_destroy(&answer);
 }
 
 static void
-refuse(int fd)
+refuse(int fd, const struct control_proto *proto)
 {
 	char msg[128];
 
-	snprintf(msg, sizeof msg, "ERROR\ntoo many control connections "
+	snprintf(msg, sizeof msg, "too many control connections "
 		 "(limit %d); try again", server.max_clients);
 	server.stats.refused_full++;
-	tell(fd, msg);
+	tell(fd, proto, msg);
 	close(fd);
 }
 
@@ -488,10 +409,10 @@ make_room(void)
 		return false;
 	server.stats.evicted_idle++;
 	char msg[128];
-	snprintf(msg, sizeof msg, "ERROR\nclosed: too many control "
+	snprintf(msg, sizeof msg, "closed: too many control "
 		 "connections (limit %d), this was the oldest idle one",
 		 server.max_clients);
-	tell(victim->fd, msg);
+	tell(victim->fd, victim->proto, msg);
 	client_close(victim);
 	return true;
 }
@@ -499,19 +420,19 @@ make_room(void)
 /* At EMFILE: the spare descriptor makes one accept() possible, to tell the
  * client why, so that it does not sit in the backlog forever. */
 static void
-refuse_without_fds(void)
+refuse_without_fds(const struct listener *l)
 {
 	if (server.spare_fd < 0)
 		return;
 	close(server.spare_fd);
-	int fd = accept4(server.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept4(l->sock.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd >= 0)
-		refuse(fd);
+		refuse(fd, l->proto);
 	server.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 static int
-client_add(int fd, long long now)
+client_add(int fd, const struct control_proto *proto, long long now)
 {
 	struct client *c = calloc(1, sizeof *c);
 
@@ -526,11 +447,13 @@ client_add(int fd, long long now)
 		}
 	}
 	if (!c) {
-		tell(fd, "ERROR\nout of memory");
+		tell(fd, proto, "out of memory");
 		close(fd);
 		return 0;
 	}
+	c->kind = ENDPOINT_CLIENT;
 	c->fd = fd;
+	c->proto = proto;
 	c->state = CLIENT_IDLE;
 	c->since = now;
 	ds_init(&c->out);
@@ -548,12 +471,12 @@ client_add(int fd, long long now)
 
 /* Accepts what is waiting (a bounded number). Returns requests answered. */
 static int
-accept_clients(long long now)
+accept_clients(const struct listener *l, long long now)
 {
 	int served = 0;
 
 	for (int i = 0; i < CONTROL_ACCEPTS_PER_POLL; i++) {
-		int fd = accept4(server.fd, NULL, NULL,
+		int fd = accept4(l->sock.fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 			/* Out of descriptors below the client limit (the
@@ -564,7 +487,7 @@ accept_clients(long long now)
 				server.stats.evicted_idle++;
 				client_close(victim);
 			} else {
-				refuse_without_fds();
+				refuse_without_fds(l);
 			}
 			continue;
 		}
@@ -574,9 +497,9 @@ accept_clients(long long now)
 			break;
 		}
 		if (!make_room())
-			refuse(fd);
+			refuse(fd, l->proto);
 		else
-			served += client_add(fd, now);
+			served += client_add(fd, l->proto, now);
 	}
 	return served;
 }
@@ -673,88 +596,138 @@ control_set_max_clients(int max_clients)
 	if (max_clients < 1)
 		return -1;
 	server.max_clients = max_clients;
-	if (server.fd >= 0)
+	if (server.epfd >= 0)
 		fit_fd_limit();
 	return server.max_clients;
+}
+
+/* Opens listener 'which' on 'sock_path' in the epoll set. */
+static int
+listener_open(int which, const char *sock_path, char *err, size_t errlen)
+{
+	struct listener *l = &server.listeners[which];
+
+	if (l->sock.fd >= 0) {
+		control_set_err(err, errlen, "control socket already open at "
+				"%s", l->sock.path);
+		return -1;
+	}
+	if (control_sock_open(&l->sock, sock_path, CONTROL_BACKLOG, err,
+			      errlen))
+		return -1;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
+	if (epoll_ctl(server.epfd, EPOLL_CTL_ADD, l->sock.fd, &ev)) {
+		control_set_err(err, errlen, "epoll_ctl: %s", strerror(errno));
+		control_sock_close(&l->sock);
+		return -1;
+	}
+	return 0;
 }
 
 int
 control_init(const char *sock_path, char *err, size_t errlen)
 {
-	if (server.fd >= 0) {
-		set_err(err, errlen, "control socket already open at %s",
-			server.path);
+	if (server.epfd >= 0)
+		return listener_open(LISTENER_VXS, sock_path, err, errlen);
+	server.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (server.epfd < 0) {
+		control_set_err(err, errlen, "epoll_create1: %s",
+				strerror(errno));
 		return -1;
 	}
-	if (!sock_path || !*sock_path ||
-	    strlen(sock_path) >= sizeof server.path) {
-		set_err(err, errlen, "control socket path '%s' is empty or "
-			"longer than %zu bytes", sock_path ? sock_path : "",
-			sizeof server.path - 1);
-		return -1;
-	}
-	if (make_parent_dirs(sock_path, err, errlen) ||
-	    remove_stale_socket(sock_path, err, errlen))
-		return -1;
-	int epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0) {
-		set_err(err, errlen, "epoll_create1: %s", strerror(errno));
-		return -1;
-	}
-	int fd = open_listener(sock_path, err, errlen);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	if (fd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		if (fd >= 0) {
-			set_err(err, errlen, "epoll_ctl: %s", strerror(errno));
-			close(fd);
-			unlink(sock_path);
-		}
-		close(epfd);
+	if (listener_open(LISTENER_VXS, sock_path, err, errlen)) {
+		close(server.epfd);
+		server.epfd = -1;
 		return -1;
 	}
 	control_register_builtins();
 	control_register("control/show", "", 0, 0, cmd_control_show, NULL);
-	server.fd = fd;
-	server.epfd = epfd;
+	control_unixctl_register();
 	server.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	server.next_deadline = LLONG_MAX;
 	memset(&server.stats, 0, sizeof server.stats);
-	snprintf(server.path, sizeof server.path, "%s", sock_path);
 	fit_fd_limit();
 	return 0;
+}
+
+int
+control_unixctl_init(const char *sock_path, char *err, size_t errlen)
+{
+	const char *vxs_path = server.listeners[LISTENER_VXS].sock.path;
+	char path[sizeof server.listeners[0].sock.path];
+
+	if (server.epfd < 0) {
+		control_set_err(err, errlen, "unixctl: the control socket "
+				"is not open");
+		return -1;
+	}
+	if (!sock_path || !*sock_path) {	/* OVS: <rundir>/NAME.PID.ctl */
+		const char *slash = strrchr(vxs_path, '/');
+		int dir_len = slash ? (int)(slash - vxs_path) + 1 : 0;
+		int n = snprintf(path, sizeof path, "%.*svxswitch.%ld.ctl",
+				 dir_len, vxs_path, (long)getpid());
+		if (n < 0 || (size_t)n >= sizeof path) {
+			control_set_err(err, errlen, "unixctl socket path "
+					"beside %s is too long", vxs_path);
+			return -1;
+		}
+		sock_path = path;
+	}
+	return listener_open(LISTENER_UNIXCTL, sock_path, err, errlen);
+}
+
+const char *
+control_unixctl_path(void)
+{
+	const struct listener *l = &server.listeners[LISTENER_UNIXCTL];
+	return l->sock.fd >= 0 ? l->sock.path : NULL;
 }
 
 void
 control_fini(void)
 {
-	struct stat st;
-
 	while (server.n_clients)
 		client_close(server.clients[server.n_clients - 1]);
 	free(server.clients);
 	server.clients = NULL;
-	if (server.fd >= 0) {
-		close(server.fd);
+	server.n_pending = 0;
+	for (int i = 0; i < N_LISTENERS; i++)
+		control_sock_close(&server.listeners[i].sock);
+	if (server.epfd >= 0) {
 		close(server.epfd);
 		if (server.spare_fd >= 0)
 			close(server.spare_fd);
-		server.fd = server.epfd = server.spare_fd = -1;
-		if (!lstat(server.path, &st) && st.st_dev == server.dev &&
-		    st.st_ino == server.ino)
-			unlink(server.path);
-		server.path[0] = '\0';
+		server.epfd = server.spare_fd = -1;
 	}
 	control_commands_forget();
+}
+
+/* Runs one buffered request of each client that has one (requests that
+ * came in behind another on a connection kept open). */
+static int
+serve_pending(long long now)
+{
+	int served = 0;
+
+	for (size_t i = 0; server.n_pending && i < server.n_clients;) {
+		struct client *c = server.clients[i];
+		if (c->pending)
+			served += client_run_buffered(c, now);
+		/* A closed client's slot is taken by the last one. */
+		if (i < server.n_clients && server.clients[i] == c)
+			i++;
+	}
+	return served;
 }
 
 int
 control_poll(int timeout_ms)
 {
 	struct epoll_event events[CONTROL_EVENTS_PER_POLL];
-	bool listener_ready = false;
-	int served = 0;
+	const struct listener *ready[N_LISTENERS];
+	int n_ready = 0, served = 0;
 
-	if (server.fd < 0)
+	if (server.epfd < 0)
 		return -1;
 
 	/* Wake for the earliest deadline too, so that it is kept. */
@@ -765,27 +738,31 @@ control_poll(int timeout_ms)
 		if (timeout_ms < 0 || left < timeout_ms)
 			timeout_ms = (int)(left > INT_MAX ? INT_MAX : left);
 	}
+	if (server.n_pending)
+		timeout_ms = 0;
 	int n = epoll_wait(server.epfd, events, CONTROL_EVENTS_PER_POLL,
 			   timeout_ms);
 	now = (long long)vxs_now_ms();
-	/* Clients first, the listener after: accepting may evict a client
+	/* Clients first, the listeners after: accepting may evict a client
 	 * that has an event further down this array. Each client is in the
 	 * array once, and only its own handling can close it. */
 	for (int i = 0; i < n; i++) {
-		struct client *c = events[i].data.ptr;
-		if (!c) {
-			listener_ready = true;
+		enum endpoint_kind *kind = events[i].data.ptr;
+		if (*kind == ENDPOINT_LISTENER) {
+			ready[n_ready++] = events[i].data.ptr;
 			continue;
 		}
+		struct client *c = events[i].data.ptr;
 		if (c->state == CLIENT_WRITING) {
 			if (client_flush(c, now))
-				client_close(c);
+				client_sent(c, now);
 		} else {
 			served += client_read(c, now);
 		}
 	}
-	if (listener_ready)
-		served += accept_clients(now);
+	for (int i = 0; i < n_ready; i++)
+		served += accept_clients(ready[i], now);
+	served += serve_pending(now);
 	expire_clients(now);
 	return served;
 }

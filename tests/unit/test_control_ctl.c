@@ -150,7 +150,7 @@ test_ctl_list_commands(void)
 	CHECK(r.status == 0 && !strncmp(ds_cstr(&r.out),
 	      "[{\"name\":\"add-flow\",\"usage\":\"[--strict] FLOW\"},"
 	      "{\"name\":\"add-flows\"", 58), "json: %s", ds_cstr(&r.out));
-	CHECK(contains(&r.out, "{\"name\":\"list-commands\",\"usage\":\"\"}]\n"),
+	CHECK(contains(&r.out, "{\"name\":\"list-commands\",\"usage\":\"\"},{\"name\":\"version\",\"usage\":\"\"}]\n"),
 	      "json end: %s", ds_cstr(&r.out));
 	ctl_result_destroy(&r);
 }
