@@ -83,7 +83,7 @@ fi
 echo "== perf stat -C $CORE -e $EVENTS sleep $SECS"
 perf stat -C "$CORE" -e "$EVENTS" sleep "$SECS" 2>&1 | sed -n '/Performance/,$p'
 echo "== dpif-netdev/pmd-stats-show (same window)"
-sw dpif-netdev/pmd-stats-show || true
+sw dpif-netdev/pmd-stats-show -m || true
 if sw dpif-netdev/pmd-perf-show >/tmp/profile-perf-show.$$ 2>&1; then
 	echo "== dpif-netdev/pmd-perf-show (same window)"
 	cat /tmp/profile-perf-show.$$

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <rte_cycles.h>
 #include <rte_lcore.h>
+#include "cmd_pmd_ovs.h"
 #include "cmd_util.h"
 #include "control.h"
 #include "dp_opts.h"
@@ -18,45 +19,25 @@
 #include "state.h"
 #include "stats_read.h"
 
-/* The "  label: N" lines of one block of pmd-stats-show (PMD_STATS). */
+/* What -m adds after OVS's lines: vxswitch's own counters, the "  label:
+ * N" lines of the PMD_TEXT_MORE rows (pmd.h), then the derived ones. */
 static void
-pmd_stats_text_block(struct ds *out, const struct pmd_stats *s,
-		     enum pmd_text_block block)
-{
-#define X(field, text, label)                                              \
-	if (text != PMD_TEXT_NONE && text == block)                       \
-		ds_put_format(out, "  %s: %lu\n", label, counter_ld(&s->field));
-	PMD_STATS(X)
-#undef X
-}
-
-/* OVS's shape: the packet-path block, the lookup block, then the lines
- * derived from several counters. */
-static void
-pmd_stats_text(struct ds *out, const struct pmd *pmd)
+pmd_stats_more_text(struct ds *out, const struct pmd *pmd)
 {
 	const struct pmd_stats *s = &pmd->stats;
 	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
 	uint64_t idle = counter_ld(&s->idle_cycles), total = busy + idle;
-	uint64_t pops = counter_ld(&s->tunnel_pops), txb = counter_ld(&s->tx_batches);
-	uint64_t lookups = pkts + pops, up = counter_ld(&s->upcalls);
+	uint64_t pops = counter_ld(&s->tunnel_pops), up = counter_ld(&s->upcalls);
 
-	ds_put_format(out, "pmd thread numa_id %u core_id %u:\n",
-		      rte_lcore_to_socket_id(pmd->lcore), pmd->lcore);
-	pmd_stats_text_block(out, s, PMD_TEXT_PATH);
+#define X(field, text, label)                                              \
+	if (text == PMD_TEXT_MORE)                                         \
+		ds_put_format(out, "  %s: %lu\n", label, counter_ld(&s->field));
+	PMD_STATS(X)
+#undef X
 	ds_put_format(out, "  avg. lookups per packet: %.2f\n",
-		      pkts ? (double)lookups / pkts : 0);
-	pmd_stats_text_block(out, s, PMD_TEXT_LOOKUP);
+		      pkts ? (double)(pkts + pops) / pkts : 0);
 	ds_put_format(out, "  avg. upcall cycles: %.0f\n",
 		      up ? (double)counter_ld(&s->upcall_cycles) / up : 0);
-	ds_put_format(out, "  avg. packets per output batch: %.2f\n",
-		      txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
-	ds_put_format(out, "  idle cycles: %lu (%.2f%%)\n", idle,
-		      total ? 100.0 * idle / total : 0);
-	ds_put_format(out, "  processing cycles: %lu (%.2f%%)\n", busy,
-		      total ? 100.0 * busy / total : 0);
-	ds_put_format(out, "  avg processing cycles per packet: %.1f\n",
-		      pkts ? (double)busy / pkts : 0);
 	{
 		uint64_t sleeps = counter_ld(&s->sleeps), slept = counter_ld(&s->sleep_cycles);
 		ds_put_format(out, "  idle back-off sleeps: %lu (%.0f us, "
@@ -119,12 +100,37 @@ report_each_pmd(bool json, struct ds *out,
 		json_end_array(out);
 }
 
+/* [-pmd CORE] [-m|--more] [DP]: OVS's text, by core id, then OVS's
+ * "main thread:" unless -pmd picks a core; -m adds vxswitch's lines to
+ * each PMD's. */
 int
 cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 		   void *aux)
 {
-	UNUSED_ARGS;
-	report_each_pmd(json, out, pmd_stats_text, pmd_stats_json);
+	struct pmd_ovs_args a;
+	uint16_t order[CFG_MAX_CORES];
+
+	(void)aux;
+	if (pmd_ovs_args_parse(argc, argv, false, &a, out))
+		return -1;
+	if (json)
+		json_begin_array(out);
+	for (uint16_t k = 0, n = pmd_ovs_order(order); k < n; k++) {
+		const struct pmd *pmd = &pmds[order[k]];
+		if (a.core >= 0 && pmd->lcore != (unsigned)a.core)
+			continue;
+		if (json) {
+			pmd_stats_json(out, pmd);
+			continue;
+		}
+		pmd_stats_ovs_text(out, pmd);
+		if (a.more)
+			pmd_stats_more_text(out, pmd);
+	}
+	if (json)
+		json_end_array(out);
+	else if (a.core < 0)
+		pmd_stats_ovs_main_thread(out);
 	return 0;
 }
 
@@ -267,10 +273,16 @@ static int
 cmd_pmd_stats_clear(int argc, const char *argv[], bool json, struct ds *out,
 		    void *aux)
 {
-	UNUSED_ARGS;
-	(void)out;
+	struct pmd_ovs_args a;
+
+	(void)json, (void)aux;
+	if (pmd_ovs_args_parse(argc, argv, false, &a, out))
+		return -1;
 	for (uint16_t i = 0; i < n_pmds; i++)
-		pmd_call(&pmds[i], pmd_clear_req, NULL);
+		if (a.core < 0 || pmds[i].lcore == (unsigned)a.core)
+			pmd_call(&pmds[i], pmd_clear_req, NULL);
+	if (a.core >= 0)
+		return 0;
 	/* and what PMDs replaced by set-pmd-cores had counted */
 	memset(&pmd_retired_stats, 0, sizeof pmd_retired_stats);
 	memset(pmd_retired_port_stats, 0,
@@ -336,11 +348,12 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 void
 cmd_pmd_register(void)
 {
-	control_register("dpif-netdev/pmd-stats-show", "", 0, 0,
+	control_register("dpif-netdev/pmd-stats-show",
+			 "[-pmd CORE] [-m|--more] [DP]", 0, 4,
 			 cmd_pmd_stats_show, NULL);
 	control_register("dpif-netdev/pmd-perf-show", "", 0, 0,
 			 cmd_pmd_perf_show, NULL);
-	control_register("dpif-netdev/pmd-stats-clear", "", 0, 0,
+	control_register("dpif-netdev/pmd-stats-clear", "[-pmd CORE] [DP]", 0, 3,
 			 cmd_pmd_stats_clear, NULL);
 	cmd_pmd_rxq_register();		/* cmd_pmd_rxq.c */
 	control_register("dpif-netdev/set-opt", "NAME on|off", 2, 2,

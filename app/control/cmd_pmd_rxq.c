@@ -15,6 +15,7 @@
 #include "cmd_util.h"
 #include "control.h"
 #include "json_out.h"
+#include "cmd_pmd_ovs.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
 #include "stats_read.h"
@@ -44,28 +45,15 @@ parse_args(int argc, const char *argv[], struct rxq_show_args *a,
 	   struct ds *out)
 {
 	unsigned ms = n_pmds ? interval_ms(&pmds[0]) : 0;
+	struct pmd_ovs_args o;
 
-	a->core = -1;
+	if (pmd_ovs_args_parse(argc, argv, true, &o, out))
+		return -1;
+	a->core = o.core;
 	a->intervals = RXQ_SCHED_INTERVAL_MAX;
-	for (int i = 1; i < argc; i += 2) {
-		char *end;
-		unsigned long v;
-		if (i + 1 >= argc || (strcmp(argv[i], "-pmd") &&
-				      strcmp(argv[i], "-secs"))) {
-			ds_put_format(out, "usage: [-pmd CORE] [-secs SECS], "
-				      "not '%s'", argv[i]);
-			return -1;
-		}
-		v = strtoul(argv[i + 1], &end, 10);
-		if (*argv[i + 1] == '\0' || *end || v > 1000000) {
-			ds_put_format(out, "bad %s '%s'", argv[i], argv[i + 1]);
-			return -1;
-		}
-		if (!strcmp(argv[i], "-pmd"))
-			a->core = (int)v;
-		else if (v && ms)	/* 0 or past the window: all of it */
-			a->intervals = (unsigned)((v * 1000 + ms - 1) / ms);
-	}
+	if (o.secs && ms)	/* 0 or past the window: all of it */
+		a->intervals = (unsigned)(((uint64_t)o.secs * 1000 + ms - 1) /
+					  ms);
 	if (a->intervals > RXQ_SCHED_INTERVAL_MAX)
 		a->intervals = RXQ_SCHED_INTERVAL_MAX;
 	return 0;
@@ -81,15 +69,6 @@ cmp_rxq(const void *a_, const void *b_)
 	int c = strcmp(a->port->name, b->port->name);
 
 	return c ? c : (int)a->qid - (int)b->qid;
-}
-
-static int
-cmp_pmd(const void *a_, const void *b_)
-{
-	unsigned a = pmds[*(const uint16_t *)a_].lcore;
-	unsigned b = pmds[*(const uint16_t *)b_].lcore;
-
-	return a < b ? -1 : a > b;
 }
 
 static bool
@@ -202,9 +181,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 	(void)aux;
 	if (parse_args(argc, argv, &a, out))
 		return -1;
-	for (uint16_t i = 0; i < n_pmds; i++)
-		order[i] = i;
-	qsort(order, n_pmds, sizeof order[0], cmp_pmd);
+	pmd_ovs_order(order);
 	if (json)
 		json_begin_array(out);
 	else
@@ -231,6 +208,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 void
 cmd_pmd_rxq_register(void)
 {
-	control_register("dpif-netdev/pmd-rxq-show", "[-pmd CORE] [-secs SECS]",
-			 0, 4, cmd_pmd_rxq_show, NULL);
+	control_register("dpif-netdev/pmd-rxq-show",
+			 "[-pmd CORE] [-secs SECS] [DP]", 0, 5, cmd_pmd_rxq_show,
+			 NULL);
 }

@@ -13,10 +13,11 @@ print_exit_stats(FILE *f)
 {
 	struct ds out;
 	const char *argv[] = { "show", NULL };
+	const char *stats_argv[] = { "dpif-netdev/pmd-stats-show", "-m", NULL };
 
 	ds_init(&out);
 	cmd_show(1, argv, false, &out, NULL);
-	cmd_pmd_stats_show(1, argv, false, &out, NULL);
+	cmd_pmd_stats_show(2, stats_argv, false, &out, NULL);
 	fputs(ds_cstr(&out), f);
 	ds_destroy(&out);
 }

@@ -109,27 +109,28 @@ pmd_burst_bucket(uint16_t n)
  * rare failure). This one list makes struct pmd_stats and every report of
  * it: pmd-stats-show --json and telemetry's /vxswitch/pmd_stats print each
  * row under its field name, so no report can miss a counter. The text of
- * pmd-stats-show keeps OVS's shape: a row whose 'text' is PMD_TEXT_PATH
- * (the packet-path block) or PMD_TEXT_LOOKUP (the lookup block) is a line
- * "  <label>: N" of that block, in list order; a PMD_TEXT_NONE row (no
- * label) appears there only inside a derived line (an average, a
- * percentage) or not at all. X(field, text, label). */
+ * pmd-stats-show is OVS's, line for line (control/cmd_pmd_ovs.c, which
+ * maps the rows OVS has a line for onto it); a row whose 'text' is
+ * PMD_TEXT_MORE is a line "  <label>: N" of what -m adds after it, in
+ * list order; a PMD_TEXT_NONE row (no label) appears only in OVS's lines,
+ * inside a derived line (an average, a percentage) or not at all.
+ * X(field, text, label). */
 #define PMD_STATS(X)                                                          \
-	X(packets,        PMD_TEXT_PATH,   "packets received")                \
-	X(tunnel_pops,    PMD_TEXT_PATH,                                      \
+	X(packets,        PMD_TEXT_NONE, "") /* OVS: packets received */      \
+	X(tunnel_pops,    PMD_TEXT_MORE,                                      \
 	  "tunnel pops (inner lookups, same pass)")                           \
-	X(tunnel_pushes,  PMD_TEXT_PATH,   "tunnel pushes")                   \
-	/* took the NIC-mark path */                                          \
-	X(mark_hits,      PMD_TEXT_PATH,                                      \
+	X(tunnel_pushes,  PMD_TEXT_MORE,   "tunnel pushes")                   \
+	/* took the NIC-mark path (OVS: phwol hits) */                        \
+	X(mark_hits,      PMD_TEXT_MORE,                                      \
 	  "NIC-marked (parse and lookup skipped)")                            \
 	/* NIC-marked, sent to the full path: unknown or stale mark, or not   \
 	 * what the mark's megaflow matches */                                \
-	X(mark_fallbacks, PMD_TEXT_PATH,                                      \
+	X(mark_fallbacks, PMD_TEXT_MORE,                                      \
 	  "NIC-marked, full path (unknown/stale mark or check failed)")       \
-	X(emc_hits,       PMD_TEXT_LOOKUP, "exact match hits")                \
-	X(megaflow_hits,  PMD_TEXT_LOOKUP, "megaflow hits")                   \
-	X(upcalls,        PMD_TEXT_LOOKUP, /* misses sent to translation */   \
-	  "miss with success upcall")                                         \
+	X(emc_hits,       PMD_TEXT_NONE, "") /* OVS: emc hits */              \
+	X(megaflow_hits,  PMD_TEXT_NONE, "") /* OVS: megaflow hits */         \
+	/* misses sent to translation (OVS: miss with success upcall) */      \
+	X(upcalls,        PMD_TEXT_NONE, "")                                  \
 	X(copies,         PMD_TEXT_NONE, "") /* for outputs but the last */   \
 	X(tx_batches,     PMD_TEXT_NONE, "") /* port tx bursts */             \
 	X(tx_packets,     PMD_TEXT_NONE, "") /* sent by them */               \
@@ -151,7 +152,7 @@ pmd_burst_bucket(uint16_t n)
 	/* ctl_event_ring full: ARP learn or miss, or retired counters, lost */ \
 	X(ctl_events_lost, PMD_TEXT_NONE, "")
 
-enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_PATH, PMD_TEXT_LOOKUP };
+enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_MORE };
 
 struct pmd_stats {
 #define X(field, text, label) uint64_t field;

@@ -149,7 +149,7 @@ def test_idle_backoff_sleeps_and_wakes(rig_factory):  # noqa: F811
     assert on["slept_pct"] > 50, on
     # the PMD's polling cycles drop: it spends the time asleep
     assert on["idle_pct"] < off["idle_pct"] / 4, (off, on)
-    text = rig.sw.ctl("dpif-netdev/pmd-stats-show")
+    text = rig.sw.ctl("dpif-netdev/pmd-stats-show", "-m")
     assert "idle back-off sleeps:" in text, text
 
     # A frame sent now wakes it: forwarded promptly, and the PMD busy
