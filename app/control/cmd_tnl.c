@@ -4,9 +4,11 @@
  * ovs/route/..., and limits/show (every table's size, limit and refusals).
  */
 #include <stdio.h>
+#include <string.h>
 #include "clock.h"
 #include "cmd_util.h"
 #include "control.h"
+#include "dp_snapshot.h"
 #include "dpcls.h"
 #include "json_out.h"
 #include "neigh.h"
@@ -46,6 +48,9 @@ cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
+/* OVS pads the IP to INET6_ADDRSTRLEN. */
+#define ARP_SHOW_IP_WIDTH 46
+
 static int
 cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 	     void *aux)
@@ -59,9 +64,11 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 	ofproto_publish_pending();
 	if (json)
 		json_begin_array(out);
-	else
-		ds_put_format(out, "%-16s %-17s %-8s %-8s %s\n", "IP", "MAC",
-			      "Type", "Bridge", "Expires");
+	else	/* OVS's lib/tnl-neigh-cache.c, to the byte */
+		ds_put_cstr(out, "IP                                            "
+			    "MAC                 Bridge\n"
+			    "=================================================="
+			    "========================\n");
 	for (uint32_t i = 0; i < neigh_slots(); i++) {
 		const struct neigh_entry *e = neigh_slot(i);
 		if (!e)
@@ -81,13 +88,9 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 			else
 				json_u64(out, (left + 999) / 1000);
 			json_end_object(out);
-		} else if (e->is_static) {
-			ds_put_format(out, "%-16s %-17s %-8s %-8s -\n", ip, mac,
-				      "static", u ? u->name : "-");
-		} else {
-			ds_put_format(out, "%-16s %-17s %-8s %-8s %"PRIu64"s\n",
-				      ip, mac, "dynamic", u ? u->name : "-",
-				      (left + 999) / 1000);
+		} else {	/* static or not, and expiry: --json */
+			ds_put_format(out, "%-*s%s   %s\n", ARP_SHOW_IP_WIDTH,
+				      ip, mac, u ? u->name : "-");
 		}
 	}
 	if (json)
@@ -136,6 +139,10 @@ cmd_neigh_aging(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
+/* The name OVS's own set-up gives the underlay bridge (the seed's
+ * topology, ovs-vsctl add-br br-phy), taken for the underlay NIC. */
+#define ROUTE_UNDERLAY_BRIDGE "br-phy"
+
 /* ovs/route/add IP/PLEN [BRIDGE|PORT] [GW] */
 static int
 cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
@@ -157,9 +164,17 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 			p = named;
 		} else if (parse_ip(argv[i], &gw) == 0) {
 			continue;
-		} else if (i == 2 && !named) {
-			/* a bridge name such as br-phy: the underlay */
-			continue;
+		} else if (i == 2 && !named && !strcmp(argv[i],
+						       ROUTE_UNDERLAY_BRIDGE)) {
+			continue;	/* OVS's underlay bridge: ours */
+		} else if (i == 2) {
+			/* OVS finds no source address on a bridge it does
+			 * not have, and says so in these words */
+			ds_put_format(out, "Error while inserting route.\n"
+				      "no port or bridge '%s' (the underlay "
+				      "is %s or " ROUTE_UNDERLAY_BRIDGE ")",
+				      argv[i], p ? p->name : "not set");
+			return -1;
 		} else {
 			ds_put_format(out, "bad gateway or port '%s'", argv[i]);
 			return -1;
@@ -206,10 +221,14 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 	       void *aux)
 {
 	UNUSED_ARGS;
-	char ip[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], src[INET_ADDRSTRLEN];
+	const struct dp_snapshot *snap = dp_snapshot_get();
 	uint32_t n;
 	struct route_entry *routes = route_list(&n);
 
+	/* every route's source is the VTEP's address */
+	snprintf(src, sizeof src, "%s", snap->has_underlay ?
+		 ip_str(snap->vtep_ip, gw) : "0.0.0.0");
 	if (!routes) {
 		ds_put_cstr(out, "out of memory");
 		return -1;
@@ -233,6 +252,7 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 			json_key(out, "port");
 			json_string(out, port_name_at(r->port_idx));
 			json_key(out, "connected"); json_bool(out, r->connected);
+			json_key(out, "src"); json_string(out, src);
 			json_end_object(out);
 		} else {
 			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
@@ -241,7 +261,7 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 			if (r->gateway)
 				ds_put_format(out, " GW %s",
 					      ip_str(r->gateway, gw));
-			ds_put_char(out, '\n');
+			ds_put_format(out, " SRC %s\n", src);
 		}
 	}
 	if (json)

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_byteorder.h>
@@ -40,10 +41,13 @@ ip_str(rte_be32_t ip, char *buf)
 	return buf;
 }
 
+/* Lower case, as OVS prints MACs (DPDK's own formatter: upper case). */
 static inline void
 mac_str(const struct rte_ether_addr *m, char *buf)
 {
-	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, m);
+	const uint8_t *b = m->addr_bytes;
+	snprintf(buf, RTE_ETHER_ADDR_FMT_SIZE, "%02x:%02x:%02x:%02x:%02x:%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5]);
 }
 
 static inline int

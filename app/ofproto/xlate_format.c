@@ -40,6 +40,15 @@ put_ip(struct buf *b, const char *name, rte_be32_t v, rte_be32_t m)
 	}
 }
 
+/* Lower case, as OVS prints MACs (DPDK's formatter: upper case). */
+static void
+mac_lower(char *s, size_t len, const struct rte_ether_addr *m)
+{
+	const uint8_t *a = m->addr_bytes;
+	snprintf(s, len, "%02x:%02x:%02x:%02x:%02x:%02x",
+		 a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
 static void
 put_mac(struct buf *b, const char *name, const struct rte_ether_addr *v,
 	const struct rte_ether_addr *m)
@@ -47,11 +56,11 @@ put_mac(struct buf *b, const char *name, const struct rte_ether_addr *v,
 	char s[RTE_ETHER_ADDR_FMT_SIZE], ms[RTE_ETHER_ADDR_FMT_SIZE];
 	static const struct rte_ether_addr full = {
 		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-	rte_ether_format_addr(s, sizeof s, v);
+	mac_lower(s, sizeof s, v);
 	if (rte_is_same_ether_addr(m, &full)) {
 		put(b, "%s=%s,", name, s);
 	} else {
-		rte_ether_format_addr(ms, sizeof ms, m);
+		mac_lower(ms, sizeof ms, m);
 		put(b, "%s=%s/%s,", name, s, ms);
 	}
 }
@@ -246,8 +255,8 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 		case DP_ACT_SET_ETH_SRC:
 		case DP_ACT_SET_ETH_DST: {
 			char mac[RTE_ETHER_ADDR_FMT_SIZE];
-			rte_ether_format_addr(mac, sizeof mac,
-					      &a->macs[x->port % DP_MAX_MACS]);
+			mac_lower(mac, sizeof mac,
+				  &a->macs[x->port % DP_MAX_MACS]);
 			put(&b, "set(eth(%s=%s))",
 			    x->type == DP_ACT_SET_ETH_SRC ? "src" : "dst", mac);
 			break;
