@@ -129,6 +129,7 @@ put_l3_l4(struct ds *out, const struct flow_key *k, const struct flow_key *m,
 
 	if (type != RTE_ETHER_TYPE_IPV4 && !arp)
 		return;
+	size_t start = out->len;
 	ds_put_cstr(out, arp ? ",arp(" : ",ipv4(");
 	field_ip(&g, arp ? "sip" : "src", k->nw_src, m->nw_src);
 	field_ip(&g, arp ? "tip" : "dst", k->nw_dst, m->nw_dst);
@@ -143,6 +144,11 @@ put_l3_l4(struct ds *out, const struct flow_key *k, const struct flow_key *m,
 				    k->nw_frag & FLOW_NW_FRAG_LATER ? "later"
 								     : "first");
 		}
+	}
+	if (!g.any) {		/* no field of it matched: no group */
+		out->len = start;
+		out->s[start] = '\0';
+		return;
 	}
 	ds_put_char(out, ')');
 	if (arp || (k->nw_frag & FLOW_NW_FRAG_LATER) ||

@@ -26,9 +26,11 @@ POLICY = Path(__file__).with_name("policies") / "ct_allow_egress.flows"
 
 def recirc_ids(text, in_port):
     """The recirc ids the first-pass megaflows from in_port recirculate
-    with (allocated per frozen state: recirc_id.h)."""
+    with (allocated per frozen state: recirc_id.h), from dpctl/dump-flows
+    --names (OVS's key order: tunnel, ct_*, recirc_id, in_port)."""
     return {m.group(1) for m in re.finditer(
-        r"^recirc_id\(0\),in_port\(%s\)\S*, .*"
+        r"^(?:tunnel\([^)]*\),)?(?:ct_\w+\([^)]*\),)*recirc_id\(0\),"
+        r"in_port\(%s\)\S*, .*"
         r"recirc\((0x[0-9a-f]+)\)" % in_port, text, re.M)}
 
 
