@@ -370,6 +370,8 @@ BAD_CTL = [
     (["ovs/route/add", "10.0.0.0/33"], "bad prefix '10.0.0.0/33'"),
     (["ovs/route/add", "10.0.0.0/8", "br-phy", "10.0.0.999"],
      "bad gateway or port '10.0.0.999'"),
+    (["ovs/route/add", "10.2.0.0/16", "nosuch"],
+     "Error while inserting route.\nno port or bridge 'nosuch'"),
     (["ovs/route/del", "10.9.9.0/24"], "no route 10.9.9.0/24"),
     (["tnl/arp/set", "172.1.0.300", "02:00:00:00:00:09"],
      "bad IPv4 address '172.1.0.300'"),
@@ -448,7 +450,8 @@ def test_good_ctl_commands_do_change_state(idle_switch):
     s2 = state(sw)
     assert s2["routes"] != s1["routes"]
     assert {"prefix": "10.2.0.0", "plen": 16, "gateway": "172.1.0.9",
-            "port": "dpdk-phy", "connected": False} in s2["routes-json"]
+            "port": "dpdk-phy", "connected": False,
+            "src": "172.1.0.100"} in s2["routes-json"]
     sw.ctl("add-flow", "priority=9,in_port=vxlan,ip,nw_dst=1.2.3.4,"
            "actions=drop")
     assert state(sw)["rules"] == 5
