@@ -207,7 +207,7 @@ class Switch:
             time.sleep(0.1)
 
     def run_ctl(self, *args, json_out=False, timeout=10):
-        cmd = [str(self.ctl_bin), "-s", str(self.sock), "-t", str(timeout)]
+        cmd = [str(self.ctl_bin), "-s", str(self.sock), "--timeout", str(timeout)]
         cmd += (["--json"] if json_out else []) + list(args)
         try:
             return subprocess.run(cmd, capture_output=True, text=True,

@@ -51,7 +51,8 @@
 
 #include "ds.h"
 
-#define CONTROL_DEFAULT_SOCKET "/var/run/vxswitch/vxswitch.ctl"
+#define CONTROL_DEFAULT_DIR "/var/run/vxswitch"
+#define CONTROL_DEFAULT_SOCKET CONTROL_DEFAULT_DIR "/vxswitch.ctl"
 #define CONTROL_JSON_OPTION "--json"
 #define CONTROL_MAX_REQUEST (2 * 1024 * 1024)
 #define CONTROL_MAX_ARGS 16384

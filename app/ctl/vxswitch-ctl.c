@@ -55,8 +55,10 @@ usage(void)
 "Options:\n"
 "  -s, --socket PATH    control socket (default: $VXSWITCH_CTL_SOCKET, else\n"
 "                       " CONTROL_DEFAULT_SOCKET ")\n"
+"  -t, --target TARGET  as ovs-appctl's: an absolute PATH is the control\n"
+"                       socket, a NAME is " CONTROL_DEFAULT_DIR "/NAME.ctl\n"
 "      --json           ask for JSON output (before COMMAND)\n"
-"  -t, --timeout SECS   give up after SECS seconds (default: wait)\n"
+"  -T, --timeout SECS   give up after SECS seconds (default: wait)\n"
 "  -h, --help           print this help\n"
 "\n"
 "Main commands:\n"
@@ -77,7 +79,8 @@ usage(void)
 "  add-flows FILE                 add the rules in FILE, one per line\n"
 "                                 ('-' = stdin): all of them or none\n"
 "  del-flows [--strict] [FLOW]    delete the matching rules (all if no FLOW)\n"
-"  dpctl/dump-flows               megaflows cached in the datapath\n"
+"  dpctl/dump-flows [-m] [--names]\n"
+"                                 megaflows cached in the datapath, as OVS\n"
 "  dpctl/del-flows                flush the datapath's megaflow caches\n"
 "  dpctl/dump-conntrack [zone=N]  the connection tracker's sessions (sg())\n"
 "  dpctl/flush-conntrack [zone=N] forget the sessions\n"
@@ -87,7 +90,9 @@ usage(void)
 "  add-zone-tp zone=N ATTR=SECS... a zone's session timeouts (tcp_close,\n"
 "                                 udp_first... as ovs-vsctl add-zone-tp)\n"
 "  del-zone-tp zone=N / list-zone-tp\n"
-"  dpif-netdev/pmd-stats-show     per-PMD packet, cache and drop counters\n"
+"  dpif-netdev/pmd-stats-show [-pmd CORE] [-m]\n"
+"                                 per-PMD counters in OVS's lines; -m: and\n"
+"                                 vxswitch's (tunnel, accounting, drops)\n"
 "  dpif-netdev/pmd-stats-clear    reset the per-PMD counters\n"
 "  dpif-netdev/pmd-rxq-show       which PMD polls which rx queue\n"
 "  dpif-netdev/pmd-rxq-rebalance  reassign the rx queues to the PMDs now\n"
@@ -103,7 +108,9 @@ usage(void)
 "  list-commands                  every command, with its arguments\n"
 "(run 'vxswitch-ctl list-commands' for what the running daemon supports)\n"
 "\n"
-"Exit status: 0 done, 1 the command failed, 2 vxswitch could not be reached.\n");
+"Exit status: 0 done, 1 the command failed, 2 vxswitch could not be reached.\n"
+"Debian's ovs-appctl works too, on the daemon's unixctl socket:\n"
+"  ovs-appctl -t " CONTROL_DEFAULT_DIR "/vxswitch.<pid>.ctl COMMAND [ARG...]\n");
 }
 
 static void fail(int status, const char *fmt, ...)
@@ -134,14 +141,35 @@ parse_timeout(const char *s)
 	return (unsigned)v;
 }
 
+/* -t TARGET, as ovs-appctl's: an absolute path is the socket, a name
+ * the daemon's socket of that name in the default directory. */
+static const char *
+target_socket(const char *target)
+{
+	static char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+
+	if (target[0] == '/')
+		return target;
+	if (!target[0] || strchr(target, '/') ||
+	    strspn(target, "0123456789") == strlen(target))
+		fail(EXIT_CMD_FAILED, "bad target '%s': a socket's absolute "
+		     "path or a daemon's name (-t is the target, as in "
+		     "ovs-appctl; the time-out is --timeout=SECS)", target);
+	if ((size_t)snprintf(path, sizeof path, CONTROL_DEFAULT_DIR "/%s.ctl",
+			     target) >= sizeof path)
+		fail(EXIT_CMD_FAILED, "target name '%s' is too long", target);
+	return path;
+}
+
 static void
 parse_options(int argc, char *argv[], struct options *o)
 {
 	enum { OPT_JSON = 256 };
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "timeout", required_argument, NULL, 't' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,10 +179,11 @@ parse_options(int argc, char *argv[], struct options *o)
 	o->socket = env && *env ? env : CONTROL_DEFAULT_SOCKET;
 	/* '+': options end at the command, whose own arguments may well
 	 * start with a dash (del-flows --strict). */
-	while ((c = getopt_long(argc, argv, "+s:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:t:T:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->socket = optarg; break;
-		case 't': o->timeout = parse_timeout(optarg); break;
+		case 't': o->socket = target_socket(optarg); break;
+		case 'T': o->timeout = parse_timeout(optarg); break;
 		case OPT_JSON: o->json = true; break;
 		case 'h': usage(); exit(0);
 		default:

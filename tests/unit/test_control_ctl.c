@@ -150,7 +150,8 @@ test_ctl_list_commands(void)
 	CHECK(r.status == 0 && !strncmp(ds_cstr(&r.out),
 	      "[{\"name\":\"add-flow\",\"usage\":\"[--strict] FLOW\"},"
 	      "{\"name\":\"add-flows\"", 58), "json: %s", ds_cstr(&r.out));
-	CHECK(contains(&r.out, "{\"name\":\"list-commands\",\"usage\":\"\"},{\"name\":\"version\",\"usage\":\"\"}]\n"),
+	CHECK(contains(&r.out, "{\"name\":\"list-commands\",\"usage\":\"\"},"
+		       "{\"name\":\"version\",\"usage\":\"\"}]\n"),
 	      "json end: %s", ds_cstr(&r.out));
 	ctl_result_destroy(&r);
 }
@@ -218,6 +219,24 @@ test_ctl_no_daemon(void)
 	      "%d [%s]", r.status, ds_cstr(&r.err));
 	ctl_result_destroy(&r);
 
+	/* -t is ovs-appctl's target: an absolute path is the socket, a
+	 * name the daemon's socket in the default directory; a number (the
+	 * old -t SECS) is refused with a hint. */
+	CTL(&r, "-t", sock_path, "echo", "target");
+	CHECK(r.status == 0 && !strcmp(ds_cstr(&r.out), "target\n"),
+	      "%d [%s] [%s]", r.status, ds_cstr(&r.out), ds_cstr(&r.err));
+	ctl_result_destroy(&r);
+	CTL(&r, "--target", "vxs-no-such-daemon", "list-commands");
+	CHECK(r.status == 2 && contains(&r.err, "cannot connect to "
+	      CONTROL_DEFAULT_DIR "/vxs-no-such-daemon.ctl:"), "%d [%s]",
+	      r.status, ds_cstr(&r.err));
+	ctl_result_destroy(&r);
+	CTL(&r, "-t", "5", "list-commands");
+	CHECK(r.status == 1 && contains(&r.err, "bad target '5'") &&
+	      contains(&r.err, "--timeout=SECS"), "%d [%s]", r.status,
+	      ds_cstr(&r.err));
+	ctl_result_destroy(&r);
+
 	/* The environment names the socket when -s does not. */
 	setenv("VXSWITCH_CTL_SOCKET", sock_path, 1);
 	CTL(&r, "echo", "env");
@@ -229,8 +248,9 @@ test_ctl_no_daemon(void)
 	/* A daemon that never answers: the connection waits in the backlog
 	 * and --timeout ends it. */
 	long long t0 = now_ms();
-	run_ctl(&r, false, (const char *const[]){ "-s", sock_path, "-t", "1",
-						  "echo", NULL });
+	run_ctl(&r, false, (const char *const[]){ "-s", sock_path,
+						  "--timeout=1", "echo",
+						  NULL });
 	long long took = now_ms() - t0;
 	CHECK(r.status == 2 && contains(&r.err, "no answer") &&
 	      took >= 900 && took < 5000, "%d [%s] in %lld ms", r.status,
