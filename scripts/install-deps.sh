@@ -32,8 +32,11 @@ PACKAGES=(
 	# hugepage mounting
 	util-linux
 	# ovs-ofctl parse-flows: the flow syntax compared with OVS
-	# (tests/integration/test_ofctl_compat.py; no switch is started)
-	openvswitch-common
+	# (tests/integration/test_ofctl_compat.py; no switch is started);
+	# ovs-appctl and OVS's Python unixctl client drive vxswitch's unixctl
+	# socket (test_ovs_appctl.py; its OVS references were made with
+	# openvswitch-switch, not needed to run it: ovs_ref/make-ovs-ref.sh)
+	openvswitch-common python3-openvswitch
 	# real guests (issue 5): QEMU, libvirt (run privately by
 	# scripts/guests.py), and what scripts/guest-image.sh puts in the
 	# guest (the kernel package itself is downloaded, not installed)

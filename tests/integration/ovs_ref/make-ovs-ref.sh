@@ -7,7 +7,9 @@
 # port to 172.1.0.0 with key 1001, and br-phy (172.1.0.100) with its NIC
 # p0; one frame each way. test_ovs_appctl.py compares vxswitch's outputs
 # with these line by line (labels, order, layout; not the numbers).
-# Usage (root): tests/integration/ovs_ref/make-ovs-ref.sh [OUTDIR]
+# Usage (root; needs openvswitch-switch, which install-deps.sh leaves out:
+# its service would start at install):
+#   tests/integration/ovs_ref/make-ovs-ref.sh [OUTDIR]
 set -euo pipefail
 out=$(cd "${1:-$(dirname "$0")}" && pwd)
 ns=vxs-ovsref-$$
