@@ -65,4 +65,7 @@ void test_raw_arg_limit(void);
 void test_raw_bad_clients(void);
 void test_raw_flood(void);
 
+/* test_control_unixctl.c */
+void test_unixctl(void);
+
 #endif

@@ -306,6 +306,7 @@ main(int argc, char *argv[])
 	test_raw_arg_limit();
 	test_raw_bad_clients();
 	test_raw_flood();
+	test_unixctl();
 	if (ctl_path) {
 		test_ctl_basics();
 		test_ctl_list_commands();
