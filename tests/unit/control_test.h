@@ -58,6 +58,8 @@ void test_ctl_no_daemon(void);
 
 /* test_control_raw.c */
 #define RAW(s) s, sizeof(s) - 1
+/* A connected stream socket to 'path', or -1 (a failed check). */
+int unix_connect(const char *path);
 void expect_raw(const char *req, size_t len, int want_served,
 		const char *want);
 void test_raw_requests(void);

@@ -6,19 +6,25 @@
 
 /* ---- raw requests, for what vxswitch-ctl never sends ---- */
 
-static int
-raw_connect(void)
+int
+unix_connect(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock_path);
+	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
 	if (connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
-		CHECK(false, "connect: %s", strerror(errno));
+		CHECK(false, "connect %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+static int
+raw_connect(void)
+{
+	return unix_connect(sock_path);
 }
 
 static void

@@ -6,21 +6,6 @@
  */
 #include "control_test.h"
 
-static int
-ux_connect(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-	if (connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
-		CHECK(false, "connect %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Serves until 'reply' holds 'n_replies' complete top-level objects
  * (braces counted outside strings), the server closes, or 2 s pass. */
 static void
@@ -68,7 +53,7 @@ expect_ux(const char *path, const char *req, size_t len, int n,
 	  const char *want)
 {
 	struct ds reply = DS_EMPTY_INITIALIZER;
-	int fd = ux_connect(path);
+	int fd = unix_connect(path);
 
 	if (fd < 0)
 		return;
@@ -163,7 +148,7 @@ test_unixctl(void)
 	static const char slow[] =
 		"{\"id\":10,\"method\":\"echo\",\"params\":[\"slow\"]}";
 	struct ds reply = DS_EMPTY_INITIALIZER;
-	int fd = ux_connect(p);
+	int fd = unix_connect(p);
 	for (size_t i = 0; fd >= 0 && i < sizeof slow - 1; i++) {
 		CHECK(send(fd, slow + i, 1, MSG_NOSIGNAL) == 1, "send");
 		control_poll(0);
