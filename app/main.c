@@ -25,6 +25,7 @@
 #include "config_save.h"
 #include "control.h"
 #include "ct_ctl.h"
+#include "flow_timeouts.h"
 #include "core_list.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
@@ -566,6 +567,7 @@ main(int argc, char **argv)
 		ports_tick();
 		pmd_auto_lb_tick();
 		ct_ctl_tick();
+		flow_timeouts_tick();
 		ofproto_tick();
 		state_tick();
 		if (opt.duration > 0) {

@@ -159,6 +159,9 @@ struct vxs_config {
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */
 	char ctl_socket[CFG_PATH_MAX];	/* default /var/run/vxswitch/vxswitch.ctl */
+	/* the OpenFlow bridge's name, the BRIDGE of ovs-ofctl's commands
+	 * (dump-flows br-int...): the one overlay bridge; default br-int */
+	char bridge[16];
 	/* the running state's file (state.h); "" = <topology file>.state */
 	char state_file[CFG_PATH_MAX];
 

@@ -67,6 +67,7 @@ const struct key_rule datapath_keys[] = {
 	{ "pmd-idle-backoff-us", K_UINT(CFG, pmd_idle_backoff_us, 1, 100000) },
 	{ "tx-flush-interval-us", K_UINT(CFG, tx_flush_interval_us, 0, 1000) },
 	{ "ctl-socket", K_SOCKET_PATH(CFG, ctl_socket) },
+	{ "bridge", K_CUSTOM(dp_bridge) },
 	{ "state-file", K_STRING(CFG, state_file) },
 	/* rx queue scheduling (OVS other_config, app/pmd/pmd_rxq_sched.h) */
 	{ "pmd-rxq-assign", K_CUSTOM(pmd_rxq_assign) },

@@ -52,7 +52,8 @@ dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f)
 		struct ctl_event ev = { .type = CTL_EV_RULE_STATS,
 					.rule_uid = f->rule_uid,
 					.packets = f->n_packets,
-					.bytes = f->n_bytes };
+					.bytes = f->n_bytes,
+					.used_tsc = f->used_tsc };
 		dp_push_event(ctx, &ev);
 	}
 	dp_offload_retire(ctx, f);	/* its mark first: no packet uses it */

@@ -24,6 +24,7 @@ static struct {
 
 	uint32_t max_rules;		/* datapath max-flows */
 	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
+	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
 
 	/* neighbours changed since the last publish (neigh.c reports them) */
 	rte_be32_t *neigh_changed;
@@ -347,6 +348,9 @@ rule_upsert(const struct ofp_rule *nr)
 			r->n_ct = nr->n_ct;
 			memcpy(r->ct, nr->ct, sizeof r->ct);
 			r->cookie = nr->cookie;
+			r->idle_timeout = nr->idle_timeout;
+			r->hard_timeout = nr->hard_timeout;
+			of.rules[i].stats.modified_ms = vxs_now_ms();
 			return;
 		}
 	}
@@ -355,6 +359,7 @@ rule_upsert(const struct ofp_rule *nr)
 	slot->rule.uid = ++of.next_uid;
 	memset(&slot->stats, 0, sizeof slot->stats);
 	slot->stats.created_ms = vxs_now_ms();
+	slot->stats.modified_ms = slot->stats.created_ms;
 }
 
 static bool
@@ -444,6 +449,119 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 	return removed;
 }
 
+int
+ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
+{
+	struct ofp_rule f;
+	int changed = 0;
+
+	if (ofp_parse_flow(flow, OFP_PARSE_MODIFY, ports_ofp_map(), &f, err,
+			   errlen) ||
+	    xlate_check_executable(&f, err, errlen))
+		return -1;
+	/* the new actions are checked against each rule they land in (its
+	 * table decides what resubmit and ct(table=) may reach): all of
+	 * them first, so a refusal changes nothing */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < of.n_rules; i++) {
+			struct ofp_rule *r = &of.rules[i].rule;
+			if (!(strict ? ofp_rule_strict_match(r, &f)
+				     : ofp_rule_covered_by(r, &f)))
+				continue;
+			struct ofp_rule t = *r;
+			t.n_actions = f.n_actions;
+			memcpy(t.actions, f.actions, sizeof t.actions);
+			t.n_ct = f.n_ct;
+			memcpy(t.ct, f.ct, sizeof t.ct);
+			if (f.cookie_given)
+				t.cookie = f.cookie;
+			if (pass == 0) {
+				if (xlate_check_rule(&t, port_is_tunnel, NULL,
+						     err, errlen))
+					return -1;
+				continue;
+			}
+			*r = t;
+			of.rules[i].stats.modified_ms = vxs_now_ms();
+			changed++;
+		}
+	}
+	if (changed)
+		ofproto_publish();
+	return changed;
+}
+
+const char *
+ofproto_bridge(void)
+{
+	return of.cfg ? of.cfg->bridge : "br-int";
+}
+
+/* ---- rule timeouts ---------------------------------------------------- */
+
+static uint64_t
+last_used_ms(const struct rule_slot *s)
+{
+	return RTE_MAX(s->stats.used_ms, s->stats.modified_ms);
+}
+
+bool
+ofproto_idle_candidates(uint64_t now_ms)
+{
+	for (uint32_t i = 0; i < of.n_rules; i++) {
+		const struct rule_slot *s = &of.rules[i];
+		if (s->rule.idle_timeout &&
+		    now_ms >= last_used_ms(s) + s->rule.idle_timeout * 1000ull)
+			return true;
+	}
+	return false;
+}
+
+void
+ofproto_note_used(uint32_t uid, uint64_t used_ms)
+{
+	for (uint32_t i = 0; i < of.n_rules; i++)
+		if (of.rules[i].rule.uid == uid) {
+			of.rules[i].stats.used_ms =
+				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
+			return;
+		}
+}
+
+uint32_t
+ofproto_expire_rules(uint64_t now_ms)
+{
+	uint32_t kept = 0, removed;
+
+	for (uint32_t i = 0; i < of.n_rules; i++) {
+		const struct rule_slot *s = &of.rules[i];
+		const struct ofp_rule *r = &s->rule;
+		if (r->hard_timeout && now_ms >= s->stats.modified_ms +
+					       r->hard_timeout * 1000ull) {
+			of.expired_hard++;
+			continue;
+		}
+		if (r->idle_timeout && now_ms >= last_used_ms(s) +
+					       r->idle_timeout * 1000ull) {
+			of.expired_idle++;
+			continue;
+		}
+		of.rules[kept++] = of.rules[i];
+	}
+	removed = of.n_rules - kept;
+	of.n_rules = kept;
+	if (removed)
+		ofproto_publish();
+	return removed;
+}
+
+void
+ofproto_expired_counts(uint64_t *idle, uint64_t *hard)
+{
+	*idle = of.expired_idle;
+	*hard = of.expired_hard;
+}
+
 uint32_t
 ofproto_n_rules(void)
 {
@@ -463,12 +581,15 @@ ofproto_rule_stats(uint32_t i)
 }
 
 void
-ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes)
+ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
+			uint64_t used_ms)
 {
 	for (uint32_t i = 0; i < of.n_rules; i++) {
 		if (of.rules[i].rule.uid == uid) {
 			of.rules[i].stats.packets += packets;
 			of.rules[i].stats.bytes += bytes;
+			of.rules[i].stats.used_ms =
+				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
 			return;
 		}
 	}
