@@ -583,7 +583,7 @@ BAD_FLOWS = [
     # zone, exec(->ct_mark) and exec(->ct_label) run (test_ct.py,
     # test_nat.py, test_neutron_fw.py, test_ct_label.py); the label has
     # one value slot per translation
-    ("ip,actions=ct(zone=1,exec(set_field:1->ct_label)),"
+    ("ip,actions=ct(commit,zone=1,exec(set_field:1->ct_label)),"
      "ct(commit,zone=2,exec(set_field:2->ct_label)),output:1",
      "2 ct() write ct_label: the datapath takes at most 1"),
     ("table=1,actions=goto_table:1", "goto_table:1 must go to a later"),
