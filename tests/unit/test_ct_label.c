@@ -11,6 +11,9 @@
  *  - exec(set_field:V->ct_label) and load:V->NXM_NX_CT_LABEL[a..b] give
  *    the ct() its label slot (value and mask in the tracker's order);
  *  - dump-flows' form: ct_label(0x1/0x1), ct_label_pred(...), label=;
+ *  - a PMD's megaflows: a new predicate (a free slot taken) keeps those
+ *    matching label bits, a freed slot retires them all (their bits
+ *    were numbered by a table that is gone), first-pass ones stay;
  *  - the 17th distinct predicate is refused at add-flow, naming it,
  *    counted, and nothing is added; del-flows frees a slot (the others
  *    keep theirs) and marks the table renumbered for the PMDs.
@@ -18,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "ct_label_pred.h"
+#include "dp_stages.h"
+#include "dpcls.h"
 #include "unit_test.h"
 #include "pipeline_rig.h"
 #include "xlate.h"
@@ -226,6 +231,58 @@ exec_slots(const struct dp_snapshot *s)
 	xlate_out_release(&xo);
 }
 
+/* The PMD is not launched: the test takes the new snapshot for it and
+ * revalidates as its loop would. */
+static void
+pmd_revalidate(struct pmd *pmd)
+{
+	pmd->dp.snap = dp_snapshot_get();
+	dp_revalidate(&pmd->dp);
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
+}
+
+static void
+renumbering(struct pmd *pmd)
+{
+	struct dp_ctx *ctx = &pmd->dp;
+	struct xlate_out first;
+	struct flow_key k;
+	char err[256];
+	int bad;
+
+	ip_key(&k, vm[0]->ofport);
+	xlate(ctx->snap, &k, &first);
+	uint8_t id = (uint8_t)first.actions.act[1].port;	/* held */
+	CHECK_EXPR(dp_upcall(ctx, &k, NULL) != NULL);
+	k.recirc_id = id;
+	k.ct_zone = 1;
+	k.ct_state = OFP_CS_TRK | OFP_CS_EST;
+	k.ct_label_bits = 0x1;
+	CHECK_EXPR(dp_upcall(ctx, &k, NULL) != NULL);
+	k.ct_state = OFP_CS_TRK | OFP_CS_NEW;
+	k.ct_label_bits = 0;
+	CHECK_EXPR(dp_upcall(ctx, &k, NULL) != NULL);
+	CHECK(dpcls_count(ctx->cls) == 3, "%u", dpcls_count(ctx->cls));
+
+	/* a third predicate, below every other rule: nothing changes */
+	const char *add[] = { "table=1,priority=5,ct_label=0x8/0x8,ip,"
+			      "actions=drop" };
+	CHECK_EXPR(!ofproto_add_flows(add, 1, &bad, err, sizeof err));
+	pmd_revalidate(pmd);
+	CHECK(dpcls_count(ctx->cls) == 3 && ctx->snap->label_preds_used == 7,
+	      "%u megaflows, used %#x", dpcls_count(ctx->cls),
+	      ctx->snap->label_preds_used);
+	/* its slot freed: the megaflows matching label bits go */
+	CHECK_EXPR(ofproto_del_flows("table=1,priority=5,ct_label=0x8/0x8,ip",
+				     true, err, sizeof err) == 1);
+	pmd_revalidate(pmd);
+	CHECK(dpcls_count(ctx->cls) == 1 && ctx->snap->label_preds_used == 3,
+	      "%u megaflows, used %#x", dpcls_count(ctx->cls),
+	      ctx->snap->label_preds_used);
+	dp_flush_flows(ctx);
+	xlate_out_release(&first);
+}
+
 static void
 limit_and_slots(void)
 {
@@ -302,6 +359,7 @@ main(void)
 	masks_and_outcomes(s);
 	formats(s);
 	exec_slots(s);
+	renumbering(pmd);
 	limit_and_slots();
 
 	pipeline_rig_down(&cfg, pool);
