@@ -47,16 +47,8 @@ write_topology(char *path, size_t len)
 		"table=1,priority=10,ip,actions=output:vm1",
 	};
 
-	if (!f)
-		return -1;
-	for (int i = 0; i < N_VMS; i++)
-		fprintf(f, "  - {name: vm%d, type: dpdk, "
-			   "devargs: net_ring_ctlbl%d}\n", i, i);
-	fprintf(f, "  - {name: phy, type: dpdk, devargs: net_ring_ctlblphy}\n"
-		   "flows:\n");
-	for (size_t i = 0; i < RTE_DIM(flows); i++)
-		fprintf(f, "  - '%s'\n", flows[i]);
-	return fclose(f);
+	return pipeline_rig_finish(f, "ctlbl", N_VMS, flows,
+				   RTE_DIM(flows));
 }
 
 static struct port *vm[N_VMS];
@@ -70,15 +62,6 @@ ip_key(struct flow_key *k, uint32_t in_port)
 	k->nw_src = RTE_BE32(0x0a000001);
 	k->nw_dst = RTE_BE32(0x0a000002);
 	k->nw_proto = IPPROTO_UDP;
-}
-
-static bool
-outputs_to(const struct dp_actions *a, const struct port *p)
-{
-	for (int i = 0; i < a->n; i++)
-		if (a->act[i].type == DP_ACT_OUTPUT && a->act[i].port == p->idx)
-			return true;
-	return false;
 }
 
 static void
@@ -147,56 +130,66 @@ masks_and_outcomes(const struct dp_snapshot *s)
 
 	/* unlabelled: both predicates looked at, to vm1 */
 	recirc_xlate(s, id, est, 0, &xo);
-	CHECK(outputs_to(&xo.actions, vm[1]) && xo.mask.ct_label_bits == 0x3,
+	CHECK(pipeline_rig_outputs_to(&xo.actions, vm[1]) &&
+	      xo.mask.ct_label_bits == 0x3,
 	      "est: mask %#x", xo.mask.ct_label_bits);
 	xlate_out_release(&xo);
 
 	/* predicate 1 (label & 6 == 2): to vm2 */
 	recirc_xlate(s, id, est, 0x2, &xo);
-	CHECK(outputs_to(&xo.actions, vm[2]) && xo.mask.ct_label_bits == 0x3,
+	CHECK(pipeline_rig_outputs_to(&xo.actions, vm[2]) &&
+	      xo.mask.ct_label_bits == 0x3,
 	      "pred 1: mask %#x", xo.mask.ct_label_bits);
 	xlate_out_release(&xo);
 
 	/* +new: rule 0's ct_state already fails, no bit 0 */
 	recirc_xlate(s, id, OFP_CS_TRK | OFP_CS_NEW, 0x1, &xo);
-	CHECK(outputs_to(&xo.actions, vm[1]) && xo.mask.ct_label_bits == 0x2,
+	CHECK(pipeline_rig_outputs_to(&xo.actions, vm[1]) &&
+	      xo.mask.ct_label_bits == 0x2,
 	      "new: mask %#x", xo.mask.ct_label_bits);
 	xlate_out_release(&xo);
 	xlate_out_release(&first);
 }
 
+/* dump-flows' match of the megaflow a recirculated key with state and
+ * bits gets; with only_bits, its mask's ct_label_bits cut to them */
+static const char *
+format_megaflow(const struct dp_snapshot *s, uint8_t id, uint8_t state,
+		uint16_t bits, uint16_t only_bits)
+{
+	static char buf[512];
+	struct xlate_out xo;
+	struct flow_key k;
+
+	recirc_xlate(s, id, state, bits, &xo);
+	ip_key(&k, vm[0]->ofport);
+	k.ct_label_bits = bits;
+	if (only_bits)
+		xo.mask.ct_label_bits = only_bits;
+	xlate_format_megaflow_match(&k, &xo.mask, buf, sizeof buf);
+	xlate_out_release(&xo);
+	return buf;
+}
+
 static void
 formats(const struct dp_snapshot *s)
 {
-	struct xlate_out first, xo;
+	struct xlate_out first;
 	struct flow_key k;
-	char buf[512];
+	const char *buf;
 
 	ip_key(&k, vm[0]->ofport);
 	xlate(s, &k, &first);
-	recirc_xlate(s, (uint8_t)first.actions.act[1].port,
-		     OFP_CS_TRK | OFP_CS_EST, 0x1, &xo);
-	ip_key(&k, vm[0]->ofport);
-	k.ct_label_bits = 0x1;
-	xlate_format_megaflow_match(&k, &xo.mask, buf, sizeof buf);
+	uint8_t id = (uint8_t)first.actions.act[1].port;
+	buf = format_megaflow(s, id, OFP_CS_TRK | OFP_CS_EST, 0x1, 0);
 	CHECK(strstr(buf, "ct_label(0x1/0x1),"), "%s", buf);
-	xlate_out_release(&xo);
 	/* bit 0 clear (one-bit mask: label bit 0 is 0), bit 1 clear (a
 	 * two-bit mask: not one value) */
-	recirc_xlate(s, (uint8_t)first.actions.act[1].port,
-		     OFP_CS_TRK | OFP_CS_EST, 0, &xo);
-	k.ct_label_bits = 0;
-	xlate_format_megaflow_match(&k, &xo.mask, buf, sizeof buf);
+	buf = format_megaflow(s, id, OFP_CS_TRK | OFP_CS_EST, 0, 0);
 	CHECK(strstr(buf, "ct_label_pred(0/0x3),"), "%s", buf);
-	xlate_out_release(&xo);
 	/* bit 0 clear alone: stated */
-	recirc_xlate(s, (uint8_t)first.actions.act[1].port,
-		     OFP_CS_TRK | OFP_CS_NEW, 0, &xo);
-	struct flow_key m = xo.mask;
-	m.ct_label_bits = 0x1;
-	xlate_format_megaflow_match(&k, &m, buf, sizeof buf);
+	buf = format_megaflow(s, id, OFP_CS_TRK | OFP_CS_NEW, 0, 0x1);
 	CHECK(strstr(buf, "ct_label(0/0x1),"), "%s", buf);
-	xlate_out_release(&xo);
 	xlate_out_release(&first);
 }
 
