@@ -152,14 +152,15 @@ struct dp_actions {
 	uint8_t n_macs;
 	uint8_t n_tnls;
 	uint8_t n_ct_marks;
-	uint8_t n_ct_labels;
 	uint8_t n_nats;
 	struct dp_action act[DP_MAX_ACTIONS];
 	struct rte_ether_addr macs[DP_MAX_MACS];
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
 	struct dp_ct_mark ct_marks[DP_MAX_CT_MARKS];
-	struct dp_ct_label ct_labels[DP_MAX_CT_LABELS];
 	struct dp_nat nats[DP_MAX_NATS];
+	/* last, and with no count of its own (xlate.c finds the slots in
+	 * use from act[]): what the sg() stage reads keeps its place */
+	struct dp_ct_label ct_labels[DP_MAX_CT_LABELS];
 };
 
 /* The nat(...) of an sg() or ct() action, NULL without one. */

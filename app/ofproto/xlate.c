@@ -312,12 +312,17 @@ emit_ct(struct xlate_out *out, const struct ofp_ct *ct, uint8_t recirc_id)
 	}
 	struct dp_ct_label l;
 	if (ct_exec_label(ct, &l)) {
-		if (a->n_ct_labels >= DP_MAX_CT_LABELS) {
+		uint8_t n_labels = 0;	/* the ct()s before this one's */
+		for (int i = 0; i < a->n; i++)
+			if (a->act[i].type == DP_ACT_CT &&
+			    DP_CT_LABEL_SLOT(a->act[i].slot))
+				n_labels++;
+		if (n_labels >= DP_MAX_CT_LABELS) {
 			emit_overflow(out);
 			return;
 		}
-		a->ct_labels[a->n_ct_labels++] = l;
-		slot |= DP_CT_WITH_LABEL(a->n_ct_labels);
+		a->ct_labels[n_labels] = l;
+		slot |= DP_CT_WITH_LABEL(n_labels + 1);
 	}
 	emit_act(out, (struct dp_action){ .type = DP_ACT_CT, .slot = slot,
 					  .port = ct->zone });

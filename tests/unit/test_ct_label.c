@@ -206,7 +206,7 @@ exec_slots(const struct dp_snapshot *s)
 	const struct dp_ct_label *l = &xo.actions.ct_labels[0];
 	CHECK(ct->type == DP_ACT_CT && DP_CT_LABEL_SLOT(ct->slot) == 1 &&
 	      !DP_CT_MARK_SLOT(ct->slot) && !(ct->slot & DP_CT_NAT) &&
-	      xo.actions.n_ct_labels == 1 && l->value[0] == 1 &&
+	      l->value[0] == 1 &&
 	      !l->value[1] && l->mask[0] == UINT64_MAX &&
 	      l->mask[1] == UINT64_MAX, "set_field: slot %#x", ct->slot);
 	xlate_format_actions(&xo.actions, buf, sizeof buf);
