@@ -154,11 +154,17 @@ value_port(struct parser *p, char *s, struct field_value *fv,
 	   struct bad_value *e)
 {
 	uint32_t port = ofp_resolve_port(p->ports, s);
+	uint16_t v;
 
 	if (!port)
 		return reject(e, "unknown port", s, "");
-	put_u32(fv->v, port);
-	put_u32(fv->m, UINT32_MAX);
+	/* the key's in_port is 16 bits, as OVS's ofp_port_t */
+	if (port > FLOW_IN_PORT_MAX)
+		return reject(e, "port out of range", s, " (ofports are "
+			      "1..65279)");
+	v = (uint16_t)port;
+	memcpy(fv->v, &v, sizeof v);
+	memset(fv->m, 0xff, sizeof v);
 	return true;
 }
 

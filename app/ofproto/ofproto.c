@@ -6,6 +6,7 @@
 #include <time.h>
 #include <rte_cycles.h>
 #include "clock.h"
+#include "ct_label_pred.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "port.h"
@@ -177,6 +178,7 @@ snapshot_build(bool reval_all)
 		s->tnl_key = t->cfg->key;
 	}
 	s->gen = ++of.gen;
+	ct_label_preds_publish(s);
 	return s;
 }
 
@@ -410,6 +412,11 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 	}
 	if (rules_reserve(of.n_rules + n_new)) {
 		snprintf(err, errlen, "out of memory");
+		free(parsed);
+		return -1;
+	}
+	/* last: a refusal here is counted (limits/show) */
+	if (ct_label_preds_admit(parsed, n, bad, err, errlen)) {
 		free(parsed);
 		return -1;
 	}
@@ -660,17 +667,28 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 			 of.max_rules);
 		return -1;
 	}
-	if (rules_reserve(cfg->n_flows + 1))
+	struct ofp_rule *parsed = calloc(cfg->n_flows + 1, sizeof *parsed);
+	if (!parsed || rules_reserve(cfg->n_flows + 1)) {
+		free(parsed);
 		return -1;
-	for (uint16_t i = 0; i < cfg->n_flows; i++) {
-		struct ofp_rule r;
-		if (parse_rule(cfg->flows[i].text, &r, perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
-				 cfg->flows[i].line, cfg->flows[i].col, perr);
-			return -1;
-		}
-		rule_upsert(&r);
 	}
+	int bad = -1;
+	for (uint16_t i = 0; i < cfg->n_flows && bad < 0; i++)
+		if (parse_rule(cfg->flows[i].text, &parsed[i], perr,
+			       sizeof perr))
+			bad = i;
+	if (bad < 0)
+		ct_label_preds_admit(parsed, cfg->n_flows, &bad, perr,
+				     sizeof perr);
+	if (bad >= 0) {
+		snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
+			 cfg->flows[bad].line, cfg->flows[bad].col, perr);
+		free(parsed);
+		return -1;
+	}
+	for (uint16_t i = 0; i < cfg->n_flows; i++)
+		rule_upsert(&parsed[i]);
+	free(parsed);
 	qsort(of.rules, of.n_rules, sizeof *of.rules, rule_slot_cmp);
 	ofproto_publish();
 	return 0;
@@ -685,6 +703,7 @@ ofproto_fini(void)
 	free(of.neigh_changed);
 	neigh_fini();
 	route_fini();
+	ct_label_preds_reset();
 	memset(&of, 0, sizeof of);
 }
 

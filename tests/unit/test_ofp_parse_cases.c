@@ -20,7 +20,7 @@ test_seed_rules(void)
 		if (!parse_ok(s, OFP_PARSE_ADD, &r))
 			continue;
 		CHECK(r.match.in_port == (uint32_t)i + 1 &&
-		      r.mask.in_port == UINT32_MAX, "in_port of '%s'", s);
+		      r.mask.in_port == UINT16_MAX, "in_port of '%s'", s);
 		CHECK(r.priority == OFP_DEFAULT_PRIORITY, "default priority");
 		CHECK(r.n_actions == 4, "4 actions");
 		CHECK(r.actions[0].type == OFPACT_SET_TUNNEL &&
@@ -279,6 +279,13 @@ static const struct {
 	  "in_port: unknown port 'vhost-user99'" },
 	{ OFP_PARSE_ADD, "in_port=0,actions=drop", "in_port: unknown port '0'" },
 	{ OFP_PARSE_ADD, "in_port=,actions=drop", "in_port: unknown port ''" },
+	/* the key's in_port is 16 bits (flow_key.h): 0xff00.. refused */
+	{ OFP_PARSE_ADD, "in_port=65280,actions=drop",
+	  "in_port: port out of range '65280' (ofports are 1..65279)" },
+	{ OFP_PARSE_ADD, "in_port=70000,actions=drop",
+	  "in_port: port out of range '70000'" },
+	{ OFP_PARSE_ADD, "actions=resubmit(70000,1)",
+	  "resubmit: port out of range '70000'" },
 	{ OFP_PARSE_ADD, "udp_dst=53,tp_dst=54,actions=drop", "tp_dst" },
 	{ OFP_PARSE_ADD, "tp_dst=53,actions=drop",
 	  "tp_dst requires tcp or udp (add 'udp' or 'nw_proto=17')" },
