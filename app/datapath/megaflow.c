@@ -108,8 +108,12 @@ sweep_one(struct megaflow *f, void *aux)
 		struct xlate_out xo;
 		s->ctx->stats->megaflows_revalidated++;
 		xlate(s->ctx->snap, &f->upcall_key, &xo);
+		/* another rule now decides it, even with the same actions:
+		 * its counters and last hit (idle_timeout) are that rule's
+		 * from here, so it starts afresh */
 		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
-			 !dp_actions_equal(&xo.actions, &f->actions);
+			 !dp_actions_equal(&xo.actions, &f->actions) ||
+			 xo.rule_uid != f->rule_uid;
 		xlate_out_release(&xo);	/* f holds its own */
 		s->ctx->stats->megaflows_revalidated_out += retire;
 	}
