@@ -88,10 +88,15 @@ def test_configured_bridge_name(make_switch, tmp_path, rundir):
     assert len(rules(sw, "br-ovl")) == 6
     assert "br-int is not a bridge or a socket (this switch's bridge is " \
         "br-ovl)" in fails(sw, "dump-flows", "br-int")
-    # save-config keeps it
+    # save-config keeps it, and a rule's cookie and timeouts
+    sw.ctl("add-flow", "br-ovl", "cookie=0x7,idle_timeout=300,hard_timeout="
+           "600,priority=3,in_port=vxlan,tcp,actions=drop")
     out = tmp_path / "saved.yaml"
     sw.ctl("save-config", str(out))
-    assert "bridge: br-ovl" in out.read_text()
+    text = out.read_text()
+    assert "bridge: br-ovl" in text, text
+    assert "cookie=0x7,idle_timeout=300,hard_timeout=600,priority=3,tcp," \
+        "in_port=vxlan actions=drop" in text, text
 
 
 def test_timeouts_and_ages(make_switch, tmp_path, rundir):
