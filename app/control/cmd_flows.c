@@ -57,15 +57,16 @@ take_bridge(int n, const char *const *words, int n_own, struct ds *out)
 	return 0;
 }
 
-/* The error of a FLOW that did not parse: a lone word that cannot be a
- * flow (no '=', ',' or parenthesis) was meant as a bridge. */
+/* The error of a FLOW that did not parse; a lone word (no '=', ',' or
+ * parenthesis) may have been meant as a bridge: say both. */
 static void
 flow_error(struct ds *out, const char *word, const char *err)
 {
-	if (!strpbrk(word, "=,() \t"))
-		not_a_bridge(out, word);
-	else
-		ds_put_cstr(out, err);
+	ds_put_cstr(out, err);
+	if (word && !strpbrk(word, "=,() \t"))
+		ds_put_format(out, " (%s is not a bridge or a socket either: "
+			      "this switch's bridge is %s)", word,
+			      ofproto_bridge());
 }
 
 /* ovs-ofctl's seconds: "3.052s" (milliseconds, as OVS prints whole ones) */

@@ -222,6 +222,14 @@ def rules_without_stats(dump):
                   if l.strip())
 
 
+def rules_json_without_ages(rules):
+    """dump-flows --json's rules without what runs on with time alone
+    (duration_ms, idle_age, hard_age): equal when nothing changed."""
+    return [{k: v for k, v in r.items()
+             if k not in ("duration_ms", "idle_age", "hard_age")}
+            for r in rules]
+
+
 def assert_no_mbuf_leak(switch, baseline=None, timeout=5.0):
     """Polls `show --json` until mempool.in_use is back to baseline (default:
     the value right after the switch started). Raises AssertionError with
