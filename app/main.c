@@ -26,6 +26,7 @@
 #include "control.h"
 #include "ct_ctl.h"
 #include "core_list.h"
+#include "daemon.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
@@ -35,14 +36,41 @@
 #include "state.h"
 #include "telemetry.h"
 #include "version.h"
+#include "vlog.h"
 #include "xlate.h"
 
-static volatile sig_atomic_t quit_signal;
+static volatile sig_atomic_t quit_signal, reopen_signal;
 
 static void
 on_signal(int sig)
 {
 	quit_signal = sig;
+}
+
+/* SIGHUP, as for OVS's daemons after logrotate: the control loop reopens
+ * the log file (a handler may not). */
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	reopen_signal = 1;
+}
+
+/* Before the EAL starts its threads, so they all share the handlers; the
+ * handlers only set flags that the control loop polls. */
+static void
+set_signal_handlers(void)
+{
+	struct sigaction sa = { .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 static void
@@ -62,8 +90,13 @@ usage(FILE *f)
 "      --ctl-socket PATH  override datapath.ctl-socket\n"
 "      --eal-args ARGS    extra EAL arguments, appended (one string)\n"
 "      --duration SECS    run for SECS seconds, then shut down cleanly\n"
-"      --detach           run in the background (with --pidfile)\n"
-"      --pidfile FILE     write the daemon's pid to FILE\n"
+"      --detach           run in the background; returns once the ports are\n"
+"                         up and the control socket answers (exit 0), or\n"
+"                         with the daemon's exit code if start-up fails\n"
+"      --pidfile[=FILE]   write the daemon's pid to FILE (locked while it\n"
+"                         runs; default " DAEMON_DEFAULT_PIDFILE ")\n"
+"      --log-file[=FILE]  log to FILE too, reopened on SIGHUP or vlog/reopen\n"
+"                         (logrotate); default " VLOG_DEFAULT_FILE "\n"
 "      --stats-on-exit    print port and PMD counters at shutdown\n"
 "      --vhost-msg-timeout MS\n"
 "                         a vhost-user message must arrive whole within MS\n"
@@ -81,16 +114,30 @@ struct options {
 	const char *ctl_socket;
 	const char *eal_args;
 	const char *pidfile;
+	const char *log_file;
 	const char *state_file;
 	double duration;
 	bool check, detach, stats_on_exit, no_state;
 };
 
+/* --pidfile[=FILE] and --log-file[=FILE] also take "--pidfile FILE" (the
+ * daemon takes no other arguments, so a word that is not an option can
+ * only be the file). */
+static const char *
+optional_path(int argc, char **argv, const char *dflt)
+{
+	if (optarg)
+		return optarg;
+	if (optind < argc && argv[optind][0] && argv[optind][0] != '-')
+		return argv[optind++];
+	return dflt;
+}
+
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
-	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE };
+	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -99,7 +146,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "eal-args", required_argument, NULL, O_EAL },
 		{ "duration", required_argument, NULL, O_DUR },
 		{ "detach", no_argument, NULL, O_DETACH },
-		{ "pidfile", required_argument, NULL, O_PID },
+		{ "pidfile", optional_argument, NULL, O_PID },
+		{ "log-file", optional_argument, NULL, O_LOG },
 		{ "stats-on-exit", no_argument, NULL, O_STATS },
 		{ "vhost-msg-timeout", required_argument, NULL, O_VHOST_TMO },
 		{ "state-file", required_argument, NULL, O_STATE },
@@ -119,7 +167,14 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_EAL: o->eal_args = optarg; break;
 		case O_DUR: o->duration = atof(optarg); break;
 		case O_DETACH: o->detach = true; break;
-		case O_PID: o->pidfile = optarg; break;
+		case O_PID:
+			o->pidfile = optional_path(argc, argv,
+						   DAEMON_DEFAULT_PIDFILE);
+			break;
+		case O_LOG:
+			o->log_file = optional_path(argc, argv,
+						    VLOG_DEFAULT_FILE);
+			break;
 		case O_STATS: o->stats_on_exit = true; break;
 		case O_STATE: o->state_file = optarg; break;
 		case O_NO_STATE: o->no_state = true; break;
@@ -236,45 +291,6 @@ create_pool(const struct vxs_config *cfg)
 }
 
 /* ---- process ----------------------------------------------------------- */
-
-static int
-open_pidfile(const char *path, FILE **f)
-{
-	*f = fopen(path, "w");
-	if (!*f) {
-		fprintf(stderr, "vxswitch: cannot write pidfile %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Opened before --detach forks, so the foreground process still reports
- * (exit 1) a pidfile that cannot be written; the daemon fills it in. */
-static int
-write_pidfile(FILE *f)
-{
-	int rc = fprintf(f, "%d\n", getpid()) < 0;
-	return fclose(f) || rc ? -1 : 0;
-}
-
-static int
-detach(void)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0)
-		_exit(0);
-	setsid();
-	int fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		if (fd > 2)
-			close(fd);
-	}
-	return 0;
-}
 
 /* --eal-args words join the topology's extra EAL args, so the argv that
  * config_eal_argv() builds (and rte_eal_init() reorders) stays one piece. */
@@ -444,6 +460,10 @@ main(int argc, char **argv)
 	char **eal_argv;
 	int eal_argc, rc = 1;
 
+	if (vlog_init()) {
+		fprintf(stderr, "vxswitch: cannot set up logging\n");
+		return 1;
+	}
 	if (parse_options(argc, argv, &opt))
 		return 2;
 	if (config_load(opt.config, &cfg, err, sizeof err)) {
@@ -490,16 +510,19 @@ main(int argc, char **argv)
 		       cfg.n_flows);
 		return exit_early(&cfg, 0);
 	}
-	FILE *pidf = NULL;
-	if (opt.pidfile && open_pidfile(opt.pidfile, &pidf))
-		return exit_early(&cfg, 1);
-	if (opt.detach && detach())
-		return exit_early(&cfg, 1);
-	if (pidf && write_pidfile(pidf)) {
-		fprintf(stderr, "vxswitch: cannot write pidfile %s\n",
-			opt.pidfile);
+	if (opt.log_file && vlog_set_file(opt.log_file, err, sizeof err)) {
+		VLOG_ERR(main, "%s", err);
 		return exit_early(&cfg, 1);
 	}
+	if (opt.detach && daemon_detach_start()) {
+		VLOG_ERR(main, "cannot fork: %s", strerror(errno));
+		return exit_early(&cfg, 1);
+	}
+	if (opt.pidfile && daemon_make_pidfile(opt.pidfile, err, sizeof err)) {
+		VLOG_ERR(main, "%s", err);
+		return exit_early(&cfg, 1);
+	}
+	set_signal_handlers();
 
 	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
@@ -507,14 +530,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "vxswitch: EAL init failed%s%s\n",
 			rte_errno ? ": " : " (see the EAL messages above)",
 			rte_errno ? rte_strerror(rte_errno) : "");
-		if (opt.pidfile)
-			unlink(opt.pidfile);
+		daemon_remove_pidfile();
 		config_free_argv(eal_argc, eal_argv);
 		return exit_early(&cfg, 1);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	vlog_sync_eal_levels();
 
 	if (control_init(cfg.ctl_socket, err, sizeof err)) {
 		fprintf(stderr, "vxswitch: %s\n", err);
@@ -539,6 +559,7 @@ main(int argc, char **argv)
 	}
 	run_state_init(&cfg);
 	commands_register();
+	vlog_commands_register();
 	state_init(&cfg, state_path);
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
@@ -556,7 +577,10 @@ main(int argc, char **argv)
 	printf("vxswitch: running: %u ports, %u PMDs, %u flows, control "
 	       "socket %s\n", n_ports, n_pmds, ofproto_n_rules(),
 	       cfg.ctl_socket);
-	fflush(stdout);
+	char status[160];
+	snprintf(status, sizeof status, "running: %u ports, %u PMDs",
+		 n_ports, n_pmds);
+	daemon_ready(status);
 
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -568,6 +592,11 @@ main(int argc, char **argv)
 		ct_ctl_tick();
 		ofproto_tick();
 		state_tick();
+		if (reopen_signal) {
+			reopen_signal = 0;
+			if (vlog_reopen(err, sizeof err))
+				VLOG_ERR(vlog, "SIGHUP: %s", err);
+		}
 		if (opt.duration > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if (t.tv_sec - t0.tv_sec +
@@ -578,6 +607,7 @@ main(int argc, char **argv)
 	}
 	printf("vxswitch: shutting down%s\n",
 	       quit_signal ? " (signal)" : "");
+	daemon_stopping();
 	pmds_stop();
 	state_flush();
 	if (opt.stats_on_exit)
@@ -614,7 +644,7 @@ out_eal:
 	config_free_argv(eal_argc, eal_argv);
 	config_free(&cfg);
 	state_fini();
-	if (opt.pidfile)
-		unlink(opt.pidfile);
+	daemon_remove_pidfile();
+	vlog_fini();
 	return rc;
 }
