@@ -183,7 +183,7 @@ parse_options(int argc, char **argv, struct options *o)
 			unsigned long ms = strtoul(optarg, &end, 10);
 			if (end == optarg || *end || ms > 3600000 ||
 			    optarg[0] == '-') {
-				fprintf(stderr, "vxswitch: --vhost-msg-timeout"
+				VLOG_ERR(main, "--vhost-msg-timeout"
 					" '%s': milliseconds, 0 to 3600000\n",
 					optarg);
 				return -1;
@@ -198,12 +198,12 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "vxswitch: unexpected argument '%s'\n",
+		VLOG_ERR(main, "unexpected argument '%s'\n",
 			argv[optind]);
 		return -1;
 	}
 	if (!o->config) {
-		fprintf(stderr, "vxswitch: --config FILE is required\n");
+		VLOG_ERR(main, "--config FILE is required\n");
 		return -1;
 	}
 	return 0;
@@ -263,7 +263,7 @@ check_flows(const struct vxs_config *cfg)
 				   err, sizeof err) ||
 		    xlate_check_rule(&r, cfg_port_is_tunnel, (void *)cfg, err,
 				     sizeof err)) {
-			fprintf(stderr, "vxswitch: %s:%d:%d: %s\n", cfg->file,
+			VLOG_ERR(main, "%s:%d:%d: %s\n", cfg->file,
 				cfg->flows[i].line, cfg->flows[i].col, err);
 			return -1;
 		}
@@ -284,13 +284,31 @@ create_pool(const struct vxs_config *cfg)
 		"vxs_mbufs", n, CFG_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (!mp)
-		fprintf(stderr, "vxswitch: cannot create a pool of %u mbufs: "
+		VLOG_ERR(main, "cannot create a pool of %u mbufs: "
 			"%s (more hugepages, or eal.memory-mb?)\n", n,
 			rte_strerror(rte_errno));
 	return mp;
 }
 
 /* ---- process ----------------------------------------------------------- */
+
+/* --stats-on-exit: the show and pmd-stats-show reports, a log line each. */
+static void
+log_exit_stats(void)
+{
+	char *text = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	print_exit_stats(f);
+	fclose(f);
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		VLOG_INFO(main, "%s", line);
+	free(text);
+}
 
 /* --eal-args words join the topology's extra EAL args, so the argv that
  * config_eal_argv() builds (and rte_eal_init() reorders) stays one piece. */
@@ -347,7 +365,7 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 
 	for (uint16_t i = 0; i < cfg->n_pmd_cores; i++)
 		if (cfg->pmd_cores[i] == main_lcore) {
-			fprintf(stderr, "vxswitch: --pmd-cores: pmd core is the "
+			VLOG_ERR(main, "--pmd-cores: pmd core is the "
 				"main lcore '%d'\n", main_lcore);
 			return -1;
 		}
@@ -360,7 +378,7 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 					break;
 			if (i < cfg->n_pmd_cores)
 				continue;
-			fprintf(stderr, "vxswitch: %s:%d:%d: rxq-affinity core "
+			VLOG_ERR(main, "%s:%d:%d: rxq-affinity core "
 				"is not a pmd core '%u' (--pmd-cores '%s')\n",
 				cfg->file, port->line, port->col, core, arg);
 			return -1;
@@ -435,15 +453,15 @@ load_state(const struct options *o, struct vxs_config *cfg,
 		       cfg->n_ports, cfg->n_flows);
 	}
 	if (config_load(path, &saved, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
-		fprintf(stderr, "vxswitch: the running state in %s does not "
+		VLOG_ERR(main, "%s\n", err);
+		VLOG_ERR(main, "the running state in %s does not "
 			"load: correct it, or remove it to start from the "
 			"topology %s\n", path, o->config);
 		return 2;
 	}
 	config_saved_time(path, when, sizeof when);
 	if (!o->check)
-		printf("vxswitch: restoring running state from %s (saved %s);"
+		VLOG_INFO(main, "restoring running state from %s (saved %s);"
 		       " remove it to start from the topology\n", path,
 		       when[0] ? when : "at an unknown time");
 	config_free(cfg);
@@ -467,20 +485,20 @@ main(int argc, char **argv)
 	if (parse_options(argc, argv, &opt))
 		return 2;
 	if (config_load(opt.config, &cfg, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		return 2;
 	}
 	state_path_of(&opt, &cfg, state_path, sizeof state_path);
 	if ((rc = load_state(&opt, &cfg, state_path)) != 0)
 		return exit_early(&cfg, rc);
 	if (state_keep_loaded(&cfg)) {
-		fprintf(stderr, "vxswitch: out of memory\n");
+		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
 	rc = 1;
 	if (opt.pmd_cores) {
 		if (parse_core_list(opt.pmd_cores, &cfg)) {
-			fprintf(stderr, "vxswitch: --pmd-cores: bad core list "
+			VLOG_ERR(main, "--pmd-cores: bad core list "
 				"'%s'\n", opt.pmd_cores);
 			return exit_early(&cfg, 2);
 		}
@@ -489,11 +507,11 @@ main(int argc, char **argv)
 		rebuild_lcores(&cfg);
 	}
 	if (wants_huge_unlink(&cfg) && add_eal_args(&cfg, "--huge-unlink")) {
-		fprintf(stderr, "vxswitch: out of memory\n");
+		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
 	if (opt.eal_args && add_eal_args(&cfg, opt.eal_args)) {
-		fprintf(stderr, "vxswitch: out of memory\n");
+		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
 	if (opt.ctl_socket)
@@ -502,7 +520,7 @@ main(int argc, char **argv)
 	if (check_flows(&cfg))
 		return exit_early(&cfg, 2);
 	if (config_check_host(&cfg, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		return exit_early(&cfg, 2);
 	}
 	if (opt.check) {
@@ -527,7 +545,7 @@ main(int argc, char **argv)
 	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		/* rte_errno is not always set: the EAL said why above. */
-		fprintf(stderr, "vxswitch: EAL init failed%s%s\n",
+		VLOG_ERR(main, "EAL init failed%s%s\n",
 			rte_errno ? ": " : " (see the EAL messages above)",
 			rte_errno ? rte_strerror(rte_errno) : "");
 		daemon_remove_pidfile();
@@ -537,7 +555,7 @@ main(int argc, char **argv)
 	vlog_sync_eal_levels();
 
 	if (control_init(cfg.ctl_socket, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_eal;
 	}
 	pktmbuf_pool = create_pool(&cfg);
@@ -548,13 +566,13 @@ main(int argc, char **argv)
 	    pmds_init(err, sizeof err) ||
 	    ct_ctl_init(&cfg, err, sizeof err) ||
 	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_ports;
 	}
 	port_vhost_set_rcu(pmd_qsbr);
 	ports_remember_config_names(&cfg);
 	if (ofproto_init(&cfg, pmd_qsbr, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_ports;
 	}
 	run_state_init(&cfg);
@@ -563,18 +581,18 @@ main(int argc, char **argv)
 	state_init(&cfg, state_path);
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
 	if (ports_start(err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
 	if (pmds_start()) {
-		fprintf(stderr, "vxswitch: cannot launch PMD threads\n");
+		VLOG_ERR(main, "cannot launch PMD threads\n");
 		goto out_stop_ports;
 	}
-	printf("vxswitch: running: %u ports, %u PMDs, %u flows, control "
+	VLOG_INFO(main, "running: %u ports, %u PMDs, %u flows, control "
 	       "socket %s\n", n_ports, n_pmds, ofproto_n_rules(),
 	       cfg.ctl_socket);
 	char status[160];
@@ -605,13 +623,13 @@ main(int argc, char **argv)
 				break;
 		}
 	}
-	printf("vxswitch: shutting down%s\n",
+	VLOG_INFO(main, "shutting down%s\n",
 	       quit_signal ? " (signal)" : "");
 	daemon_stopping();
 	pmds_stop();
 	state_flush();
 	if (opt.stats_on_exit)
-		print_exit_stats(stdout);
+		log_exit_stats();
 	rc = 0;
 out_stop_ports:
 	pmds_stop();
@@ -631,7 +649,7 @@ out_ports:
 	if (pktmbuf_pool) {
 		uint32_t in_use = mbufs_in_use();
 		uint32_t leaked = in_use > kept ? in_use - kept : 0;
-		printf("vxswitch: mbufs in use at exit: %u\n", leaked);
+		VLOG_INFO(main, "mbufs in use at exit: %u\n", leaked);
 		if (leaked)
 			rc = 3;
 		rte_mempool_free(pktmbuf_pool);
