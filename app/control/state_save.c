@@ -22,6 +22,7 @@
 #include "route.h"
 #include "state.h"
 #include "version.h"
+#include "vlog.h"
 
 static struct {
 	struct vxs_config loaded;	/* state_keep_loaded's copy */
@@ -351,13 +352,13 @@ write_state_file(void)
 		st.write_failures++;
 		snprintf(st.last_error, sizeof st.last_error, "%s", err);
 		if (!st.failing)	/* once, not every interval */
-			fprintf(stderr, "vxswitch: cannot write the state file "
+			VLOG_WARN(control, "cannot write the state file "
 				"(retrying): %s\n", err);
 		st.failing = true;
 		return;
 	}
 	if (st.failing)
-		printf("vxswitch: state file %s written again\n", st.path);
+		VLOG_INFO(control, "state file %s written again", st.path);
 	st.failing = false;
 	st.dirty = false;
 	st.writes++;

@@ -12,6 +12,7 @@
 #include "port.h"
 #include "route.h"
 #include "xlate.h"
+#include "vlog.h"
 
 struct rule_slot {
 	struct ofp_rule rule;
@@ -190,7 +191,7 @@ publish(bool reval_all)
 	reval_all |= of.neigh_overflow;
 	s = snapshot_build(reval_all);
 	if (!s) {
-		fprintf(stderr, "vxswitch: out of memory publishing tables\n");
+		VLOG_ERR(ofproto, "out of memory publishing tables");
 		return of.gen;
 	}
 	of.n_neigh_changed = 0;

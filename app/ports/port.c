@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "port.h"
 #include "port_priv.h"
+#include "vlog.h"
 
 struct port **ports;
 uint16_t n_ports;
@@ -322,7 +323,7 @@ ports_mbufs_kept(FILE *f)
 			continue;
 		kept += p->mbufs_kept;
 		if (f)
-			fprintf(f, "vxswitch: %s: its driver kept %u mbufs of "
+			VLOG_INFO(ports, "%s: its driver kept %u mbufs of "
 				"its rings at close (of %u it took)\n",
 				p->name, p->mbufs_kept, p->mbufs_taken);
 	}
