@@ -9,7 +9,9 @@ datapath, and the switch's teardown checks that no mbuf leaked.
 dpdk-dumpcap 22.11 stamps packets with wrong times (fixed in 23.11):
 nothing here looks at them."""
 
+import json
 import subprocess
+import sys
 import threading
 import time
 
@@ -84,6 +86,15 @@ def tshark(path, *fields):
     return [tuple(line.split("\t")) for line in r.stdout.splitlines()]
 
 
+def dumpcap_ports(sw):
+    """dpdk-dumpcap -D: the ethdev names a capture can name."""
+    r = subprocess.run([DUMPCAP, "--file-prefix", sw.prefix, "-D"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r
+    return {line.split(". ", 1)[1] for line in r.stdout.splitlines()
+            if ". " in line}
+
+
 def capture_names(sw):
     return {p["name"]: p["capture"] for p in sw.ctl("list-ports", json=True)}
 
@@ -94,10 +105,7 @@ def test_dumpcap_nic_and_vhost(rig, tmp_path):
     assert names["vhost-user0"] == "net_null_vhost-user0"
     assert names["dpdk-phy"] == "net_af_packet0"
     assert names["vxlan"] == ""
-    listed = subprocess.run([DUMPCAP, "--file-prefix", sw.prefix, "-D"],
-                            capture_output=True, text=True, timeout=60)
-    assert "net_null_vhost-user0" in listed.stdout, listed
-    assert "net_af_packet0" in listed.stdout, listed
+    assert {"net_null_vhost-user0", "net_af_packet0"} <= dumpcap_ports(sw)
 
     nic, vhost = tmp_path / "nic.pcapng", tmp_path / "vhost.pcapng"
     with Traffic(wire):
@@ -116,6 +124,15 @@ def test_dumpcap_nic_and_vhost(rig, tmp_path):
     assert srcs == {"%s,%s" % (pktlib.REMOTE_IP, pktlib.INNER_REMOTE_IP),
                     "%s,%s" % (pktlib.VTEP_IP, pktlib.INNER_REMOTE_IP)}, srcs
 
+    # scripts/pcap-summary.py reads dumpcap's pcapng
+    r = subprocess.run([sys.executable, str(vxlib.SCRIPTS / "pcap-summary.py"),
+                        str(nic), "--json"], capture_output=True, text=True,
+                       check=True)
+    groups = {(g["outer_dst"], g["vni"], g["inner_dst"])
+              for g in json.loads(r.stdout)["groups"]}
+    assert groups == {(ip, str(pktlib.VNI), pktlib.vm_ip(0))
+                      for ip in (pktlib.VTEP_IP, pktlib.REMOTE_IP)}, groups
+
     # the vhost port: the inner frames, to the VM and back, no VXLAN
     rows = tshark(vhost, "vxlan.vni", "ip.dst", "eth.src")
     assert len(rows) >= N_CAPTURE
@@ -127,3 +144,22 @@ def test_dumpcap_nic_and_vhost(rig, tmp_path):
     wire.flush()
     wire.send([pktlib.vxlan_to_vm(0, sport=43000)])
     wire.expect(lambda b: pktlib.is_vxlan(b, vm=0), n=1, timeout=5)
+
+
+def test_capture_ethdev_follows_add_and_del_port(wire, make_switch, rundir):
+    topo = pktlib.topology(wire.devargs(), rundir, 1)
+    sw = make_switch(topo)
+    sock = str(rundir / "vm9.sock")
+    sw.ctl("add-port", "vm9", "type=dpdkvhostuserclient",
+           "options:vhost-server-path=" + sock)
+    assert capture_names(sw)["vm9"] == "net_null_vm9"
+    assert {"net_null_vm9", "net_null_vhost-user0",
+            "net_af_packet0"} <= dumpcap_ports(sw)
+    assert "vm9=net_null_vm9" in sw.ctl("show")
+    sw.ctl("del-port", "vm9")
+    assert "net_null_vm9" not in dumpcap_ports(sw)
+    # the name (and an ethdev id) serves again
+    sw.ctl("add-port", "vm9", "type=dpdkvhostuserclient",
+           "options:vhost-server-path=" + sock)
+    assert capture_names(sw)["vm9"] == "net_null_vm9"
+    assert "net_null_vm9" in dumpcap_ports(sw)
