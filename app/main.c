@@ -335,21 +335,6 @@ add_eal_args(struct vxs_config *cfg, const char *extra)
 	return 0;
 }
 
-/* Our hugepage memory is never shared (vhost-user maps the guests'
- * memory, not ours), so its files can go as soon as they are mapped: a
- * killed vxswitch then leaves nothing in hugetlbfs for the next run. */
-static bool
-wants_huge_unlink(const struct vxs_config *cfg)
-{
-	if (cfg->eal_no_huge)
-		return false;
-	for (int i = 0; i < cfg->n_eal_extra; i++)
-		if (!strncmp(cfg->eal_extra[i], "--huge-unlink", 13) ||
-		    !strcmp(cfg->eal_extra[i], "--in-memory"))
-			return false;
-	return true;
-}
-
 static int
 main_lcore_of(const struct vxs_config *cfg)
 {
@@ -506,10 +491,6 @@ main(int argc, char **argv)
 		if (check_pmd_cores_override(&cfg, opt.pmd_cores))
 			return exit_early(&cfg, 2);
 		rebuild_lcores(&cfg);
-	}
-	if (wants_huge_unlink(&cfg) && add_eal_args(&cfg, "--huge-unlink")) {
-		VLOG_ERR(main, "out of memory\n");
-		return exit_early(&cfg, 1);
 	}
 	if (opt.eal_args && add_eal_args(&cfg, opt.eal_args)) {
 		VLOG_ERR(main, "out of memory\n");
