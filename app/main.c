@@ -25,7 +25,9 @@
 #include "config_save.h"
 #include "control.h"
 #include "ct_ctl.h"
+#include "flow_timeouts.h"
 #include "core_list.h"
+#include "daemon.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd.h"
@@ -35,14 +37,41 @@
 #include "state.h"
 #include "telemetry.h"
 #include "version.h"
+#include "vlog.h"
 #include "xlate.h"
 
-static volatile sig_atomic_t quit_signal;
+static volatile sig_atomic_t quit_signal, reopen_signal;
 
 static void
 on_signal(int sig)
 {
 	quit_signal = sig;
+}
+
+/* SIGHUP, as for OVS's daemons after logrotate: the control loop reopens
+ * the log file (a handler may not). */
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	reopen_signal = 1;
+}
+
+/* Before the EAL starts its threads, so they all share the handlers; the
+ * handlers only set flags that the control loop polls. */
+static void
+set_signal_handlers(void)
+{
+	struct sigaction sa = { .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 static void
@@ -62,8 +91,13 @@ usage(FILE *f)
 "      --ctl-socket PATH  override datapath.ctl-socket\n"
 "      --eal-args ARGS    extra EAL arguments, appended (one string)\n"
 "      --duration SECS    run for SECS seconds, then shut down cleanly\n"
-"      --detach           run in the background (with --pidfile)\n"
-"      --pidfile FILE     write the daemon's pid to FILE\n"
+"      --detach           run in the background; returns once the ports are\n"
+"                         up and the control socket answers (exit 0), or\n"
+"                         with the daemon's exit code if start-up fails\n"
+"      --pidfile[=FILE]   write the daemon's pid to FILE (locked while it\n"
+"                         runs; default " DAEMON_DEFAULT_PIDFILE ")\n"
+"      --log-file[=FILE]  log to FILE too, reopened on SIGHUP or vlog/reopen\n"
+"                         (logrotate); default " VLOG_DEFAULT_FILE "\n"
 "      --stats-on-exit    print port and PMD counters at shutdown\n"
 "      --vhost-msg-timeout MS\n"
 "                         a vhost-user message must arrive whole within MS\n"
@@ -81,16 +115,30 @@ struct options {
 	const char *ctl_socket;
 	const char *eal_args;
 	const char *pidfile;
+	const char *log_file;
 	const char *state_file;
 	double duration;
 	bool check, detach, stats_on_exit, no_state;
 };
 
+/* --pidfile[=FILE] and --log-file[=FILE] also take "--pidfile FILE" (the
+ * daemon takes no other arguments, so a word that is not an option can
+ * only be the file). */
+static const char *
+optional_path(int argc, char **argv, const char *dflt)
+{
+	if (optarg)
+		return optarg;
+	if (optind < argc && argv[optind][0] && argv[optind][0] != '-')
+		return argv[optind++];
+	return dflt;
+}
+
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
-	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE };
+	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -99,7 +147,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "eal-args", required_argument, NULL, O_EAL },
 		{ "duration", required_argument, NULL, O_DUR },
 		{ "detach", no_argument, NULL, O_DETACH },
-		{ "pidfile", required_argument, NULL, O_PID },
+		{ "pidfile", optional_argument, NULL, O_PID },
+		{ "log-file", optional_argument, NULL, O_LOG },
 		{ "stats-on-exit", no_argument, NULL, O_STATS },
 		{ "vhost-msg-timeout", required_argument, NULL, O_VHOST_TMO },
 		{ "state-file", required_argument, NULL, O_STATE },
@@ -119,7 +168,14 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_EAL: o->eal_args = optarg; break;
 		case O_DUR: o->duration = atof(optarg); break;
 		case O_DETACH: o->detach = true; break;
-		case O_PID: o->pidfile = optarg; break;
+		case O_PID:
+			o->pidfile = optional_path(argc, argv,
+						   DAEMON_DEFAULT_PIDFILE);
+			break;
+		case O_LOG:
+			o->log_file = optional_path(argc, argv,
+						    VLOG_DEFAULT_FILE);
+			break;
 		case O_STATS: o->stats_on_exit = true; break;
 		case O_STATE: o->state_file = optarg; break;
 		case O_NO_STATE: o->no_state = true; break;
@@ -128,7 +184,7 @@ parse_options(int argc, char **argv, struct options *o)
 			unsigned long ms = strtoul(optarg, &end, 10);
 			if (end == optarg || *end || ms > 3600000 ||
 			    optarg[0] == '-') {
-				fprintf(stderr, "vxswitch: --vhost-msg-timeout"
+				VLOG_ERR(main, "--vhost-msg-timeout"
 					" '%s': milliseconds, 0 to 3600000\n",
 					optarg);
 				return -1;
@@ -143,12 +199,12 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "vxswitch: unexpected argument '%s'\n",
+		VLOG_ERR(main, "unexpected argument '%s'\n",
 			argv[optind]);
 		return -1;
 	}
 	if (!o->config) {
-		fprintf(stderr, "vxswitch: --config FILE is required\n");
+		VLOG_ERR(main, "--config FILE is required\n");
 		return -1;
 	}
 	return 0;
@@ -208,7 +264,7 @@ check_flows(const struct vxs_config *cfg)
 				   err, sizeof err) ||
 		    xlate_check_rule(&r, cfg_port_is_tunnel, (void *)cfg, err,
 				     sizeof err)) {
-			fprintf(stderr, "vxswitch: %s:%d:%d: %s\n", cfg->file,
+			VLOG_ERR(main, "%s:%d:%d: %s\n", cfg->file,
 				cfg->flows[i].line, cfg->flows[i].col, err);
 			return -1;
 		}
@@ -229,7 +285,7 @@ create_pool(const struct vxs_config *cfg)
 		"vxs_mbufs", n, CFG_MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		rte_socket_id());
 	if (!mp)
-		fprintf(stderr, "vxswitch: cannot create a pool of %u mbufs: "
+		VLOG_ERR(main, "cannot create a pool of %u mbufs: "
 			"%s (more hugepages, or eal.memory-mb?)\n", n,
 			rte_strerror(rte_errno));
 	return mp;
@@ -237,43 +293,22 @@ create_pool(const struct vxs_config *cfg)
 
 /* ---- process ----------------------------------------------------------- */
 
-static int
-open_pidfile(const char *path, FILE **f)
+/* --stats-on-exit: the show and pmd-stats-show reports, a log line each. */
+static void
+log_exit_stats(void)
 {
-	*f = fopen(path, "w");
-	if (!*f) {
-		fprintf(stderr, "vxswitch: cannot write pidfile %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
+	char *text = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-/* Opened before --detach forks, so the foreground process still reports
- * (exit 1) a pidfile that cannot be written; the daemon fills it in. */
-static int
-write_pidfile(FILE *f)
-{
-	int rc = fprintf(f, "%d\n", getpid()) < 0;
-	return fclose(f) || rc ? -1 : 0;
-}
-
-static int
-detach(void)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid > 0)
-		_exit(0);
-	setsid();
-	int fd = open("/dev/null", O_RDWR);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		if (fd > 2)
-			close(fd);
-	}
-	return 0;
+	if (!f)
+		return;
+	print_exit_stats(f);
+	fclose(f);
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		VLOG_INFO(main, "%s", line);
+	free(text);
 }
 
 /* --eal-args words join the topology's extra EAL args, so the argv that
@@ -300,21 +335,6 @@ add_eal_args(struct vxs_config *cfg, const char *extra)
 	return 0;
 }
 
-/* Our hugepage memory is never shared (vhost-user maps the guests'
- * memory, not ours), so its files can go as soon as they are mapped: a
- * killed vxswitch then leaves nothing in hugetlbfs for the next run. */
-static bool
-wants_huge_unlink(const struct vxs_config *cfg)
-{
-	if (cfg->eal_no_huge)
-		return false;
-	for (int i = 0; i < cfg->n_eal_extra; i++)
-		if (!strncmp(cfg->eal_extra[i], "--huge-unlink", 13) ||
-		    !strcmp(cfg->eal_extra[i], "--in-memory"))
-			return false;
-	return true;
-}
-
 static int
 main_lcore_of(const struct vxs_config *cfg)
 {
@@ -331,7 +351,7 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 
 	for (uint16_t i = 0; i < cfg->n_pmd_cores; i++)
 		if (cfg->pmd_cores[i] == main_lcore) {
-			fprintf(stderr, "vxswitch: --pmd-cores: pmd core is the "
+			VLOG_ERR(main, "--pmd-cores: pmd core is the "
 				"main lcore '%d'\n", main_lcore);
 			return -1;
 		}
@@ -344,7 +364,7 @@ check_pmd_cores_override(const struct vxs_config *cfg, const char *arg)
 					break;
 			if (i < cfg->n_pmd_cores)
 				continue;
-			fprintf(stderr, "vxswitch: %s:%d:%d: rxq-affinity core "
+			VLOG_ERR(main, "%s:%d:%d: rxq-affinity core "
 				"is not a pmd core '%u' (--pmd-cores '%s')\n",
 				cfg->file, port->line, port->col, core, arg);
 			return -1;
@@ -419,15 +439,15 @@ load_state(const struct options *o, struct vxs_config *cfg,
 		       cfg->n_ports, cfg->n_flows);
 	}
 	if (config_load(path, &saved, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
-		fprintf(stderr, "vxswitch: the running state in %s does not "
+		VLOG_ERR(main, "%s\n", err);
+		VLOG_ERR(main, "the running state in %s does not "
 			"load: correct it, or remove it to start from the "
 			"topology %s\n", path, o->config);
 		return 2;
 	}
 	config_saved_time(path, when, sizeof when);
 	if (!o->check)
-		printf("vxswitch: restoring running state from %s (saved %s);"
+		VLOG_INFO(main, "restoring running state from %s (saved %s);"
 		       " remove it to start from the topology\n", path,
 		       when[0] ? when : "at an unknown time");
 	config_free(cfg);
@@ -444,23 +464,27 @@ main(int argc, char **argv)
 	char **eal_argv;
 	int eal_argc, rc = 1;
 
+	if (vlog_init()) {
+		fprintf(stderr, "vxswitch: cannot set up logging\n");
+		return 1;
+	}
 	if (parse_options(argc, argv, &opt))
 		return 2;
 	if (config_load(opt.config, &cfg, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		return 2;
 	}
 	state_path_of(&opt, &cfg, state_path, sizeof state_path);
 	if ((rc = load_state(&opt, &cfg, state_path)) != 0)
 		return exit_early(&cfg, rc);
 	if (state_keep_loaded(&cfg)) {
-		fprintf(stderr, "vxswitch: out of memory\n");
+		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
 	rc = 1;
 	if (opt.pmd_cores) {
 		if (parse_core_list(opt.pmd_cores, &cfg)) {
-			fprintf(stderr, "vxswitch: --pmd-cores: bad core list "
+			VLOG_ERR(main, "--pmd-cores: bad core list "
 				"'%s'\n", opt.pmd_cores);
 			return exit_early(&cfg, 2);
 		}
@@ -468,12 +492,8 @@ main(int argc, char **argv)
 			return exit_early(&cfg, 2);
 		rebuild_lcores(&cfg);
 	}
-	if (wants_huge_unlink(&cfg) && add_eal_args(&cfg, "--huge-unlink")) {
-		fprintf(stderr, "vxswitch: out of memory\n");
-		return exit_early(&cfg, 1);
-	}
 	if (opt.eal_args && add_eal_args(&cfg, opt.eal_args)) {
-		fprintf(stderr, "vxswitch: out of memory\n");
+		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
 	if (opt.ctl_socket)
@@ -482,7 +502,7 @@ main(int argc, char **argv)
 	if (check_flows(&cfg))
 		return exit_early(&cfg, 2);
 	if (config_check_host(&cfg, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		return exit_early(&cfg, 2);
 	}
 	if (opt.check) {
@@ -490,35 +510,35 @@ main(int argc, char **argv)
 		       cfg.n_flows);
 		return exit_early(&cfg, 0);
 	}
-	FILE *pidf = NULL;
-	if (opt.pidfile && open_pidfile(opt.pidfile, &pidf))
-		return exit_early(&cfg, 1);
-	if (opt.detach && detach())
-		return exit_early(&cfg, 1);
-	if (pidf && write_pidfile(pidf)) {
-		fprintf(stderr, "vxswitch: cannot write pidfile %s\n",
-			opt.pidfile);
+	if (opt.log_file && vlog_set_file(opt.log_file, err, sizeof err)) {
+		VLOG_ERR(main, "%s", err);
 		return exit_early(&cfg, 1);
 	}
+	if (opt.detach && daemon_detach_start()) {
+		VLOG_ERR(main, "cannot fork: %s", strerror(errno));
+		return exit_early(&cfg, 1);
+	}
+	if (opt.pidfile && daemon_make_pidfile(opt.pidfile, err, sizeof err)) {
+		VLOG_ERR(main, "%s", err);
+		return exit_early(&cfg, 1);
+	}
+	set_signal_handlers();
 
 	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		/* rte_errno is not always set: the EAL said why above. */
-		fprintf(stderr, "vxswitch: EAL init failed%s%s\n",
+		VLOG_ERR(main, "EAL init failed%s%s\n",
 			rte_errno ? ": " : " (see the EAL messages above)",
 			rte_errno ? rte_strerror(rte_errno) : "");
-		if (opt.pidfile)
-			unlink(opt.pidfile);
+		daemon_remove_pidfile();
 		config_free_argv(eal_argc, eal_argv);
 		return exit_early(&cfg, 1);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	vlog_sync_eal_levels();
 
 	if (control_init(cfg.ctl_socket, err, sizeof err) ||
 	    control_unixctl_init(cfg.unixctl_socket, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_eal;
 	}
 	pktmbuf_pool = create_pool(&cfg);
@@ -529,35 +549,39 @@ main(int argc, char **argv)
 	    pmds_init(err, sizeof err) ||
 	    ct_ctl_init(&cfg, err, sizeof err) ||
 	    pmds_create(&cfg, cfg.dp_opts, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_ports;
 	}
 	port_vhost_set_rcu(pmd_qsbr);
 	ports_remember_config_names(&cfg);
 	if (ofproto_init(&cfg, pmd_qsbr, err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_ports;
 	}
 	run_state_init(&cfg);
 	commands_register();
+	vlog_commands_register();
 	state_init(&cfg, state_path);
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
 	if (ports_start(err, sizeof err)) {
-		fprintf(stderr, "vxswitch: %s\n", err);
+		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
 	if (pmds_start()) {
-		fprintf(stderr, "vxswitch: cannot launch PMD threads\n");
+		VLOG_ERR(main, "cannot launch PMD threads\n");
 		goto out_stop_ports;
 	}
-	printf("vxswitch: running: %u ports, %u PMDs, %u flows, control "
+	VLOG_INFO(main, "running: %u ports, %u PMDs, %u flows, control "
 	       "socket %s\n", n_ports, n_pmds, ofproto_n_rules(),
 	       cfg.ctl_socket);
-	fflush(stdout);
+	char status[160];
+	snprintf(status, sizeof status, "running: %u ports, %u PMDs",
+		 n_ports, n_pmds);
+	daemon_ready(status);
 
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -567,8 +591,14 @@ main(int argc, char **argv)
 		ports_tick();
 		pmd_auto_lb_tick();
 		ct_ctl_tick();
+		flow_timeouts_tick();
 		ofproto_tick();
 		state_tick();
+		if (reopen_signal) {
+			reopen_signal = 0;
+			if (vlog_reopen(err, sizeof err))
+				VLOG_ERR(vlog, "SIGHUP: %s", err);
+		}
 		if (opt.duration > 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if (t.tv_sec - t0.tv_sec +
@@ -577,12 +607,13 @@ main(int argc, char **argv)
 				break;
 		}
 	}
-	printf("vxswitch: shutting down%s\n",
+	VLOG_INFO(main, "shutting down%s\n",
 	       quit_signal ? " (signal)" : "");
+	daemon_stopping();
 	pmds_stop();
 	state_flush();
 	if (opt.stats_on_exit)
-		print_exit_stats(stdout);
+		log_exit_stats();
 	rc = 0;
 out_stop_ports:
 	pmds_stop();
@@ -602,7 +633,7 @@ out_ports:
 	if (pktmbuf_pool) {
 		uint32_t in_use = mbufs_in_use();
 		uint32_t leaked = in_use > kept ? in_use - kept : 0;
-		printf("vxswitch: mbufs in use at exit: %u\n", leaked);
+		VLOG_INFO(main, "mbufs in use at exit: %u\n", leaked);
 		if (leaked)
 			rc = 3;
 		rte_mempool_free(pktmbuf_pool);
@@ -615,7 +646,7 @@ out_eal:
 	config_free_argv(eal_argc, eal_argv);
 	config_free(&cfg);
 	state_fini();
-	if (opt.pidfile)
-		unlink(opt.pidfile);
+	daemon_remove_pidfile();
+	vlog_fini();
 	return rc;
 }

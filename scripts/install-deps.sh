@@ -21,6 +21,9 @@ PACKAGES=(
 	# build
 	meson ninja-build pkg-config gcc libc6-dev
 	libyaml-dev libpcap-dev libnuma-dev libbsd-dev libelf-dev zlib1g-dev
+	# daemon (sd_notify), meson install and scripts/package.sh: libsystemd,
+	# completion dir, dpkg-shlibdeps, man and systemd-analyze for the tests
+	libsystemd-dev bash-completion dpkg-dev man-db systemd
 	# tests, traffic generation, charts
 	python3 python3-pytest python3-pytest-timeout python3-scapy python3-yaml
 	python3-matplotlib

@@ -203,6 +203,7 @@ config_defaults(struct vxs_config *cfg)
 	cfg->arp_burst = ARP_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
+	snprintf(cfg->bridge, sizeof cfg->bridge, "br-int");
 	cfg->pmd_rxq_assign = CFG_RXQ_ASSIGN_CYCLES;
 	cfg->pmd_rxq_isolate = true;
 	cfg->pmd_auto_lb_load_threshold = 95;

@@ -163,6 +163,9 @@ struct vxs_config {
 	 * (default): vxswitch.<pid>.ctl beside ctl_socket, as OVS names its
 	 * own */
 	char unixctl_socket[CFG_PATH_MAX];
+	/* the OpenFlow bridge's name, the BRIDGE of ovs-ofctl's commands
+	 * (dump-flows br-int...): the one overlay bridge; default br-int */
+	char bridge[16];
 	/* the running state's file (state.h); "" = <topology file>.state */
 	char state_file[CFG_PATH_MAX];
 

@@ -44,6 +44,22 @@ eal_file_prefix(struct loader *ld, const yaml_node_t *v, void *obj)
 	return 0;
 }
 
+/* datapath: bridge: NAME, a Linux interface name's rules (OVS bridges
+ * are ones): 1 to 15 of letters, digits, '.', '_', '-'. */
+int
+dp_bridge(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+	if (get_string(ld, v, "bridge", cfg->bridge, sizeof cfg->bridge) < 0)
+		return -1;
+	size_t n = strlen(cfg->bridge);
+	if (n == 0 || strspn(cfg->bridge, "abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return fail(ld, v, "bad bridge name '%s' (1 to 15 letters, "
+			    "digits, '.', '_' or '-')", cfg->bridge);
+	return 0;
+}
+
 static int
 add_extra_arg(struct loader *ld, const yaml_node_t *v, struct vxs_config *cfg)
 {

@@ -68,6 +68,7 @@ const struct key_rule datapath_keys[] = {
 	{ "tx-flush-interval-us", K_UINT(CFG, tx_flush_interval_us, 0, 1000) },
 	{ "ctl-socket", K_SOCKET_PATH(CFG, ctl_socket) },
 	{ "unixctl-socket", K_SOCKET_PATH(CFG, unixctl_socket) },
+	{ "bridge", K_CUSTOM(dp_bridge) },
 	{ "state-file", K_STRING(CFG, state_file) },
 	/* rx queue scheduling (OVS other_config, app/pmd/pmd_rxq_sched.h) */
 	{ "pmd-rxq-assign", K_CUSTOM(pmd_rxq_assign) },

@@ -216,6 +216,7 @@ int port_offload(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_affinity(struct loader *ld, const yaml_node_t *v, void *obj);
 int port_options(struct loader *ld, const yaml_node_t *v, void *obj);
 int dp_ofport_names(struct loader *ld, const yaml_node_t *v, void *obj);
+int dp_bridge(struct loader *ld, const yaml_node_t *v, void *obj);
 int vx_vni(struct loader *ld, const yaml_node_t *v, void *obj);
 /* config_underlay.c */
 int underlay_route(struct loader *ld, const yaml_node_t *v, void *obj);

@@ -293,6 +293,9 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 		for (unsigned i = 0; i < cfg->n_pmd_cores; i++)
 			put_scalarf(em, "%u", cfg->pmd_cores[i]);
 		seq_end(em);
+	} else if (!strcmp(key, "bridge") && strcmp(cfg->bridge, def->bridge)) {
+		put_scalar(em, key);
+		put_scalar(em, cfg->bridge);
 	} else if (!strcmp(key, "ofport-names") && cfg->n_ofport_names) {
 		put_scalar(em, key);
 		map_start(em, false);

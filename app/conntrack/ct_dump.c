@@ -284,10 +284,14 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 	if (snap.mark)
 		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
 				",mark=%u", snap.mark);
-	if (snap.label[0] || snap.label[1])
+	/* the shortest hex, as OVS's ds_put_hex: labels=0x1 */
+	if (snap.label[1])
 		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
 				",labels=0x%" PRIx64 "%016" PRIx64,
 				snap.label[1], snap.label[0]);
+	else if (snap.label[0])
+		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
+				",labels=%#" PRIx64, snap.label[0]);
 	if (snap.key[0].proto == IPPROTO_TCP) {
 		uint8_t so = snap.p.tcp[0].state, sr = snap.p.tcp[1].state;
 		if (so == sr)

@@ -27,6 +27,20 @@
 #include <rte_udp.h>
 #include "ct_cache.h"
 
+/* A UDP session key, both ways the lane builds one. */
+static __rte_always_inline void
+ct_est_udp_key(struct ct_key *k, rte_be32_t src, rte_be32_t dst,
+	       rte_be16_t sport, rte_be16_t dport, uint16_t zone)
+{
+	k->src = src;
+	k->dst = dst;
+	k->sport = sport;
+	k->dport = dport;
+	k->zone = zone;
+	k->proto = IPPROTO_UDP;
+	k->pad = 0;
+}
+
 /* The key of a UDP packet straight from its meta (the datapath's flow
  * key): false if it is not one the lane may take (not UDP, a fragment,
  * NATed already in this zone, or a UDP header cut short, which the full
@@ -39,13 +53,8 @@ ct_est_key(struct ct_key *k, const struct ct_pkt_meta *mt,
 	    mt->natted || mt->l4_len < sizeof(struct rte_udp_hdr) ||
 	    (uint32_t)mt->l4_ofs + sizeof(struct rte_udp_hdr) > m->data_len)
 		return false;
-	k->src = mt->nw_src;
-	k->dst = mt->nw_dst;
-	k->sport = mt->tp_src;
-	k->dport = mt->tp_dst;
-	k->zone = zone;
-	k->proto = IPPROTO_UDP;
-	k->pad = 0;
+	ct_est_udp_key(k, mt->nw_src, mt->nw_dst, mt->tp_src, mt->tp_dst,
+		       zone);
 	return true;
 }
 

@@ -504,13 +504,7 @@ flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
 	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    f->nw_proto != IPPROTO_UDP || f->nw_frag)
 		return false;
-	k->src = f->nw_src;
-	k->dst = f->nw_dst;
-	k->sport = f->tp_src;
-	k->dport = f->tp_dst;
-	k->zone = zone;
-	k->proto = IPPROTO_UDP;
-	k->pad = 0;
+	ct_est_udp_key(k, f->nw_src, f->nw_dst, f->tp_src, f->tp_dst, zone);
 	return true;
 }
 

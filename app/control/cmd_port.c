@@ -208,6 +208,8 @@ cmd_list_ports(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "type"); json_string(out, port_kind_name(p));
 		json_key(out, "state"); json_string(out, port_state_name(p));
 		json_key(out, "n_rxq"); json_u64(out, p->n_rxq);
+		/* dpdk-dumpcap -i <this>; "" when not capturable */
+		json_key(out, "capture"); json_string(out, port_capture_name(p));
 		json_end_object(out);
 	}
 	if (json)

@@ -31,6 +31,8 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 			json_key(out, "type"); json_string(out, port_kind_name(p));
 			json_key(out, "state"); json_string(out, port_state_name(p));
 			json_key(out, "underlay"); json_bool(out, p->is_underlay);
+			json_key(out, "capture");
+			json_string(out, port_capture_name(p));
 #define X(field) json_key(out, #field); json_u64(out, st.field);
 			PORT_STATS(X)
 #undef X
@@ -89,6 +91,13 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 			      port_state_name(p), st.rx_packets, st.tx_packets,
 			      st.tx_dropped);
 	}
+	/* what to type after dpdk-dumpcap -i, per capturable port */
+	ds_put_cstr(out, "  capture (dpdk-dumpcap -i):");
+	PORTS_FOREACH(p)
+		if (port_capture_name(p)[0])
+			ds_put_format(out, " %s=%s", p->name,
+				      port_capture_name(p));
+	ds_put_char(out, '\n');
 	ds_put_format(out, "  mbufs: %u of %u in use\n", mbufs_in_use(),
 		      pktmbuf_pool->size);
 	ds_put_format(out, "  pmds: %u, rules: %u, tables generation %lu\n",

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "cmd_util.h"
 #include "control.h"
+#include "ct_label_pred.h"
 #include "dp_snapshot.h"
 #include "dpcls.h"
 #include "json_out.h"
@@ -288,10 +289,12 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	const struct ctl_arp_stats *as = ctl_arp_get_stats();
 	uint64_t mf = 0, mf_limit = 0, upcall_fail = 0, lost = 0;
 	struct recirc_id_stats rs;
+	struct ct_label_pred_stats ls;
 
 	ctl_events_process();
 	ns = neigh_get_stats();
 	recirc_id_get_stats(&rs);
+	ct_label_preds_get_stats(&ls);
 	for (uint16_t i = 0; i < n_pmds; i++) {
 		mf += dpcls_count(pmds[i].dp.cls);
 		mf_limit += pmds[i].dp.max_flows;
@@ -314,6 +317,8 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		  "names kept for flows/ofports" },
 		{ "recirc-ids", "(RECIRC_ID_MAX)", rs.in_use, RECIRC_ID_MAX,
 		  rs.refused, "ct(table=) states, packets recirc_limit" },
+		{ "ct-labels", "(key bits)", ls.in_use, FLOW_CT_LABEL_PREDS,
+		  ls.refused, "distinct ct_label=V/M, add-flow refused" },
 	};
 
 	if (json) {

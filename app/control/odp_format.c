@@ -99,8 +99,8 @@ port_label(uint32_t ofport, bool names, char *tmp, size_t len)
 	return tmp;
 }
 
-/* ct_state, ct_zone, ct_mark (and whatever the rule formatter knows of
- * the tracker) as xlate prints them: one formatter for both reports. */
+/* ct_state, ct_zone, ct_mark, ct_label as xlate prints them: one
+ * formatter for both reports. */
 static void
 put_ct(struct ds *out, const struct flow_key *k, const struct flow_key *m,
        bool verbose)
@@ -112,6 +112,7 @@ put_ct(struct ds *out, const struct flow_key *k, const struct flow_key *m,
 	ct_only.ct_state = m->ct_state;
 	ct_only.ct_zone = m->ct_zone;
 	ct_only.ct_mark = m->ct_mark;
+	ct_only.ct_label_bits = m->ct_label_bits;
 	if (xlate_format_megaflow_match(k, &ct_only, buf, sizeof buf) > 0)
 		ds_put_format(out, "%s,", buf);
 	else if (verbose)

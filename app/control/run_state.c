@@ -7,6 +7,7 @@
 #include "offload_ctl.h"
 #include "pmd_reconf.h"
 #include "run_state.h"
+#include "vlog.h"
 
 static struct vxs_config *running;
 
@@ -68,7 +69,7 @@ run_set_pmd_cores(const uint16_t *cores, uint16_t n, char *err,
 		running->n_pmd_cores = n_old;
 		memcpy(running->pmd_cores, old, sizeof old);
 		if (pmds_create(running, opts, why, sizeof why))
-			RTE_LOG(ERR, USER1, "set-pmd-cores: cannot restore the "
+			VLOG_ERR(pmd, "set-pmd-cores: cannot restore the "
 				"PMDs: %s\n", why);
 	}
 	bool failed = running->n_pmd_cores != n ||
@@ -80,6 +81,6 @@ run_set_pmd_cores(const uint16_t *cores, uint16_t n, char *err,
 		snprintf(err, errlen, "cannot launch the PMD threads");
 		return -1;
 	}
-	RTE_LOG(INFO, USER1, "set-pmd-cores: %u PMDs\n", n_pmds);
+	VLOG_INFO(pmd, "set-pmd-cores: %u PMDs\n", n_pmds);
 	return failed ? -1 : 0;
 }

@@ -22,6 +22,7 @@
 #include "route.h"
 #include "state.h"
 #include "version.h"
+#include "vlog.h"
 
 static struct {
 	struct vxs_config loaded;	/* state_keep_loaded's copy */
@@ -64,16 +65,26 @@ state_default_path(const char *topology, char *buf, size_t len)
 
 /* ---- the running state as a config ---- */
 
-/* One rule as add-flow takes it: dump-flows' text, plus its cookie. */
+/* One rule as add-flow takes it: dump-flows' text, plus its cookie and
+ * timeouts. */
 static char *
 rule_text(const struct ofp_rule *r)
 {
-	char cookie[32] = "";
+	char cookie[96] = "";
 	int n = ofp_format_rule(r, ports_ofp_map(), NULL, 0);
+	int c = 0;
 
+	/* what dump-flows prints before the rule: a restart brings the rule
+	 * back with its full timeouts, as a re-added one */
 	if (r->cookie)
-		snprintf(cookie, sizeof cookie, "cookie=0x%lx,",
-			 (unsigned long)r->cookie);
+		c += snprintf(cookie + c, sizeof cookie - c, "cookie=0x%lx,",
+			      (unsigned long)r->cookie);
+	if (r->idle_timeout)
+		c += snprintf(cookie + c, sizeof cookie - c,
+			      "idle_timeout=%u,", r->idle_timeout);
+	if (r->hard_timeout)
+		snprintf(cookie + c, sizeof cookie - c, "hard_timeout=%u,",
+			 r->hard_timeout);
 	size_t len = strlen(cookie) + (size_t)n + 1;
 	char *s = malloc(len);
 	if (s == NULL)
@@ -341,13 +352,13 @@ write_state_file(void)
 		st.write_failures++;
 		snprintf(st.last_error, sizeof st.last_error, "%s", err);
 		if (!st.failing)	/* once, not every interval */
-			fprintf(stderr, "vxswitch: cannot write the state file "
+			VLOG_WARN(control, "cannot write the state file "
 				"(retrying): %s\n", err);
 		st.failing = true;
 		return;
 	}
 	if (st.failing)
-		printf("vxswitch: state file %s written again\n", st.path);
+		VLOG_INFO(control, "state file %s written again", st.path);
 	st.failing = false;
 	st.dirty = false;
 	st.writes++;

@@ -5,7 +5,8 @@
  * Exit status: 0 the command succeeded; 1 it failed, or this program was
  * used wrongly; 2 the daemon could not be reached or did not answer.
  *
- * "add-flows FILE" is the one command this side interprets: it reads FILE
+ * "add-flows [BRIDGE] FILE" is the one command this side interprets: it
+ * reads FILE
  * and sends its flows as the arguments of a single request, so the daemon
  * can apply all of them or none. The daemon names a bad flow by its
  * position, as an error starting "flow N: " (N counted from 1), which is
@@ -39,6 +40,7 @@ struct options {
 
 /* Where each flow sent by add-flows came from. */
 struct flow_file {
+	const char *bridge;		/* NULL: not given */
 	const char *name;
 	int n_flows;
 	char **flows;
@@ -74,11 +76,17 @@ usage(void)
 "  set Interface NAME KEY=VALUE...\n"
 "                                 change a port (a new pmd-rxq-affinity\n"
 "                                 moves queues; other keys re-create it)\n"
-"  dump-flows                     OpenFlow rules, with their counters\n"
-"  add-flow FLOW                  add one OpenFlow rule\n"
-"  add-flows FILE                 add the rules in FILE, one per line\n"
+"  (BRIDGE, as ovs-ofctl's: the one bridge's name, br-int by default)\n"
+"  dump-flows [BRIDGE] [FLOW]     OpenFlow rules, with their counters\n"
+"  add-flow [BRIDGE] FLOW         add one OpenFlow rule (idle_timeout=S,\n"
+"                                 hard_timeout=S as ovs-ofctl)\n"
+"  add-flows [BRIDGE] FILE        add the rules in FILE, one per line\n"
 "                                 ('-' = stdin): all of them or none\n"
-"  del-flows [--strict] [FLOW]    delete the matching rules (all if no FLOW)\n"
+"  mod-flows [--strict] [BRIDGE] FLOW\n"
+"                                 new actions for the matching rules\n"
+"  del-flows [--strict] [BRIDGE] [FLOW]\n"
+"                                 delete the matching rules (all if no FLOW;\n"
+"                                 cookie=V/M matches cookies)\n"
 "  dpctl/dump-flows [-m] [--names]\n"
 "                                 megaflows cached in the datapath, as OVS\n"
 "  dpctl/del-flows                flush the datapath's megaflow caches\n"
@@ -292,16 +300,21 @@ static void
 build_request(const struct options *o, const struct flow_file *ff,
 	      struct ds *req)
 {
-	int nargs = ff ? ff->n_flows : o->argc - 1;
+	int nargs = ff ? ff->n_flows : o->argc - 1, nargs_sent = nargs;
 
 	if (o->json)
 		put_request_string(req, CONTROL_JSON_OPTION);
 	put_request_string(req, o->argv[0]);
+	if (ff && ff->bridge) {		/* the daemon checks the name */
+		ds_put_format(req, "--bridge=%s", ff->bridge);
+		ds_put_char(req, '\0');
+		nargs_sent++;
+	}
 	for (int i = 0; i < nargs; i++)
 		put_request_string(req, ff ? ff->flows[i] : o->argv[i + 1]);
 	ds_put_char(req, '\0');
 
-	if (nargs > CONTROL_MAX_ARGS)
+	if (nargs_sent > CONTROL_MAX_ARGS)
 		fail(EXIT_CMD_FAILED, "%d %s, but a request carries at most %d",
 		     nargs, ff ? "flows" : "arguments", CONTROL_MAX_ARGS);
 	if (req->len > CONTROL_MAX_REQUEST)
@@ -433,9 +446,10 @@ main(int argc, char *argv[])
 	parse_options(argc, argv, &o);
 	add_flows = !strcmp(o.argv[0], "add-flows");
 	if (add_flows) {
-		if (o.argc != 2)
-			fail(EXIT_CMD_FAILED, "usage: add-flows FILE");
-		ff.name = o.argv[1];
+		if (o.argc != 2 && o.argc != 3)
+			fail(EXIT_CMD_FAILED, "usage: add-flows [BRIDGE] FILE");
+		ff.bridge = o.argc == 3 ? o.argv[1] : NULL;
+		ff.name = o.argv[o.argc - 1];
 		read_flow_file(&ff);
 	}
 	/* the daemon writes it: a relative FILE means ours, not its cwd */

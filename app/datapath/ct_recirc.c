@@ -14,7 +14,12 @@
  *                                resume in and the state the translation
  *                                froze (recirc_id.h);
  *   ct(commit,exec(...->ct_mark)) the committed sessions get the mark,
- *                                and a recirculated packet sees it.
+ *                                and a recirculated packet sees it;
+ *   ct(commit,exec(...->ct_label)) the same for the label, which a
+ *                                recirculated key carries as one bit per
+ *                                ct_label=V/M predicate of the rules
+ *                                (flow_key.h ct_label_bits, computed
+ *                                from the snapshot's table).
  *
  * ct(...,nat...) NATs the packets of NATed sessions as the tracker does
  * (app/conntrack/ct_nat.c; a bare `nat` applies a session's existing NAT,
@@ -35,14 +40,16 @@
  */
 #include <rte_cycles.h>
 #include "dp_ct.h"
+#include "dp_snapshot.h"
 #include "dp_stages.h"
 
 /* Tracks (and NATs) b's packets for a: writes their ct_state and mark,
- * and their meta (where their headers are); writes mark (NULL: none)
- * into their sessions. */
+ * and their meta (where their headers are); writes mark and label (NULL:
+ * none) into their sessions. */
 static void
 track(struct dp_ctx *ctx, const struct dp_action *a, const struct dp_nat *nat,
-      const struct dp_ct_mark *mark, struct pkt_batch *b,
+      const struct dp_ct_mark *mark, const struct dp_ct_label *label,
+      struct pkt_batch *b,
       const struct flow_key keys[], const uint8_t idx[],
       struct ct_pkt_meta meta[], uint8_t state[], struct ct_conn_ref refs[])
 {
@@ -64,12 +71,20 @@ track(struct dp_ctx *ctx, const struct dp_action *a, const struct dp_nat *nat,
 		ct_conn_set_mark(refs[i].conn, mark->value, mark->mask);
 		refs[i].mark = (refs[i].mark & ~mark->mask) | mark->value;
 	}
+	for (uint16_t i = 0; label && i < b->n; i++) {
+		if (!refs[i].conn)
+			continue;
+		ct_conn_set_label(refs[i].conn, label->value, label->mask);
+		for (int w = 0; w < 2; w++)
+			refs[i].label[w] = (refs[i].label[w] & ~label->mask[w]) |
+					   (label->value[w] & label->mask[w]);
+	}
 }
 
 void
 dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 	      const struct dp_nat *nat, const struct dp_ct_mark *mark,
-	      const struct dp_action *recirc,
+	      const struct dp_ct_label *label, const struct dp_action *recirc,
 	      struct pkt_batch *b, const struct flow_key keys[],
 	      const uint8_t idx[])
 {
@@ -77,12 +92,13 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 	struct ct_conn_ref refs[BATCH_MAX];
 	struct ct_pkt_meta meta[BATCH_MAX];
 	struct dp_inner *next = ctx->recirc;
+	static const uint64_t no_label[2];	/* untracked: label 0 */
 
 	if (unlikely(!ctx->ct)) {	/* the daemon always has one */
 		dp_drop_batch(ctx, b, DROP_RECIRC_LIMIT);
 		return;
 	}
-	track(ctx, a, nat, mark, b, keys, idx, meta, state, refs);
+	track(ctx, a, nat, mark, label, b, keys, idx, meta, state, refs);
 	if (!recirc)
 		return;		/* ct() without table=: the packets go on */
 	if (!next) {		/* too deep, or no pass to take them */
@@ -108,6 +124,9 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		k->ct_state = state[i];
 		k->ct_zone = a->port;
 		k->ct_mark = refs[i].conn ? refs[i].mark : 0;
+		k->ct_label_bits = !ctx->snap ? 0 :
+			dp_snapshot_label_bits(ctx->snap, refs[i].conn ?
+					       refs[i].label : no_label);
 		k->recirc_id = (uint8_t)recirc->port;	/* xlate's recirc id */
 		pkt_batch_add(&next->b, m);
 	}

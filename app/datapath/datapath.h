@@ -147,6 +147,7 @@ struct ctl_event {
 	rte_be32_t ip;
 	uint32_t rule_uid;
 	uint64_t packets, bytes;
+	uint64_t used_tsc;		/* RULE_STATS: its last packet */
 };
 
 /* Queues ev (n events, in one ring operation) for the control thread:

@@ -29,6 +29,11 @@
 /* ct(commit,exec(set_field:V/M->ct_mark)): the values a DP_ACT_CT
  * writes into committed sessions, one slot per such ct(). */
 #define DP_MAX_CT_MARKS 2
+/* ct(commit,exec(set_field:V->ct_label / load:V->NXM_NX_CT_LABEL[a..b])):
+ * the 128-bit value and mask a DP_ACT_CT writes into committed sessions.
+ * One slot: a translation with two such ct() is dropped whole, a rule
+ * with two refused at add-flow (xlate_check_executable). */
+#define DP_MAX_CT_LABELS 1
 /* nat(...) of an sg() or ct(): one value slot each (actions->nats[]). */
 #define DP_MAX_NATS 2
 
@@ -70,7 +75,9 @@ enum dp_action_type {
 				 * DP_CT_COMMIT, and writing
 				 * ct_marks[DP_CT_MARK_SLOT(slot) - 1]
 				 * into their sessions if that is not 0
-				 * (exec(load->ct_mark)); they go on
+				 * (exec(load->ct_mark)), and the same for
+				 * ct_labels[DP_CT_LABEL_SLOT(slot) - 1]
+				 * (exec(->ct_label)); they go on
 				 * unchanged
 				 * (their ct_state is seen only after a
 				 * recirculation) but for DP_CT_NAT: NAT
@@ -87,18 +94,30 @@ enum dp_action_type {
  *   bit 1     DP_CT_NAT: with nat(...), the spec is nats[DP_NAT_SLOT]
  *   bits 2-3  DP_ACT_CT only: DP_CT_MARK_SLOT, 1-based (0: no mark),
  *             the exec(->ct_mark) value is ct_marks[DP_CT_MARK_SLOT - 1]
- *   bits 4-7  DP_NAT_SLOT */
+ *   bits 4-5  DP_NAT_SLOT
+ *   bits 6-7  DP_ACT_CT only: DP_CT_LABEL_SLOT, 1-based (0: no label),
+ *             the exec(->ct_label) value is ct_labels[... - 1] */
 #define DP_CT_NAT 0x2
 #define DP_CT_MARK_SHIFT 2
 #define DP_CT_MARK_SLOT(slot) (((slot) >> DP_CT_MARK_SHIFT) & 0x3)
 #define DP_CT_WITH_MARK(n) ((uint8_t)((n) << DP_CT_MARK_SHIFT))
 #define DP_NAT_SLOT_SHIFT 4
-#define DP_NAT_SLOT(slot) ((slot) >> DP_NAT_SLOT_SHIFT)
+#define DP_NAT_SLOT(slot) (((slot) >> DP_NAT_SLOT_SHIFT) & 0x3)
+#define DP_CT_LABEL_SHIFT 6
+#define DP_CT_LABEL_SLOT(slot) (((slot) >> DP_CT_LABEL_SHIFT) & 0x3)
+#define DP_CT_WITH_LABEL(n) ((uint8_t)((n) << DP_CT_LABEL_SHIFT))
 _Static_assert(DP_MAX_CT_MARKS <= 3, "mark slot + 1 fits bits 2-3");
-_Static_assert(DP_MAX_NATS <= 16, "nat slot fits bits 4-7");
+_Static_assert(DP_MAX_NATS <= 4, "nat slot fits bits 4-5");
+_Static_assert(DP_MAX_CT_LABELS <= 3, "label slot + 1 fits bits 6-7");
 
 struct dp_ct_mark {
 	uint32_t value, mask;	/* mark = (mark & ~mask) | value */
+};
+
+/* label = (label & ~mask) | value; the tracker's order: [0] the low,
+ * [1] the high 64 bits (struct ct_conn_ref) */
+struct dp_ct_label {
+	uint64_t value[2], mask[2];
 };
 
 /* One nat(...), as the tracker's struct ct_nat_spec: host order; ip_min
@@ -139,6 +158,9 @@ struct dp_actions {
 	struct vxlan_tnl_template tnls[DP_MAX_TNLS];
 	struct dp_ct_mark ct_marks[DP_MAX_CT_MARKS];
 	struct dp_nat nats[DP_MAX_NATS];
+	/* last, and with no count of its own (xlate.c finds the slots in
+	 * use from act[]): what the sg() stage reads keeps its place */
+	struct dp_ct_label ct_labels[DP_MAX_CT_LABELS];
 };
 
 /* The nat(...) of an sg() or ct() action, NULL without one. */
@@ -189,9 +211,14 @@ dp_actions_equal(const struct dp_actions *a, const struct dp_actions *b)
 			break;
 		case DP_ACT_CT: {
 			uint8_t m = DP_CT_MARK_SLOT(a->act[i].slot);
+			uint8_t l = DP_CT_LABEL_SLOT(a->act[i].slot);
 			if (m && memcmp(&a->ct_marks[m - 1],
 					&b->ct_marks[m - 1],
 					sizeof a->ct_marks[0]))
+				return false;
+			if (l && memcmp(&a->ct_labels[l - 1],
+					&b->ct_labels[l - 1],
+					sizeof a->ct_labels[0]))
 				return false;
 		}
 		/* fall through */

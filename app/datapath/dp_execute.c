@@ -126,14 +126,18 @@ dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
 			uint8_t m = DP_CT_MARK_SLOT(a->slot);
 			const struct dp_ct_mark *mark =
 				m ? &acts->ct_marks[m - 1] : NULL;
+			uint8_t l = DP_CT_LABEL_SLOT(a->slot);
+			const struct dp_ct_label *label =
+				l ? &acts->ct_labels[l - 1] : NULL;
 			const struct dp_nat *nat = dp_action_nat(acts, a);
 			if (i + 1 < acts->n &&
 			    acts->act[i + 1].type == DP_ACT_RECIRC) {
-				dp_ct_execute(ctx, a, nat, mark,
+				dp_ct_execute(ctx, a, nat, mark, label,
 					      &acts->act[i + 1], b, keys, idx);
 				return;	/* the next pass owns them */
 			}
-			dp_ct_execute(ctx, a, nat, mark, NULL, b, keys, idx);
+			dp_ct_execute(ctx, a, nat, mark, label, NULL, b,
+				      keys, idx);
 			break;
 		}
 		case DP_ACT_RECIRC:	/* xlate puts one only after a ct */

@@ -32,6 +32,13 @@ struct route_entry {
 	bool connected;			/* from the VTEP's own prefix */
 };
 
+/* One ct_label=V/M that rules match, as a predicate on a session's label:
+ * (label & mask) == value, value already masked. [0] the high, [1] the
+ * low 64 bits, as struct ofp_meta's ct_label. */
+struct ct_label_pred {
+	uint64_t value[2], mask[2];
+};
+
 struct dp_snapshot {
 	uint64_t gen;
 
@@ -66,7 +73,36 @@ struct dp_snapshot {
 	bool reval_all;
 	uint32_t n_neigh_changed;
 	rte_be32_t *neigh_changed;	/* sorted ascending (as uint32_t) */
+
+	/* The distinct ct_label=V/M matches of the rules (ct_label_pred.c):
+	 * slot i, if bit i of label_preds_used is set, is bit i of a
+	 * recirculated key's ct_label_bits (flow_key.h). A slot keeps its
+	 * predicate while rules use it. label_preds_gen: the generation in
+	 * which a slot last lost or changed its predicate; a PMD that
+	 * revalidates from an older one retires every megaflow whose mask
+	 * has ct_label_bits (their bits may mean something else now). */
+	uint16_t label_preds_used;
+	uint64_t label_preds_gen;
+	struct ct_label_pred label_preds[FLOW_CT_LABEL_PREDS];
 };
+
+/* A session's ct_label (the tracker's order: [0] low, [1] high 64 bits;
+ * all zero for a packet without a committed session) as the key's
+ * ct_label_bits under s's predicates. */
+static inline uint16_t
+dp_snapshot_label_bits(const struct dp_snapshot *s, const uint64_t label[2])
+{
+	uint16_t bits = 0;
+
+	for (uint32_t used = s->label_preds_used; used; used &= used - 1) {
+		unsigned i = (unsigned)__builtin_ctz(used);
+		const struct ct_label_pred *p = &s->label_preds[i];
+		if ((label[1] & p->mask[0]) == p->value[0] &&
+		    (label[0] & p->mask[1]) == p->value[1])
+			bits |= (uint16_t)(1u << i);
+	}
+	return bits;
+}
 
 extern struct dp_snapshot *dp_snapshot_current;
 

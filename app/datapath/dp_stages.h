@@ -168,7 +168,8 @@ void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 
 /* ct() (ct_recirc.c): tracks b's packets as a (DP_ACT_CT) says, NATing
  * them as nat (a's nat(...) slot, NULL none) says and writing mark (its
- * exec(->ct_mark), NULL none) into their committed sessions. With
+ * exec(->ct_mark), NULL none) and label (exec(->ct_label)) into their
+ * committed sessions. With
  * recirc (the DP_ACT_RECIRC after it) consumes b: the packets go to
  * ctx->recirc with their ct fields and recirc id in their keys, or are
  * dropped (recirc_limit) when it is NULL. Without, b goes on unchanged. */
@@ -176,6 +177,7 @@ void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 				 * MAX_RECIRC_DEPTH */
 void dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		   const struct dp_nat *nat, const struct dp_ct_mark *mark,
+		   const struct dp_ct_label *label,
 		   const struct dp_action *recirc, struct pkt_batch *b,
 		   const struct flow_key keys[], const uint8_t idx[]);
 

@@ -5,7 +5,9 @@
  * (as on the wire, as in OVS's struct flow); metadata in host order.
  *
  * Word layout (used by the specialised dpcls lookups, so keep it stable):
- *   w0  in_port | tun_id            metadata, set before extraction
+ *   w0  in_port ct_label_bits | tun_id   metadata, set before extraction;
+ *                                   ct_label_bits: a recirculated pass's
+ *                                   ct_label predicates (below)
  *   w1  tun_src | tun_dst           outer IPv4 of a decapsulated packet
  *   w2  dl_dst | vlan_tci
  *   w3  dl_src | dl_type
@@ -29,6 +31,12 @@
 #define FLOW_KEY_WORDS 8
 #define FLOW_KEY_USED_WORDS 7	/* w7 is always zero */
 
+/* The highest ofport a key carries (OVS's OFPP_MAX - 1: ofports from
+ * 0xff00 on are reserved); the flow parser refuses in_port above it. */
+#define FLOW_IN_PORT_MAX 0xfeffu
+/* ct_label predicates a key can carry (ct_label_bits) */
+#define FLOW_CT_LABEL_PREDS 16
+
 /* nw_frag bits, as in OVS */
 #define FLOW_NW_FRAG_ANY   0x01	/* any fragment, first included */
 #define FLOW_NW_FRAG_LATER 0x02	/* not the first fragment: no L4 */
@@ -41,7 +49,17 @@ struct flow_key {
 	union {
 		uint64_t w[FLOW_KEY_WORDS];
 		struct {
-			uint32_t in_port;	/* ofport number, host order */
+			uint16_t in_port;	/* ofport number, host order:
+						 * 16 bits as OVS's ofp_port_t
+						 * (<= 0xfeff, FLOW_IN_PORT_MAX) */
+			/* Bit i: the session's ct_label satisfies predicate
+			 * i of the snapshot's table (dp_snapshot.h
+			 * ct_label_preds): (label & M_i) == V_i. Set with
+			 * ct_state after ct(table=T) (ct_recirc.c), zero in
+			 * a first pass (there a rule's ct_label match is
+			 * decided by label 0, as OVS's untracked packets). The
+			 * 128-bit label itself never enters the key. */
+			uint16_t ct_label_bits;
 			uint32_t tun_id;	/* VNI, host order, 0 = none */
 
 			rte_be32_t tun_src;
@@ -75,6 +93,8 @@ struct flow_key {
 } __rte_aligned(64);
 
 _Static_assert(sizeof(struct flow_key) == 64, "flow_key is one cache line");
+_Static_assert(offsetof(struct flow_key, ct_label_bits) == 2, "w0");
+_Static_assert(offsetof(struct flow_key, tun_id) == 4, "w0");
 _Static_assert(offsetof(struct flow_key, tun_src) == 8, "w1");
 _Static_assert(offsetof(struct flow_key, dl_dst) == 16, "w2");
 _Static_assert(offsetof(struct flow_key, dl_src) == 24, "w3");

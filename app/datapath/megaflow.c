@@ -52,7 +52,8 @@ dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f)
 		struct ctl_event ev = { .type = CTL_EV_RULE_STATS,
 					.rule_uid = f->rule_uid,
 					.packets = f->n_packets,
-					.bytes = f->n_bytes };
+					.bytes = f->n_bytes,
+					.used_tsc = f->used_tsc };
 		dp_push_event(ctx, &ev);
 	}
 	dp_offload_retire(ctx, f);	/* its mark first: no packet uses it */
@@ -68,6 +69,7 @@ struct sweep {
 	bool all;			/* flush */
 	bool revalidate;
 	bool neigh_only;	/* revalidate only those whose next hop changed */
+	bool label_renumbered;	/* retire those matching ct_label_bits */
 	bool expire;
 	bool offload_refresh;	/* the offload thread has a backlog */
 };
@@ -94,14 +96,24 @@ sweep_one(struct megaflow *f, void *aux)
 			  rte_get_tsc_hz() / 1000 * PMD_NEIGH_MISS_RETRY_MS);
 		s->ctx->stats->megaflows_expired += retire;
 	}
+	/* its key's ct_label_bits were numbered by a predicate table that
+	 * is gone (dp_snapshot.h): re-translating that key could agree */
+	if (!retire && s->label_renumbered && f->mask.ct_label_bits) {
+		retire = true;
+		s->ctx->stats->megaflows_revalidated_out++;
+	}
 	if (!retire && s->revalidate &&
 	    (!s->neigh_only ||
 	     nexthop_changed(s->ctx->snap, f))) {
 		struct xlate_out xo;
 		s->ctx->stats->megaflows_revalidated++;
 		xlate(s->ctx->snap, &f->upcall_key, &xo);
+		/* another rule now decides it, even with the same actions:
+		 * its counters and last hit (idle_timeout) are that rule's
+		 * from here, so it starts afresh */
 		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
-			 !dp_actions_equal(&xo.actions, &f->actions);
+			 !dp_actions_equal(&xo.actions, &f->actions) ||
+			 xo.rule_uid != f->rule_uid;
 		xlate_out_release(&xo);	/* f holds its own */
 		s->ctx->stats->megaflows_revalidated_out += retire;
 	}
@@ -115,10 +127,11 @@ sweep_one(struct megaflow *f, void *aux)
 
 static void
 sweep_flows(struct dp_ctx *ctx, bool all, bool revalidate, bool neigh_only,
-	    bool expire)
+	    bool label_renumbered, bool expire)
 {
 	struct sweep s = { .ctx = ctx, .all = all, .revalidate = revalidate,
 			   .neigh_only = neigh_only, .expire = expire,
+			   .label_renumbered = label_renumbered,
 			   .now = rte_rdtsc() };
 
 	/* the periodic sweep also re-ranks this PMD's pending offloads */
@@ -153,20 +166,21 @@ dp_revalidate(struct dp_ctx *ctx)
 	ctx->stats->revalidations_neigh += neigh_only;
 	if (neigh_only && !s->n_neigh_changed)
 		return;
-	sweep_flows(ctx, false, true, neigh_only, false);
+	sweep_flows(ctx, false, true, neigh_only,
+		    s && s->label_preds_gen > ctx->seen_gen, false);
 }
 
 void
 dp_expire_idle(struct dp_ctx *ctx, uint64_t now)
 {
 	(void)now;
-	sweep_flows(ctx, false, false, false, true);
+	sweep_flows(ctx, false, false, false, false, true);
 }
 
 void
 dp_flush_flows(struct dp_ctx *ctx)
 {
-	sweep_flows(ctx, true, false, false, false);
+	sweep_flows(ctx, true, false, false, false, false);
 	emc_clear(ctx->emc);
 }
 

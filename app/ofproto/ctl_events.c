@@ -4,6 +4,7 @@
  * kernel's neighbour code would), and counters of retired megaflows. */
 #include <string.h>
 #include <rte_arp.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include "clock.h"
@@ -20,6 +21,17 @@ static struct {
 } arp_pending[ARP_PENDING_MAX];
 
 static struct ctl_arp_stats arp_stats;
+
+uint64_t
+ofproto_tsc_to_ms(uint64_t tsc)
+{
+	if (!tsc)
+		return 0;
+	uint64_t now_tsc = rte_rdtsc(), now = vxs_now_ms();
+	uint64_t ago = now_tsc > tsc ?
+		(now_tsc - tsc) * 1000 / rte_get_tsc_hz() : 0;
+	return now > ago ? now - ago : 1;
+}
 
 const struct ctl_arp_stats *
 ctl_arp_get_stats(void)
@@ -127,7 +139,8 @@ ctl_events_process(void)
 			case CTL_EV_RULE_STATS:
 				ofproto_account_retired(ev[i].rule_uid,
 							ev[i].packets,
-							ev[i].bytes);
+							ev[i].bytes,
+							ofproto_tsc_to_ms(ev[i].used_tsc));
 				break;
 			}
 		}

@@ -460,6 +460,8 @@ ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 	if (filter->table_id != OFP_TABLE_ALL &&
 	    filter->table_id != r->table_id)
 		return false;
+	if ((r->cookie ^ filter->cookie) & filter->cookie_mask)
+		return false;
 	for (int i = 0; i < 8; i++) {
 		uint64_t fm = filter->meta_mask.w[i];
 		stray |= fm & ~r->meta_mask.w[i];
@@ -502,5 +504,7 @@ ofp_rule_strict_match(const struct ofp_rule *r, const struct ofp_rule *filter)
 
 	if (f.table_id == OFP_TABLE_ALL)
 		f.table_id = r->table_id;
+	if ((r->cookie ^ f.cookie) & f.cookie_mask)
+		return false;
 	return ofp_rule_same_match(r, &f);
 }

@@ -110,7 +110,7 @@ parse_flow(struct parser *p, char *buf, enum ofp_parse_mode mode)
 	if (mode == OFP_PARSE_MATCH && actions)
 		return ofp_fail(p, "actions are not allowed here ('actions=%s')",
 				actions);
-	if (mode == OFP_PARSE_ADD && !actions)
+	if (mode != OFP_PARSE_MATCH && !actions)
 		return ofp_fail(p, "missing 'actions='");
 	return actions ? ofp_parse_actions(p, actions) : 0;
 }
@@ -122,6 +122,7 @@ ofp_parse_flow(const char *s, enum ofp_parse_mode mode,
 {
 	struct parser p = {
 		.ports = ports, .rule = out, .err = err, .errlen = errlen,
+		.mode = mode,
 	};
 	char *buf;
 	int rc;
@@ -133,11 +134,16 @@ ofp_parse_flow(const char *s, enum ofp_parse_mode mode,
 	memset(out, 0, sizeof *out);
 	out->priority = OFP_DEFAULT_PRIORITY;
 	/* a filter without table= covers every table, a rule is in table 0 */
-	out->table_id = mode == OFP_PARSE_MATCH ? OFP_TABLE_ALL : 0;
+	out->table_id = mode == OFP_PARSE_ADD ? 0 : OFP_TABLE_ALL;
 	buf = strdup(s);
 	if (!buf)
 		return ofp_fail(&p, "out of memory");
 	rc = parse_flow(&p, buf, mode);
 	free(buf);
+	/* a filter's cookie=V without a mask is an exact match; mod-flows'
+	 * sets the cookie instead (ovs-ofctl(8)) */
+	if (!rc && mode == OFP_PARSE_MATCH && out->cookie_given &&
+	    !out->cookie_mask)
+		out->cookie_mask = UINT64_MAX;
 	return rc;
 }

@@ -154,11 +154,17 @@ value_port(struct parser *p, char *s, struct field_value *fv,
 	   struct bad_value *e)
 {
 	uint32_t port = ofp_resolve_port(p->ports, s);
+	uint16_t v;
 
 	if (!port)
 		return reject(e, "unknown port", s, "");
-	put_u32(fv->v, port);
-	put_u32(fv->m, UINT32_MAX);
+	/* the key's in_port is 16 bits, as OVS's ofp_port_t */
+	if (port > FLOW_IN_PORT_MAX)
+		return reject(e, "port out of range", s, " (ofports are "
+			      "1..65279)");
+	v = (uint16_t)port;
+	memcpy(fv->v, &v, sizeof v);
+	memset(fv->m, 0xff, sizeof v);
 	return true;
 }
 
@@ -473,7 +479,7 @@ ofp_check_prereqs(struct parser *p)
 	return 0;
 }
 
-/* ---- non-match keys: priority, cookie, table --------------------------- */
+/* ---- non-match keys: priority, cookie, table, timeouts ----------------- */
 
 static int
 parse_priority(struct parser *p, const char *value)
@@ -491,21 +497,62 @@ parse_priority(struct parser *p, const char *value)
 	return 0;
 }
 
+/* cookie=V in a rule; in a filter also cookie=V/M (dump-flows, del-flows,
+ * mod-flows), as ovs-ofctl. */
 static int
-parse_cookie(struct parser *p, const char *value)
+parse_cookie(struct parser *p, char *value)
+{
+	uint64_t v, m = 0;
+	char *slash = strchr(value, '/');
+
+	if (slash && p->mode == OFP_PARSE_ADD)
+		return ofp_fail(p, "cookie: a mask is for dump-flows, "
+				"del-flows and mod-flows, not a new rule "
+				"('cookie=%s')", value);
+	if (slash) {
+		*slash = '\0';
+		/* -1: every bit, as ovs-ofctl writes it */
+		if (!strcmp(slash + 1, "-1"))
+			m = UINT64_MAX;
+		else if (!ofp_parse_uint(slash + 1, UINT64_MAX, &m)) {
+			*slash = '/';
+			return ofp_fail(p, "cookie: bad mask in 'cookie=%s'",
+					value);
+		}
+	}
+	if (!ofp_parse_uint(value, UINT64_MAX, &v)) {
+		if (slash)
+			*slash = '/';
+		return ofp_fail(p, "cookie: bad number '%s'", value);
+	}
+	if (p->cookie_set && (p->rule->cookie != v ||
+			      p->rule->cookie_mask != m))
+		return ofp_fail(p, "conflicting values for cookie ('cookie=%s')",
+				value);
+	p->rule->cookie = slash ? v & m : v;
+	p->rule->cookie_mask = m;
+	p->rule->cookie_given = !slash;
+	p->cookie_set = true;
+	return 0;
+}
+
+/* idle_timeout=S, hard_timeout=S: a new rule's (add-flow); mod-flows
+ * keeps a rule's timeouts, as OpenFlow's modify does. */
+static int
+parse_timeout(struct parser *p, const char *key, const char *value,
+	      uint16_t *t)
 {
 	uint64_t v;
 
-	if (strchr(value, '/'))
-		return ofp_fail(p, "cookie: masks are not supported ('cookie=%s')",
-				value);
-	if (!ofp_parse_uint(value, UINT64_MAX, &v))
-		return ofp_fail(p, "cookie: bad number '%s'", value);
-	if (p->cookie_set && p->rule->cookie != v)
-		return ofp_fail(p, "conflicting values for cookie ('cookie=%s')",
-				value);
-	p->rule->cookie = v;
-	p->cookie_set = true;
+	if (p->mode != OFP_PARSE_ADD)
+		return ofp_fail(p, "%s: only a new rule has one (add-flow), "
+				"not %s ('%s=%s')", key,
+				p->mode == OFP_PARSE_MODIFY ? "mod-flows" :
+				"a filter", key, value);
+	if (!ofp_parse_uint(value, UINT16_MAX, &v))
+		return ofp_fail(p, "%s: bad number '%s' (seconds, 0..65535)",
+				key, value);
+	*t = (uint16_t)v;
 	return 0;
 }
 
@@ -542,7 +589,8 @@ ofp_parse_match_token(struct parser *p, const char *key, char *value)
 		return rc;
 	f = find_match_field(key);
 	bool known = f || !strcmp(key, "priority") || !strcmp(key, "cookie") ||
-		     !strcmp(key, "table");
+		     !strcmp(key, "table") || !strcmp(key, "idle_timeout") ||
+		     !strcmp(key, "hard_timeout");
 	if (!known)
 		return ofp_fail(p, "unknown field '%s'", key);
 	if (!value)
@@ -554,5 +602,9 @@ ofp_parse_match_token(struct parser *p, const char *key, char *value)
 		return parse_cookie(p, value);
 	if (!strcmp(key, "table"))
 		return parse_table(p, value);
+	if (!strcmp(key, "idle_timeout"))
+		return parse_timeout(p, key, value, &p->rule->idle_timeout);
+	if (!strcmp(key, "hard_timeout"))
+		return parse_timeout(p, key, value, &p->rule->hard_timeout);
 	return parse_match_field(p, f, key, value);
 }

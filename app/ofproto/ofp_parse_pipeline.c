@@ -491,6 +491,9 @@ resubmit_port(struct parser *p, const char *s, uint32_t *port)
 	*port = ofp_resolve_port(p->ports, s);
 	if (!*port)
 		return ofp_fail(p, "resubmit: unknown port '%s'", s);
+	if (*port > FLOW_IN_PORT_MAX)	/* it becomes the key's in_port */
+		return ofp_fail(p, "resubmit: port out of range '%s' "
+				"(ofports are 1..65279)", s);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct parser {
 	bool table_set;
 	bool priority_set;
 	bool cookie_set;
+	enum ofp_parse_mode mode;
 	char *err;
 	size_t errlen;
 };

@@ -144,6 +144,13 @@ struct ofp_rule {
 	uint16_t priority;
 	uint8_t table_id;		/* OFP_TABLE_ALL only in a filter */
 	uint64_t cookie;
+	/* A filter's (dump-flows, del-flows, mod-flows): the cookie bits it
+	 * matches (cookie=V/M; cookie=V: all of them); 0: any cookie. */
+	uint64_t cookie_mask;
+	bool cookie_given;		/* cookie=V written (mod-flows sets
+					 * it on the rules it changes) */
+	uint16_t idle_timeout;		/* seconds, 0: none (ovs-ofctl) */
+	uint16_t hard_timeout;
 	struct flow_key match;		/* already masked */
 	struct flow_key mask;
 	struct ofp_meta meta_match;	/* already masked */
@@ -167,6 +174,8 @@ struct ofp_port_map {
 enum ofp_parse_mode {
 	OFP_PARSE_ADD,		/* actions= required */
 	OFP_PARSE_MATCH,	/* del-flows/dump-flows filter: no actions */
+	OFP_PARSE_MODIFY,	/* mod-flows: a filter (every table unless
+				 * table=, cookie=V/M) and the new actions */
 };
 
 /* ip_frag=NAME values (shared by the parser and the formatter). */

@@ -6,11 +6,13 @@
 #include <time.h>
 #include <rte_cycles.h>
 #include "clock.h"
+#include "ct_label_pred.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "port.h"
 #include "route.h"
 #include "xlate.h"
+#include "vlog.h"
 
 struct rule_slot {
 	struct ofp_rule rule;
@@ -24,6 +26,7 @@ static struct {
 
 	uint32_t max_rules;		/* datapath max-flows */
 	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
+	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
 
 	/* neighbours changed since the last publish (neigh.c reports them) */
 	rte_be32_t *neigh_changed;
@@ -176,6 +179,7 @@ snapshot_build(bool reval_all)
 		s->tnl_key = t->cfg->key;
 	}
 	s->gen = ++of.gen;
+	ct_label_preds_publish(s);
 	return s;
 }
 
@@ -187,7 +191,7 @@ publish(bool reval_all)
 	reval_all |= of.neigh_overflow;
 	s = snapshot_build(reval_all);
 	if (!s) {
-		fprintf(stderr, "vxswitch: out of memory publishing tables\n");
+		VLOG_ERR(ofproto, "out of memory publishing tables");
 		return of.gen;
 	}
 	of.n_neigh_changed = 0;
@@ -347,6 +351,9 @@ rule_upsert(const struct ofp_rule *nr)
 			r->n_ct = nr->n_ct;
 			memcpy(r->ct, nr->ct, sizeof r->ct);
 			r->cookie = nr->cookie;
+			r->idle_timeout = nr->idle_timeout;
+			r->hard_timeout = nr->hard_timeout;
+			of.rules[i].stats.modified_ms = vxs_now_ms();
 			return;
 		}
 	}
@@ -355,6 +362,7 @@ rule_upsert(const struct ofp_rule *nr)
 	slot->rule.uid = ++of.next_uid;
 	memset(&slot->stats, 0, sizeof slot->stats);
 	slot->stats.created_ms = vxs_now_ms();
+	slot->stats.modified_ms = slot->stats.created_ms;
 }
 
 static bool
@@ -408,6 +416,11 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 		free(parsed);
 		return -1;
 	}
+	/* last: a refusal here is counted (limits/show) */
+	if (ct_label_preds_admit(parsed, n, bad, err, errlen)) {
+		free(parsed);
+		return -1;
+	}
 	for (int i = 0; i < n; i++)
 		rule_upsert(&parsed[i]);
 	qsort(of.rules, of.n_rules, sizeof *of.rules, rule_slot_cmp);
@@ -444,6 +457,119 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 	return removed;
 }
 
+int
+ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
+{
+	struct ofp_rule f;
+	int changed = 0;
+
+	if (ofp_parse_flow(flow, OFP_PARSE_MODIFY, ports_ofp_map(), &f, err,
+			   errlen) ||
+	    xlate_check_executable(&f, err, errlen))
+		return -1;
+	/* the new actions are checked against each rule they land in (its
+	 * table decides what resubmit and ct(table=) may reach): all of
+	 * them first, so a refusal changes nothing */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < of.n_rules; i++) {
+			struct ofp_rule *r = &of.rules[i].rule;
+			if (!(strict ? ofp_rule_strict_match(r, &f)
+				     : ofp_rule_covered_by(r, &f)))
+				continue;
+			struct ofp_rule t = *r;
+			t.n_actions = f.n_actions;
+			memcpy(t.actions, f.actions, sizeof t.actions);
+			t.n_ct = f.n_ct;
+			memcpy(t.ct, f.ct, sizeof t.ct);
+			if (f.cookie_given)
+				t.cookie = f.cookie;
+			if (pass == 0) {
+				if (xlate_check_rule(&t, port_is_tunnel, NULL,
+						     err, errlen))
+					return -1;
+				continue;
+			}
+			*r = t;
+			of.rules[i].stats.modified_ms = vxs_now_ms();
+			changed++;
+		}
+	}
+	if (changed)
+		ofproto_publish();
+	return changed;
+}
+
+const char *
+ofproto_bridge(void)
+{
+	return of.cfg ? of.cfg->bridge : "br-int";
+}
+
+/* ---- rule timeouts ---------------------------------------------------- */
+
+static uint64_t
+last_used_ms(const struct rule_slot *s)
+{
+	return RTE_MAX(s->stats.used_ms, s->stats.modified_ms);
+}
+
+bool
+ofproto_idle_candidates(uint64_t now_ms)
+{
+	for (uint32_t i = 0; i < of.n_rules; i++) {
+		const struct rule_slot *s = &of.rules[i];
+		if (s->rule.idle_timeout &&
+		    now_ms >= last_used_ms(s) + s->rule.idle_timeout * 1000ull)
+			return true;
+	}
+	return false;
+}
+
+void
+ofproto_note_used(uint32_t uid, uint64_t used_ms)
+{
+	for (uint32_t i = 0; i < of.n_rules; i++)
+		if (of.rules[i].rule.uid == uid) {
+			of.rules[i].stats.used_ms =
+				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
+			return;
+		}
+}
+
+uint32_t
+ofproto_expire_rules(uint64_t now_ms)
+{
+	uint32_t kept = 0, removed;
+
+	for (uint32_t i = 0; i < of.n_rules; i++) {
+		const struct rule_slot *s = &of.rules[i];
+		const struct ofp_rule *r = &s->rule;
+		if (r->hard_timeout && now_ms >= s->stats.modified_ms +
+					       r->hard_timeout * 1000ull) {
+			of.expired_hard++;
+			continue;
+		}
+		if (r->idle_timeout && now_ms >= last_used_ms(s) +
+					       r->idle_timeout * 1000ull) {
+			of.expired_idle++;
+			continue;
+		}
+		of.rules[kept++] = of.rules[i];
+	}
+	removed = of.n_rules - kept;
+	of.n_rules = kept;
+	if (removed)
+		ofproto_publish();
+	return removed;
+}
+
+void
+ofproto_expired_counts(uint64_t *idle, uint64_t *hard)
+{
+	*idle = of.expired_idle;
+	*hard = of.expired_hard;
+}
+
 uint32_t
 ofproto_n_rules(void)
 {
@@ -463,12 +589,15 @@ ofproto_rule_stats(uint32_t i)
 }
 
 void
-ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes)
+ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
+			uint64_t used_ms)
 {
 	for (uint32_t i = 0; i < of.n_rules; i++) {
 		if (of.rules[i].rule.uid == uid) {
 			of.rules[i].stats.packets += packets;
 			of.rules[i].stats.bytes += bytes;
+			of.rules[i].stats.used_ms =
+				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
 			return;
 		}
 	}
@@ -539,17 +668,28 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 			 of.max_rules);
 		return -1;
 	}
-	if (rules_reserve(cfg->n_flows + 1))
+	struct ofp_rule *parsed = calloc(cfg->n_flows + 1, sizeof *parsed);
+	if (!parsed || rules_reserve(cfg->n_flows + 1)) {
+		free(parsed);
 		return -1;
-	for (uint16_t i = 0; i < cfg->n_flows; i++) {
-		struct ofp_rule r;
-		if (parse_rule(cfg->flows[i].text, &r, perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
-				 cfg->flows[i].line, cfg->flows[i].col, perr);
-			return -1;
-		}
-		rule_upsert(&r);
 	}
+	int bad = -1;
+	for (uint16_t i = 0; i < cfg->n_flows && bad < 0; i++)
+		if (parse_rule(cfg->flows[i].text, &parsed[i], perr,
+			       sizeof perr))
+			bad = i;
+	if (bad < 0)
+		ct_label_preds_admit(parsed, cfg->n_flows, &bad, perr,
+				     sizeof perr);
+	if (bad >= 0) {
+		snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
+			 cfg->flows[bad].line, cfg->flows[bad].col, perr);
+		free(parsed);
+		return -1;
+	}
+	for (uint16_t i = 0; i < cfg->n_flows; i++)
+		rule_upsert(&parsed[i]);
+	free(parsed);
 	qsort(of.rules, of.n_rules, sizeof *of.rules, rule_slot_cmp);
 	ofproto_publish();
 	return 0;
@@ -564,6 +704,7 @@ ofproto_fini(void)
 	free(of.neigh_changed);
 	neigh_fini();
 	route_fini();
+	ct_label_preds_reset();
 	memset(&of, 0, sizeof of);
 }
 

@@ -18,6 +18,11 @@
 struct ofproto_rule_stats {
 	uint64_t packets, bytes;	/* of megaflows already retired */
 	uint64_t created_ms;
+	uint64_t modified_ms;		/* created, add-flow again, mod-flows:
+					 * hard_age, hard_timeout */
+	uint64_t used_ms;		/* last packet known to the control
+					 * side (retired megaflows, or
+					 * ofproto_note_used); 0: none yet */
 };
 
 int ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
@@ -36,11 +41,32 @@ int ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 /* del-flows [--strict] [FLOW]; returns the number of rules removed. */
 int ofproto_del_flows(const char *filter, bool strict, char *err,
 		      size_t errlen);
+/* mod-flows [--strict] FLOW: the matching rules get FLOW's actions (and
+ * its cookie if it gives one without a mask), keeping their counters and
+ * timeouts, as ovs-ofctl mod-flows; returns how many changed. */
+int ofproto_mod_flows(const char *flow, bool strict, char *err,
+		      size_t errlen);
+
+/* The OpenFlow bridge's name (datapath: bridge:, default br-int). */
+const char *ofproto_bridge(void);
+
+/* Rule timeouts (ovs-ofctl idle_timeout/hard_timeout). The control loop
+ * calls ofproto_expire_rules() with the time; it removes the rules past
+ * their hard timeout, and those idle past their idle timeout by what it
+ * knows of their use, which the caller refreshes first from the PMDs'
+ * live megaflows (ofproto_note_used) when ofproto_idle_candidates() says
+ * some rule may be due. Returns the number removed. */
+bool ofproto_idle_candidates(uint64_t now_ms);
+void ofproto_note_used(uint32_t uid, uint64_t used_ms);
+uint32_t ofproto_expire_rules(uint64_t now_ms);
+/* rules removed by their timeouts, since start: idle, hard */
+void ofproto_expired_counts(uint64_t *idle, uint64_t *hard);
 
 uint32_t ofproto_n_rules(void);
 const struct ofp_rule *ofproto_rule(uint32_t i);	/* in table order */
 const struct ofproto_rule_stats *ofproto_rule_stats(uint32_t i);
-void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes);
+void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
+			     uint64_t used_ms);
 
 /* Publication. A rule or route change publishes at once and revalidates
  * every megaflow (ofproto_publish). Neighbour changes (neigh.c) are noted
@@ -76,6 +102,10 @@ uint64_t ofproto_rules_refused(void);
  * (ctl_events.c); the control loop calls it, and so does a command that
  * must see the PMDs' latest reports. */
 void ctl_events_process(void);
+
+/* The control clock's time (vxs_now_ms) of a TSC reading a PMD took
+ * earlier, such as a megaflow's last hit; 0 stays 0 (never). */
+uint64_t ofproto_tsc_to_ms(uint64_t tsc);
 
 /* The ARP requests the control thread sends for missing neighbours
  * (ctl_events.c; limits/show). */

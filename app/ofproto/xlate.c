@@ -253,7 +253,7 @@ ct_exec_mark(const struct ofp_ct *ct, struct dp_ct_mark *m)
 	m->value = m->mask = 0;
 	for (int i = 0; i < ct->n_exec; i++) {
 		const struct ofp_load *l = &ct->exec[i];
-		if (l->field != OFP_MF_CT_MARK)	/* ct_label: refused */
+		if (l->field != OFP_MF_CT_MARK)	/* ct_label: below */
 			continue;
 		uint32_t bits = l->nbits && l->nbits < 32 ?
 				((1u << l->nbits) - 1) << l->ofs : UINT32_MAX;
@@ -265,8 +265,36 @@ ct_exec_mark(const struct ofp_ct *ct, struct dp_ct_mark *m)
 	return any;
 }
 
-/* ct() [+ recirc(id) when it has table=: the last one], its nat(...) and
- * exec(->ct_mark) in their value slots */
+/* ct(exec(set_field:V->ct_label / load:V->NXM_NX_CT_LABEL[a..b])): the
+ * label's value and mask, in the tracker's word order ([0] low). */
+static bool
+ct_exec_label(const struct ofp_ct *ct, struct dp_ct_label *d)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 value = 0, mask = 0;
+	bool any = false;
+
+	for (int i = 0; i < ct->n_exec; i++) {
+		const struct ofp_load *l = &ct->exec[i];
+		if (l->field != OFP_MF_CT_LABEL)
+			continue;
+		u128 v = (u128)l->value[0] << 64 | l->value[1];
+		u128 bits = ~(u128)0;
+		if (l->nbits && l->nbits < 128)
+			bits = (((u128)1 << l->nbits) - 1) << l->ofs;
+		mask |= bits;
+		value = (value & ~bits) | ((v << l->ofs) & bits);
+		any = true;
+	}
+	d->value[0] = (uint64_t)value;
+	d->value[1] = (uint64_t)(value >> 64);
+	d->mask[0] = (uint64_t)mask;
+	d->mask[1] = (uint64_t)(mask >> 64);
+	return any;
+}
+
+/* ct() [+ recirc(id) when it has table=: the last one], its nat(...),
+ * exec(->ct_mark) and exec(->ct_label) in their value slots */
 static void
 emit_ct(struct xlate_out *out, const struct ofp_ct *ct, uint8_t recirc_id)
 {
@@ -281,6 +309,20 @@ emit_ct(struct xlate_out *out, const struct ofp_ct *ct, uint8_t recirc_id)
 		}
 		a->ct_marks[a->n_ct_marks++] = m;
 		slot |= DP_CT_WITH_MARK(a->n_ct_marks);
+	}
+	struct dp_ct_label l;
+	if (ct_exec_label(ct, &l)) {
+		uint8_t n_labels = 0;	/* the ct()s before this one's */
+		for (int i = 0; i < a->n; i++)
+			if (a->act[i].type == DP_ACT_CT &&
+			    DP_CT_LABEL_SLOT(a->act[i].slot))
+				n_labels++;
+		if (n_labels >= DP_MAX_CT_LABELS) {
+			emit_overflow(out);
+			return;
+		}
+		a->ct_labels[n_labels] = l;
+		slot |= DP_CT_WITH_LABEL(n_labels + 1);
 	}
 	emit_act(out, (struct dp_action){ .type = DP_ACT_CT, .slot = slot,
 					  .port = ct->zone });

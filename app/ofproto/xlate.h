@@ -82,9 +82,10 @@ int xlate_check_rule(const struct ofp_rule *r,
 		     bool (*is_tunnel)(uint32_t ofport, void *aux), void *aux,
 		     char *err, size_t errlen);
 
-/* Refuses, at add-flow time, what the datapath cannot run (ct(exec())
- * writing ct_label, a ct_label match): "ct_label: not supported (...)".
- * 0 if runnable. */
+/* Refuses, at add-flow time, what the datapath cannot run: a rule whose
+ * ct() write ct_label more than DP_MAX_CT_LABELS times (its value slots).
+ * ct_label matches run as predicate bits (ct_label_pred.h), whose limit
+ * ct_label_preds_admit checks. 0 if runnable. */
 int xlate_check_executable(const struct ofp_rule *r, char *err,
 			   size_t errlen);
 

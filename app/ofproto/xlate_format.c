@@ -86,8 +86,63 @@ port_name(uint32_t ofport, char *tmp, size_t len)
 	return tmp;
 }
 
+__extension__ typedef unsigned __int128 u128;
+
+/* The shortest hex, as OVS's ct_label(...) */
+static void
+put_u128(struct buf *b, u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64), lo = (uint64_t)v;
+
+	if (hi)
+		put(b, "0x%" PRIx64 "%016" PRIx64, hi, lo);
+	else
+		put(b, "%#" PRIx64, lo);
+}
+
+/* ct_label(0x1/0x1): what a megaflow's ct_label_bits say of the label,
+ * when it can be said as one value/mask: a set bit i says (label & M_i)
+ * == V_i; a clear one says (label & M_i) == V_i ^ M_i, only when M_i is
+ * one bit. Otherwise ct_label_pred(BITS/MASK): the predicate bits
+ * themselves (slots of the current predicate table, ct_label_pred.h). */
+static void
+put_ct_label(struct buf *b, const struct flow_key *k, const struct flow_key *m)
+{
+	const struct dp_snapshot *s = dp_snapshot_get();
+	u128 val = 0, msk = 0;
+	bool stated = s != NULL;
+
+	for (uint32_t bits = m->ct_label_bits; bits && stated;
+	     bits &= bits - 1) {
+		unsigned i = (unsigned)__builtin_ctz(bits);
+		const struct ct_label_pred *p = &s->label_preds[i];
+		u128 pv = (u128)p->value[0] << 64 | p->value[1];
+		u128 pm = (u128)p->mask[0] << 64 | p->mask[1];
+		bool one_bit = !(pm & (pm - 1));
+		if (!(k->ct_label_bits & (1u << i))) {
+			stated &= one_bit;
+			pv ^= pm;
+		}
+		if (!(s->label_preds_used & (1u << i)) ||
+		    ((val ^ pv) & msk & pm))	/* contradicts the others */
+			stated = false;
+		val |= pv;
+		msk |= pm;
+	}
+	if (!stated) {
+		put(b, "ct_label_pred(%#x/%#x),", k->ct_label_bits,
+		    m->ct_label_bits);
+		return;
+	}
+	put(b, "ct_label(");
+	put_u128(b, val);
+	put(b, "/");
+	put_u128(b, msk);
+	put(b, "),");
+}
+
 /* ct_state(+est+trk) (flags low bit first, as OVS), ct_zone(0x1),
- * ct_mark(0x5/0xff) */
+ * ct_mark(0x5/0xff), ct_label(0x1/0x1) */
 static void
 put_ct(struct buf *b, const struct flow_key *k, const struct flow_key *m)
 {
@@ -108,6 +163,8 @@ put_ct(struct buf *b, const struct flow_key *k, const struct flow_key *m)
 	if (m->ct_mark)
 		put(b, m->ct_mark == UINT32_MAX ? "ct_mark(%#x)," :
 		    "ct_mark(%#x/%#x),", k->ct_mark, m->ct_mark);
+	if (m->ct_label_bits)
+		put_ct_label(b, k, m);
 }
 
 int
@@ -278,6 +335,17 @@ xlate_format_actions(const struct dp_actions *a, char *out, size_t len)
 				put(&b, ",mark=%#"PRIx32"/%#"PRIx32,
 				    a->ct_marks[m - 1].value,
 				    a->ct_marks[m - 1].mask);
+			uint8_t l = DP_CT_LABEL_SLOT(x->slot);
+			if (l) {	/* as OVS: label=VALUE/MASK */
+				const struct dp_ct_label *cl =
+					&a->ct_labels[l - 1];
+				put(&b, ",label=");
+				put_u128(&b, (u128)cl->value[1] << 64 |
+					 cl->value[0]);
+				put(&b, "/");
+				put_u128(&b, (u128)cl->mask[1] << 64 |
+					 cl->mask[0]);
+			}
 			put_dp_nat(&b, dp_action_nat(a, x));
 			put(&b, ")");
 			break;

@@ -47,9 +47,17 @@
  *
  * The ct_* fields a rule matches are packet state, unlike registers:
  * every rule looked at adds its ct_* mask bits to the megaflow's mask.
+ * ct_label is not in the key: a rule's ct_label=V/M is a predicate whose
+ * slot in the snapshot's table (ct_label_pred.h) is a bit of a
+ * recirculated key's ct_label_bits, and a rule whose other fields match
+ * adds just that bit. In a first pass the label is 0 (untracked, as in
+ * OVS) and the recirc_id every megaflow matches decides it: no bit.
+ * exec(->ct_label) becomes the label value and mask the datapath's ct
+ * writes into committed sessions, as for ct_mark.
  */
 #include <stdio.h>
 #include <string.h>
+#include "ct_label_pred.h"
 #include "recirc_id.h"
 #include "xlate.h"
 
@@ -76,14 +84,40 @@ mask_or_field(struct flow_key *mask, const struct flow_key *rule_mask,
 		m[i] |= r[i];
 }
 
+/* The registers, ct_state, ct_mark, ct_zone and conj_id: words 0-5 of
+ * struct ofp_meta; ct_label (words 6-7) is label_matches' */
+#define META_WORDS_BUT_LABEL 6
+_Static_assert(offsetof(struct ofp_meta, ct_label) ==
+	       META_WORDS_BUT_LABEL * 8, "ct_label is ofp_meta's last words");
+
 static bool
 meta_matches(const struct ofp_meta *meta, const struct ofp_rule *r)
 {
 	uint64_t diff = 0;
 
-	for (int w = 0; w < 8; w++)
+	for (int w = 0; w < META_WORDS_BUT_LABEL; w++)
 		diff |= (meta->w[w] & r->meta_mask.w[w]) ^ r->meta_match.w[w];
 	return diff == 0;
+}
+
+/* r's ct_label match, if any, for a packet its other fields match: in a
+ * first pass the label is 0; after a recirculation its predicate's bit
+ * in the key decides, and goes into the mask. */
+static bool
+label_matches(struct walk *w, const struct ofp_rule *r)
+{
+	struct ct_label_pred p;
+	int k;
+
+	if (!ct_label_pred_of(r, &p))
+		return true;
+	if (!w->orig->recirc_id)
+		return !p.value[0] && !p.value[1];
+	k = ct_label_pred_find(w->s, &p);
+	if (k < 0)		/* not in the table: add-flow prevents it */
+		return false;
+	w->mask->ct_label_bits |= (uint16_t)(1u << k);
+	return (w->key.ct_label_bits >> k) & 1;
 }
 
 /* The first rule of table t (rules are sorted by table first). */
@@ -199,6 +233,8 @@ classify(struct walk *w, uint8_t t, bool conj)
 		if (!meta_matches(&w->meta, r))
 			continue;
 		if (flow_key_match(&w->key, &r->match, &r->mask)) {
+			if (!label_matches(w, r))
+				continue;
 			for (int k = 0; k < FLOW_KEY_WORDS; k++)
 				w->mask->w[k] |= r->mask.w[k];
 			if (!is_conjunctive(r))
@@ -406,35 +442,30 @@ xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 }
 
 /* What this datapath cannot run. Such a rule parses, formats and
- * round-trips, but add-flow refuses it rather than run it half. ct_label
- * has no room in the flow key (its w6 holds ct_mark, ct_zone, ct_state
- * and the recirc id; another word would cost every packet), so neither
- * a match on it nor exec() writing it can be honoured. */
+ * round-trips, but add-flow refuses it rather than run it half. Every
+ * ct_label match runs (as a predicate bit, above; the table's limit is
+ * ct_label_preds_admit's), and exec(->ct_label) has one value slot per
+ * translation (DP_MAX_CT_LABELS): a rule writing the label in two ct()
+ * would not fit. */
 int
 xlate_check_executable(const struct ofp_rule *r, char *err, size_t errlen)
 {
-	const struct ofp_meta *m = &r->meta_mask;
-	static const char *const no_label = "ct_label: not supported (the "
-		"flow key has no room for its 128 bits; ct_mark is)";
+	int n_label_writers = 0;
 
 	for (int i = 0; i < r->n_actions; i++) {
 		const struct ofp_action *a = &r->actions[i];
-		/* nat() runs (sg_filter.c, ct_recirc.c), a register zone
-		 * is resolved at translation, exec(->ct_mark) has its value
-		 * slot: only ct_label has nowhere to go */
 		if (a->type != OFPACT_CT && a->type != OFPACT_SG)
 			continue;
 		const struct ofp_ct *c = &r->ct[a->slot];
-		const char *what = a->type == OFPACT_CT ? "ct" : "sg";
+		bool writes_label = false;
 		for (int e = 0; e < c->n_exec; e++)
-			if (c->exec[e].field != OFP_MF_CT_MARK) {
-				snprintf(err, errlen, "%s(exec): %s", what,
-					 no_label);
-				return -1;
-			}
+			writes_label |= c->exec[e].field == OFP_MF_CT_LABEL;
+		n_label_writers += writes_label;
 	}
-	if (m->ct_label[0] || m->ct_label[1]) {
-		snprintf(err, errlen, "%s", no_label);
+	if (n_label_writers > DP_MAX_CT_LABELS) {
+		snprintf(err, errlen, "ct(exec(->ct_label)): %d ct() write "
+			 "ct_label: the datapath takes at most %d per rule",
+			 n_label_writers, DP_MAX_CT_LABELS);
 		return -1;
 	}
 	return 0;

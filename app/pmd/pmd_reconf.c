@@ -11,6 +11,7 @@
 #include "ds.h"
 #include "pmd_reconf.h"
 #include "pmd_rxq_sched.h"
+#include "vlog.h"
 
 struct pmd_port_stats *pmd_retired_port_stats;
 struct pmd_stats pmd_retired_stats;
@@ -181,7 +182,7 @@ pinned_pmd(const struct port *p, uint16_t qid)
 		if (c->affinity[a].queue == qid) {
 			struct pmd *pmd = pmd_by_core(c->affinity[a].core);
 			if (!pmd)
-				RTE_LOG(WARNING, USER1, "%s rx queue %u: core %u "
+				VLOG_WARN(pmd, "%s rx queue %u: core %u "
 					"is not a PMD core: assigned as if not "
 					"pinned\n", p->name, qid,
 					c->affinity[a].core);
@@ -344,7 +345,7 @@ log_lines(const char *text)
 {
 	while (text && *text) {
 		size_t len = strcspn(text, "\n");
-		RTE_LOG(INFO, USER1, "%.*s\n", (int)len, text);
+		VLOG_INFO(pmd, "%.*s\n", (int)len, text);
 		text += len + (text[len] == '\n');
 	}
 }
@@ -389,7 +390,7 @@ pmd_rxqs_rebalance(const char *why, char *err, size_t errlen)
 		if (why)
 			log_lines(ds_cstr(&log));
 		if (why && moved)
-			RTE_LOG(INFO, USER1, "pmd-rxq-rebalance (%s): %d "
+			VLOG_INFO(pmd, "pmd-rxq-rebalance (%s): %d "
 				"queues moved\n", why, moved);
 		if (why && moved)
 			pmd_rxq_moves += moved;
@@ -434,7 +435,7 @@ pmd_auto_lb_tick(void)
 			pmd_alb.last = dr;
 			pmd_alb.dry_runs++;
 			if (dr.rebalance) {
-				RTE_LOG(INFO, USER1, "pmd-auto-lb: variance %lu "
+				VLOG_INFO(pmd, "pmd-auto-lb: variance %lu "
 					"-> %lu (%lu %% better): rebalancing\n",
 					dr.cur_variance, dr.est_variance,
 					dr.improvement);

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "port.h"
 #include "port_priv.h"
+#include "vlog.h"
 
 struct port **ports;
 uint16_t n_ports;
@@ -144,6 +145,7 @@ port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
 	p->txd = c->txd ? c->txd : 1024;
 	p->tx_max_frame = p->rx_max_frame = UINT32_MAX;
 	p->added_ms = vxs_now_ms();
+	port_capture_none(p);
 	for (int q = 0; q < PORT_MAX_QUEUES; q++)
 		rte_spinlock_init(&p->tx_lock[q]);
 
@@ -231,6 +233,8 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (ports_capture_init(err, errlen))
+		return -1;
 	if (cfg->n_ports > PORT_MAX) {
 		snprintf(err, errlen, "%u ports: more than %d", cfg->n_ports,
 			 PORT_MAX);
@@ -265,8 +269,10 @@ port_start(struct port *p, char *err, size_t errlen)
 		p->mbufs_taken += pool_in_use() - before;
 		return rc;
 	}
-	if (p->kind == PORT_VHOST)
+	if (p->kind == PORT_VHOST) {
+		port_capture_create(p);	/* none is no error */
 		return port_vhost_start(p, err, errlen);
+	}
 	return 0;
 }
 
@@ -287,6 +293,7 @@ port_stop(struct port *p)
 				? p->mbufs_taken - returned : 0;
 	} else if (p->kind == PORT_VHOST) {
 		port_vhost_stop(p);
+		port_capture_destroy(p);
 	}
 }
 
@@ -322,7 +329,7 @@ ports_mbufs_kept(FILE *f)
 			continue;
 		kept += p->mbufs_kept;
 		if (f)
-			fprintf(f, "vxswitch: %s: its driver kept %u mbufs of "
+			VLOG_INFO(ports, "%s: its driver kept %u mbufs of "
 				"its rings at close (of %u it took)\n",
 				p->name, p->mbufs_kept, p->mbufs_taken);
 	}
@@ -334,6 +341,8 @@ ports_destroy(void)
 {
 	for (uint16_t i = 0; ports && i < n_ports; i++)
 		rte_free(ports[i]);
+	if (ports)
+		ports_capture_fini();
 	free(ports);
 	ports = NULL;
 	n_ports = 0;

@@ -45,6 +45,8 @@
 #define PORT_MAX_SENDERS (CFG_MAX_CORES + 1)
 #define PORT_TX_QID_MASK 0xffffu
 #define PORT_TX_LOCKED (1u << 16)
+/* RTE_ETH_NAME_MAX_LEN: a capture ethdev's name */
+#define PORT_CAPTURE_NAME_MAX 64
 
 enum port_kind { PORT_ETHDEV, PORT_VHOST, PORT_VXLAN, PORT_NULL };
 
@@ -87,6 +89,17 @@ struct port {
 	 * tx ring q only while its bit is set, so a guest that enabled
 	 * fewer queue pairs than n_rxq is not polled where it has none. */
 	uint32_t vring_enabled;
+	/* Capture (port_capture.c): dpdk-dumpcap sees ethdevs only, so a
+	 * vhost port gets a stand-in ethdev (net_null, never polled) named
+	 * capture_name; while a capture runs on it, its rx/tx callbacks are
+	 * called on this port's bursts. capture_rx/tx: the stand-in's
+	 * callback list heads per queue, as rte_eth_fp_ops has them (NULL
+	 * while nobody captures), or an array of NULLs when it has none. */
+	void *const *capture_rx;
+	void *const *capture_tx;
+	uint16_t capture_port_id;
+	bool capture_created;
+	char capture_name[PORT_CAPTURE_NAME_MAX];
 	/* Queue pairs the guest has enabled, counted from 0 (as virtio-net
 	 * enables them): the guest rx rings we may send on. */
 	uint16_t guest_queues;
@@ -229,6 +242,22 @@ void port_ethdev_stop(struct port *p);
 int port_vhost_create(struct port *p, char *err, size_t errlen);
 int port_vhost_start(struct port *p, char *err, size_t errlen);
 void port_vhost_stop(struct port *p);
+
+/* Capture (port_capture.c). ports_capture_init: rte_pdump_init, after the
+ * EAL, before the ports (ports_create); ports_capture_fini: its undo
+ * (ports_destroy). port_capture_create: a vhost port's capture ethdev,
+ * when the EAL has ethdev ids to spare (PORT_CAPTURE_ETHDEV_RESERVE stay
+ * free for NICs added later); none is no error (capture_name stays "").
+ * port_capture_destroy: once no PMD polls the port. */
+#define PORT_CAPTURE_ETHDEV_RESERVE 4
+int ports_capture_init(char *err, size_t errlen);
+void ports_capture_fini(void);
+void port_capture_none(struct port *p);
+void port_capture_create(struct port *p);
+void port_capture_destroy(struct port *p);
+/* What an operator types after dpdk-dumpcap -i to capture port p: the
+ * ethdev's name (the NIC's, or a vhost port's capture ethdev), or "" */
+const char *port_capture_name(const struct port *p);
 void port_vhost_set_rcu(struct rte_rcu_qsbr *qsbr);
 struct port *port_vhost_by_vid(int vid);
 
@@ -312,8 +341,18 @@ port_rx_burst(struct port *p, uint16_t qid, struct rte_mempool *pool,
 	    !port_vhost_vring_on(p, VHOST_QUEUE_TX(qid)))
 		return 0;
 	/* never more than the smallest ring a guest may have */
-	return rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid), pool,
-				       pkts, RTE_MIN(n, VHOST_RING_MIN));
+	uint16_t got = rte_vhost_dequeue_burst(p->vid, VHOST_QUEUE_TX(qid),
+					       pool, pkts,
+					       RTE_MIN(n, VHOST_RING_MIN));
+	/* dpdk-dumpcap on the port's capture ethdev: what rte_eth_rx_burst
+	 * would do after its driver's burst (the list head is published
+	 * with release ordering and read relaxed, as there). */
+	void *cb = __atomic_load_n((void **)&p->capture_rx[qid],
+				   __ATOMIC_RELAXED);
+	if (unlikely(cb != NULL) && got)
+		got = rte_eth_call_rx_callbacks(p->capture_port_id, qid, pkts,
+						got, n, cb);
+	return got;
 }
 
 /* Sends as sender 'sender' (see port_tx_route). */
@@ -343,6 +382,14 @@ port_tx_burst(struct port *p, uint16_t sender, struct rte_mbuf **pkts,
 		if (sent < n)
 			rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 	} else {
+		/* dpdk-dumpcap on the capture ethdev: what rte_eth_tx_burst
+		 * does before its driver's burst (a callback that keeps
+		 * packets back frees them itself; pdump passes all on). */
+		void *cb = __atomic_load_n((void **)&p->capture_tx[qid],
+					   __ATOMIC_RELAXED);
+		if (unlikely(cb != NULL))
+			n = rte_eth_call_tx_callbacks(p->capture_port_id, qid,
+						      pkts, n, cb);
 		/* In bursts no larger than the smallest ring a guest may
 		 * have; a short one means the ring is full. */
 		while (sent < n && port_vhost_ready(p)) {

@@ -7,6 +7,7 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 #include "port.h"
+#include "vlog.h"
 
 /* "0000:18:00.0" or "18:00.0": EAL already probed it (unless --no-pci). */
 static bool
@@ -92,7 +93,7 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 		/* Some PMDs take queues in pairs only (net_tap: one fd per
 		 * rx/tx pair, and it refuses unequal counts): then as many tx
 		 * queues as rx queues, shared by the senders if fewer. */
-		printf("vxswitch: %s: retrying with %u tx queues (as many as "
+		VLOG_INFO(ports, "%s: retrying with %u tx queues (as many as "
 		       "rx queues)\n", p->name, p->n_rxq);
 		port_tx_init(p, p->n_rxq, n_txq);
 		rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);

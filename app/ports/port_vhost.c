@@ -25,6 +25,7 @@
 #include <rte_log.h>
 #include <rte_vhost.h>
 #include "port_priv.h"
+#include "vlog.h"
 
 static struct rte_rcu_qsbr *vhost_qsbr;
 
@@ -102,7 +103,7 @@ vhost_new_device(int vid)
 	p->vid = vid;
 	__atomic_fetch_add(&p->n_connects, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
-	RTE_LOG(INFO, USER1, "vhost port %s: guest up (vid %d, %u queue "
+	VLOG_INFO(ports, "vhost port %s: guest up (vid %d, %u queue "
 		"pairs)\n", p->name, vid, p->guest_queues);
 	return 0;
 }
@@ -118,7 +119,7 @@ vhost_destroy_device(int vid)
 			rte_rcu_qsbr_synchronize(vhost_qsbr,
 						 RTE_QSBR_THRID_INVALID);
 		p->vid = -1;
-		RTE_LOG(INFO, USER1, "vhost port %s: guest down\n", p->name);
+		VLOG_INFO(ports, "vhost port %s: guest down\n", p->name);
 	}
 }
 
@@ -156,7 +157,7 @@ vhost_vring_state_changed(int vid, uint16_t vring, int enable)
 	uint32_t vrings = __atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED);
 	vrings = enable ? vrings | 1u << vring : vrings & ~(1u << vring);
 	vrings_publish(p, vrings);
-	RTE_LOG(INFO, USER1, "vhost port %s: vring %u %s: %u queue pairs\n",
+	VLOG_INFO(ports, "vhost port %s: vring %u %s: %u queue pairs\n",
 		p->name, vring, enable ? "enabled" : "disabled",
 		p->guest_queues);
 	return 0;

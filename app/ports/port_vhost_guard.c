@@ -36,6 +36,7 @@
 #include <rte_log.h>
 #include <rte_vhost.h>
 #include "port.h"
+#include "vlog.h"
 
 unsigned int port_vhost_msg_timeout_ms = VHOST_MSG_TIMEOUT_MS_DEFAULT;
 
@@ -148,7 +149,7 @@ vhost_pre_msg(int vid, void *msg)
 	if (!refused)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-	RTE_LOG(WARNING, USER1, "vhost port %s: refused %s from the guest: %s; "
+	VLOG_WARN(ports, "vhost port %s: refused %s from the guest: %s; "
 		"disconnecting it\n", p->name,
 		ctx->msg.request == VHU_SET_MEM_TABLE ? "SET_MEM_TABLE"
 						      : "SET_VRING_NUM",
@@ -239,12 +240,12 @@ int
 port_vhost_guard_connection(struct port *p, int vid)
 {
 	if (rte_vhost_extern_callback_register(vid, &vhost_guard_ops, NULL)) {
-		RTE_LOG(ERR, USER1, "vhost port %s: cannot hook messages\n",
+		VLOG_ERR(ports, "vhost port %s: cannot hook messages\n",
 			p->name);
 		return -1;
 	}
 	if (port_vhost_msg_timeout_ms && !set_msg_timeout(p))
-		RTE_LOG(WARNING, USER1, "vhost port %s: no socket found for "
+		VLOG_WARN(ports, "vhost port %s: no socket found for "
 			"the message timeout\n", p->name);
 	return 0;
 }
@@ -266,7 +267,7 @@ port_vhost_rings_ok(struct port *p, int vid, int only_vring)
 		if (vr.size < VHOST_RING_MIN) {
 			__atomic_fetch_add(&p->vhost_refused_ring, 1,
 					   __ATOMIC_RELAXED);
-			RTE_LOG(WARNING, USER1, "vhost port %s: vring %u has "
+			VLOG_WARN(ports, "vhost port %s: vring %u has "
 				"%u entries, fewer than %u: refused\n",
 				p->name, q, vr.size, VHOST_RING_MIN);
 			return false;

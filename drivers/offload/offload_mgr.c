@@ -14,6 +14,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_flow.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
@@ -21,6 +22,10 @@
 #include "fdir_model.h"
 #include "offload_lat.h"
 #include "offload_mark_table.h"
+
+/* "vxswitch.offload": the daemon's vlog part of that name (app/lib/vlog.h)
+ * is the same DPDK log type. */
+RTE_LOG_REGISTER_SUFFIX(offload_mgr_logtype, offload, INFO);
 
 /* One request on the ring: a fixed-size value. */
 struct offload_req {
@@ -169,7 +174,8 @@ post(struct offload_mgr *m, uint16_t pmd, uint64_t mfid, uint32_t mark,
 	    rte_ring_sp_enqueue_elem(m->compl[pmd], &c, sizeof c) == 0)
 		return;
 	if (!backlog_push(&m->backlog[pmd], &c))
-		fprintf(stderr, "offload_mgr: completion lost (ENOMEM)\n");
+		rte_log(RTE_LOG_ERR, offload_mgr_logtype,
+			"offload_mgr: completion lost (ENOMEM)\n");
 }
 
 static void
@@ -331,7 +337,8 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 		if (rc) {
 			/* the NIC may still mark: keep the mark out of
 			 * circulation rather than hand it to another flow */
-			fprintf(stderr, "offload_mgr: destroy of mark %u "
+			rte_log(RTE_LOG_ERR, offload_mgr_logtype,
+				"offload_mgr: destroy of mark %u "
 				"failed: %d; mark retired\n", mark, rc);
 			omt_retire(m->omt, mark);
 		} else {

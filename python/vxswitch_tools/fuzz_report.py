@@ -7,7 +7,8 @@ import re
 
 SANITIZER_RE = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
                           r"runtime error:")
-# pmd-stats-show's accounting line, as --stats-on-exit prints it
+# pmd-stats-show's accounting line, as --stats-on-exit prints it (logged:
+# the lines below may carry the console's "vxswitch: " prefix)
 ACCOUNTING_RE = re.compile(
     r"accounting: received (\d+) \+ copies (\d+) = sent (\d+) \+ "
     r"consumed (\d+) \+ dropped (\d+) \+ in flight (\d+)")
@@ -62,10 +63,10 @@ def table(rows):
 
 # ------------------------------------------------------- counters, logs
 
-EXIT_PORT_RE = re.compile(r"^  (\S+)\s+\d+\s+(\S+)\s+\S+\s+(\d+)\s+(\d+)"
-                          r"\s+(\d+)\s*$", re.M)
-EXIT_PKTS_RE = re.compile(r"^  packets received: (\d+)$", re.M)
-EXIT_DROPS_RE = re.compile(r"^  drops: (.*)$", re.M)
+EXIT_PORT_RE = re.compile(r"^(?:vxswitch: )?  (\S+)\s+\d+\s+(\S+)\s+\S+\s+"
+                          r"(\d+)\s+(\d+)\s+(\d+)\s*$", re.M)
+EXIT_PKTS_RE = re.compile(r"^(?:vxswitch: )?  packets received: (\d+)$", re.M)
+EXIT_DROPS_RE = re.compile(r"^(?:vxswitch: )?  drops: (.*)$", re.M)
 
 
 def exit_counters(log):

@@ -57,7 +57,8 @@ from .procs import (DPDK_RUN, HUGE_MNT, REPO, SCRIPTS, CtlError, HarnessError,
                     _kill, _live, _spawn, _tail, build_dir,
                     cleanup_dpdk_prefix, find_binary, reap_all, short_tmpdir,
                     unique_prefix, wait_for)
-from .switch import Switch, assert_no_mbuf_leak, assert_packets_accounted
+from .switch import (Switch, assert_no_mbuf_leak, assert_packets_accounted,
+                     rules_json_without_ages, rules_without_stats)
 from .testpmd import Testpmd, vm_mac
 from .topology import load_topology, vhost_paths
 
@@ -68,6 +69,7 @@ __all__ = [
     "cleanup_dpdk_prefix", "ensure_hugepages", "find_binary", "gen_traffic",
     "hugepages_free", "load_gen_traffic", "load_topology", "netns",
     "offloads_off", "pcap_count", "read_pcap", "read_pcap_raw", "reap_all",
+    "rules_json_without_ages", "rules_without_stats",
     "sh", "short_tmpdir", "unique_prefix", "veth_pair", "vhost_paths",
     "vm_mac", "wait_for", "write_pcap",
 ]

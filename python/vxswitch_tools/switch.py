@@ -5,6 +5,7 @@ ends with: no mbuf leaked, every packet accounted for."""
 import contextlib
 import copy
 import json as jsonlib
+import re
 import signal
 import subprocess
 import time
@@ -206,6 +207,27 @@ class Switch(_Process):
         wait_for(ok, timeout, 0.2,
                  lambda: "ports up on %s (still down: %s)\n%s"
                  % (self.name, ", ".join(last), self.log_tail(20)))
+
+
+# What dump-flows prints that changes with time and traffic, as ovs-ofctl
+# prints it: duration, counters, ages.
+_RULE_STATS = re.compile(r"duration=[0-9.]+s, |n_packets=\d+, n_bytes=\d+, |"
+                         r"idle_age=\d+, |hard_age=\d+, ")
+
+
+def rules_without_stats(dump):
+    """dump-flows' rule lines, sorted, without their durations, counters
+    and ages: what must be the same across a restart or a reload."""
+    return sorted(_RULE_STATS.sub("", l).strip() for l in dump.splitlines()
+                  if l.strip())
+
+
+def rules_json_without_ages(rules):
+    """dump-flows --json's rules without what runs on with time alone
+    (duration_ms, idle_age, hard_age): equal when nothing changed."""
+    return [{k: v for k, v in r.items()
+             if k not in ("duration_ms", "idle_age", "hard_age")}
+            for r in rules]
 
 
 def assert_no_mbuf_leak(switch, baseline=None, timeout=5.0):

@@ -653,7 +653,8 @@ def test_detach_pidfile(build_dir, hugepages, rundir, tmp_path, wire):
     try:
         with open(log, "wb") as f:
             fg = subprocess.Popen([str(sw.bin), "--config", str(cfg),
-                                   "--detach", "--pidfile", str(pidfile)],
+                                   "--detach", "--pidfile", str(pidfile),
+                                   "--log-file", str(log)],
                                   stdin=subprocess.DEVNULL, stdout=f,
                                   stderr=subprocess.STDOUT)
             rc = fg.wait(20)
@@ -675,7 +676,7 @@ def test_detach_pidfile(build_dir, hugepages, rundir, tmp_path, wire):
         pid = None
         vxlib.wait_for(lambda: not pidfile.exists(), 5,
                        what="pidfile removed")
-        text = log.read_text()
+        text = log.read_text()   # detached: the log file, not stdout
         assert "mbufs in use at exit: 0" in text, text
         assert not sw.ctl_socket.exists()
     finally:

@@ -32,9 +32,7 @@ FAR_VTEP = "10.9.0.1"
 def tables(sw):
     """What must survive: rules (no counters), static neighbours, routes,
     optimisations, neighbour aging."""
-    flows = sorted(re.sub(r"n_packets=\d+, n_bytes=\d+, ", "", line).strip()
-                   for line in sw.ctl("dump-flows").splitlines()
-                   if line.strip())
+    flows = vxlib.rules_without_stats(sw.ctl("dump-flows"))
     arp = sorted((e["ip"], e["mac"]) for e in
                  sw.ctl("tnl/arp/show", json=True) if e["static"])
     return {"flows": flows, "arp": arp,

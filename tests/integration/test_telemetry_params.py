@@ -42,7 +42,7 @@ def test_telemetry_params_strict(make_switch, rundir):
         key = cmd.split(",")[0]
         assert rep[key] is not None, (cmd, rep)
     assert replies[0]["/vxswitch/pmd_stats"]["core"] == 1
-    assert replies[1]["/vxswitch/pmd_stats"]["core"] == 1
+    assert replies[1]["/vxswitch/pmd_stats"]["1"]["core"] == 1   # every PMD
     assert replies[2]["/vxswitch/port_stats"]["name"] == "vm0"
     assert replies[4] == {"/vxswitch/ports": ["vm0"]}
     for cmd, rep in zip(bad, replies[len(good):]):

@@ -289,21 +289,34 @@ def test_one_million_flows_fast(tmp_path):
 
 
 def test_pcap_summary(tmp_path):
+    """The same counts from the pcap and from its pcapng (dpdk-dumpcap's
+    format; converted by Wireshark's editcap)."""
     f = vxlib.gen_traffic(tmp_path / "s.pcap", "--nic", "--vms", 3,
                           "--flows", 30, "--count", 90)
+    ng = tmp_path / "s.pcapng"
+    subprocess.run(["editcap", "-F", "pcapng", str(f), str(ng)], check=True)
+    assert ng.read_bytes()[:4] == b"\x0a\x0d\x0d\x0a"   # section header
+    for path in (f, ng):
+        r = subprocess.run([sys.executable,
+                            str(vxlib.SCRIPTS / "pcap-summary.py"), str(path),
+                            "--json"], capture_output=True, text=True,
+                           check=True)
+        d = json.loads(r.stdout)
+        assert d["packets"] == 90 and d["sizes"] == {"128": 90}
+        assert sorted((g["outer_dst"], g["vni"], g["inner_dst"],
+                       g["packets"]) for g in d["groups"]) == \
+            [(VTEP_IP, "1001", "192.1.0.%d" % i, 30) for i in range(3)]
+        r = subprocess.run([sys.executable,
+                            str(vxlib.SCRIPTS / "pcap-summary.py"), str(path),
+                            "-k", "2"], capture_output=True, text=True,
+                           check=True)
+        assert "vxlan flags 0x08 vni 1001" in r.stdout
+        assert "192.1.0.2" in r.stdout and "90 packets" in r.stdout
     r = subprocess.run([sys.executable,
-                        str(vxlib.SCRIPTS / "pcap-summary.py"), str(f),
-                        "--json"], capture_output=True, text=True, check=True)
-    d = json.loads(r.stdout)
-    assert d["packets"] == 90 and d["sizes"] == {"128": 90}
-    assert sorted((g["outer_dst"], g["vni"], g["inner_dst"], g["packets"])
-                  for g in d["groups"]) == \
-        [(VTEP_IP, "1001", "192.1.0.%d" % i, 30) for i in range(3)]
-    r = subprocess.run([sys.executable,
-                        str(vxlib.SCRIPTS / "pcap-summary.py"), str(f),
-                        "-k", "2"], capture_output=True, text=True, check=True)
-    assert "vxlan flags 0x08 vni 1001" in r.stdout
-    assert "192.1.0.2" in r.stdout and "90 packets" in r.stdout
+                        str(vxlib.SCRIPTS / "pcap-summary.py"),
+                        str(vxlib.SCRIPTS / "pcap-summary.py")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "not a pcap or pcapng" in r.stderr, r
 
 
 # --------------------------------------------------------------- harness

@@ -15,6 +15,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 #include "config.h"
+#include "dp_actions.h"
 #include "dp_snapshot.h"
 #include "ofproto.h"
 #include "pmd.h"
@@ -42,6 +43,35 @@ pipeline_rig_topology(char *path, size_t len, const char *name,
 		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
 		   "ports:\n", datapath_extra);
 	return f;
+}
+
+/* Ends what pipeline_rig_topology began: ports vm0..vm<n_vms - 1> and
+ * phy on net_ring devices named <ring>vm<i> and <ring>phy, then flows;
+ * closes f. 0 or -1. */
+static inline int
+pipeline_rig_finish(FILE *f, const char *ring, int n_vms,
+		    const char *const flows[], size_t n_flows)
+{
+	if (!f)
+		return -1;
+	for (int i = 0; i < n_vms; i++)
+		fprintf(f, "  - {name: vm%d, type: dpdk, "
+			   "devargs: net_ring_%svm%d}\n", i, ring, i);
+	fprintf(f, "  - {name: phy, type: dpdk, devargs: net_ring_%sphy}\n"
+		   "flows:\n", ring);
+	for (size_t i = 0; i < n_flows; i++)
+		fprintf(f, "  - '%s'\n", flows[i]);
+	return fclose(f);
+}
+
+/* Does a output to p? */
+static inline bool
+pipeline_rig_outputs_to(const struct dp_actions *a, const struct port *p)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->act[i].type == DP_ACT_OUTPUT && a->act[i].port == p->idx)
+			return true;
+	return false;
 }
 
 /* Loads the topology write_topology writes (and removes it), starts an

@@ -201,7 +201,7 @@ test_ctl_add_flows(void)
 	char missing[PATH_MAX + 16];
 	snprintf(missing, sizeof missing, "%s/none", tmp_dir);
 	EXPECT_CTL(1, "", want, "add-flows", missing);
-	EXPECT_CTL(1, "", "vxswitch-ctl: usage: add-flows FILE\n",
+	EXPECT_CTL(1, "", "vxswitch-ctl: usage: add-flows [BRIDGE] FILE\n",
 		   "add-flows");
 }
 

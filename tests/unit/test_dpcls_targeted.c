@@ -153,7 +153,7 @@ test_foreach_remove(void)
 		struct megaflow *f = flow_on_port(1000 + i, &masks[i % N_MASKS],
 						  i);
 
-		f->mask.in_port = UINT32_MAX;	/* disjoint by port */
+		f->mask.in_port = UINT16_MAX;	/* disjoint by port */
 		f->key.in_port = 1000 + i;
 		CHECK(dpcls_insert(cls, f) == 0, "insert %" PRIu64, i);
 		all += i;

@@ -182,6 +182,7 @@ void
 set_metadata(struct flow_key *k, uint32_t port)
 {
 	k->in_port = port;
+	k->ct_label_bits = 0x1234;
 	k->tun_id = 5001;
 	k->tun_src = RTE_BE32(0xc6336401);
 	k->tun_dst = RTE_BE32(0xc6336402);

@@ -231,6 +231,7 @@ set_metadata(struct flow_key *k, uint8_t fill)
 {
 	memset(k, fill, sizeof *k);
 	k->in_port = 7;
+	k->ct_label_bits = 0x1234;
 	k->tun_id = 5001;
 	k->tun_src = RTE_BE32(0xc6336401);
 	k->tun_dst = RTE_BE32(0xc6336402);

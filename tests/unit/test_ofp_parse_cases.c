@@ -20,7 +20,7 @@ test_seed_rules(void)
 		if (!parse_ok(s, OFP_PARSE_ADD, &r))
 			continue;
 		CHECK(r.match.in_port == (uint32_t)i + 1 &&
-		      r.mask.in_port == UINT32_MAX, "in_port of '%s'", s);
+		      r.mask.in_port == UINT16_MAX, "in_port of '%s'", s);
 		CHECK(r.priority == OFP_DEFAULT_PRIORITY, "default priority");
 		CHECK(r.n_actions == 4, "4 actions");
 		CHECK(r.actions[0].type == OFPACT_SET_TUNNEL &&
@@ -279,6 +279,13 @@ static const struct {
 	  "in_port: unknown port 'vhost-user99'" },
 	{ OFP_PARSE_ADD, "in_port=0,actions=drop", "in_port: unknown port '0'" },
 	{ OFP_PARSE_ADD, "in_port=,actions=drop", "in_port: unknown port ''" },
+	/* the key's in_port is 16 bits (flow_key.h): 0xff00.. refused */
+	{ OFP_PARSE_ADD, "in_port=65280,actions=drop",
+	  "in_port: port out of range '65280' (ofports are 1..65279)" },
+	{ OFP_PARSE_ADD, "in_port=70000,actions=drop",
+	  "in_port: port out of range '70000'" },
+	{ OFP_PARSE_ADD, "actions=resubmit(70000,1)",
+	  "resubmit: port out of range '70000'" },
 	{ OFP_PARSE_ADD, "udp_dst=53,tp_dst=54,actions=drop", "tp_dst" },
 	{ OFP_PARSE_ADD, "tp_dst=53,actions=drop",
 	  "tp_dst requires tcp or udp (add 'udp' or 'nw_proto=17')" },
@@ -360,7 +367,10 @@ static const struct {
 	{ OFP_PARSE_ADD, "priority=-1,actions=drop", "priority: bad number '-1'" },
 	{ OFP_PARSE_ADD, "priority=1,priority=2,actions=drop",
 	  "conflicting values for priority ('priority=2')" },
-	{ OFP_PARSE_ADD, "cookie=1/1,actions=drop", "cookie: masks are not supported" },
+	{ OFP_PARSE_ADD, "cookie=1/1,actions=drop",
+	  "cookie: a mask is for dump-flows, del-flows and mod-flows" },
+	{ OFP_PARSE_MATCH, "cookie=1/zz", "cookie: bad mask in 'cookie=1/zz'" },
+	{ OFP_PARSE_MATCH, "cookie=x/1", "cookie: bad number 'x/1'" },
 	{ OFP_PARSE_ADD, "cookie=0x1g,actions=drop", "cookie: bad number '0x1g'" },
 	{ OFP_PARSE_ADD, "tun_id=0x100000000,actions=drop",
 	  "tun_id: bad number '0x100000000'" },
@@ -407,8 +417,13 @@ static const struct {
 	{ OFP_PARSE_ADD, "priority,actions=drop", "missing value for 'priority'" },
 	{ OFP_PARSE_ADD, "ip=1,actions=drop", "'ip' takes no value" },
 	{ OFP_PARSE_ADD, "=5,actions=drop", "unknown field ''" },
-	{ OFP_PARSE_ADD, "idle_timeout=5,actions=drop",
-	  "unknown field 'idle_timeout'" },
+	{ OFP_PARSE_ADD, "idle_timeout=65536,actions=drop",
+	  "idle_timeout: bad number '65536' (seconds, 0..65535)" },
+	{ OFP_PARSE_MATCH, "hard_timeout=5",
+	  "hard_timeout: only a new rule has one (add-flow), not a filter" },
+	{ OFP_PARSE_MODIFY, "idle_timeout=5,actions=drop",
+	  "idle_timeout: only a new rule has one (add-flow), not mod-flows" },
+	{ OFP_PARSE_MODIFY, "in_port=1", "missing 'actions='" },
 	{ OFP_PARSE_ADD, "IP,actions=drop", "unknown field 'IP'" },
 };
 

@@ -41,7 +41,7 @@ random_port(void)
 	case 2:
 		return 1 + rnd_below(32);
 	default:
-		return 1 + rnd_below(0xfffffeff);
+		return 1 + rnd_below(FLOW_IN_PORT_MAX);
 	}
 }
 
@@ -206,7 +206,7 @@ random_match(struct flow_key *v, struct flow_key *m)
 	flow_key_zero(v);
 	flow_key_zero(m);
 	if (coin()) {
-		m->in_port = UINT32_MAX;
+		m->in_port = UINT16_MAX;
 		v->in_port = random_port();
 	}
 	if (coin()) {

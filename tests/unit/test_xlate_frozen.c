@@ -78,16 +78,7 @@ write_topology(char *path, size_t len)
 		"table=72,priority=0,actions=drop",
 	};
 
-	if (!f)
-		return -1;
-	for (int i = 0; i < N_VMS; i++)
-		fprintf(f, "  - {name: vm%d, type: dpdk, "
-			   "devargs: net_ring_xfvm%d}\n", i, i);
-	fprintf(f, "  - {name: phy, type: dpdk, devargs: net_ring_xfphy}\n"
-		   "flows:\n");
-	for (size_t i = 0; i < RTE_DIM(flows); i++)
-		fprintf(f, "  - '%s'\n", flows[i]);
-	return fclose(f);
+	return pipeline_rig_finish(f, "xf", N_VMS, flows, RTE_DIM(flows));
 }
 
 static struct port *vm[N_VMS];
@@ -103,15 +94,6 @@ tcp_key(struct flow_key *k, uint32_t in_port, uint32_t src, uint16_t dport)
 	k->nw_proto = IPPROTO_TCP;
 	k->tp_src = RTE_BE16(40000);
 	k->tp_dst = rte_cpu_to_be_16(dport);
-}
-
-static bool
-outputs_to(const struct dp_actions *a, const struct port *p)
-{
-	for (int i = 0; i < a->n; i++)
-		if (a->act[i].type == DP_ACT_OUTPUT && a->act[i].port == p->idx)
-			return true;
-	return false;
 }
 
 /* The first pass from vm i: ct(zone=644) then recirc(id); the id, with
@@ -143,7 +125,7 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	k.recirc_id = id1;
 	k.ct_state = OFP_CS_TRK | OFP_CS_NEW;
 	xlate(s, &k, &xo);
-	CHECK(outputs_to(&xo.actions, vm[0]) &&
+	CHECK(pipeline_rig_outputs_to(&xo.actions, vm[0]) &&
 	      xo.actions.act[0].type == DP_ACT_CT &&
 	      xo.actions.act[0].port == 0x284, "conj 23: n %u",
 	      xo.actions.n);
@@ -159,7 +141,7 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	k.nw_src = rte_cpu_to_be_32(IPV4(10, 0, 0, 2));
 	k.tp_dst = RTE_BE16(22);
 	xlate(s, &k, &xo);
-	CHECK_EXPR(!outputs_to(&xo.actions, vm[2]));
+	CHECK_EXPR(!pipeline_rig_outputs_to(&xo.actions, vm[2]));
 	xlate_out_release(&xo);
 	/* vm2's frozen in_port: vm0 */
 	struct xlate_out first;
@@ -171,7 +153,7 @@ expected_outcomes(const struct dp_snapshot *s, uint8_t id1)
 	k.recirc_id = (uint8_t)first.actions.act[1].port;
 	k.ct_state = OFP_CS_TRK | OFP_CS_NEW;
 	xlate(s, &k, &xo);
-	CHECK_EXPR(outputs_to(&xo.actions, vm[1]));
+	CHECK_EXPR(pipeline_rig_outputs_to(&xo.actions, vm[1]));
 	xlate_out_release(&xo);
 	xlate_out_release(&first);
 
