@@ -2,8 +2,16 @@
  * The per-lcore session cache: the session a key found last, so that a
  * packet of a connection seen recently skips the shared table's lock-free
  * lookup (perf/results/dpbench-sg-cache.txt: about 130 instructions a
- * packet in rte_hash's LF bulk lookup, plus its hash call). Direct-mapped
- * by the key's CRC, the same CRC rte_hash uses, so a miss passes it on.
+ * packet in rte_hash's LF bulk lookup, plus its hash call). Indexed by the
+ * key's CRC, the same CRC rte_hash uses, so a miss passes it on.
+ *
+ * 4-way set-associative, one 64-byte line a set: 2048 sets of 4 entries.
+ * Direct-mapped, 1,000 sessions (2,000 keys) in 8,192 slots left about a
+ * fifth of the keys sharing a slot with another and evicting each other
+ * on every packet, each miss costing the full path
+ * (perf/results/e2e-sg-lane.md, 1k flows); four ways leave about 2 % of
+ * the keys in a set with four others. A new entry goes to way 0, the
+ * others move down, the last falls out.
  *
  * An entry holds a pointer that may outlive its session: a PMD's cache
  * persists across its quiescent states, so the session can be retired,
@@ -25,6 +33,8 @@
 #include "ct_private.h"
 
 #define CT_CACHE_ENTRIES 8192	/* 128 KiB an lcore, OVS's EMC size */
+#define CT_CACHE_WAYS 4
+#define CT_CACHE_SETS (CT_CACHE_ENTRIES / CT_CACHE_WAYS)
 
 struct ct_cache_entry {
 	uintptr_t conn_dir;	/* session | CT_DIR_REPLY; 0: empty */
@@ -32,8 +42,12 @@ struct ct_cache_entry {
 	uint32_t sig;
 };
 
+struct ct_cache_set {
+	struct ct_cache_entry way[CT_CACHE_WAYS];
+} __rte_cache_aligned;
+
 struct ct_cache {
-	struct ct_cache_entry e[CT_CACHE_ENTRIES];
+	struct ct_cache_set set[CT_CACHE_SETS];
 };
 
 /* rte_hash_crc(k, 16, 0): the table's own hash of the key. */
@@ -53,17 +67,13 @@ ct_cache_of(struct conntrack *ct)
 	return lc < RTE_MAX_LCORE ? ct->cache[lc] : NULL;
 }
 
-/* The hash entry data (session | direction) cached for k, or NULL. */
+/* Entry e's session, if it is still k's (see above); else NULL. */
 static inline void *
-ct_cache_lookup(const struct ct_cache *cc, const struct ct_key *k,
-		uint32_t sig)
+ct_cache_entry_check(const struct ct_cache_entry *e, const struct ct_key *k)
 {
-	const struct ct_cache_entry *e = &cc->e[sig & (CT_CACHE_ENTRIES - 1)];
+	struct ct_conn *c = (struct ct_conn *)(e->conn_dir & ~CT_DIR_REPLY);
 	struct ct_key seen;
 
-	if (e->sig != sig || !e->conn_dir)
-		return NULL;
-	struct ct_conn *c = (struct ct_conn *)(e->conn_dir & ~CT_DIR_REPLY);
 	if (__atomic_load_n(&c->gen, __ATOMIC_ACQUIRE) != e->gen ||
 	    __atomic_load_n(&c->dead, __ATOMIC_ACQUIRE))
 		return NULL;
@@ -75,19 +85,43 @@ ct_cache_lookup(const struct ct_cache *cc, const struct ct_key *k,
 	return (void *)e->conn_dir;
 }
 
+/* The hash entry data (session | direction) cached for k, or NULL. */
+static inline void *
+ct_cache_lookup(const struct ct_cache *cc, const struct ct_key *k,
+		uint32_t sig)
+{
+	const struct ct_cache_set *s = &cc->set[sig & (CT_CACHE_SETS - 1)];
+
+	for (int w = 0; w < CT_CACHE_WAYS; w++) {
+		const struct ct_cache_entry *e = &s->way[w];
+		if (e->sig == sig && e->conn_dir)
+			return ct_cache_entry_check(e, k);
+	}
+	return NULL;
+}
+
 /* data: what the table (or a creation) gave for k, the session alive
  * when it was found, so it cannot be freed before the next quiescent
- * state: its generation now is its generation then. */
+ * state: its generation now is its generation then. An entry with the
+ * same signature is replaced in place (the key's old session, or a
+ * collision of 32-bit CRCs, which the key check sorts out). */
 static inline void
 ct_cache_insert(struct ct_cache *cc, uint32_t sig, void *data)
 {
-	struct ct_cache_entry *e = &cc->e[sig & (CT_CACHE_ENTRIES - 1)];
+	struct ct_cache_set *s = &cc->set[sig & (CT_CACHE_SETS - 1)];
 	const struct ct_conn *c =
 		(const struct ct_conn *)((uintptr_t)data & ~CT_DIR_REPLY);
+	int w = 0;
 
-	e->sig = sig;
-	e->gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
-	e->conn_dir = (uintptr_t)data;
+	while (w < CT_CACHE_WAYS - 1 && s->way[w].sig != sig)
+		w++;
+	if (s->way[w].sig != sig)	/* not there: the last way falls out */
+		w = CT_CACHE_WAYS - 1;
+	for (; w > 0; w--)
+		s->way[w] = s->way[w - 1];
+	s->way[0].sig = sig;
+	s->way[0].gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
+	s->way[0].conn_dir = (uintptr_t)data;
 }
 
 #endif
