@@ -85,19 +85,34 @@ ct_cache_entry_check(const struct ct_cache_entry *e, const struct ct_key *k)
 	return (void *)e->conn_dir;
 }
 
+/* The set a signature maps to (to prefetch it a step ahead). */
+static inline const struct ct_cache_set *
+ct_cache_set_of(const struct ct_cache *cc, uint32_t sig)
+{
+	return &cc->set[sig & (CT_CACHE_SETS - 1)];
+}
+
+/* The entry of sig's set with that signature, or NULL; not checked yet
+ * (ct_cache_entry_check), so its session can be prefetched first. */
+static inline const struct ct_cache_entry *
+ct_cache_find(const struct ct_cache *cc, uint32_t sig)
+{
+	const struct ct_cache_set *s = ct_cache_set_of(cc, sig);
+
+	for (int w = 0; w < CT_CACHE_WAYS; w++)
+		if (s->way[w].sig == sig && s->way[w].conn_dir)
+			return &s->way[w];
+	return NULL;
+}
+
 /* The hash entry data (session | direction) cached for k, or NULL. */
 static inline void *
 ct_cache_lookup(const struct ct_cache *cc, const struct ct_key *k,
 		uint32_t sig)
 {
-	const struct ct_cache_set *s = &cc->set[sig & (CT_CACHE_SETS - 1)];
+	const struct ct_cache_entry *e = ct_cache_find(cc, sig);
 
-	for (int w = 0; w < CT_CACHE_WAYS; w++) {
-		const struct ct_cache_entry *e = &s->way[w];
-		if (e->sig == sig && e->conn_dir)
-			return ct_cache_entry_check(e, k);
-	}
-	return NULL;
+	return e ? ct_cache_entry_check(e, k) : NULL;
 }
 
 /* data: what the table (or a creation) gave for k, the session alive

@@ -68,7 +68,7 @@ ct_est_lane(struct conntrack *ct, void *data, const struct ct_key *k,
 	uintptr_t d = (uintptr_t)data;
 	struct ct_conn *c = (struct ct_conn *)(d & ~CT_DIR_REPLY);
 	bool reply = d & CT_DIR_REPLY;
-	uint8_t state = __atomic_load_n(&c->p.other, __ATOMIC_RELAXED);
+	uint8_t state = __atomic_load_n(&c->other, __ATOMIC_RELAXED);
 	enum ct_tm tm;
 	if (state == CT_OTHER_BIDIR)
 		tm = CT_TM_OTHER_BIDIR;

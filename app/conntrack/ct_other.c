@@ -180,7 +180,7 @@ ct_other_valid_new(const struct ct_key *k)
 void
 ct_other_new(struct conntrack *ct, struct ct_conn *c, uint64_t now)
 {
-	c->p.other = CT_OTHER_FIRST;
+	c->other = CT_OTHER_FIRST;
 	ct_conn_update_expiration(ct, c, c->key[0].proto == IPPROTO_ICMP ?
 				  CT_TM_ICMP_FIRST : CT_TM_OTHER_FIRST, now);
 }
@@ -194,21 +194,21 @@ ct_other_update(struct conntrack *ct, struct ct_conn *c, bool reply,
 	if (c->key[0].proto == IPPROTO_ICMP) {
 		/* first until the answer, reply after (conntrack-icmp.c) */
 		if (reply)
-			c->p.other = CT_OTHER_BIDIR;
-		else if (c->p.other != CT_OTHER_BIDIR)
+			c->other = CT_OTHER_BIDIR;
+		else if (c->other != CT_OTHER_BIDIR)
 			ret = CT_UPDATE_VALID_NEW;
 		ct_conn_update_expiration(ct, c,
-					  c->p.other == CT_OTHER_BIDIR ?
+					  c->other == CT_OTHER_BIDIR ?
 					  CT_TM_ICMP_REPLY : CT_TM_ICMP_FIRST,
 					  now);
 		return ret;
 	}
-	if (reply && c->p.other != CT_OTHER_BIDIR) {
+	if (reply && c->other != CT_OTHER_BIDIR) {
 		/* read without the lock by the established lane (ct_est.h) */
-		__atomic_store_n(&c->p.other, CT_OTHER_BIDIR,
+		__atomic_store_n(&c->other, CT_OTHER_BIDIR,
 				 __ATOMIC_RELAXED);
-	} else if (c->p.other == CT_OTHER_FIRST) {
-		__atomic_store_n(&c->p.other, CT_OTHER_MULTIPLE,
+	} else if (c->other == CT_OTHER_FIRST) {
+		__atomic_store_n(&c->other, CT_OTHER_MULTIPLE,
 				 __ATOMIC_RELAXED);
 		ret = CT_UPDATE_VALID_NEW;
 	}
@@ -217,6 +217,6 @@ ct_other_update(struct conntrack *ct, struct ct_conn *c, bool reply,
 		[CT_OTHER_MULTIPLE] = CT_TM_OTHER_MULTIPLE,
 		[CT_OTHER_BIDIR] = CT_TM_OTHER_BIDIR,
 	};
-	ct_conn_update_expiration(ct, c, tm[c->p.other], now);
+	ct_conn_update_expiration(ct, c, tm[c->other], now);
 	return ret;
 }

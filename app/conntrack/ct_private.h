@@ -77,7 +77,12 @@ struct ct_conn {
 				 * read without it by ct_cache.h) */
 	uint8_t policy;
 	uint8_t on_list;	/* sweeper only */
-	uint16_t pad;
+	uint8_t other;		/* UDP/ICMP/other: enum ct_other_state;
+				 * here, in the first line with the keys,
+				 * generation and expiration, so the
+				 * established lane (ct_est.h) reads one
+				 * line of the session */
+	uint8_t pad;
 	uint32_t gen;		/* bumped when freed; survives reuse
 				 * (ct_cache.h) */
 	uint64_t expiration;	/* tsc; written under lock */
@@ -88,9 +93,12 @@ struct ct_conn {
 	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
 	union {
 		struct ct_tcp_peer tcp[2];	/* [0] original sender */
-		uint8_t other;			/* enum ct_other_state */
 	} p;
 } __rte_cache_aligned;
+
+_Static_assert(offsetof(struct ct_conn, expiration) + 8 <= 64 &&
+	       offsetof(struct ct_conn, other) < 64,
+	       "the established lane reads the session's first line only");
 
 TAILQ_HEAD(ct_conn_list, ct_conn);
 

@@ -534,18 +534,43 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		uint64_t known = 0, hits = 0;	/* the lane's cache probes */
 		bool committed = false;	/* a new session, maybe */
 
+		/* The lane's keys, cache probes and sessions for the whole
+		 * chunk first, each step's loads prefetched a step ahead:
+		 * one packet's chain (cache set, then session) would stall
+		 * on each line, and a burst's sessions are many lines. */
+		struct ct_key lk[CT_BULK];
+		uint32_t lsig[CT_BULK];
+		const struct ct_cache_entry *le[CT_BULK];
+		uint64_t keyable = 0;
+		for (uint16_t j = 0; cc && j < chunk; j++) {
+			uint16_t i = base + j;
+			uint16_t zone = zones ? zones[i] : zone_all;
+			if (fkeys ? !flow_est_key(&lk[j], fkeys[i], zone)
+				  : !ct_est_key(&lk[j], &meta[i], pkts[i],
+						zone))
+				continue;
+			keyable |= 1ull << j;
+			lsig[j] = ct_key_sig(&lk[j]);
+			rte_prefetch0(ct_cache_set_of(cc, lsig[j]));
+		}
+		for (uint64_t m = keyable; m; m &= m - 1) {
+			unsigned j = (unsigned)__builtin_ctzll(m);
+			le[j] = ct_cache_find(cc, lsig[j]);
+			if (le[j])
+				rte_prefetch0((const void *)(le[j]->conn_dir &
+							     ~CT_DIR_REPLY));
+		}
+
 		for (uint16_t i = base; i < base + chunk; i++) {
 			uint16_t zone = zones ? zones[i] : zone_all;
-			bool keyed;
-			if (fkeys)
-				keyed = flow_est_key(&keys[nk], fkeys[i], zone);
-			else
-				keyed = ct_est_key(&keys[nk], &meta[i],
-						   pkts[i], zone);
-			if (keyed && cc) {
-				sigs[nk] = ct_key_sig(&keys[nk]);
-				void *d = ct_cache_lookup(cc, &keys[nk],
-							  sigs[nk]);
+			uint16_t j = i - base;
+			bool keyed = (keyable >> j) & 1;
+			if (keyed) {
+				keys[nk] = lk[j];
+				sigs[nk] = lsig[j];
+				void *d = le[j] ? ct_cache_entry_check(le[j],
+								       &lk[j])
+						: NULL;
 				uint8_t st = d ? ct_est_lane(ct, d, &keys[nk],
 							     now_tsc,
 							     out ? &out[i] :
@@ -559,6 +584,11 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 					data[nk] = d;
 					hits |= 1ull << nk;
 				}
+			} else if (!cc) {
+				keyed = fkeys ? flow_est_key(&keys[nk],
+							     fkeys[i], zone)
+					      : ct_est_key(&keys[nk], &meta[i],
+							   pkts[i], zone);
 			}
 			if (fkeys) {
 				const struct flow_key *f = fkeys[i];
