@@ -186,7 +186,8 @@ def test_roundtrip_bytes_and_counters(rig_factory):
     assert not any(drops.values()), drops
 
     flows = rig.sw.ctl("dpctl/dump-flows", json=True)
-    text = rig.sw.ctl("dpctl/dump-flows")
+    # OVS's text names ports only with --names (as ovs-appctl's)
+    text = rig.sw.ctl("dpctl/dump-flows", "--names")
     decap = [f for f in flows if f["actions"] == "tnl_pop(vxlan)"]
     assert len(decap) == 1, text
     m = decap[0]["match"]
