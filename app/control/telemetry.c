@@ -21,8 +21,10 @@
  * Callbacks run in the telemetry thread: they only read counters. Both
  * stats commands report every counter of their list (pmd.h: PMD_STATS,
  * PORT_STATS, the drop reasons), as pmd-stats-show --json and show --json
- * do; not pmd-stats-show's megaflow count (a classifier set-pmd-cores may
- * free under this thread) nor its ratios (derived; no doubles in 22.11). */
+ * do, the megaflow count as its PMD publishes it (dp_ctx.n_megaflows: the
+ * classifier itself set-pmd-cores may free under this thread); not
+ * pmd-stats-show's ratios (derived from the counters; no doubles in
+ * 22.11). */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -146,9 +148,8 @@ add_u64(struct rte_tel_data *d, const char *name, uint64_t v)
 	return pair_len(name, v);
 }
 
-/* Every counter of one PMD, as pmd-stats-show --json has them (but the
- * megaflow count: the classifier it is read from may be freed by
- * set-pmd-cores under this thread); returns the JSON size added. */
+/* Every counter of one PMD, as pmd-stats-show --json has them; returns
+ * the JSON size added. */
 static size_t
 pmd_stats_dict(struct rte_tel_data *d, const struct pmd *pmd)
 {
@@ -162,6 +163,8 @@ pmd_stats_dict(struct rte_tel_data *d, const struct pmd *pmd)
 	PMD_STATS(X)
 #undef X
 	n += add_u64(d, "tsc_hz", rte_get_tsc_hz());
+	n += add_u64(d, "megaflows",
+		     __atomic_load_n(&pmd->dp.n_megaflows, __ATOMIC_RELAXED));
 	pmd_accounting_peek(pmd, &a);
 	n += add_u64(d, "dropped", a.dropped);
 	n += add_u64(d, "in_flight", a.in_flight);

@@ -94,6 +94,9 @@ struct dp_ctx {
 	struct megaflow *flow_pool;	/* max_flows, preallocated */
 	struct megaflow **flow_free;
 	uint32_t n_free, max_flows;
+	/* megaflows installed, published by this PMD for readers on other
+	 * threads (telemetry): cls may be freed under them, this may not */
+	uint32_t n_megaflows;
 	uint64_t next_flow_id;
 	uint64_t max_idle_tsc;		/* idle megaflows expire after */
 

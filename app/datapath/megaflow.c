@@ -58,6 +58,8 @@ dp_megaflow_retire(struct dp_ctx *ctx, struct megaflow *f)
 	}
 	dp_offload_retire(ctx, f);	/* its mark first: no packet uses it */
 	dpcls_remove(ctx->cls, f);
+	__atomic_store_n(&ctx->n_megaflows, dpcls_count(ctx->cls),
+			 __ATOMIC_RELAXED);
 	f->dead = true;
 }
 
@@ -251,6 +253,7 @@ dp_ctx_fini(struct dp_ctx *ctx)
 	rte_free(ctx->txbufs);
 	ctx->cls = NULL;
 	ctx->emc = NULL;
+	__atomic_store_n(&ctx->n_megaflows, 0, __ATOMIC_RELAXED);
 	ctx->flow_pool = NULL;
 	ctx->flow_free = NULL;
 	ctx->txbufs = NULL;

@@ -53,6 +53,8 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 		dp_megaflow_free(ctx, f);
 		return NULL;
 	}
+	__atomic_store_n(&ctx->n_megaflows, dpcls_count(ctx->cls),
+			 __ATOMIC_RELAXED);
 	dp_offload_request(ctx, f, outer);
 	return f;
 }

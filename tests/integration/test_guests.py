@@ -134,9 +134,17 @@ def tcp_in(r, nbytes, port):
     t0 = time.monotonic()
     sh(["python3", peer, "send", GUEST_IP, port, src], ns=r.vtep,
        timeout=600)
-    wait_for(lambda: r.guest.console.run("test -s /tmp/in.sum",
-                                         check=False)[0] == 0,
-             120, 0.5, "the guest's sha256 of the transfer")
+    def summed():
+        # a TCG guest hashing under a loaded host can leave one probe
+        # unanswered (its console shell was once seen restarting): the
+        # next probe, with new markers, decides
+        try:
+            return r.guest.console.run("test -s /tmp/in.sum", timeout=30,
+                                       check=False)[0] == 0
+        except vxlib.HarnessError:
+            return False
+
+    wait_for(summed, 180, 0.5, "the guest's sha256 of the transfer")
     dt = time.monotonic() - t0
     got = r.guest.console.run("cat /tmp/in.sum")[1].split()[0]
     assert got == hashlib.sha256(data).hexdigest(), "TCP into the guest"

@@ -37,11 +37,10 @@ def topology(rundir):
 
 def cli_pmd_counters(pmd):
     """pmd-stats-show --json's counters of one PMD, as telemetry names
-    them (drops flattened to drop_<reason>); not its ratios and megaflow
-    count (telemetry.c says why)."""
+    them (drops flattened to drop_<reason>); not its ratios (telemetry.c
+    says why)."""
     out = {k: v for k, v in pmd.items()
-           if k not in ("drops", "accounting", "cycles_per_packet",
-                        "megaflows")}
+           if k not in ("drops", "accounting", "cycles_per_packet")}
     out.update({"drop_" + k: v for k, v in pmd["drops"].items()})
     out["dropped"] = pmd["accounting"]["dropped"]
     out["in_flight"] = pmd["accounting"]["in_flight"]
