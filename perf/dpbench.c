@@ -561,6 +561,8 @@ setup_marking(struct pmd *pmd)
 					 .n_rxq = 1 };
 	struct offload_mgr_params mp = { .name = "dpbench",
 					 .engine = OFFLOAD_ENGINE_MODEL,
+					 .target = { .tunnel_port =
+						     ICE_FDIR_VXLAN_PORT },
 					 .n_pmds = 1 };
 	marker_pool = fdir_model_pool_create(0);
 	lim.pool = marker_pool;

@@ -40,8 +40,10 @@ offload_init(char *err, size_t errlen)
 	registered = true;
 	if (!u || u->kind != PORT_ETHDEV || u->cfg->offload == CFG_OFFLOAD_OFF)
 		return 0;
-	mp.abi = RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0) ?
-			 ICE_FDIR_DPDK_2311 : ICE_FDIR_DPDK_2211;
+	/* TODO(issue 14): probe the group on the port (offload_probe.c) */
+	mp.target.group = RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0) ?
+			 ICE_FDIR_GROUP_FDIR : ICE_FDIR_GROUP_DEFAULT;
+	mp.target.tunnel_port = ICE_FDIR_VXLAN_PORT;
 	mp.max_inserts_per_sec = u->cfg->offload_inserts_per_sec;
 	if (u->cfg->offload == CFG_OFFLOAD_MODEL) {
 		struct fdir_model_limits lim = {

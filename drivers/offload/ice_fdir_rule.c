@@ -144,7 +144,7 @@ static const enum mf_id inner_canon[] = {
 
 static int
 check_outer(const struct flow_key *k, const struct flow_key *m, bool vxlan,
-	    const char **why)
+	    const struct ice_fdir_target *tgt, const char **why)
 {
 	/* No eth/vlan/ipv4 rows in the FDIR pattern list ([F22]:109-139,
 	 * [F+] same): a VLAN match cannot be offloaded. */
@@ -182,8 +182,21 @@ check_outer(const struct flow_key *k, const struct flow_key *m, bool vxlan,
 	if (k->nw_frag)
 		return fail(why, "outer fragment: FDIR UDP flow type is "
 			    "non-fragmented only");
-	if (vxlan && k->tp_dst != RTE_BE16(ICE_FDIR_VXLAN_PORT))
-		return fail(why, "outer udp dst is not 4789");
+	/* ice knows VXLAN only by a registered tunnel port: without one
+	 * validate passes and every create fails ("Generate dummy packet
+	 * failed"), so the rule is not worth asking for. */
+	if (vxlan && !tgt->tunnel_port)
+		return fail(why, "no VXLAN tunnel port registered on the port");
+	if (vxlan && k->tp_dst != rte_cpu_to_be_16(tgt->tunnel_port))
+		return fail(why, "outer udp dst is not the registered VXLAN "
+			    "port");
+	/* Packets to a registered tunnel port are parsed by the NIC as
+	 * tunnel packets: a plain eth/ipv4/udp rule's profile then reads
+	 * their innermost UDP port, so a rule "udp dst 4789" would match
+	 * inner datagrams to 4789, never the VXLAN packets it means. */
+	if (!vxlan && tgt->tunnel_port &&
+	    k->tp_dst == rte_cpu_to_be_16(tgt->tunnel_port))
+		return fail(why, "plain udp rule on the VXLAN tunnel port");
 	return 0;
 }
 
@@ -218,13 +231,14 @@ ice_fdir_rule_build(const struct flow_key *outer_key,
 		    const struct flow_key *outer_mask,
 		    const struct flow_key *inner_key,
 		    const struct flow_key *inner_mask,
-		    uint32_t mark, enum ice_fdir_dpdk_abi abi,
+		    uint32_t mark, const struct ice_fdir_target *tgt,
 		    struct offload_rule *out, const char **why)
 {
 	bool vxlan = inner_key != NULL;
 	int ret;
 
-	if (!outer_key || !outer_mask || !out || (vxlan && !inner_mask)) {
+	if (!outer_key || !outer_mask || !out || !tgt ||
+	    (vxlan && !inner_mask)) {
 		if (why)
 			*why = "NULL argument";
 		return -EINVAL;
@@ -233,10 +247,7 @@ ice_fdir_rule_build(const struct flow_key *outer_key,
 	 * match"; the mark table never hands it out and neither do we. */
 	if (mark == ICE_FDIR_MARK_INVALID)
 		return fail(why, "mark 0xFFFFFFFF is the NIC's no-match id");
-	if (abi != ICE_FDIR_DPDK_2211 && abi != ICE_FDIR_DPDK_2311)
-		return fail(why, "unknown DPDK ABI");
-
-	ret = check_outer(outer_key, outer_mask, vxlan, why);
+	ret = check_outer(outer_key, outer_mask, vxlan, tgt, why);
 	if (ret)
 		return ret;
 	if (vxlan) {
@@ -257,12 +268,14 @@ ice_fdir_rule_build(const struct flow_key *outer_key,
 	 * ice_register_parser:1941-1990: ACL, switch, FDIR); the switch
 	 * filter has no MARK (ice_switch_filter.c ice_switch_parse_action:
 	 * RSS/QUEUE/DROP/VOID only), so a MARK rule lands in FDIR.
-	 * From 23.11 the group picks the engine ([G23]): 2 = FDIR, while
-	 * group 0 would go to the switch filter and fail on MARK. */
+	 * From 23.11.0 to 23.11.3 (and 24.03-24.11.1) the group picks the
+	 * engine ([G23]): 2 = FDIR, while group 0 goes to the switch filter
+	 * and fails on MARK; later releases choose by trial again and 26.07
+	 * refuses a non-zero group: the port's probe (offload_probe.c)
+	 * found which one works. */
 	out->attr.ingress = 1;
 	out->attr.priority = 0;
-	out->attr.group = abi == ICE_FDIR_DPDK_2311 ? ICE_FDIR_GROUP_2311
-						    : ICE_FDIR_GROUP_2211;
+	out->attr.group = tgt->group;
 
 	/* Outer IPv4: dst only, fully masked ([F22]:2059-2060 sets
 	 * ICE_INSET_IPV4_DST for a 0xffffffff mask; allowed outer input set

@@ -23,16 +23,26 @@
 #include "flow_key.h"
 #include "offload_rule.h"
 
-/* Which ice PMD generic-flow front end the rule is for: it decides
- * attr.group (see ice_fdir_rule.c). */
-enum ice_fdir_dpdk_abi {
-	ICE_FDIR_DPDK_2211,	/* group must be 0; FDIR found by trial */
-	ICE_FDIR_DPDK_2311,	/* group 2 selects the FDIR engine */
+/* What the port's ice PMD needs that differs by release, found at run
+ * time (offload_probe.c), never from the headers we were built against:
+ * the DPDK that runs the port may be another one (a shared libdpdk of
+ * another stable release), and ice changed the meaning of attr.group
+ * inside stable series (drivers/offload/README.md, "ice behaviours").
+ *   group        attr.group that reaches the FDIR engine on this port
+ *   tunnel_port  the UDP port registered as VXLAN on the port
+ *                (rte_eth_dev_udp_tunnel_port_add succeeded), 0 if none:
+ *                VXLAN rules are then refused (ice validates them but
+ *                every create fails), and a plain eth/ipv4/udp rule on
+ *                that port is refused (the NIC parses such packets as
+ *                tunnel packets, so the rule would not match them) */
+struct ice_fdir_target {
+	uint32_t group;
+	uint16_t tunnel_port;
 };
 
-/* attr.group per ABI */
-#define ICE_FDIR_GROUP_2211 0u
-#define ICE_FDIR_GROUP_2311 2u
+/* attr.group values the probe tries, in order */
+#define ICE_FDIR_GROUP_DEFAULT 0u	/* 22.11; 23.11.4+ (group ignored) */
+#define ICE_FDIR_GROUP_FDIR 2u		/* 23.11.0-.3, 24.03-24.11.1 */
 
 /* The FDIR's flow-id "no match" value: never a mark. */
 #define ICE_FDIR_MARK_INVALID 0xFFFFFFFFu
@@ -55,7 +65,7 @@ int ice_fdir_rule_build(const struct flow_key *outer_key,
 			const struct flow_key *outer_mask,
 			const struct flow_key *inner_key,
 			const struct flow_key *inner_mask,
-			uint32_t mark, enum ice_fdir_dpdk_abi abi,
+			uint32_t mark, const struct ice_fdir_target *tgt,
 			struct offload_rule *out, const char **why);
 
 /* Optional: adds an RSS action spreading the rule's packets over the

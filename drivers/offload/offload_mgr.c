@@ -203,7 +203,7 @@ build(const struct offload_mgr *m, const struct offload_req *r,
 	return ice_fdir_rule_build(&r->outer_key, &r->outer_mask,
 				   r->has_inner ? &r->inner_key : NULL,
 				   r->has_inner ? &r->inner_mask : NULL,
-				   mark, m->p.abi, rule, NULL);
+				   mark, &m->p.target, rule, NULL);
 }
 
 /* The pending rule of mark (its index in m->pending), or -1. Mark 0:

@@ -59,7 +59,7 @@ struct offload_mgr_params {
 	enum offload_engine_kind engine;
 	uint16_t eth_port_id;		/* OFFLOAD_ENGINE_ETHDEV */
 	struct fdir_model *model;	/* OFFLOAD_ENGINE_MODEL (not owned) */
-	enum ice_fdir_dpdk_abi abi;
+	struct ice_fdir_target target;	/* group, tunnel port (probed) */
 	uint32_t max_marks;		/* mark ids 1..max_marks; 0: 16384 */
 	uint32_t max_inserts_per_sec;	/* token bucket rate; 0: unlimited */
 	uint32_t insert_burst;		/* bucket depth; 0: 1 */

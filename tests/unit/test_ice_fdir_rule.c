@@ -5,7 +5,7 @@
  *      every place where OVS's rule differs from ours is asserted and
  *      explained;
  *  (b) what must stay in software;
- *  (c) attr.group per DPDK ABI.
+ *  (c) attr.group as the port's probe found it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +20,15 @@
 #define IP4 SEED_IP4
 
 static const uint32_t NIC_PORT = 1, VXLAN_PORT = 3;
+
+/* what offload_probe.c finds: the group per ice release, and whether the
+ * VXLAN port could be registered */
+static const struct ice_fdir_target TGT_G0 = { .group = 0,
+					       .tunnel_port = 4789 };
+static const struct ice_fdir_target TGT_G2 = { .group = 2,
+					       .tunnel_port = 4789 };
+static const struct ice_fdir_target TGT_NOTUN = { .group = 0,
+						  .tunnel_port = 0 };
 
 static void
 outer_flow(struct flow_key *k, struct flow_key *m, rte_be32_t vtep_ip,
@@ -82,8 +91,15 @@ test_seed_outer(void)
 	struct offload_rule r;
 	const char *why = NULL;
 
+	/* The seed's rule matches udp dst 4789 as a plain UDP rule: refused
+	 * on a port with 4789 registered as VXLAN (the NIC would read the
+	 * inner UDP port of those packets) ... */
 	outer_flow(&k, &m, IP4(172, 1, 0, 100), 4789);
-	CHECK_EXPR(ice_fdir_rule_build(&k, &m, NULL, NULL, 0, ICE_FDIR_DPDK_2211,
+	CHECK_EXPR(ice_fdir_rule_build(&k, &m, NULL, NULL, 0, &TGT_G0,
+				  &r, &why) == -ENOTSUP);
+	CHECK_EXPR(why && strstr(why, "tunnel port"));
+	/* ... and what the seed means on a port with no tunnel port */
+	CHECK_EXPR(ice_fdir_rule_build(&k, &m, NULL, NULL, 0, &TGT_NOTUN,
 				  &r, &why) == 0);
 	CHECK_EXPR(r.type == OFFLOAD_FT_IPV4_UDP);
 	check_attr(&r, 0);	/* seed: group=0, which is also 22.11's */
@@ -167,7 +183,7 @@ test_seed_vxlan(void)
 
 	outer_flow(&ok, &om, IP4(172, 1, 0, 100), 4789);
 	inner_flow(&ik, &im, 1001, IP4(192, 1, 0, 1));
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 0, ICE_FDIR_DPDK_2211,
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 0, &TGT_G0,
 				  &r, &why) == 0);
 	CHECK_EXPR(r.type == OFFLOAD_FT_VXLAN_IPV4);
 	check_attr(&r, 0);
@@ -252,7 +268,7 @@ expect_reject(const struct flow_key *ok, const struct flow_key *om,
 {
 	struct offload_rule r;
 	const char *why = NULL;
-	int ret = ice_fdir_rule_build(ok, om, ik, im, mark, ICE_FDIR_DPDK_2311,
+	int ret = ice_fdir_rule_build(ok, om, ik, im, mark, &TGT_G2,
 				      &r, &why);
 	bool ok_ = ret == -ENOTSUP && why && strstr(why, needle);
 	CHECK(ok_, "line %d: ret %d why '%s', want '%s'", line, ret,
@@ -342,21 +358,21 @@ test_rejections(void)
 	ok.nw_frag = FLOW_NW_FRAG_ANY;
 	REJECT(&ok, &om, NULL, NULL, 1, "fragment");
 	outer_flow(&ok, &om, vtep, 8472);
-	REJECT(&ok, &om, &ik, &im, 1, "4789");
+	REJECT(&ok, &om, &ik, &im, 1, "registered VXLAN port");
 
 	/* the outer-only flow of another UDP port is fine */
 	outer_flow(&k2, &m2, vtep, 8472);
 	struct offload_rule r;
 	const char *why = NULL;
-	CHECK_EXPR(ice_fdir_rule_build(&k2, &m2, NULL, NULL, 7, ICE_FDIR_DPDK_2311,
+	CHECK_EXPR(ice_fdir_rule_build(&k2, &m2, NULL, NULL, 7, &TGT_G2,
 				  &r, &why) == 0);
 	CHECK_EXPR(((const struct rte_flow_item_udp *)r.items[2].spec)
 	      ->hdr.dst_port == RTE_BE16(8472));
 	/* NULL arguments */
 	CHECK_EXPR(ice_fdir_rule_build(NULL, &m2, NULL, NULL, 7,
-				  ICE_FDIR_DPDK_2311, &r, &why) == -EINVAL);
+				  &TGT_G2, &r, &why) == -EINVAL);
 	CHECK_EXPR(ice_fdir_rule_build(&k2, &m2, &ik, NULL, 7,
-				  ICE_FDIR_DPDK_2311, &r, &why) == -EINVAL);
+				  &TGT_G2, &r, &why) == -EINVAL);
 }
 
 static void
@@ -366,8 +382,8 @@ test_rss_regions(void)
 	struct offload_rule r;
 	const char *why;
 
-	outer_flow(&ok, &om, IP4(172, 1, 0, 100), 4789);
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 5, ICE_FDIR_DPDK_2311,
+	outer_flow(&ok, &om, IP4(172, 1, 0, 100), 8472);
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 5, &TGT_G2,
 				  &r, &why) == 0);
 	why = NULL;
 	CHECK_EXPR(ice_fdir_rule_add_rss(&r, 0, 3, 16, &why) == -EINVAL);
@@ -404,25 +420,30 @@ test_groups(void)
 	outer_flow(&ok, &om, IP4(10, 0, 0, 1), 4789);
 	inner_flow(&ik, &im, 0xffffff, IP4(10, 1, 0, 1));
 
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 9, ICE_FDIR_DPDK_2211,
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 9, &TGT_G0,
 				  &r, &why) == 0);
 	check_attr(&r, 0);
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 9, ICE_FDIR_DPDK_2311,
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 9, &TGT_G2,
 				  &r, &why) == 0);
 	check_attr(&r, 2);
 	CHECK_EXPR(((const struct rte_flow_item_vxlan *)r.items[3].spec)
 	      ->hdr.vx_vni == RTE_BE32(0xffffff00));
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 9, ICE_FDIR_DPDK_2211,
+	/* no tunnel port: ice would validate and fail every create */
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, &ik, &im, 9, &TGT_NOTUN,
+				  &r, &why) == -ENOTSUP);
+	CHECK_EXPR(why && strstr(why, "no VXLAN tunnel port"));
+	outer_flow(&ok, &om, IP4(10, 0, 0, 1), 8472);
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 9, &TGT_G0,
 				  &r, &why) == 0);
 	check_attr(&r, 0);
-	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 9, ICE_FDIR_DPDK_2311,
+	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 9, &TGT_G2,
 				  &r, &why) == 0);
 	check_attr(&r, 2);
 	CHECK_EXPR(((const struct rte_flow_action_mark *)r.actions[0].conf)->id
 	      == 9);
 	/* 0xFFFFFFFE is an ordinary mark */
 	CHECK_EXPR(ice_fdir_rule_build(&ok, &om, NULL, NULL, 0xFFFFFFFEu,
-				  ICE_FDIR_DPDK_2311, &r, &why) == 0);
+				  &TGT_G2, &r, &why) == 0);
 }
 
 int

@@ -546,6 +546,8 @@ main(void)
 	struct offload_mgr_params mp = { .name = "test_mark_path",
 					 .engine = OFFLOAD_ENGINE_MODEL,
 					 .model = model, .n_pmds = 1,
+					 .target = { .tunnel_port =
+						     ICE_FDIR_VXLAN_PORT },
 					 .max_marks = 64,
 					 /* a ring that test_full_ring_dels
 					  * can fill */
