@@ -341,3 +341,38 @@ fdir_model_reject_name(enum fdir_model_reject r)
 	};
 	return r < FDIR_REJ_N ? names[r] : "?";
 }
+
+static const char *const profile_names[FDIR_PROFILE_N] = {
+	[FDIR_PROFILE_ICE_2211] = "ice-22.11",
+	[FDIR_PROFILE_ICE_2311_0] = "ice-23.11.0",
+	[FDIR_PROFILE_ICE_2311_4] = "ice-23.11.4",
+	[FDIR_PROFILE_ICE_2607] = "ice-26.07",
+};
+
+int
+fdir_model_profile_parse(const char *name, enum fdir_model_profile *p)
+{
+	for (int i = 0; name && i < FDIR_PROFILE_N; i++)
+		if (!strcmp(name, profile_names[i])) {
+			*p = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+fdir_model_profile_name(enum fdir_model_profile p)
+{
+	return (unsigned)p < FDIR_PROFILE_N ? profile_names[p] : "?";
+}
+
+/* TODO(issue 14, model profiles): the model still treats its vxlan_port
+ * as registered from the start. */
+int
+fdir_model_udp_tunnel_port_add(struct fdir_model *m, uint16_t udp_port)
+{
+	if (!m || !udp_port)
+		return -EINVAL;
+	m->vxlan_port = rte_cpu_to_be_16(udp_port);
+	return 0;
+}

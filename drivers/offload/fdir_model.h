@@ -83,7 +83,30 @@ struct fdir_model_pool *fdir_model_pool_create(uint32_t size);
 void fdir_model_pool_free(struct fdir_model_pool *pool);
 uint32_t fdir_model_pool_used(const struct fdir_model_pool *pool);
 
+/* The ice releases whose behaviour the model can follow; they differ in
+ * what attr.group means (drivers/offload/README.md, "ice behaviours"), so
+ * each test of the probe (offload_probe.c) runs against each of them. */
+enum fdir_model_profile {
+	FDIR_PROFILE_ICE_2211,		/* "ice-22.11": a non-zero group is
+					 * refused; engines tried in order */
+	FDIR_PROFILE_ICE_2311_0,	/* "ice-23.11.0" (to .3, and 24.03 to
+					 * 24.11.1): the group picks the engine,
+					 * 2 = FDIR; 0 = switch, which has no
+					 * MARK */
+	FDIR_PROFILE_ICE_2311_4,	/* "ice-23.11.4" (24.11.2+, 25.03+):
+					 * group ignored, engines tried in
+					 * order */
+	FDIR_PROFILE_ICE_2607,		/* "ice-26.07": the FDIR parser refuses
+					 * any non-zero group */
+	FDIR_PROFILE_N
+};
+
+/* "ice-22.11" etc. -> profile: 0, or -EINVAL for an unknown name. */
+int fdir_model_profile_parse(const char *name, enum fdir_model_profile *p);
+const char *fdir_model_profile_name(enum fdir_model_profile p);
+
 struct fdir_model_limits {
+	enum fdir_model_profile profile;	/* 0: ice-22.11 */
 	uint32_t guar;		/* this port's guaranteed filters */
 	/* the shared best-effort pool; NULL: the model makes its own of
 	 * FDIR_E810_TOTAL_FILTERS - n_ports * guar */
@@ -127,6 +150,11 @@ struct fdir_model *fdir_model_create(uint16_t eth_port_id,
 				     struct rte_rcu_qsbr *qsbr);
 /* Detaches, frees every rule (after an RCU grace period) and the model. */
 void fdir_model_free(struct fdir_model *m);
+
+/* rte_eth_dev_udp_tunnel_port_add(port, {udp_port, VXLAN}) as ice does
+ * it: 0, or -errno. Until a port is registered the model, like ice,
+ * validates VXLAN rules but fails their create. */
+int fdir_model_udp_tunnel_port_add(struct fdir_model *m, uint16_t udp_port);
 
 /* rte_flow_validate(): 0, or -errno with *error set (may be NULL).
  * Checks everything create does except duplicates and capacity, as ice's

@@ -548,6 +548,9 @@ offload_result_name(enum offload_result r)
 		[OFFLOAD_FAIL_VALIDATE] = "validate",
 		[OFFLOAD_FAIL_EXISTS] = "exists",
 		[OFFLOAD_FAIL_CANCELLED] = "cancelled",
+		[OFFLOAD_FAIL_PROFILE] = "profile",
+		[OFFLOAD_FAIL_COLLISION] = "collision",
+		[OFFLOAD_FAIL_NO_TUNNEL] = "no_tunnel_port",
 	};
 	return (unsigned)r < OFFLOAD_RESULT_N ? names[r] : "?";
 }

@@ -77,6 +77,15 @@ enum offload_result {
 	OFFLOAD_FAIL_EXISTS,	/* EEXIST: the NIC has that pattern, and
 				 * not from us (ours are shared) */
 	OFFLOAD_FAIL_CANCELLED,	/* DEL arrived before the ADD was done */
+	OFFLOAD_FAIL_PROFILE,	/* create refused: the flow type's profile
+				 * holds another input set (ice: EINVAL) */
+	OFFLOAD_FAIL_COLLISION,	/* ice's duplicate key (flow type, inner
+				 * fields, tunnel type: not the VNI nor the
+				 * outer IP) is held by a rule of another
+				 * pattern, e.g. the same inner dst on
+				 * another VNI */
+	OFFLOAD_FAIL_NO_TUNNEL,	/* a VXLAN rule, and no VXLAN port could be
+				 * registered on the NIC */
 	OFFLOAD_RESULT_N
 };
 

@@ -41,7 +41,7 @@ from test_forwarding import IN_FLIGHT_S, Stream, seq_of
 
 RECV_TIMEOUT = 15.0
 FAIL_REASONS = ("not_canonical", "capacity", "validate", "exists",
-                "cancelled")
+                "cancelled", "profile", "collision", "no_tunnel_port")
 MODEL = {"offload": "model"}
 DROP_VM0 = "priority=40000,in_port=vxlan,ip,nw_dst=192.1.0.0,actions=drop"
 DROP_VM0_MATCH = DROP_VM0.split(",actions")[0]
