@@ -221,7 +221,8 @@ scan_cold(struct offload_admit *a, uint64_t now)
 			continue;
 		uint64_t rate = a->ops.rule_rate(a->mgr, mark);
 		coldest_any = RTE_MIN(coldest_any, rate);
-		if (now - a->installed_tsc[mark] < a->min_resident_tsc)
+		/* (now may predate an install of this round) */
+		if (now < a->installed_tsc[mark] + a->min_resident_tsc)
 			continue;
 		if (a->n_cold == ADMIT_N_COLD &&
 		    rate >= a->cold[ADMIT_N_COLD - 1].rate)
@@ -238,7 +239,9 @@ scan_cold(struct offload_admit *a, uint64_t now)
 	}
 	uint64_t base = a->n_cold ? a->cold[0].rate :
 			coldest_any == UINT64_MAX ? 0 : coldest_any;
-	ST_SET(a->threshold, base * a->hysteresis_pct / 100);
+	/* never 0 while full: 0 tells the PMDs there is room */
+	ST_SET(a->threshold, RTE_MAX(base * a->hysteresis_pct / 100,
+				     (uint64_t)1));
 	a->next_scan_tsc = now + a->tsc_hz / 1000 * SCAN_INTERVAL_MS;
 }
 
@@ -250,8 +253,9 @@ pick_victim(struct offload_admit *a, uint64_t weight, uint64_t now)
 		scan_cold(a, now);
 	while (a->cold_pos < a->n_cold) {
 		uint32_t mark = a->cold[a->cold_pos].mark;
-		if (a->evicting[mark] || !a->ops.installed(a->mgr, mark)) {
-			a->cold_pos++;		/* gone meanwhile */
+		if (a->evicting[mark] || !a->ops.installed(a->mgr, mark) ||
+		    now < a->installed_tsc[mark] + a->min_resident_tsc) {
+			a->cold_pos++;	/* gone (or its mark reused) since */
 			continue;
 		}
 		/* its rate now, not at the scan: the sorted list is a hint */
