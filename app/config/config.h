@@ -76,6 +76,11 @@ struct cfg_port {
 	uint32_t offload_guaranteed;	/* model: filters guaranteed (512) */
 	uint32_t offload_pool;		/* model: shared pool beyond (0) */
 	uint32_t offload_inserts_per_sec;	/* 0: no limit */
+	/* which waiting flows get NIC rules (drivers/offload/offload_admit.h):
+	 * the busiest by measured rate, evicting cold rules (default), or
+	 * first come, refused for good when full */
+	enum cfg_offload_admission { CFG_ADMIT_WEIGHT, CFG_ADMIT_FIFO }
+		offload_admission;
 
 	/* vhost */
 	char path[CFG_PATH_MAX];

@@ -169,6 +169,9 @@ config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 			WORD("offload-pool=%u", c->offload_pool);
 			WORD("offload-inserts-per-sec=%u",
 			     c->offload_inserts_per_sec);
+			WORD("offload-admission=%s",
+			     c->offload_admission == CFG_ADMIT_FIFO ?
+			     "fifo" : "weight");
 		}
 	}
 	if (c->type != CFG_PORT_VXLAN && c->type != CFG_PORT_NULL) {

@@ -362,6 +362,10 @@ port_custom(struct emit *em, const char *key, const void *obj,
 	if (!strcmp(key, "offload") && p->offload != CFG_OFFLOAD_OFF) {
 		put_scalar(em, key);
 		put_scalar(em, offload[p->offload]);
+	} else if (!strcmp(key, "offload-admission") &&
+		   p->offload_admission == CFG_ADMIT_FIFO) {
+		put_scalar(em, key);
+		put_scalar(em, "fifo");
 	} else if (!strcmp(key, "rxq-affinity") && p->n_affinity) {
 		char buf[16 * 16] = "";
 		size_t n = 0;
