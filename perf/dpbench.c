@@ -100,6 +100,8 @@ static struct {
 	const char *eal_mem;
 	bool tx_lock;			/* each row without and with the tx lock */
 	bool sg;			/* each row without sg, with, sg-deny */
+	const char *zipf;		/* --zipf: the s values */
+	bool flows_set;
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
 	.n_flow_counts = 4,
@@ -149,6 +151,10 @@ usage(FILE *f)
 "                  (allow egress, deny ingress; sessions established first,\n"
 "                  so every measured packet is +est) and sg(deny) on new\n"
 "                  packets (all dropped); then the three side by side\n"
+"  --zipf S,...    offload admission: --flows N (default 250k) microflows,\n"
+"                  one inner megaflow each, Zipf(S) packets, 16K NIC rules;\n"
+"                  fifo vs weight side by side, then the hot set shifts\n"
+"                  (perf/dpbench_zipf.c; use --mem 2048)\n"
 "  -h, --help\n");
 }
 
@@ -182,7 +188,7 @@ parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
 	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK,
-	       O_SG };
+	       O_SG, O_ZIPF };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -198,6 +204,7 @@ parse_args(int argc, char **argv)
 		{ "mem", required_argument, NULL, O_MEM },
 		{ "tx-lock", no_argument, NULL, O_TXLOCK },
 		{ "sg", no_argument, NULL, O_SG },
+		{ "zipf", required_argument, NULL, O_ZIPF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -211,6 +218,7 @@ parse_args(int argc, char **argv)
 					optarg);
 				return -1;
 			}
+			args.flows_set = true;
 			break;
 		case O_BURSTS: args.bursts = strtoull(optarg, NULL, 10); break;
 		case O_OPTS: args.opts_mode = optarg; break;
@@ -230,6 +238,7 @@ parse_args(int argc, char **argv)
 		case O_MEM: args.eal_mem = optarg; break;
 		case O_TXLOCK: args.tx_lock = true; break;
 		case O_SG: args.sg = true; break;
+		case O_ZIPF: args.zipf = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -289,6 +298,10 @@ write_topology(char *path, size_t len, uint32_t max_flows, uint32_t max_conns)
 		   "flows:\n", VNI);
 	if (args.sg)	/* the same rules, in the form sg() can replace */
 		sg_write_rules(f, args.rewrite);
+	if (args.zipf)	/* --zipf: a /32 megaflow per inner dst in 10/8 (the
+			 * /32 rules above it un-wildcard nw_dst) */
+		fprintf(f, "  - priority=1,in_port=vxlan,ip,nw_dst=10.0.0.0/8,"
+			   "actions=output:vhost-user0\n");
 	for (int i = 0; i < N_VMS && !args.sg; i++) {
 		fprintf(f, "  - in_port=vhost-user%d,actions=set_tunnel:%d,"
 			   "set_field:172.1.0.0->tun_dst,"
@@ -602,13 +615,17 @@ main(int argc, char **argv)
 	uint32_t max_flows = 0;
 	for (int i = 0; i < args.n_flow_counts; i++)
 		max_flows = RTE_MAX(max_flows, args.flow_counts[i]);
+	if (args.zipf)
+		max_flows = args.flows_set ? args.flow_counts[0] :
+			    ZIPF_DEFAULT_FLOWS;
 	if (traffic_build(max_flows)) {
 		fprintf(stderr, "dpbench: out of memory\n");
 		return 1;
 	}
 	/* The megaflows are per VM (a handful); room for many anyway. */
 	/* --sg: a session per flow, and room for one round more */
-	if (write_topology(path, sizeof path, 65536,
+	if (write_topology(path, sizeof path,
+			   args.zipf ? max_flows + 65536 : 65536,
 			   args.sg ? max_flows + 1024 : 65536)) {
 		fprintf(stderr, "dpbench: cannot write a topology file\n");
 		return 1;
@@ -656,12 +673,16 @@ main(int argc, char **argv)
 	}
 
 	struct pmd *pmd = &pmds[0];
-	pmd->dp.snap = dp_snapshot_get();
-	pmd->dp.seen_gen = pmd->dp.snap->gen;
-	if (args.nic_marked && setup_marking(pmd))
-		goto out;
 	src.run = args.run;
 	src.rx_csum_good = args.rx_csum_good;
+	pmd->dp.snap = dp_snapshot_get();
+	pmd->dp.seen_gen = pmd->dp.snap->gen;
+	if (args.zipf) {
+		rc = zipf_bench(pmd, &src, args.zipf, max_flows) ? 1 : 0;
+		goto out;
+	}
+	if (args.nic_marked && setup_marking(pmd))
+		goto out;
 	src.marker = marker;
 
 	struct opt_config oc[2 + N_BENCH_OPTS];

@@ -47,6 +47,24 @@ void traffic_free(void);
  * *in to the port it arrives on; -1 when out of mbufs. */
 int traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in);
 
+/* The decap frame VM vm receives from the remote VTEP (DECAP_LEN bytes:
+ * outer eth/ipv4/udp/vxlan, then the inner eth/ipv4/udp), and the outer
+ * UDP source port Linux would hash from an inner 5-tuple. */
+#define DECAP_LEN 128
+#define DECAP_O_UDP 34			/* outer UDP header */
+#define DECAP_I_IP 64			/* inner IPv4 header */
+const uint8_t *traffic_decap_template(int vm);
+uint16_t traffic_outer_sport(rte_be32_t src, rte_be32_t dst, uint16_t sp,
+			     uint16_t dp);
+
+struct pmd;
+/* --zipf (dpbench_zipf.c): flows microflows, each its own inner megaflow
+ * (inner dst 10.0.0.0/8 + i, the topology's catch-all rule), Zipf(s) for
+ * each s of s_list, fifo vs weight admission side by side; 0 or -1. */
+int zipf_bench(struct pmd *pmd, const struct traffic_src *src,
+	       const char *s_list, uint32_t flows);
+#define ZIPF_DEFAULT_FLOWS 250000
+
 /* --tx-lock (dpbench_txlock.c): port_tx_burst's cycles per packet on
  * null port p with 1 and 2 senders (this lcore and the next), with and
  * without the tx lock, printed as a table; -1 if it could not run. */

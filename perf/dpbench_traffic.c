@@ -135,6 +135,18 @@ outer_sport(rte_be32_t src, rte_be32_t dst, uint16_t sp, uint16_t dp)
 	return (uint16_t)(((uint64_t)h * 16384) >> 32) + 49152;
 }
 
+uint16_t
+traffic_outer_sport(rte_be32_t src, rte_be32_t dst, uint16_t sp, uint16_t dp)
+{
+	return outer_sport(src, dst, sp, dp);
+}
+
+const uint8_t *
+traffic_decap_template(int vm)
+{
+	return decap_tmpl[vm];
+}
+
 static int
 build_patches(uint32_t n)
 {

@@ -15,6 +15,7 @@
 /* How often the coldest rules are looked for while the table is full and
  * nothing is being evicted: the threshold PMDs read is this fresh. */
 #define SCAN_INTERVAL_MS 10
+#define SORT_US 1000
 
 #define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
 #define ST_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -272,18 +273,18 @@ pick_victim(struct offload_admit *a, uint64_t weight, uint64_t now)
 static void
 shed(struct offload_admit *a)
 {
-	unsigned want = a->cap / 4, done = 0;
+	unsigned want = a->cap / 4, done = 0, kept = 0;
 
-	for (unsigned i = 0; i < a->n && done < want;) {
-		if (a->cand[i].unclaimed) {
-			struct offload_req r = a->cand[i];
-			admit_remove(a, (int)i);
-			a->ops.shed(a->mgr, &r);
+	/* one compacting pass from the coldest: the set keeps its order */
+	for (unsigned i = 0; i < a->n; i++) {
+		if (done < want && a->cand[i].unclaimed) {
+			a->ops.shed(a->mgr, &a->cand[i]);
 			done++;
-		} else {
-			i++;
+		} else if (kept++ != i) {
+			a->cand[kept - 1] = a->cand[i];
 		}
 	}
+	a->n = kept;
 }
 
 /* ---- one round ---- */
@@ -375,10 +376,16 @@ run_weight(struct offload_admit *a)
 bool
 admit_run(struct offload_admit *a)
 {
-	if (a->dirty) {
+	refill(a);
+	/* re-ranked (a refresh, a new ADD): sorted again when its order is
+	 * about to be used, a token in hand, at most every SORT_US (the
+	 * PMDs' refreshes arrive in a stream; the entries are large) */
+	uint64_t now = rte_rdtsc();
+	if (a->dirty && (!a->per_sec || a->tokens >= 1.0) &&
+	    now >= a->next_sort_tsc) {
 		qsort(a->cand, a->n, sizeof *a->cand, by_weight_asc);
 		a->dirty = false;
+		a->next_sort_tsc = now + a->tsc_hz / 1000000 * SORT_US;
 	}
-	refill(a);
 	return a->mode == OFFLOAD_ADMIT_WEIGHT ? run_weight(a) : run_fifo(a);
 }

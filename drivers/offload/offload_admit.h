@@ -86,6 +86,7 @@ struct offload_admit {
 	struct offload_req *cand;	/* ascending weight when !dirty */
 	unsigned n, cap;
 	bool dirty;
+	uint64_t next_sort_tsc;
 
 	/* token bucket: inserts and evictions */
 	double tokens;
