@@ -54,6 +54,7 @@ struct zflow {				/* what differs between flows */
 
 struct window {
 	uint64_t packets, cycles, mark_hits, sweep_cycles;
+	uint64_t fallbacks, upcalls, emc_hits;
 };
 
 struct mode_run {
@@ -162,6 +163,8 @@ run_window(struct pmd *pmd, const struct traffic_src *src,
 {
 	uint64_t hz = rte_get_tsc_hz(), end = rte_rdtsc() + hz / 1000 * ms;
 	uint64_t hits0 = pmd->stats.mark_hits;
+	uint64_t fb0 = pmd->stats.mark_fallbacks, up0 = pmd->stats.upcalls;
+	uint64_t emc0 = pmd->stats.emc_hits;
 	struct pkt_batch b;
 
 	memset(w, 0, sizeof *w);
@@ -187,6 +190,9 @@ run_window(struct pmd *pmd, const struct traffic_src *src,
 		rte_rcu_qsbr_quiescent(pmd_qsbr, pmd->idx);
 	}
 	w->mark_hits = pmd->stats.mark_hits - hits0;
+	w->fallbacks = pmd->stats.mark_fallbacks - fb0;
+	w->upcalls = pmd->stats.upcalls - up0;
+	w->emc_hits = pmd->stats.emc_hits - emc0;
 	return 0;
 }
 
@@ -310,11 +316,17 @@ print_s(double s, double ideal, const struct mode_run r[2])
 	printf("mark share per %u ms window (fifo / weight; the hot set "
 	       "moves at %d s):\n", WINDOW_MS, WARM_S + 1);
 	for (int i = 0; i < N_WINDOWS; i++)
-		printf("  %4.1f s  %5.1f %%  %5.1f %%  (%.2f / %.2f Mpps)\n",
+		printf("  %4.1f s  %5.1f %%  %5.1f %%  (Mpps %.2f / %.2f, "
+		       "cycles/pkt %.0f / %.0f, upcalls %lu / %lu, mark "
+		       "fallbacks %lu / %lu, emc hits %lu / %lu)\n",
 		       (i + 1) * WINDOW_MS / 1000.0, share(r[0].w, i, i + 1),
 		       share(r[1].w, i, i + 1),
 		       r[0].w[i].packets / (WINDOW_MS * 1e3),
-		       r[1].w[i].packets / (WINDOW_MS * 1e3));
+		       r[1].w[i].packets / (WINDOW_MS * 1e3),
+		       cpp(r[0].w, i, i + 1, 0), cpp(r[1].w, i, i + 1, 0),
+		       r[0].w[i].upcalls, r[1].w[i].upcalls,
+		       r[0].w[i].fallbacks, r[1].w[i].fallbacks,
+		       r[0].w[i].emc_hits, r[1].w[i].emc_hits);
 }
 
 int

@@ -15,7 +15,7 @@
 /* How often the coldest rules are looked for while the table is full and
  * nothing is being evicted: the threshold PMDs read is this fresh. */
 #define SCAN_INTERVAL_MS 10
-#define SORT_US 1000
+#define SORT_US 5000
 
 #define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
 #define ST_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -30,6 +30,8 @@ admit_init(struct offload_admit *a, const struct offload_mgr_params *p,
 	a->mgr = mgr;
 	a->cap = cap;
 	a->cand = calloc(cap, sizeof *a->cand);
+	a->scratch = calloc(cap, sizeof *a->scratch);
+	a->order = calloc(cap, sizeof *a->order);
 	a->tsc_hz = rte_get_tsc_hz();
 	a->per_sec = p->max_inserts_per_sec;
 	a->burst = p->insert_burst ? p->insert_burst : 1;
@@ -45,7 +47,8 @@ admit_init(struct offload_admit *a, const struct offload_mgr_params *p,
 	a->installed_tsc = calloc((size_t)a->max_marks + 1,
 				  sizeof *a->installed_tsc);
 	a->evicting = calloc((size_t)a->max_marks + 1, 1);
-	if (!a->cand || !a->installed_tsc || !a->evicting) {
+	if (!a->cand || !a->scratch || !a->order || !a->installed_tsc ||
+	    !a->evicting) {
 		admit_fini(a);
 		return -ENOMEM;
 	}
@@ -56,9 +59,12 @@ void
 admit_fini(struct offload_admit *a)
 {
 	free(a->cand);
+	free(a->scratch);
+	free(a->order);
 	free(a->installed_tsc);
 	free(a->evicting);
-	a->cand = NULL;
+	a->cand = a->scratch = NULL;
+	a->order = NULL;
 	a->installed_tsc = NULL;
 	a->evicting = NULL;
 }
@@ -115,13 +121,30 @@ admit_set_weight(struct offload_admit *a, int i, uint64_t weight)
 static int
 by_weight_asc(const void *x_, const void *y_)
 {
-	const struct offload_req *x = x_, *y = y_;
+	const struct offload_req *x = *(const struct offload_req *const *)x_,
+				 *y = *(const struct offload_req *const *)y_;
 	/* ascending, so the heaviest is last (taken from the end) */
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? -1 : 1;
 	/* equal: older megaflow ids first, i.e. last */
 	return x->megaflow_id > y->megaflow_id ? -1 :
 	       x->megaflow_id < y->megaflow_id ? 1 : 0;
+}
+
+/* Sorted by pointer, then moved once: the entries are large (four flow
+ * keys), and swapping them in place would stream megabytes through the
+ * cache the PMDs share, every sort. */
+static void
+sort_cand(struct offload_admit *a)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		a->order[i] = &a->cand[i];
+	qsort(a->order, a->n, sizeof *a->order, by_weight_asc);
+	for (unsigned i = 0; i < a->n; i++)
+		a->scratch[i] = *a->order[i];
+	struct offload_req *t = a->cand;
+	a->cand = a->scratch;
+	a->scratch = t;
 }
 
 /* ---- token bucket ---- */
@@ -320,7 +343,13 @@ run_weight(struct offload_admit *a)
 		struct offload_req *r = &a->cand[i];
 
 		if (r->unclaimed) {
-			enum admit_claim c = a->nic_full ? ADMIT_NO_ROOM :
+			/* no free mark: no claim (it builds the rule and
+			 * looks its pattern up, each round); a pattern that
+			 * another PMD's megaflow put on the NIC meanwhile is
+			 * joined once there is room */
+			enum admit_claim c = a->nic_full ||
+					     !a->ops.has_room(a->mgr) ?
+					     ADMIT_NO_ROOM :
 					     a->ops.claim(a->mgr, r);
 			if (c == ADMIT_JOINED) {
 				admit_remove(a, i);
@@ -383,7 +412,7 @@ admit_run(struct offload_admit *a)
 	uint64_t now = rte_rdtsc();
 	if (a->dirty && (!a->per_sec || a->tokens >= 1.0) &&
 	    now >= a->next_sort_tsc) {
-		qsort(a->cand, a->n, sizeof *a->cand, by_weight_asc);
+		sort_cand(a);
 		a->dirty = false;
 		a->next_sort_tsc = now + a->tsc_hz / 1000000 * SORT_US;
 	}

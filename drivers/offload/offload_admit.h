@@ -84,6 +84,8 @@ struct offload_admit {
 	void *mgr;
 
 	struct offload_req *cand;	/* ascending weight when !dirty */
+	struct offload_req *scratch;	/* the sort's other half */
+	struct offload_req **order;	/* the sort's pointers */
 	unsigned n, cap;
 	bool dirty;
 	uint64_t next_sort_tsc;
