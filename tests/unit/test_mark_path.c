@@ -12,7 +12,9 @@
  * outer checksum, a malformed inner packet, trailing bytes, a VLAN tag),
  * go to the full path and meet exactly the fate they meet unmarked:
  * delivered to the right VM byte for byte, or dropped under the right
- * reason. Nothing leaks.
+ * reason. Nothing leaks. Under weight admission an evicted rule stays on
+ * the NIC until the PMD has cleared its mark entry, and a frame marked
+ * with it before goes to its own VM by the full path.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +529,133 @@ test_foreign_mac_marked(void)
 	CHECK(got == 0, "vm1 got %u foreign-MAC frames", got);
 }
 
+/* A model mark on VM vm's frame: 0 = none. */
+static uint32_t
+model_mark(int vm)
+{
+	struct rte_mbuf *m = decap_frame(vm, 0, V_GOOD, NULL);
+	uint32_t mark = 0;
+
+	fdir_model_rx_mark(model, 0, &m, 1);
+	if (m->ol_flags & RTE_MBUF_F_RX_FDIR_ID)
+		mark = m->hash.fdir.hi;
+	rte_pktmbuf_free(m);
+	return mark;
+}
+
+/* n frames to vm, unmarked (the model is asked only when it matters) */
+static void
+send_vm(int vm, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = decap_frame(vm, (uint16_t)i, V_GOOD, NULL);
+		struct pkt_batch b = { .n = 1, .pkts = { m } };
+		dp_process_burst(&pmd->dp, nic, &b);	/* no completions */
+		dp_tx_flush_all(&pmd->dp);
+		unsigned got;
+		received(vm, NULL, 0, &got);
+	}
+}
+
+/* Weight admission, a 2-rule NIC: VM 2's hot megaflow evicts VM 0's cold
+ * rule. The thread asks (EVICT) and waits: until the PMD has read it, VM
+ * 0's rule is still on the NIC and still in the PMD's mark table; the PMD
+ * clears its entry, then its DEL lets the rule go, and VM 2's rule takes
+ * the freed mark. A frame to VM 0 the NIC marked with it before takes the
+ * full path to VM 0, never VM 2's actions. */
+static void
+test_eviction_clears_first(void)
+{
+	pmd_flush_flows(pmd);
+	while (offload_mgr_queue_depth(mgr) || pmd->dp.n_del_retry) {
+		dp_offload_poll(&pmd->dp);
+		usleep(1000);
+	}
+	dp_offload_detach(&pmd->dp);
+	offload_mgr_destroy(mgr);
+	fdir_model_free(model);
+	struct fdir_model_limits lim = { .guar = 2, .n_ports = 1,
+					 .n_rxq = 1, .pool = model_pool };
+	model = fdir_model_create(UINT16_MAX, &lim, NULL);
+	struct offload_mgr_params mp = {
+		.name = "test_evict", .engine = OFFLOAD_ENGINE_MODEL,
+		.model = model, .n_pmds = 1, .max_marks = 2,
+		.target = { .tunnel_port = ICE_FDIR_VXLAN_PORT },
+		.admission = OFFLOAD_ADMIT_WEIGHT,
+		.evict_min_resident_ms = 50,
+	};
+	mgr = model ? offload_mgr_create(&mp) : NULL;
+	CHECK(mgr && dp_offload_attach(&pmd->dp, mgr) == 0, "weight manager");
+	if (!mgr)
+		return;
+	send_vm(0, 1);
+	send_vm(1, 1);
+	uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	while ((!mark_of_vm(0) || !mark_of_vm(1)) &&
+	       rte_get_tsc_cycles() < end) {
+		dp_offload_poll(&pmd->dp);
+		usleep(500);
+	}
+	uint32_t m0 = mark_of_vm(0);
+	CHECK(m0 && mark_of_vm(1), "vm 0/1 not offloaded: %u %u", m0,
+	      mark_of_vm(1));
+	usleep(60 * 1000);	/* both rules past their minimum residency */
+	send_vm(1, 20);
+	send_vm(2, 200);	/* made, not offered: the table is full */
+	CHECK(mark_of_vm(2) == 0, "vm 2 offloaded at its upcall");
+	dp_expire_idle(&pmd->dp, rte_rdtsc());	/* rates; vm 2 offered */
+
+	struct offload_mgr_stats st;
+	end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	do {
+		offload_mgr_get_stats(mgr, &st);
+		usleep(500);
+	} while (!st.evictions && rte_get_tsc_cycles() < end);
+	usleep(20 * 1000);
+	CHECK(st.evictions == 1, "evictions %lu", (unsigned long)st.evictions);
+	struct megaflow *f0 = pmd->dp.mark_table[m0];
+	CHECK(f0 && model_mark(0) == m0,
+	      "vm 0's rule (mark %u) gone before the PMD let go: table %p, "
+	      "model marks %u", m0, (void *)f0, model_mark(0));
+
+	dp_offload_poll(&pmd->dp);	/* EVICT: entry cleared, DEL sent */
+	CHECK(!pmd->dp.mark_table[m0] && mark_of_vm(0) == 0,
+	      "mark %u still mapped after the EVICT", m0);
+	end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	while (!mark_of_vm(2) && rte_get_tsc_cycles() < end) {
+		dp_offload_poll(&pmd->dp);
+		usleep(500);
+	}
+	CHECK(mark_of_vm(2) == m0 && model_mark(2) == m0 &&
+	      model_mark(0) == 0, "vm 2: mark %u (model %u), want %u; vm 0 "
+	      "model mark %u", mark_of_vm(2), model_mark(2), m0,
+	      model_mark(0));
+
+	/* VM 0's frame with the mark the NIC gave it before the destroy */
+	uint8_t want[1][INNER_LEN];
+	uint64_t fb = pmd->stats.mark_fallbacks, hits = pmd->stats.mark_hits;
+	struct rte_mbuf *m = decap_frame(0, 7, V_GOOD, want[0]);
+	set_mark(m, m0);
+	pmd_run(&m, 1);
+	unsigned got0, got2, same = received(0, want, 1, &got0);
+	received(2, NULL, 0, &got2);
+	CHECK(got0 == 1 && same == 1 && got2 == 0 &&
+	      pmd->stats.mark_fallbacks == fb + 1 &&
+	      pmd->stats.mark_hits == hits,
+	      "stale mark: vm0 got %u (identical %u), vm2 got %u, fallbacks "
+	      "%lu hits %lu", got0, same, got2,
+	      (unsigned long)(pmd->stats.mark_fallbacks - fb),
+	      (unsigned long)(pmd->stats.mark_hits - hits));
+	/* and VM 2's, marked by the model, takes the mark path */
+	m = decap_frame(2, 8, V_GOOD, want[0]);
+	fdir_model_rx_mark(model, 0, &m, 1);
+	pmd_run(&m, 1);
+	same = received(2, want, 1, &got2);
+	CHECK(got2 == 1 && same == 1 && pmd->stats.mark_hits == hits + 1,
+	      "vm 2 marked: got %u identical %u hits %lu", got2, same,
+	      (unsigned long)(pmd->stats.mark_hits - hits));
+}
+
 int
 main(void)
 {
@@ -555,6 +684,7 @@ main(void)
 					 .max_inserts_per_sec = 20 };
 	mgr = model ? offload_mgr_create(&mp) : NULL;
 	CHECK(mgr != NULL, "offload manager");
+
 	if (!mgr)
 		return unit_test_report();
 	CHECK(dp_offload_attach(&pmd->dp, mgr) == 0 && pmd->dp.max_marks == 64,
@@ -567,9 +697,10 @@ main(void)
 	test_stale_mark();
 	test_foreign_mac_marked();
 	test_full_ring_dels();
+	test_eviction_clears_first();
 
 	pmd_flush_flows(pmd);
-	while (offload_mgr_queue_depth(mgr))
+	while (mgr && offload_mgr_queue_depth(mgr))
 		usleep(1000);
 	dp_offload_detach(&pmd->dp);
 	offload_mgr_destroy(mgr);
