@@ -18,7 +18,14 @@
  *           mark entry, then sends a DEL, and the last DEL destroys the
  *           rule as any DEL does, so no PMD maps a mark whose rule is
  *           gone or reused. Evictions take a token, as inserts do (a
- *           destroy costs the NIC too).
+ *           destroy costs the NIC too: ice programs each rule through
+ *           its FDIR tx queue and busy-waits up to ICE_FDIR_MAX_WAIT_US =
+ *           10 ms for the status, ice_rxtx.c:4559-4617 at v22.11, per
+ *           /work/wt/ISSUE14-research.md). A full table is not told by
+ *           its errno (ice: EINVAL "Add filter rule failed.", from the
+ *           programming status, ice_rxtx.c:4510-4556): a create that the
+ *           manager counts as capacity marks the NIC full until the next
+ *           destroy, whatever the free marks say.
  *
  * The thread publishes an admission threshold: 0 while there is room, else
  * the coldest evictable rule's rate x the hysteresis factor; PMDs offer

@@ -196,9 +196,10 @@ mgr_do_add(struct offload_mgr *m, const struct offload_req *r)
 	void *h = engine_create(m, &rule, &err);
 	offload_lat_record(&m->lat, rte_rdtsc() - t0, m->tsc_hz);
 	if (!h) {
-		fail_holders(m, mark, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
-				      OFFLOAD_FAIL_CAPACITY);
-		if (err != EEXIST)
+		enum offload_result res = err == EEXIST ?
+			OFFLOAD_FAIL_EXISTS : OFFLOAD_FAIL_CAPACITY;
+		fail_holders(m, mark, res);
+		if (res == OFFLOAD_FAIL_CAPACITY)	/* weight: no room */
 			admit_on_nic_full(&m->adm);
 		return;
 	}
