@@ -155,9 +155,12 @@ model(uint32_t guar, uint32_t pool_size, struct fdir_model_pool **pp)
 	return fdir_model_create(UINT16_MAX, &lim, NULL);
 }
 
+/* A manager on model md; admission and resident_ms as
+ * offload_mgr_params (0, 0: fifo). */
 static struct offload_mgr *
-mgr(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
-    uint32_t ring, uint16_t n_pmds)
+mgr_admit(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
+	  uint32_t ring, uint16_t n_pmds, enum offload_admission admission,
+	  uint32_t resident_ms)
 {
 	struct offload_mgr_params p = {
 		.name = "test",
@@ -171,8 +174,19 @@ mgr(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
 		.req_ring_size = ring,
 		.compl_ring_size = 64,
 		.n_pmds = n_pmds,
+		.admission = admission,
+		.evict_hysteresis_pct = 200,
+		.evict_min_resident_ms = resident_ms,
 	};
 	return offload_mgr_create(&p);
+}
+
+static inline struct offload_mgr *
+mgr(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
+    uint32_t ring, uint16_t n_pmds)
+{
+	return mgr_admit(md, max_marks, rate, ring, n_pmds,
+			 OFFLOAD_ADMIT_FIFO, 0);
 }
 
 #endif

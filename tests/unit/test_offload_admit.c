@@ -20,23 +20,8 @@ static struct offload_mgr *
 mgr_weight(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
 	   uint32_t resident_ms)
 {
-	struct offload_mgr_params p = {
-		.name = "test_admit",
-		.engine = OFFLOAD_ENGINE_MODEL,
-		.eth_port_id = UINT16_MAX,
-		.model = md,
-		.target = { .group = ICE_FDIR_GROUP_DEFAULT,
-			    .tunnel_port = ICE_FDIR_VXLAN_PORT },
-		.max_marks = max_marks,
-		.max_inserts_per_sec = rate,
-		.req_ring_size = 64,
-		.compl_ring_size = 64,
-		.n_pmds = 1,
-		.admission = OFFLOAD_ADMIT_WEIGHT,
-		.evict_hysteresis_pct = 200,
-		.evict_min_resident_ms = resident_ms,
-	};
-	return offload_mgr_create(&p);
+	return mgr_admit(md, max_marks, rate, 64, 1, OFFLOAD_ADMIT_WEIGHT,
+			 resident_ms);
 }
 
 /* Completions for pmd 0 within ms; none expected. */
