@@ -211,7 +211,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 	/* ice_fdir_create_filter(): duplicate pattern first ... */
 	if (fdir_model_table_find(m, &p.key)) {
 		rte_flow_error_set(error, EEXIST, RTE_FLOW_ERROR_TYPE_HANDLE,
-				   NULL, "Rule already exists!");
+				   NULL, ICE_FDIR_MSG_EXISTS);
 		h = reject(m, FDIR_REJ_EXIST);
 		goto out;
 	}
@@ -221,7 +221,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 
 	if (m->n_rules[t] && m->inset[t] != p.key.inset) {
 		rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
-				   NULL, "Profile configure failed.");
+				   NULL, ICE_FDIR_MSG_PROFILE);
 		h = reject(m, FDIR_REJ_INSET);
 		goto out;
 	}
@@ -230,9 +230,11 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 
 	if (m->st.guar_used >= m->guar) {
 		if (!pool_take(m->pool)) {
-			rte_flow_error_set(error, ENOSPC,
+			/* ice: the programming status fails, -EINVAL
+			 * (ice_check_fdir_programming_status) */
+			rte_flow_error_set(error, EINVAL,
 					   RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
-					   "Flow Director table full");
+					   ICE_FDIR_MSG_NOSPC);
 			h = reject(m, FDIR_REJ_NOSPC);
 			goto out;
 		}

@@ -52,7 +52,7 @@
  * depending on the card's port count) are the issue's, not verified in a
  * datasheet here. A full table is not refused by the ice parser: the
  * hardware's programming status fails and rte_flow_create() returns an
- * error ("Add filter rule failed."); the model says ENOSPC.
+ * error EINVAL ("Add filter rule failed."), as the model does.
  *
  * Not modelled: RSS queue regions cannot move a packet to another rx queue
  * from an rx callback; the model validates them like ice and counts the
@@ -122,7 +122,8 @@ enum fdir_model_reject {
 	FDIR_REJ_ACTION,	/* EINVAL: actions ice or the whitelist refuse */
 	FDIR_REJ_INSET,		/* EINVAL: other input set for the flow type */
 	FDIR_REJ_EXIST,		/* EEXIST: same pattern installed */
-	FDIR_REJ_NOSPC,		/* ENOSPC: guaranteed + shared pool full */
+	FDIR_REJ_NOSPC,		/* EINVAL "Add filter rule failed.": the
+				 * guaranteed share and shared pool full */
 	FDIR_REJ_N
 };
 
@@ -163,7 +164,8 @@ int fdir_model_validate(struct fdir_model *m, const struct offload_rule *r,
 			struct rte_flow_error *error);
 
 /* rte_flow_create(): a handle, or NULL with *error and rte_errno set:
- * EINVAL, EEXIST or ENOSPC (see enum fdir_model_reject). */
+ * EINVAL or EEXIST, with ice's messages (ice_fdir_msgs.h); the model's
+ * own reason is counted in stats.rejected (enum fdir_model_reject). */
 struct fdir_model_rule *fdir_model_create_rule(struct fdir_model *m,
 					       const struct offload_rule *r,
 					       struct rte_flow_error *error);

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_spinlock.h>
 #include "fdir_model.h"
+#include "ice_fdir_msgs.h"
 
 /* input-set fields */
 #define IS_O_SRC (1u << 0)

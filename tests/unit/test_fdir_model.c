@@ -19,6 +19,7 @@
 #include <rte_udp.h>
 #include <rte_version.h>
 #include "fdir_model.h"
+#include "ice_fdir_msgs.h"
 #include "unit_test.h"
 
 static struct rte_mempool *pool;
@@ -426,10 +427,13 @@ test_capacity(void)
 	CHECK(fdir_model_pool_used(pool6) == 6, "pool used %u",
 	      fdir_model_pool_used(pool6));
 	rule_udp(&r, IP(10, 1, 0, 99), 4789, 99);
-	CHECK(!fdir_model_create_rule(b, &r, NULL) && rte_errno == ENOSPC,
-	      "b full: errno %d", rte_errno);
+	struct rte_flow_error fe = { 0 };
+
+	CHECK(!fdir_model_create_rule(b, &r, &fe) && rte_errno == EINVAL &&
+	      fe.message && !strcmp(fe.message, ICE_FDIR_MSG_NOSPC),
+	      "b full: errno %d (%s)", rte_errno, fe.message);
 	rule_udp(&r, IP(10, 0, 0, 99), 4789, 99);
-	CHECK(!fdir_model_create_rule(a, &r, NULL) && rte_errno == ENOSPC,
+	CHECK(!fdir_model_create_rule(a, &r, NULL) && rte_errno == EINVAL,
 	      "a full: errno %d", rte_errno);
 	fdir_model_get_stats(a, &st);
 	CHECK(st.installed == 8 && st.guar_used == 4 && st.pool_used == 4 &&
@@ -484,8 +488,8 @@ test_inset_and_dup(void)
 	h1 = fdir_model_create_rule(m, &r, &e);
 	CHECK(h1, "first");
 	rule_udp(&r, VTEP, 4789, 2);	/* same pattern, other mark */
-	CHECK(!fdir_model_create_rule(m, &r, &e) && rte_errno == EEXIST,
-	      "dup: %d", rte_errno);
+	CHECK(!fdir_model_create_rule(m, &r, &e) && rte_errno == EEXIST &&
+	      !strcmp(e.message, ICE_FDIR_MSG_EXISTS), "dup: %d", rte_errno);
 	CHECK(fdir_model_validate(m, &r, &e) == 0,
 	      "validate does not see duplicates");
 	rule_udp(&r, VTEP, 4790, 2);
@@ -494,7 +498,8 @@ test_inset_and_dup(void)
 	/* other input set (dst ip only) for the same flow type */
 	rule_udp(&r, IP(1, 2, 3, 4), 0, 3);
 	r.udp_mask.hdr.dst_port = 0;
-	CHECK(!fdir_model_create_rule(m, &r, &e) && rte_errno == EINVAL,
+	CHECK(!fdir_model_create_rule(m, &r, &e) && rte_errno == EINVAL &&
+	      !strcmp(e.message, ICE_FDIR_MSG_PROFILE),
 	      "input set conflict: %d", rte_errno);
 	/* the other flow type has its own profile */
 	rule_vxlan(&r, 5, IP(192, 1, 0, 1), 4);
@@ -680,7 +685,7 @@ test_concurrent(void)
 			rule_vxlan(&r, 1001, IP(192, 1, 0, i), 1000 + i);
 			h[i] = fdir_model_create_rule(cm, &r, NULL);
 			if (!h[i]) {
-				CHECK(rte_errno == ENOSPC, "create %d",
+				CHECK(rte_errno == EINVAL, "create %d",
 				      rte_errno);
 				full++;
 			}
