@@ -56,6 +56,7 @@ offload_init(char *err, size_t errlen)
 		ol.model = ol.pool ? fdir_model_create(u->eth_port_id, &lim,
 						       pmd_qsbr) : NULL;
 		if (!ol.model ||
+		    fdir_model_udp_tunnel_port_add(ol.model, 4789) ||
 		    fdir_model_attach(ol.model, u->eth_port_id, u->n_rxq)) {
 			snprintf(err, errlen, "%s: cannot set up the Flow "
 				 "Director model", u->name);

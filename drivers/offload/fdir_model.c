@@ -99,8 +99,15 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		}
 		m->n_rxq = info.nb_rx_queues;
 	}
-	m->vxlan_port = rte_cpu_to_be_16(lim->vxlan_port ? lim->vxlan_port :
-					 FDIR_VXLAN_PORT_DEFAULT);
+	/* ice registers no tunnel port of its own: until
+	 * fdir_model_udp_tunnel_port_add(), 4789 is plain UDP */
+	m->tunnel_port = 0;
+	m->profile = lim->profile;
+	if ((unsigned)m->profile >= FDIR_PROFILE_N) {
+		free(m);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	m->qsbr = qsbr;
 	rte_spinlock_init(&m->wlock);
 	m->guar = lim->guar;
@@ -125,7 +132,8 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		nb <<= 1;
 	m->bucket_mask = nb - 1;
 	m->buckets = calloc(nb, sizeof *m->buckets);
-	if (!m->buckets) {
+	m->dup_buckets = calloc(nb, sizeof *m->dup_buckets);
+	if (!m->buckets || !m->dup_buckets) {
 		fdir_model_free(m);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -156,6 +164,7 @@ fdir_model_free(struct fdir_model *m)
 		free(r);
 	}
 	free(m->buckets);
+	free(m->dup_buckets);
 	if (m->own_pool)
 		fdir_model_pool_free(m->pool);
 	free(m);
@@ -187,6 +196,45 @@ fdir_model_table_find(struct fdir_model *m, const struct fdir_key *k)
 	return NULL;
 }
 
+static inline uint32_t
+dup_hash(const struct fdir_dup_key *k)
+{
+	return rte_hash_crc(k, sizeof *k, 0xd00b);
+}
+
+/* ice_fdir_entry_lookup() on ice's key: writer only */
+static struct fdir_model_rule *
+dup_find(struct fdir_model *m, const struct fdir_dup_key *k)
+{
+	struct fdir_model_rule *r =
+		m->dup_buckets[dup_hash(k) & m->bucket_mask];
+
+	for (; r; r = r->dup_next)
+		if (!memcmp(&r->dup, k, sizeof *k))
+			return r;
+	return NULL;
+}
+
+/* ice_fdir_input_set_conf() -> ice_fdir_cur_prof_conflict()
+ * (ice_fdir_filter.c v22.11:669-700, 1073-1127; v26.07:719-750, 1295-): the same
+ * input set is "Profile already exists" (kept as it is); another one
+ * replaces the profile if it has no rules, and fails with -EINVAL if it
+ * has. A profile with no rules stays programmed (nothing removes it), so
+ * it keeps its packet types (prof_seq). ice compares only the inner
+ * segment of a tunnel profile; the model compares the whole input set,
+ * the safe side (our VXLAN rules all have the same outer fields). */
+static int
+profile_conf(struct fdir_model *m, uint32_t t, uint32_t inset)
+{
+	if (m->prof_seq[t] && m->inset[t] == inset)
+		return 0;
+	if (m->prof_seq[t] && m->n_rules[t])
+		return -EINVAL;
+	__atomic_store_n(&m->inset[t], inset, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->prof_seq[t], ++m->prof_clock, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static struct fdir_model_rule *
 reject(struct fdir_model *m, enum fdir_model_reject why)
 {
@@ -208,21 +256,35 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		h = reject(m, why);
 		goto out;
 	}
-	/* ice_fdir_create_filter(): duplicate pattern first ... */
-	if (fdir_model_table_find(m, &p.key)) {
+	/* ice_fdir_create_filter() (v22.11:1311-1460, v26.07:1539-): ice's duplicate key
+	 * first (v22.11:1386-1393) ... */
+	if (dup_find(m, &p.dup) || fdir_model_table_find(m, &p.key)) {
 		rte_flow_error_set(error, EEXIST, RTE_FLOW_ERROR_TYPE_HANDLE,
 				   NULL, ICE_FDIR_MSG_EXISTS);
 		h = reject(m, FDIR_REJ_EXIST);
 		goto out;
 	}
 	/* ... then the profile: one input set per flow type while it has
-	 * rules (ice_fdir_cur_prof_conflict() -> EINVAL) */
+	 * rules (v22.11:1403-1413) ... */
 	uint32_t t = p.key.type;
 
-	if (m->n_rules[t] && m->inset[t] != p.key.inset) {
+	if (profile_conf(m, t, p.key.inset)) {
 		rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
 				   NULL, ICE_FDIR_MSG_PROFILE);
 		h = reject(m, FDIR_REJ_INSET);
+		goto out;
+	}
+	/* ... then programming (ice_fdir_add_del_filter, v22.11:1209-1235, v26.07:1423-):
+	 * the training packet of a tunnel rule needs the tunnel's open UDP
+	 * port (base/ice_fdir.c ice_fdir_get_gen_prgm_pkt v22.11:4052-4053):
+	 * none -> "Generate dummy packet failed" in the log, -EINVAL, and
+	 * the create reports "Add filter rule failed." (v22.11:1429-1434).
+	 * Nothing is programmed, so no capacity is used. */
+	if (t == OFFLOAD_FT_VXLAN_IPV4 &&
+	    !__atomic_load_n(&m->tunnel_port, __ATOMIC_RELAXED)) {
+		rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				   NULL, ICE_FDIR_MSG_NO_TUNNEL);
+		h = reject(m, FDIR_REJ_NO_TUNNEL);
 		goto out;
 	}
 	/* capacity: this port's guaranteed share first, then the pool */
@@ -257,8 +319,11 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		m->st.pool_used++;
 	else
 		m->st.guar_used++;
-	__atomic_store_n(&m->inset[t], p.key.inset, __ATOMIC_RELEASE);
+	h->dup = p.dup;
 	m->n_rules[t]++;
+	b = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	h->dup_next = *b;
+	*b = h;
 
 	h->all_next = m->all;
 	if (m->all)
@@ -294,6 +359,10 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 			    "Can't find entry.");
 	}
 	__atomic_store_n(pp, h->next, __ATOMIC_RELEASE);	/* unlink */
+	for (pp = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	     *pp != h; pp = &(*pp)->dup_next)
+		;
+	*pp = h->dup_next;
 
 	if (h->all_prev)
 		h->all_prev->all_next = h->all_next;
@@ -335,11 +404,13 @@ fdir_model_reject_name(enum fdir_model_reject r)
 {
 	static const char *const names[FDIR_REJ_N] = {
 		[FDIR_REJ_ATTR] = "attr",
+		[FDIR_REJ_GROUP] = "group",
 		[FDIR_REJ_PATTERN] = "pattern",
 		[FDIR_REJ_ACTION] = "action",
 		[FDIR_REJ_INSET] = "input-set-conflict",
 		[FDIR_REJ_EXIST] = "exists",
 		[FDIR_REJ_NOSPC] = "no-space",
+		[FDIR_REJ_NO_TUNNEL] = "no-tunnel-port",
 	};
 	return r < FDIR_REJ_N ? names[r] : "?";
 }
@@ -368,13 +439,30 @@ fdir_model_profile_name(enum fdir_model_profile p)
 	return (unsigned)p < FDIR_PROFILE_N ? profile_names[p] : "?";
 }
 
-/* TODO(issue 14, model profiles): the model still treats its vxlan_port
- * as registered from the start. */
+/* ice_dev_udp_tunnel_port_add() (ice_ethdev.c v22.11:5733-5757,
+ * v26.07:7088-7112) -> ice_create_tunnel() (base/ice_flex_pipe.c
+ * v22.11:542-616, v26.07:542-): a port already open is a reference more
+ * (0); otherwise a free VXLAN entry of the package's parser boost TCAM
+ * takes it, and none free returns ICE_ERR_OUT_OF_RANGE, an ice status
+ * (-13) that ice passes up unchanged, not an errno. The model has one
+ * VXLAN entry (the DDP package has one TNL_VXLAN entry per PF: inferred
+ * from the package hints, not verified on a card). Port 0 is refused
+ * (-EINVAL): ice would open it, which no caller means. */
+#define ICE_ERR_OUT_OF_RANGE_STATUS (-13)
+
 int
 fdir_model_udp_tunnel_port_add(struct fdir_model *m, uint16_t udp_port)
 {
+	rte_be16_t p = rte_cpu_to_be_16(udp_port);
+	int ret = 0;
+
 	if (!m || !udp_port)
 		return -EINVAL;
-	m->vxlan_port = rte_cpu_to_be_16(udp_port);
-	return 0;
+	rte_spinlock_lock(&m->wlock);
+	if (!m->tunnel_port)
+		__atomic_store_n(&m->tunnel_port, p, __ATOMIC_RELEASE);
+	else if (m->tunnel_port != p)
+		ret = ICE_ERR_OUT_OF_RANGE_STATUS;
+	rte_spinlock_unlock(&m->wlock);
+	return ret;
 }

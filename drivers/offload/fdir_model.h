@@ -113,17 +113,20 @@ struct fdir_model_limits {
 	struct fdir_model_pool *pool;
 	uint16_t n_ports;	/* ports on the card (for the private pool) */
 	uint16_t n_rxq;		/* rx queues when eth_port_id == UINT16_MAX */
-	uint16_t vxlan_port;	/* UDP port the parser calls VXLAN; 0: 4789 */
 };
 
 enum fdir_model_reject {
-	FDIR_REJ_ATTR,		/* EINVAL: not ingress-only / group / prio */
+	FDIR_REJ_ATTR,		/* EINVAL: not ingress-only / priority */
+	FDIR_REJ_GROUP,		/* EINVAL: attr.group that does not reach
+				 * the FDIR in the profile's release */
 	FDIR_REJ_PATTERN,	/* EINVAL: outside the whitelist */
 	FDIR_REJ_ACTION,	/* EINVAL: actions ice or the whitelist refuse */
 	FDIR_REJ_INSET,		/* EINVAL: other input set for the flow type */
 	FDIR_REJ_EXIST,		/* EEXIST: same pattern installed */
 	FDIR_REJ_NOSPC,		/* EINVAL "Add filter rule failed.": the
 				 * guaranteed share and shared pool full */
+	FDIR_REJ_NO_TUNNEL,	/* EINVAL "Add filter rule failed.": a VXLAN
+				 * rule with no tunnel port registered */
 	FDIR_REJ_N
 };
 

@@ -152,7 +152,8 @@ model(uint32_t guar, uint32_t pool_size, struct fdir_model_pool **pp)
 
 	*pp = fdir_model_pool_create(pool_size);
 	lim.pool = *pp;
-	return fdir_model_create(UINT16_MAX, &lim, NULL);
+	struct fdir_model *md = fdir_model_create(UINT16_MAX, &lim, NULL);
+	return md && !fdir_model_udp_tunnel_port_add(md, 4789) ? md : NULL;
 }
 
 static struct offload_mgr *

@@ -543,6 +543,7 @@ main(void)
 	model_pool = fdir_model_pool_create(0);
 	lim.pool = model_pool;
 	model = model_pool ? fdir_model_create(UINT16_MAX, &lim, NULL) : NULL;
+	CHECK(model && !fdir_model_udp_tunnel_port_add(model, 4789), "tnl port");
 	struct offload_mgr_params mp = { .name = "test_mark_path",
 					 .engine = OFFLOAD_ENGINE_MODEL,
 					 .model = model, .n_pmds = 1,
