@@ -216,7 +216,8 @@ dup_find(struct fdir_model *m, const struct fdir_dup_key *k)
 }
 
 /* ice_fdir_input_set_conf() -> ice_fdir_cur_prof_conflict()
- * (ice_fdir_filter.c v22.11:669-700, 1073-1127; v26.07:719-750, 1295-): the same
+ * (ice_fdir_filter.c v22.11.11:674-707, 1078-1132; v26.07:719-752,
+ * 1295-): the same
  * input set is "Profile already exists" (kept as it is); another one
  * replaces the profile if it has no rules, and fails with -EINVAL if it
  * has. A profile with no rules stays programmed (nothing removes it), so
@@ -256,8 +257,9 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		h = reject(m, why);
 		goto out;
 	}
-	/* ice_fdir_create_filter() (v22.11:1311-1460, v26.07:1539-): ice's duplicate key
-	 * first (v22.11:1386-1393) ... */
+	/* ice_fdir_create_filter() (v22.11.11:1316-1472, v26.07:1539-1696):
+	 * ice's duplicate key
+	 * first (v22.11.11:1391-1397) ... */
 	if (dup_find(m, &p.dup) || fdir_model_table_find(m, &p.key)) {
 		rte_flow_error_set(error, EEXIST, RTE_FLOW_ERROR_TYPE_HANDLE,
 				   NULL, ICE_FDIR_MSG_EXISTS);
@@ -265,7 +267,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		goto out;
 	}
 	/* ... then the profile: one input set per flow type while it has
-	 * rules (v22.11:1403-1413) ... */
+	 * rules (v22.11.11:1410-1418) ... */
 	uint32_t t = p.key.type;
 
 	if (profile_conf(m, t, p.key.inset)) {
@@ -274,11 +276,13 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		h = reject(m, FDIR_REJ_INSET);
 		goto out;
 	}
-	/* ... then programming (ice_fdir_add_del_filter, v22.11:1209-1235, v26.07:1423-):
+	/* ... then programming (ice_fdir_add_del_filter, v22.11.11:
+	 * 1214-1240, v26.07:1423-):
 	 * the training packet of a tunnel rule needs the tunnel's open UDP
-	 * port (base/ice_fdir.c ice_fdir_get_gen_prgm_pkt v22.11:4052-4053):
+	 * port (base/ice_fdir.c ice_fdir_get_gen_prgm_pkt v22.11.11:4052-4053,
+	 * v26.07:4077-4078):
 	 * none -> "Generate dummy packet failed" in the log, -EINVAL, and
-	 * the create reports "Add filter rule failed." (v22.11:1429-1434).
+	 * the create reports "Add filter rule failed." (v22.11.11:1434-1439).
 	 * Nothing is programmed, so no capacity is used. */
 	if (t == OFFLOAD_FT_VXLAN_IPV4 &&
 	    !__atomic_load_n(&m->tunnel_port, __ATOMIC_RELAXED)) {
@@ -439,14 +443,15 @@ fdir_model_profile_name(enum fdir_model_profile p)
 	return (unsigned)p < FDIR_PROFILE_N ? profile_names[p] : "?";
 }
 
-/* ice_dev_udp_tunnel_port_add() (ice_ethdev.c v22.11:5733-5757,
+/* ice_dev_udp_tunnel_port_add() (ice_ethdev.c v22.11.11:5793-5817,
  * v26.07:7088-7112) -> ice_create_tunnel() (base/ice_flex_pipe.c
- * v22.11:542-616, v26.07:542-): a port already open is a reference more
+ * v22.11.11 and v26.07:542-615): a port already open is a reference more
  * (0); otherwise a free VXLAN entry of the package's parser boost TCAM
  * takes it, and none free returns ICE_ERR_OUT_OF_RANGE, an ice status
  * (-13) that ice passes up unchanged, not an errno. The model has one
- * VXLAN entry (the DDP package has one TNL_VXLAN entry per PF: inferred
- * from the package hints, not verified on a card). Port 0 is refused
+ * VXLAN entry: the entries are the package's TNL_VXLAN_PF<n> boost-TCAM
+ * labels (base/ice_flex_pipe.c:104-131), how many per PF the shipped DDP
+ * has is not known here (one assumed). Port 0 is refused
  * (-EINVAL): ice would open it, which no caller means. */
 #define ICE_ERR_OUT_OF_RANGE_STATUS (-13)
 

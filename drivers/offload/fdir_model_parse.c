@@ -75,13 +75,13 @@ parse_eth_empty(const struct rte_flow_item *it, struct rte_flow_error *e)
 	return 0;
 }
 
-/* item->last (ice_fdir_parse_pattern, v22.11:1850-1856,
- * v26.07:1926-1933): an IPv4 range whose last has any address, length,
- * ttl/tos/proto or checksum set is "Invalid IPv4 last." in every release
- * (v22.11:2030-2042, v26.07:2126-2138); any other IPv4 last is ignored.
- * On any other item, up to 25.03 ice sets "Not support range" and goes on
- * (no return): the range is ignored, the rule accepted (and error keeps
- * the message); 26.07 refuses it. */
+/* item->last (ice_fdir_filter.c ice_fdir_parse_pattern v22.11.11:
+ * 1852-1859, v26.07:1926-1932): an IPv4 range whose last has any address,
+ * length, ttl/tos/proto or checksum set is "Invalid IPv4 last." in every
+ * release (v22.11.11:2036-2048, v26.07:2126-2138); any other IPv4 last is
+ * ignored. On any other item, up to 26.03 ice sets "Not support range"
+ * and goes on (no return): the range is ignored, the rule accepted (and
+ * error keeps the message); 26.07 refuses it. */
 static int
 parse_range(const struct fdir_model *m, const struct rte_flow_item *x,
 	    struct rte_flow_error *e)
@@ -107,8 +107,8 @@ parse_range(const struct fdir_model *m, const struct rte_flow_item *x,
 }
 
 /* The IPv4 values of ice's duplicate key: from the spec whenever spec and
- * mask are given, whatever the mask (ice_fdir_parse_pattern v22.11:
- * 2067-2071, v26.07: same). */
+ * mask are given, whatever the mask (ice_fdir_filter.c v22.11.11:
+ * 2070-2074, v26.07:2173-). */
 static void
 dup_ipv4(const struct rte_flow_item *it, struct fdir_dup_key *d)
 {
@@ -372,24 +372,26 @@ check_attr(const struct fdir_model *m, const struct offload_rule *r,
 				    "Priority not supported");
 		return 0;
 	}
-	/* ice_flow_valid_attr (ice_generic_flow.c v22.11:2012-2060,
-	 * v23.11: same but transfer refused and the group check gone) */
+	/* ice_flow_valid_attr (ice_generic_flow.c v22.11.11:2019-2077;
+	 * v23.11:1886-1921, the same without the group check) */
 	if (!a->ingress)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, a,
 			    "Only support ingress.");
 	if (a->egress)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, a,
 			    "Not support egress.");
-	/* 22.11 does not look at transfer */
-	if (a->transfer && p != FDIR_PROFILE_ICE_2211)
+	/* (v22.11.0 did not look at transfer; 22.11.x refuses it) */
+	if (a->transfer)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, a,
 			    "Not support transfer.");
 	if (a->priority > 1)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, a,
 			    "Only support priority 0 and 1.");
 	/* priority 1 without the pipeline-mode devarg: ice_fdir_parse
-	 * returns -rte_errno without a message of its own (v22.11:2470),
-	 * leaving the last parser's; ours names the cause */
+	 * returns -rte_errno without a message of its own
+	 * (ice_fdir_filter.c v22.11.11:2476-2477; gone in 23.11.5, 24.11.3,
+	 * 25.07: commit 1f332499adc5), leaving the last parser's text; ours
+	 * names the cause */
 	if (a->priority)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, a,
 			    "priority must be 0");
@@ -402,7 +404,9 @@ check_attr(const struct fdir_model *m, const struct offload_rule *r,
 		break;
 	case FDIR_PROFILE_ICE_2311_0:
 		/* get_flow_parser(group) (ice_generic_flow.c v23.11:
-		 * 2236-2248, 2298-2310): one parser, chosen by the group */
+		 * 2236-2248, 2285-2315): one parser, chosen by the group; the
+		 * switch parses our patterns (ice_switch_filter.c v23.11:217)
+		 * and refuses MARK (:1745-1749) */
 		if (a->group == 0)	/* the switch filter: no MARK */
 			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
 				    r->actions, ICE_FDIR_MSG_SWITCH_ACTION);
@@ -414,9 +418,10 @@ check_attr(const struct fdir_model *m, const struct offload_rule *r,
 				    ICE_FDIR_MSG_NO_PARSER);
 		break;
 	default:
-		/* 23.11.4 / 24.11.2 / 25.03 "net/ice: fix flows handling":
-		 * ACL, switch, FDIR tried in turn, attr.group never read
-		 * (ice_generic_flow.c v23.11.4:2300-2323) */
+		/* 23.11.4 / 24.11.2 / 25.03-26.03, "net/ice: fix flows
+		 * handling" (fabc9e1322e2): ACL, switch, FDIR tried in turn,
+		 * attr.group never read (ice_generic_flow.c v23.11.4:
+		 * 2253-2325) */
 		break;
 	}
 	*why = FDIR_REJ_ATTR;

@@ -35,7 +35,9 @@ struct fdir_key {
 };
 
 /* ice's duplicate-rule key (ice_fdir_extract_fltr_key, ice_fdir_filter.c
- * v22.11:1237-1254, v26.07:1452-1480): the flow type, the IPv4 fields of
+ * v22.11.11:1243-1260, v26.07:1452-1481; struct ice_fdir_fltr_pattern,
+ * ice_ethdev.h v22.11.11:354-369, v26.07:401-419): the flow type, the
+ * IPv4 fields of
  * the non-tunnel header or, in a tunnel rule, of the INNER header (taken
  * from the item's spec whenever spec and mask are given, masked or not),
  * and the tunnel type. ice's key also has the masks, ext_data (inner eth)

@@ -142,12 +142,12 @@ pkt_parse(const struct fdir_model *m, const struct rte_mbuf *mb,
 /* Which profile a tunnel packet with inner IPv4/UDP goes to. The plain
  * eth/ipv4/udp profile is a single segment: its packet types are every
  * type whose first IPv4 is IPv4 and whose innermost L4 is UDP
- * (base/ice_flow.c ice_flow_proc_seg_hdrs, v22.11:1156-1200:
+ * (base/ice_flow.c ice_flow_proc_seg_hdrs v22.11.11:1166, 1198:
  * ice_ptypes_ipv4_ofos & ice_ptypes_udp_il), which includes VXLAN packets
  * carrying UDP, and it extracts the first IPv4 header and the innermost
- * UDP ports (ICE_PROT_IPV4_OF_OR_S, ICE_PROT_UDP_IL_OR_S). The VXLAN
- * profile's types (outer IPv4 + inner IPv4, any L4) overlap it there; the
- * profile programmed last owns the overlap (issue 14 item 4: "a plain
+ * UDP ports (ICE_PROT_IPV4_OF_OR_S, ICE_PROT_UDP_IL_OR_S; :1399, 1495).
+ * The VXLAN profile's types (outer IPv4 + inner IPv4, any L4) overlap it
+ * there; the profile programmed last owns the overlap (issue 14 item 4: "a plain
  * rule created after the VXLAN profile can take over VXLAN inner-UDP
  * packets"; that the earlier profile keeps the types when it is the later
  * one is inferred). Profiles stay after their last rule (prof_seq). */
