@@ -374,7 +374,15 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 		m->all = h->all_next;
 	if (h->all_next)
 		h->all_next->all_prev = h->all_prev;
-	m->n_rules[h->key.type]--;
+	/* 26.07 removes a flow type's profile with its last rule
+	 * (ice_fdir_filter.c v26.07:1782-1791, commit c05f8f2e1d); up to
+	 * 26.03 nothing does, and it keeps its packet types */
+	if (!--m->n_rules[h->key.type] &&
+	    m->profile == FDIR_PROFILE_ICE_2607) {
+		__atomic_store_n(&m->prof_seq[h->key.type], 0,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&m->inset[h->key.type], 0, __ATOMIC_RELEASE);
+	}
 	if (h->in_pool) {
 		pool_give(m->pool);
 		m->st.pool_used--;

@@ -73,6 +73,9 @@
  *    port again is a reference (0); no free VXLAN entry returns the ice
  *    status ICE_ERR_OUT_OF_RANGE (-13) unchanged. The model has one VXLAN
  *    entry (how many the DDP package has per PF is not known here).
+ *  - Destroy: up to 26.03 a profile outlives its last rule (nothing
+ *    removes it: it keeps its packet types, below); 26.07 removes it with
+ *    its last rule (F v26.07:1782-1791).
  *  - Rx: until a port is registered, UDP to 4789 is plain UDP to the NIC
  *    (plain rules match it, VXLAN rules never do). Once registered, the
  *    NIC parses it as VXLAN; a VXLAN packet with inner IPv4/UDP then has
@@ -84,7 +87,10 @@
  *    INFERRED, not seen on a card): a plain rule "VTEP, udp dst P" created
  *    after the VXLAN profile marks VXLAN packets whose inner UDP dst is
  *    P, and the VXLAN rules stop matching inner-UDP packets; inner
- *    non-UDP packets stay the VXLAN profile's.
+ *    non-UDP packets stay the VXLAN profile's. Open (research guide
+ *    11.1-2): profiles claim packet-type GROUPS from the DDP package, so
+ *    whether the VXLAN profile covers inner TCP/ICMP at all (the model:
+ *    yes) and how far the plain one reaches is not known from source.
  *  - Rx: VLAN tags do not change the packet type: an eth/ipv4 rule with no
  *    vlan item matches the packet with one 802.1Q tag, or an 802.1ad (or
  *    802.1Q) tag and an 802.1Q tag (QinQ: INFERRED from the double-VLAN

@@ -257,6 +257,12 @@ parse_pattern(const struct fdir_model *m, const struct offload_rule *r,
 	return 0;
 }
 
+/* ice_fdir_parse_action_qregion, ice_fdir_filter.c v22.11.11:1664-1666,
+ * v26.07:2918-2920 */
+#define REGION_MSG(first) "The region size should be any of the following " \
+	"values:" first "4, 8, 16, 32, 64, 128 as long as the total number " \
+	"of queues do not exceed the VSI allocation."
+
 static int
 parse_actions(const struct fdir_model *m, const struct offload_rule *r,
 	      uint32_t *mark, uint16_t *q_first, uint16_t *q_num,
@@ -322,8 +328,8 @@ parse_actions(const struct fdir_model *m, const struct offload_rule *r,
 			    rss->queue_num > OFFLOAD_MAX_RSS_QUEUES)
 				return fail(e, EINVAL,
 					    RTE_FLOW_ERROR_TYPE_ACTION, a,
-					    "The region size should be a power"
-					    " of two up to 128");
+					    m->profile == FDIR_PROFILE_ICE_2607 ?
+					    REGION_MSG("2, ") : REGION_MSG("1, 2, "));
 			*q_first = rss->queue[0];
 			*q_num = rss->queue_num;
 			break;

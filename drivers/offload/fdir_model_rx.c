@@ -147,10 +147,11 @@ pkt_parse(const struct fdir_model *m, const struct rte_mbuf *mb,
  * carrying UDP, and it extracts the first IPv4 header and the innermost
  * UDP ports (ICE_PROT_IPV4_OF_OR_S, ICE_PROT_UDP_IL_OR_S; :1399, 1495).
  * The VXLAN profile's types (outer IPv4 + inner IPv4, any L4) overlap it
- * there; the profile programmed last owns the overlap (issue 14 item 4: "a plain
- * rule created after the VXLAN profile can take over VXLAN inner-UDP
- * packets"; that the earlier profile keeps the types when it is the later
- * one is inferred). Profiles stay after their last rule (prof_seq). */
+ * there; the profile programmed last owns the overlap: ice_adj_prof_
+ * priorities (base/ice_flex_pipe.c 22.11.11:3883-3960) enables each packet
+ * type group in the newest profile only (research guide 4.3; inferred
+ * from the code, not seen on a card). Profiles stay after their last rule
+ * up to 26.03 (prof_seq). */
 static inline bool
 plain_owns_tunnel_udp(struct fdir_model *m)
 {

@@ -268,6 +268,18 @@ test_tunnel_port(void)
 	CHECK(marks(m, &vx_pkt, 0), "empty plain profile still owns");
 	fdir_model_free(m);
 
+	/* 26.07 removes the profile with its last rule */
+	m = model_of(FDIR_PROFILE_ICE_2607, 16, true);
+	rule_vxlan(&r, 1001, IP(192, 1, 0, 1), 7);
+	hv = fdir_model_create_rule(m, &r, &e);
+	rule_udp(&r, VTEP, 6000, 52);
+	hp = fdir_model_create_rule(m, &r, &e);
+	CHECK(hv && hp, "26.07 rules");
+	CHECK(marks(m, &vx_pkt, 0), "26.07: plain programmed last owns");
+	fdir_model_destroy_rule(m, hp, NULL);
+	CHECK(marks(m, &vx_pkt, 7), "26.07: profile gone with its rule");
+	fdir_model_free(m);
+
 	/* the other order: plain profile first, VXLAN programmed last */
 	m = model_of(FDIR_PROFILE_ICE_2211, 16, true);
 	rule_udp(&r, VTEP, 5000, 51);
