@@ -13,29 +13,6 @@
 #include <rte_flow.h>
 #include "fdir_model.h"
 
-/* ice's rte_flow_error messages that tell its EINVALs apart. Helper A's
- * model exports ice's exact strings (ICE_FDIR_MSG_*); until then, and for
- * builds without it, the strings from ice itself (ISSUE14-research.md
- * section 5; drivers/net/ice/ice_fdir_filter.c ice_fdir_create_filter()
- * at v22.11, unchanged in the newest release). */
-#if defined(__has_include)
-#if __has_include("ice_fdir_msgs.h")
-#include "ice_fdir_msgs.h"
-#endif
-#endif
-#ifndef ICE_FDIR_MSG_EXISTS
-#define ICE_FDIR_MSG_EXISTS "Rule already exists!"
-#endif
-#ifndef ICE_FDIR_MSG_PROFILE
-#define ICE_FDIR_MSG_PROFILE "Profile configure failed."
-#endif
-#ifndef ICE_FDIR_MSG_NO_TUNNEL
-#define ICE_FDIR_MSG_NO_TUNNEL "Generate dummy packet failed"
-#endif
-#ifndef ICE_FDIR_MSG_NOSPC
-#define ICE_FDIR_MSG_NOSPC "Add filter rule failed."
-#endif
-
 static void
 note(struct offload_engine_error *e, int err, const char *msg)
 {
@@ -110,12 +87,11 @@ offload_engine_classify(const struct offload_engine_error *e)
 {
 	if (e->err == EEXIST || msg_is(e, ICE_FDIR_MSG_EXISTS))
 		return OFFLOAD_FAIL_EXISTS;
-	if (msg_is(e, ICE_FDIR_MSG_PROFILE))
+	if (e->err == EINVAL && msg_is(e, ICE_FDIR_MSG_PROFILE))
 		return OFFLOAD_FAIL_PROFILE;
-	if (msg_is(e, ICE_FDIR_MSG_NO_TUNNEL))
-		return OFFLOAD_FAIL_NO_TUNNEL;
-	/* ENOSPC, ICE_FDIR_MSG_NOSPC (EINVAL on ice), or a refusal ice does
-	 * not explain: no room for this rule on the NIC */
+	/* ICE_FDIR_MSG_NOSPC (EINVAL or the programming status on ice: a
+	 * full table; without a tunnel port too, but VXLAN rules are not
+	 * asked for then), ENOSPC, or a refusal ice does not explain */
 	return OFFLOAD_FAIL_CAPACITY;
 }
 
