@@ -53,18 +53,6 @@ mark_vni(struct fdir_model *md, uint32_t vni, rte_be32_t dst)
 	return mark;
 }
 
-static uint64_t
-model_rejected(struct fdir_model *md)
-{
-	struct fdir_model_stats ms;
-	uint64_t n = 0;
-
-	fdir_model_get_stats(md, &ms);
-	for (int r = 0; r < FDIR_REJ_N; r++)
-		n += ms.rejected[r];
-	return n;
-}
-
 static struct fdir_model *
 model_vxlan(uint32_t guar, uint32_t pool_size, struct fdir_model_pool **pp)
 {
@@ -269,15 +257,8 @@ int
 main(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	if (unit_test_eal_init("test_offload_fail", "128"))
+	if (offload_test_start("test_offload_fail"))
 		return 1;
-	pool = rte_pktmbuf_pool_create("fail_test", 256, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
-	if (!pool) {
-		printf("pool create failed\n0 passed, 1 failed\n");
-		return 1;
-	}
 	(void)mark_of, (void)add_vm;	/* the rig's, for other tests */
 	test_collision();
 	test_exists_profile_capacity();

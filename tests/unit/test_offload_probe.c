@@ -207,9 +207,7 @@ test_no_tunnel_port(void)
 	CHECK(!offload_mgr_last_failure(m, OFFLOAD_FAIL_CAPACITY, &err, msg,
 					sizeof msg), "a capacity failure noted");
 	fdir_model_get_stats(md, &ms);
-	uint64_t rej = 0;
-	for (int r = 0; r < FDIR_REJ_N; r++)
-		rej += ms.rejected[r];
+	uint64_t rej = model_rejected(md);
 	CHECK(ms.created == 0 && rej == 0, "the engine was asked: created "
 	      "%lu rejected %lu", (unsigned long)ms.created,
 	      (unsigned long)rej);
@@ -251,15 +249,8 @@ main(int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	(void)model, (void)mgr;		/* the rig's, for other tests */
-	if (unit_test_eal_init("test_offload_probe", "128"))
+	if (offload_test_start("test_offload_probe"))
 		return 1;
-	pool = rte_pktmbuf_pool_create("probe_test", 256, 0, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
-	if (!pool) {
-		printf("pool create failed\n0 passed, 1 failed\n");
-		return 1;
-	}
 	test_probe_profiles();
 	test_probe_refused();
 	test_no_tunnel_port();
