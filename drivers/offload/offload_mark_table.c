@@ -162,6 +162,9 @@ omt_claim(struct offload_mark_table *t, const struct offload_pattern *p)
 		return 0;
 	uint32_t mark = t->free_marks[t->free_head];
 	offload_ice_key_of(p, &k);
+	/* one rule per ice key: adding would overwrite the holder's entry */
+	if (rte_hash_lookup(t->by_ice_key, &k) >= 0)
+		return 0;
 	if (rte_hash_add_key_data(t->by_ice_key, &k,
 				  (void *)(uintptr_t)mark) != 0)
 		return 0;

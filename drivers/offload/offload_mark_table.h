@@ -96,10 +96,11 @@ uint32_t omt_ice_key_holder(const struct offload_mark_table *t,
 /* The mark of a pending or installed rule with that pattern, or 0. */
 uint32_t omt_lookup(const struct offload_mark_table *t,
 		    const struct offload_pattern *p);
-/* A new PENDING entry for p (not in the table, nor its ice key): its
- * mark, or 0 when every mark is taken (or a hash refused: counted as
- * capacity by the caller). Indexes both the pattern and its ice key;
- * both leave the indexes with the entry (omt_drop, omt_retire). */
+/* A new PENDING entry for p (not in the table): its mark, or 0 when
+ * every mark is taken, p's ice key is held (callers check
+ * omt_ice_key_holder() first, to count that as a collision) or a hash
+ * refused. Indexes both the pattern and its ice key; both leave the
+ * indexes with the entry (omt_drop, omt_retire). */
 uint32_t omt_claim(struct offload_mark_table *t,
 		   const struct offload_pattern *p);
 /* The entry of mark (1..max_marks), whatever its state; NULL if out of
