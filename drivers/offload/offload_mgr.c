@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 #include "fdir_model.h"
+#include "offload_engine.h"
 #include "offload_lat.h"
 #include "offload_mark_table.h"
 
@@ -74,6 +75,7 @@ struct offload_mgr {
 	uint64_t st_shared, st_holders;
 	uint32_t st_pending, st_marks_in_use;
 	struct offload_lat lat;		/* rte_flow_create, timed */
+	struct offload_fail_log fail_log;	/* last errno + message */
 };
 
 #define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
@@ -81,47 +83,6 @@ struct offload_mgr {
 #define ST_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static unsigned mgr_seq;
-
-/* ---- engine ---- */
-
-static int
-engine_validate(struct offload_mgr *m, const struct offload_rule *r)
-{
-	struct rte_flow_error e = { 0 };
-
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		return fdir_model_validate(m->p.model, r, &e);
-	return rte_flow_validate(m->p.eth_port_id, &r->attr, r->items,
-				 r->actions, &e);
-}
-
-/* handle or NULL with *err = positive errno */
-static void *
-engine_create(struct offload_mgr *m, const struct offload_rule *r, int *err)
-{
-	struct rte_flow_error e = { 0 };
-	void *h;
-
-	rte_errno = 0;
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		h = fdir_model_create_rule(m->p.model, r, &e);
-	else
-		h = rte_flow_create(m->p.eth_port_id, &r->attr, r->items,
-				    r->actions, &e);
-	if (!h)
-		*err = rte_errno ? rte_errno : EIO;
-	return h;
-}
-
-static int
-engine_destroy(struct offload_mgr *m, void *h)
-{
-	struct rte_flow_error e = { 0 };
-
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		return fdir_model_destroy_rule(m->p.model, h, &e);
-	return rte_flow_destroy(m->p.eth_port_id, h, &e);
-}
 
 /* ---- completions ---- */
 
@@ -265,25 +226,34 @@ do_add(struct offload_mgr *m, const struct offload_req *r)
 	struct offload_rule rule;
 	uint32_t mark = r->mark;
 
+	struct offload_engine_error ee = { 0 };
+	enum offload_result res;
+
 	if (!mark) {		/* did not build when it was queued */
-		fail(m, r, OFFLOAD_FAIL_NOT_CANONICAL);
+		res = offload_engine_build_refusal(&m->p.target, &r->outer_key,
+			&r->outer_mask, r->has_inner ? &r->inner_key : NULL,
+			r->has_inner ? &r->inner_mask : NULL, &ee);
+		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
+		fail(m, r, res);
 		return;
 	}
 	if (build(m, r, mark, &rule)) {
 		fail_holders(m, mark, OFFLOAD_FAIL_NOT_CANONICAL);
 		return;
 	}
-	if (engine_validate(m, &rule) != 0) {
+	if (offload_engine_validate(&m->p, &rule, &ee) != 0) {
+		offload_fail_log_set(&m->fail_log, OFFLOAD_FAIL_VALIDATE,
+				     ee.err, ee.msg);
 		fail_holders(m, mark, OFFLOAD_FAIL_VALIDATE);
 		return;
 	}
-	int err = 0;
 	uint64_t t0 = rte_rdtsc();
-	void *h = engine_create(m, &rule, &err);
+	void *h = offload_engine_create(&m->p, &rule, &ee);
 	offload_lat_record(&m->lat, rte_rdtsc() - t0, m->tsc_hz);
 	if (!h) {
-		fail_holders(m, mark, err == EEXIST ? OFFLOAD_FAIL_EXISTS :
-				      OFFLOAD_FAIL_CAPACITY);
+		res = offload_engine_classify(&ee);
+		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
+		fail_holders(m, mark, res);
 		return;
 	}
 	omt_installed(m->omt, mark, h);
@@ -333,7 +303,7 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 		return;
 	}
 	if (!e->n_holders) {	/* the last holder: the rule goes */
-		int rc = engine_destroy(m, e->handle);
+		int rc = offload_engine_destroy(&m->p, e->handle);
 		if (rc) {
 			/* the NIC may still mark: keep the mark out of
 			 * circulation rather than hand it to another flow */
@@ -418,6 +388,18 @@ pend_add(struct offload_mgr *m, const struct offload_req *r)
 			pend_rerank(m, mark);
 		}
 		publish(m);
+		return;
+	}
+	/* ice's duplicate key held by a rule of ours of another pattern: the
+	 * NIC would refuse this one (EEXIST); it stays in software, no token
+	 * spent, until that rule goes */
+	uint32_t other = omt_ice_key_holder(m->omt, &pat);
+	if (other) {
+		char msg[64];
+		snprintf(msg, sizeof msg, "ice key held by mark %u", other);
+		offload_fail_log_set(&m->fail_log, OFFLOAD_FAIL_COLLISION,
+				     EEXIST, msg);
+		fail(m, r, OFFLOAD_FAIL_COLLISION);
 		return;
 	}
 	mark = omt_claim(m->omt, &pat);
@@ -583,6 +565,7 @@ offload_mgr_create(const struct offload_mgr_params *p)
 		m->p.req_ring_size = 1024;
 	if (!m->p.compl_ring_size)
 		m->p.compl_ring_size = 1024;
+	offload_fail_log_init(&m->fail_log);
 	m->tsc_hz = rte_get_tsc_hz();
 	m->tokens = m->p.insert_burst;
 	m->last_refill = rte_rdtsc();
@@ -637,7 +620,7 @@ offload_mgr_destroy(struct offload_mgr *m)
 	for (uint32_t i = 1; m->omt && i <= m->p.max_marks; i++) {
 		struct omt_entry *e = omt_entry(m->omt, i);
 		if (e->state == OMT_INSTALLED || e->state == OMT_RETIRED) {
-			engine_destroy(m, e->handle);
+			offload_engine_destroy(&m->p, e->handle);
 			ST_ADD(m->st_destroyed, 1);
 		}
 	}
@@ -652,6 +635,7 @@ offload_mgr_destroy(struct offload_mgr *m)
 	free(m->backlog);
 	free(m->pending);
 	omt_free(m->omt);
+	pthread_mutex_destroy(&m->fail_log.lock);
 	free(m);
 }
 
@@ -779,4 +763,17 @@ offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st
 	st->max_marks = m->p.max_marks;
 	offload_lat_read(&m->lat, &st->lat_samples, &st->lat_p50_us,
 			 &st->lat_p99_us, &st->lat_max_us);
+}
+
+bool
+offload_mgr_last_failure(struct offload_mgr *m, enum offload_result r,
+			 int *err, char *msg, size_t len)
+{
+	struct offload_engine_error e;
+
+	if (!m || !offload_fail_log_get(&m->fail_log, r, &e))
+		return false;
+	*err = e.err;
+	snprintf(msg, len, "%s", e.msg);
+	return true;
 }
