@@ -46,23 +46,8 @@
  *                                        or a VXLAN rule with no tunnel port
  *                                        (the builder never asks for those)
  *                                        F:1434-1439 / 1657-1662
- * Helper A's model exports ice's strings as ICE_FDIR_MSG_*; these are
- * the same strings for a model without them. */
-#if defined(__has_include)
-#if __has_include("ice_fdir_msgs.h")
+ * The strings are ice_fdir_msgs.h's (the model says what ice says). */
 #include "ice_fdir_msgs.h"
-#endif
-#endif
-#ifndef ICE_FDIR_MSG_EXISTS
-#define OFFLOAD_ICE_MSGS_OWN 1	/* the model has not exported them */
-#define ICE_FDIR_MSG_EXISTS "Rule already exists!"
-#endif
-#ifndef ICE_FDIR_MSG_PROFILE
-#define ICE_FDIR_MSG_PROFILE "Profile configure failed."
-#endif
-#ifndef ICE_FDIR_MSG_NOSPC
-#define ICE_FDIR_MSG_NOSPC "Add filter rule failed."
-#endif
 
 /* "vxswitch.offload" (registered in offload_mgr.c) */
 extern int offload_mgr_logtype;

@@ -30,10 +30,6 @@ PROFILE_GROUP = {"ice-22.11": (0, None),
                  "ice-23.11.0": (2, "Invalid action type"),
                  "ice-23.11.4": (0, None),
                  "ice-26.07": (0, None)}
-# A model built before helper A's profiles behaves as the DPDK it is
-# built against (22.11) whatever the profile: only ice-22.11 is its own.
-MODEL_HAS_PROFILES = (vxlib.REPO / "drivers" / "offload" /
-                      "ice_fdir_msgs.h").exists()
 
 
 @pytest.mark.parametrize("profile", list(PROFILE_GROUP))
@@ -42,8 +38,6 @@ def test_model_profile_probe(rig_factory, profile):
     group ice P takes a MARK rule in (0, 2, 0, 0), logs it and offload/show
     says it with the tunnel port registered; a VM's flow is then offloaded
     with that group and its next frames arrive marked."""
-    if profile != "ice-22.11" and not MODEL_HAS_PROFILES:
-        pytest.skip("the model has no release profiles yet")
     group, refusal = PROFILE_GROUP[profile]
     rig = rig_factory(1, phy=dict(MODEL, **{"offload-model-profile":
                                             profile}))

@@ -242,11 +242,9 @@ test_exists_profile_capacity(void)
 	CHECK(offload_mgr_last_failure(m, OFFLOAD_FAIL_CAPACITY, &err, msg,
 				       sizeof msg) && err && msg[0],
 	      "last capacity: %d '%s'", err, msg);
-#ifndef OFFLOAD_ICE_MSGS_OWN
 	/* the model as ice: EINVAL, not ENOSPC */
 	CHECK(err == EINVAL && !strcmp(msg, ICE_FDIR_MSG_NOSPC),
 	      "full table: %d '%s'", err, msg);
-#endif
 	printf("capacity: errno %d '%s'\n", err, msg);
 	offload_mgr_destroy(m);
 	fdir_model_free(md);

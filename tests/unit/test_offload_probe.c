@@ -106,14 +106,6 @@ test_probe_profiles(void)
 	};
 
 	for (int prof = 0; prof < FDIR_PROFILE_N; prof++) {
-#ifdef OFFLOAD_ICE_MSGS_OWN
-		/* the model before helper A's profiles: compile-time group */
-		if (prof != FDIR_PROFILE_ICE_2211) {
-			printf("%s: skipped (model without profiles)\n",
-			       fdir_model_profile_name(prof));
-			continue;
-		}
-#endif
 		probe_profile(prof, want[prof]);
 	}
 }
