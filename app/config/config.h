@@ -79,6 +79,11 @@ struct cfg_port {
 	/* model: the ice release it behaves as (enum fdir_model_profile;
 	 * 0: ice-22.11, the DPDK we build against) */
 	uint8_t offload_model_profile;
+	/* which waiting flows get NIC rules (drivers/offload/offload_admit.h):
+	 * the busiest by measured rate, evicting cold rules (default), or
+	 * first come, refused for good when full */
+	enum cfg_offload_admission { CFG_ADMIT_WEIGHT, CFG_ADMIT_FIFO }
+		offload_admission;
 
 	/* vhost */
 	char path[CFG_PATH_MAX];

@@ -174,6 +174,9 @@ config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 				WORD("offload-model-profile=%s",
 				     fdir_model_profile_name(
 					     c->offload_model_profile));
+			WORD("offload-admission=%s",
+			     c->offload_admission == CFG_ADMIT_FIFO ?
+			     "fifo" : "weight");
 		}
 	}
 	if (c->type != CFG_PORT_VXLAN && c->type != CFG_PORT_NULL) {

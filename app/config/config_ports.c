@@ -79,6 +79,24 @@ port_offload_model_profile(struct loader *ld, const yaml_node_t *v,
 	return 0;
 }
 
+int
+port_offload_admission(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_port *p = obj;
+	const char *s = scalar(ld, v, "offload-admission");
+
+	if (s == NULL)
+		return -1;
+	if (!strcmp(s, "weight"))
+		p->offload_admission = CFG_ADMIT_WEIGHT;
+	else if (!strcmp(s, "fifo"))
+		p->offload_admission = CFG_ADMIT_FIFO;
+	else
+		return fail(ld, v, "offload-admission is weight or fifo, not "
+			    "'%s'", s);
+	return 0;
+}
+
 static int
 add_affinity(struct loader *ld, const yaml_node_t *v, struct cfg_port *p,
 	     unsigned queue, unsigned core)

@@ -367,6 +367,10 @@ port_custom(struct emit *em, const char *key, const void *obj,
 		   p->offload_model_profile) {
 		put_scalar(em, key);
 		put_scalar(em, fdir_model_profile_name(p->offload_model_profile));
+	} else if (!strcmp(key, "offload-admission") &&
+		   p->offload_admission == CFG_ADMIT_FIFO) {
+		put_scalar(em, key);
+		put_scalar(em, "fifo");
 	} else if (!strcmp(key, "rxq-affinity") && p->n_affinity) {
 		char buf[16 * 16] = "";
 		size_t n = 0;

@@ -146,6 +146,8 @@ offload_init(char *err, size_t errlen)
 	if (!u || u->kind != PORT_ETHDEV || u->cfg->offload == CFG_OFFLOAD_OFF)
 		return 0;
 	mp.max_inserts_per_sec = u->cfg->offload_inserts_per_sec;
+	mp.admission = u->cfg->offload_admission == CFG_ADMIT_FIFO ?
+		       OFFLOAD_ADMIT_FIFO : OFFLOAD_ADMIT_WEIGHT;
 	if (u->cfg->offload == CFG_OFFLOAD_MODEL) {
 		if (model_init(u, &mp)) {
 			snprintf(err, errlen, "%s: cannot set up the Flow "
@@ -325,6 +327,11 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "holders"); json_u64(out, st.holders);
 		json_key(out, "shared"); json_u64(out, st.shared);
 		json_key(out, "queue_depth"); json_u64(out, st.queue_depth);
+		json_key(out, "admission");
+		json_string(out, offload_admission_name(st.admission));
+		json_key(out, "threshold_pps"); json_u64(out, st.threshold_pps);
+		json_key(out, "evictions"); json_u64(out, st.evictions);
+		json_key(out, "candidates"); json_u64(out, st.candidates);
 		json_key(out, "insert_latency_us");
 		json_begin_object(out);
 		json_key(out, "p50"); json_double(out, st.lat_p50_us);
@@ -346,6 +353,11 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 	ds_put_format(out, "  requests: %lu, dropped (ring full): %lu, "
 		      "queued: %u, rate-deferred: %lu\n", st.requests,
 		      st.dropped_requests, st.queue_depth, st.rate_deferred);
+	if (ol.mgr)
+		ds_put_format(out, "  admission: %s, threshold %lu pps, "
+			      "evictions %lu, candidates waiting %u\n",
+			      offload_admission_name(st.admission),
+			      st.threshold_pps, st.evictions, st.candidates);
 	ds_put_cstr(out, "  failed:");
 	for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++)
 		ds_put_format(out, " %s=%lu", offload_result_name(r),

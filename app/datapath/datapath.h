@@ -59,6 +59,7 @@ struct dp_snapshot;
 struct dpcls;
 struct emc;
 struct offload_del;
+struct dp_offload_outers;
 struct offload_mgr;
 struct pmd_port_stats;
 struct pmd_stats;
@@ -135,6 +136,8 @@ struct dp_ctx {
 	uint32_t max_marks;
 	struct offload_del *del_retry;	/* DELs the full ring refused */
 	uint32_t n_del_retry, del_retry_cap;
+	struct dp_offload_outers *offload_outers;	/* sweep offers */
+	uint64_t offload_sweep_tsc;	/* the last rate sweep */
 };
 
 /* What the datapath tells the control thread, through ctx->events. */

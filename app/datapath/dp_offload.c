@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The PMD's offload requests: ADD when an inner megaflow is made behind a
- * tnl_pop, DEL when it leaves, the answers that fill the mark table
- * (dp_offload.h). What the marks are used for is mark_path.c. */
+ * tnl_pop (or, weight admission, from the sweep once it is hot enough),
+ * DEL when it leaves or its rule is evicted, the rates the sweep measures,
+ * the answers that fill the mark table (dp_offload.h). What the marks are
+ * used for is mark_path.c. */
 #include <errno.h>
 #include <string.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include "dp_offload.h"
 #include "dp_stages.h"
@@ -16,6 +19,32 @@ static uint64_t
 megaflow_offload_id(const struct dp_ctx *ctx, const struct megaflow *f)
 {
 	return (f->id << 32) | (uint64_t)(f - ctx->flow_pool);
+}
+
+/* The outer megaflows (key, mask) that inner ones were reached through,
+ * kept so that the sweep can offer an inner megaflow long after its
+ * upcall: a handful per PMD (one per VTEP address and VXLAN port). */
+#define DP_OFFLOAD_OUTERS 8
+struct dp_offload_outers {
+	uint8_t n;
+	struct { struct flow_key key, mask; } v[DP_OFFLOAD_OUTERS];
+};
+
+/* outer's index + 1 in the PMD's outers (added if new), 0 when full */
+static uint8_t
+outer_index(struct dp_ctx *ctx, const struct megaflow *outer)
+{
+	struct dp_offload_outers *o = ctx->offload_outers;
+
+	for (uint8_t i = 0; i < o->n; i++)
+		if (!memcmp(&o->v[i].key, &outer->key, sizeof outer->key) &&
+		    !memcmp(&o->v[i].mask, &outer->mask, sizeof outer->mask))
+			return i + 1;
+	if (o->n == DP_OFFLOAD_OUTERS)
+		return 0;
+	o->v[o->n].key = outer->key;
+	o->v[o->n].mask = outer->mask;
+	return ++o->n;
 }
 
 static struct megaflow *
@@ -57,7 +86,10 @@ dp_offload_attach(struct dp_ctx *ctx, struct offload_mgr *m)
 				      sizeof *ctx->mark_table, 64);
 	ctx->del_retry = rte_malloc("offload_del_retry", ctx->del_retry_cap *
 				    sizeof *ctx->del_retry, 64);
-	if (!ctx->mark_table || !ctx->del_retry) {
+	ctx->offload_outers = rte_zmalloc("offload_outers",
+					  sizeof *ctx->offload_outers, 64);
+	ctx->offload_sweep_tsc = 0;
+	if (!ctx->mark_table || !ctx->del_retry || !ctx->offload_outers) {
 		dp_offload_detach(ctx);
 		return -ENOMEM;
 	}
@@ -73,8 +105,10 @@ dp_offload_detach(struct dp_ctx *ctx)
 	ctx->offload = NULL;
 	rte_free(ctx->mark_table);
 	rte_free(ctx->del_retry);
+	rte_free(ctx->offload_outers);
 	ctx->mark_table = NULL;
 	ctx->del_retry = NULL;
+	ctx->offload_outers = NULL;
 	ctx->max_marks = ctx->n_del_retry = ctx->del_retry_cap = 0;
 }
 
@@ -126,20 +160,132 @@ dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 		if (ctx->n_del_retry)
 			return;
 	}
+	f->offload_outer = outer_index(ctx, outer);
+	uint64_t weight = f->n_packets;
+	if (offload_mgr_admission(ctx->offload) == OFFLOAD_ADMIT_WEIGHT) {
+		/* a full table: its rate is not known yet, and what is not
+		 * above the threshold is not worth the thread's time; the
+		 * sweep offers it if it gets there */
+		if (offload_mgr_threshold(ctx->offload))
+			return;
+		weight = f->offload_pps;
+	}
 	if (offload_mgr_request_add(ctx->offload, ctx->idx,
 				    megaflow_offload_id(ctx, f), &outer->key,
 				    &outer->mask, &f->key, &f->mask,
-				    f->n_packets) == 0)
+				    weight) == 0)
 		f->offload = MF_OFFLOAD_REQUESTED;
 }
 
-void
-dp_offload_refresh(struct dp_ctx *ctx, struct megaflow *f)
+/* From the sweep (weight admission): f again, with its rate. */
+static bool
+offer(struct dp_ctx *ctx, struct megaflow *f)
 {
-	if (f->offload == MF_OFFLOAD_REQUESTED && f->n_packets)
+	const struct dp_offload_outers *o = ctx->offload_outers;
+	uint8_t i = f->offload_outer - 1;
+
+	if (offload_mgr_request_add(ctx->offload, ctx->idx,
+				    megaflow_offload_id(ctx, f), &o->v[i].key,
+				    &o->v[i].mask, &f->key, &f->mask,
+				    f->offload_pps) != 0)
+		return false;
+	f->offload = MF_OFFLOAD_REQUESTED;
+	return true;
+}
+
+void
+dp_offload_sweep_begin(struct dp_ctx *ctx, struct dp_offload_sweep *s,
+		       uint64_t now)
+{
+	s->now = now;
+	s->since = ctx->offload_sweep_tsc;
+	s->weight = offload_mgr_admission(ctx->offload) ==
+		    OFFLOAD_ADMIT_WEIGHT;
+	s->threshold = offload_mgr_threshold(ctx->offload);
+	s->refresh = offload_mgr_queue_depth(ctx->offload) > 0;
+	s->n = 0;
+	ctx->offload_sweep_tsc = now;
+}
+
+/* The K hottest offers of the sweep: a min-heap on pps. */
+static void
+heap_offer(struct dp_offload_sweep *s, struct megaflow *f)
+{
+	uint32_t i, pps = f->offload_pps;
+
+	if (s->n < DP_OFFLOAD_OFFERS_PER_SWEEP) {
+		i = s->n++;
+		while (i && s->top[(i - 1) / 2].pps > pps) {
+			s->top[i] = s->top[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+	} else if (pps > s->top[0].pps) {
+		i = 0;
+		for (;;) {
+			uint32_t c = 2 * i + 1;
+			if (c >= s->n)
+				break;
+			if (c + 1 < s->n && s->top[c + 1].pps < s->top[c].pps)
+				c++;
+			if (s->top[c].pps >= pps)
+				break;
+			s->top[i] = s->top[c];
+			i = c;
+		}
+	} else {
+		return;
+	}
+	s->top[i].pps = pps;
+	s->top[i].f = f;
+}
+
+void
+dp_offload_sweep_one(struct dp_ctx *ctx, struct dp_offload_sweep *s,
+		     struct megaflow *f)
+{
+	/* the interval since the last sweep (or the megaflow's birth),
+	 * never under 10 ms: a megaflow made just before a sweep is not
+	 * taken for an elephant */
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t dt = s->now - RTE_MAX(s->since, f->created_tsc);
+	dt = RTE_MAX(dt, hz / 100);
+	uint64_t pps = (f->n_packets - f->offload_pkts) * hz / dt;
+	bool first = !f->offload_pkts && !f->offload_pps;
+
+	f->offload_pps = (uint32_t)RTE_MIN(first ? pps :
+					   (f->offload_pps + pps) / 2,
+					   (uint64_t)UINT32_MAX);
+	f->offload_pkts = f->n_packets;
+	if (!s->weight) {
+		if (s->refresh && f->offload == MF_OFFLOAD_REQUESTED &&
+		    f->n_packets)
+			offload_mgr_request_refresh(ctx->offload, ctx->idx,
+						    megaflow_offload_id(ctx, f),
+						    f->n_packets);
+		return;
+	}
+	if (f->offload == MF_OFFLOAD_INSTALLED)
+		offload_mgr_publish_rate(ctx->offload, ctx->idx, f->mark,
+					 f->offload_pps);
+	else if (f->offload == MF_OFFLOAD_REQUESTED && s->refresh)
 		offload_mgr_request_refresh(ctx->offload, ctx->idx,
 					    megaflow_offload_id(ctx, f),
-					    f->n_packets);
+					    f->offload_pps);
+	else if (f->offload == MF_OFFLOAD_NONE && f->offload_outer &&
+		 f->offload_pps > s->threshold)
+		heap_offer(s, f);
+}
+
+void
+dp_offload_sweep_end(struct dp_ctx *ctx, struct dp_offload_sweep *s)
+{
+	/* a DEL waiting to be resent goes first (dp_offload_request) */
+	if (ctx->n_del_retry)
+		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!offer(ctx, s->top[i].f))
+			break;		/* ring full: next sweep */
+	s->n = 0;
 }
 
 void
@@ -148,8 +294,10 @@ dp_offload_retire(struct dp_ctx *ctx, struct megaflow *f)
 	if (!ctx->offload || f->offload == MF_OFFLOAD_NONE ||
 	    f->offload == MF_OFFLOAD_FAILED)
 		return;
-	if (f->mark)
+	if (f->mark) {
 		ctx->mark_table[f->mark] = NULL;
+		offload_mgr_publish_rate(ctx->offload, ctx->idx, f->mark, 0);
+	}
 	/* mark 0 (still pending): the thread cancels it by megaflow id.
 	 * Behind earlier refused DELs, in order, or queued to retry. */
 	struct offload_del d = { megaflow_offload_id(ctx, f), f->mark };
@@ -176,10 +324,20 @@ dp_offload_poll(struct dp_ctx *ctx)
 						  RTE_DIM(c));
 
 	for (unsigned i = 0; i < n; i++) {
-		if (c[i].op != OFFLOAD_OP_ADD)
-			continue;
 		struct megaflow *f = megaflow_by_offload_id(ctx,
 							    c[i].megaflow_id);
+		if (c[i].op == OFFLOAD_OP_EVICT) {
+			/* its mark entry goes first, then the DEL whose
+			 * arrival lets the thread destroy the rule; the
+			 * megaflow stays, in software, offered again when
+			 * hot enough */
+			if (f && f->offload == MF_OFFLOAD_INSTALLED &&
+			    f->mark == c[i].mark)
+				dp_offload_retire(ctx, f);
+			continue;	/* else its DEL is on its way */
+		}
+		if (c[i].op != OFFLOAD_OP_ADD)
+			continue;
 		if (!f || f->offload != MF_OFFLOAD_REQUESTED)
 			continue;	/* retired meanwhile: DEL is on its way */
 		if (c[i].result == OFFLOAD_OK && c[i].mark &&
@@ -187,6 +345,12 @@ dp_offload_poll(struct dp_ctx *ctx)
 			f->mark = c[i].mark;
 			f->offload = MF_OFFLOAD_INSTALLED;
 			ctx->mark_table[f->mark] = f;
+		} else if (c[i].result == OFFLOAD_FAIL_CAPACITY &&
+			   offload_mgr_admission(ctx->offload) ==
+			   OFFLOAD_ADMIT_WEIGHT) {
+			/* no room now: offered again if it beats the
+			 * threshold */
+			f->offload = MF_OFFLOAD_NONE;
 		} else {
 			f->offload = MF_OFFLOAD_FAILED;
 		}

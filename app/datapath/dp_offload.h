@@ -36,9 +36,27 @@ struct offload_del {
  * megaflow whose tnl_pop led to it (NULL: not an inner one, no request). */
 void dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 			const struct megaflow *outer);
-/* From the periodic sweep while the offload thread has a backlog: f's
- * packet count so far, so that the busiest flows are inserted first. */
-void dp_offload_refresh(struct dp_ctx *ctx, struct megaflow *f);
+/* The periodic sweep's part (every PMD_SWEEP_INTERVAL_MS): each live
+ * megaflow's rate, an EWMA of its pps over the sweep interval. fifo
+ * admission: the packet counts of pending ADDs while the thread has a
+ * backlog (busiest first). weight admission: installed megaflows publish
+ * their rate (what makes a rule cold), pending ones refresh it, and the
+ * DP_OFFLOAD_OFFERS_PER_SWEEP hottest of those never offered, refused for
+ * room or evicted whose rate is above the thread's threshold are offered
+ * (again) at the end of the sweep. */
+#define DP_OFFLOAD_OFFERS_PER_SWEEP 256
+struct dp_offload_sweep {
+	uint64_t now, since, threshold;
+	bool weight, refresh;
+	uint32_t n;
+	struct { uint32_t pps; struct megaflow *f; }
+		top[DP_OFFLOAD_OFFERS_PER_SWEEP];	/* min-heap by pps */
+};
+void dp_offload_sweep_begin(struct dp_ctx *ctx, struct dp_offload_sweep *s,
+			    uint64_t now);
+void dp_offload_sweep_one(struct dp_ctx *ctx, struct dp_offload_sweep *s,
+			  struct megaflow *f);
+void dp_offload_sweep_end(struct dp_ctx *ctx, struct dp_offload_sweep *s);
 /* Before f leaves the classifier. */
 void dp_offload_retire(struct dp_ctx *ctx, struct megaflow *f);
 

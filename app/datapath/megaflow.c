@@ -15,7 +15,6 @@
 #include "dp_stages.h"
 #include "dpcls.h"
 #include "emc.h"
-#include "offload_mgr.h"
 #include "recirc_id.h"
 #include "xlate.h"
 
@@ -73,7 +72,7 @@ struct sweep {
 	bool neigh_only;	/* revalidate only those whose next hop changed */
 	bool label_renumbered;	/* retire those matching ct_label_bits */
 	bool expire;
-	bool offload_refresh;	/* the offload thread has a backlog */
+	struct dp_offload_sweep *offload;	/* rates, offers (expiry) */
 };
 
 static bool
@@ -122,8 +121,8 @@ sweep_one(struct megaflow *f, void *aux)
 	if (retire) {
 		dp_megaflow_retire(s->ctx, f);
 		s->dead[s->n_dead++] = f;
-	} else if (s->offload_refresh) {
-		dp_offload_refresh(s->ctx, f);
+	} else if (s->offload) {
+		dp_offload_sweep_one(s->ctx, s->offload, f);
 	}
 }
 
@@ -136,17 +135,22 @@ sweep_flows(struct dp_ctx *ctx, bool all, bool revalidate, bool neigh_only,
 			   .label_renumbered = label_renumbered,
 			   .now = rte_rdtsc() };
 
-	/* the periodic sweep also re-ranks this PMD's pending offloads */
-	s.offload_refresh = expire && ctx->offload &&
-			    offload_mgr_queue_depth(ctx->offload) > 0;
-
 	if (!dpcls_count(ctx->cls))
 		return;
+	/* the periodic sweep also measures the megaflows' rates for
+	 * offload admission */
+	static __thread struct dp_offload_sweep ofs;
+	if (expire && ctx->offload) {
+		s.offload = &ofs;
+		dp_offload_sweep_begin(ctx, &ofs, s.now);
+	}
 	s.dead = rte_malloc("sweep", dpcls_count(ctx->cls) * sizeof *s.dead,
 			    0);
 	if (!s.dead)
 		return;
 	dpcls_foreach(ctx->cls, sweep_one, &s);
+	if (s.offload)
+		dp_offload_sweep_end(ctx, s.offload);
 	if (s.n_dead) {
 		emc_purge_dead(ctx->emc);
 		for (uint32_t i = 0; i < s.n_dead; i++)

@@ -35,6 +35,10 @@ struct megaflow {
 	bool dead;			/* removed; EMC entries must not use it */
 	uint8_t offload;		/* enum mf_offload (dp_offload.h) */
 	uint32_t mark;			/* NIC mark while offloaded, else 0 */
+	uint8_t offload_outer;		/* its tnl_pop's megaflow in the PMD's
+					 * offload outers, + 1; 0: none */
+	uint32_t offload_pps;		/* EWMA over the sweeps (dp_offload.c) */
+	uint64_t offload_pkts;		/* n_packets at the last sweep */
 	uint8_t batch_group;		/* its group in the burst of ... */
 	uint32_t batch_epoch;		/* ... this epoch (dp_pipeline.c) */
 	bool neigh_miss;		/* drops for want of a next hop's MAC:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The offload manager (offload_mgr.h): request ring, offload thread, rate
- * limit, completions, insert latency. Rules, their marks and holders by
- * pattern: offload_mark_table.c.
+ * The offload manager (offload_mgr.h): request ring, offload thread,
+ * completions, insert latency. Rules, their marks and holders by pattern:
+ * offload_mark_table.c; which candidate goes next (ranking, rate limit,
+ * eviction): offload_admit.c.
  */
 #include "offload_mgr.h"
 
@@ -20,67 +21,15 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 #include "fdir_model.h"
+#include "offload_admit.h"
 #include "offload_engine.h"
 #include "offload_lat.h"
 #include "offload_mark_table.h"
+#include "offload_mgr_priv.h"
 
 /* "vxswitch.offload": the daemon's vlog part of that name (app/lib/vlog.h)
  * is the same DPDK log type. */
 RTE_LOG_REGISTER_SUFFIX(offload_mgr_logtype, offload, INFO);
-
-/* One request on the ring: a fixed-size value. */
-struct offload_req {
-	struct flow_key outer_key, outer_mask;
-	struct flow_key inner_key, inner_mask;
-	uint64_t megaflow_id;
-	uint64_t n_packets;
-	uint32_t mark;		/* DEL: the PMD's; pending ADD: its rule's */
-	uint16_t pmd;
-	uint8_t op;		/* enum offload_op */
-	uint8_t has_inner;
-	uint8_t deferred;	/* thread-side: counted in rate_deferred */
-	uint8_t pad[47];
-};
-_Static_assert(sizeof(struct offload_req) % 4 == 0, "ring elem size");
-
-struct compl_backlog {
-	struct offload_completion *v;
-	unsigned n, cap;
-};
-
-struct offload_mgr {
-	struct offload_mgr_params p;
-	struct rte_ring *req;
-	struct rte_ring **compl;
-	struct compl_backlog *backlog;	/* per PMD, thread-only */
-
-	pthread_t thread;
-	bool thread_started;
-	volatile bool stop;
-
-	/* thread-only */
-	struct offload_req *pending;	/* one per pending rule (pattern) */
-	unsigned n_pending, pending_cap;
-	bool pending_dirty;
-	struct offload_mark_table *omt;
-	double tokens;
-	uint64_t last_refill;
-	uint64_t tsc_hz;
-
-	/* stats: written by the thread (requests/dropped by the PMDs), read
-	 * by anyone with relaxed atomics */
-	uint64_t st_created, st_destroyed, st_requests, st_dropped;
-	uint64_t st_failed[OFFLOAD_RESULT_N];
-	uint64_t st_deferred;
-	uint64_t st_shared, st_holders;
-	uint32_t st_pending, st_marks_in_use;
-	struct offload_lat lat;		/* rte_flow_create, timed */
-	struct offload_fail_log fail_log;	/* last errno + message */
-};
-
-#define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
-#define ST_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define ST_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static unsigned mgr_seq;
 
@@ -119,8 +68,8 @@ backlog_flush(struct offload_mgr *m, uint16_t pmd)
 	return b->n == 0;
 }
 
-static void
-post(struct offload_mgr *m, uint16_t pmd, uint64_t mfid, uint32_t mark,
+void
+mgr_post(struct offload_mgr *m, uint16_t pmd, uint64_t mfid, uint32_t mark,
      enum offload_op op, enum offload_result res)
 {
 	struct offload_completion c = {
@@ -139,17 +88,17 @@ post(struct offload_mgr *m, uint16_t pmd, uint64_t mfid, uint32_t mark,
 			"offload_mgr: completion lost (ENOMEM)\n");
 }
 
-static void
-fail(struct offload_mgr *m, const struct offload_req *r,
+void
+mgr_fail(struct offload_mgr *m, const struct offload_req *r,
      enum offload_result res)
 {
 	ST_ADD(m->st_failed[res], 1);
-	post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD, res);
+	mgr_post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD, res);
 }
 
 /* What the control thread reads of the table. */
-static void
-publish(struct offload_mgr *m)
+void
+mgr_publish(struct offload_mgr *m)
 {
 	ST_SET(m->st_marks_in_use, omt_marks_in_use(m->omt));
 	ST_SET(m->st_holders, omt_holders(m->omt));
@@ -157,50 +106,14 @@ publish(struct offload_mgr *m)
 
 /* ---- the thread's work ---- */
 
-static int
-build(const struct offload_mgr *m, const struct offload_req *r,
+int
+mgr_build(const struct offload_mgr *m, const struct offload_req *r,
       uint32_t mark, struct offload_rule *rule)
 {
 	return ice_fdir_rule_build(&r->outer_key, &r->outer_mask,
 				   r->has_inner ? &r->inner_key : NULL,
 				   r->has_inner ? &r->inner_mask : NULL,
 				   mark, &m->p.target, rule, NULL);
-}
-
-/* The pending rule of mark (its index in m->pending), or -1. Mark 0:
- * the non-canonical ADD of (pmd, megaflow_id). */
-static int
-pend_find(const struct offload_mgr *m, uint32_t mark, uint16_t pmd,
-	  uint64_t megaflow_id)
-{
-	for (unsigned i = 0; i < m->n_pending; i++) {
-		const struct offload_req *q = &m->pending[i];
-		if (q->mark == mark && (mark || (q->pmd == pmd &&
-						 q->megaflow_id == megaflow_id)))
-			return (int)i;
-	}
-	return -1;
-}
-
-static void
-pend_remove(struct offload_mgr *m, int i)
-{
-	if (i >= 0) {
-		m->pending[i] = m->pending[--m->n_pending];
-		m->pending_dirty = true;
-	}
-}
-
-/* A pending rule's rank: what its holders carried together. */
-static void
-pend_rerank(struct offload_mgr *m, uint32_t mark)
-{
-	int i = pend_find(m, mark, 0, 0);
-
-	if (i >= 0) {
-		m->pending[i].n_packets = omt_packets(m->omt, mark);
-		m->pending_dirty = true;
-	}
 }
 
 /* Every holder of a rule that did not make it to the NIC gets res; the
@@ -212,16 +125,16 @@ fail_holders(struct offload_mgr *m, uint32_t mark, enum offload_result res)
 
 	for (uint16_t i = 0; i < e->n_holders; i++) {
 		ST_ADD(m->st_failed[res], 1);
-		post(m, e->holders[i].pmd, e->holders[i].megaflow_id, 0,
+		mgr_post(m, e->holders[i].pmd, e->holders[i].megaflow_id, 0,
 		     OFFLOAD_OP_ADD, res);
 	}
 	omt_drop(m->omt, mark, true);
-	publish(m);
+	mgr_publish(m);
 }
 
 /* The pending rule at the top of the queue goes to the NIC. */
-static void
-do_add(struct offload_mgr *m, const struct offload_req *r)
+void
+mgr_do_add(struct offload_mgr *m, const struct offload_req *r)
 {
 	struct offload_rule rule;
 	uint32_t mark = r->mark;
@@ -234,10 +147,10 @@ do_add(struct offload_mgr *m, const struct offload_req *r)
 			&r->outer_mask, r->has_inner ? &r->inner_key : NULL,
 			r->has_inner ? &r->inner_mask : NULL, &ee);
 		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
-		fail(m, r, res);
+		mgr_fail(m, r, res);
 		return;
 	}
-	if (build(m, r, mark, &rule)) {
+	if (mgr_build(m, r, mark, &rule)) {
 		fail_holders(m, mark, OFFLOAD_FAIL_NOT_CANONICAL);
 		return;
 	}
@@ -254,30 +167,35 @@ do_add(struct offload_mgr *m, const struct offload_req *r)
 		res = offload_engine_classify(&ee);
 		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
 		fail_holders(m, mark, res);
+		/* the NIC is full (not a duplicate nor a profile clash): the
+		 * admission learns its real size */
+		if (res == OFFLOAD_FAIL_CAPACITY)
+			admit_on_nic_full(&m->adm);
 		return;
 	}
 	omt_installed(m->omt, mark, h);
+	admit_on_installed(&m->adm, mark);
 	ST_ADD(m->st_created, 1);
 	struct omt_entry *e = omt_entry(m->omt, mark);
 	/* ADDs that joined the rule while it was pending: satisfied by it */
 	ST_ADD(m->st_shared, e->n_holders - 1u);
 	for (uint16_t i = 0; i < e->n_holders; i++)
-		post(m, e->holders[i].pmd, e->holders[i].megaflow_id, mark,
+		mgr_post(m, e->holders[i].pmd, e->holders[i].megaflow_id, mark,
 		     OFFLOAD_OP_ADD, OFFLOAD_OK);
-	publish(m);
+	mgr_publish(m);
 }
 
 static void
 do_del(struct offload_mgr *m, const struct offload_req *r)
 {
 	uint32_t mark = r->mark;
-	int i = pend_find(m, 0, r->pmd, r->megaflow_id);
+	int i = admit_find(&m->adm, 0, r->pmd, r->megaflow_id);
 
-	if (i >= 0) {		/* a non-canonical ADD still queued */
+	if (i >= 0) {	/* a non-canonical or unclaimed ADD still queued */
 		ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
-		post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
+		mgr_post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
 		     OFFLOAD_FAIL_CANCELLED);
-		pend_remove(m, i);
+		admit_remove(&m->adm, i);
 		return;
 	}
 	if (!omt_holder_of(m->omt, mark, r->pmd, r->megaflow_id))
@@ -291,15 +209,16 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 	if (pending) {
 		/* cancelled for this holder only */
 		ST_ADD(m->st_failed[OFFLOAD_FAIL_CANCELLED], 1);
-		post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
+		mgr_post(m, r->pmd, r->megaflow_id, 0, OFFLOAD_OP_ADD,
 		     OFFLOAD_FAIL_CANCELLED);
 		if (e->n_holders) {
 			pend_rerank(m, mark);
 		} else {
-			pend_remove(m, pend_find(m, mark, 0, 0));
+			admit_remove(&m->adm,
+				     admit_find(&m->adm, mark, 0, 0));
 			omt_drop(m->omt, mark, true);
 		}
-		publish(m);
+		mgr_publish(m);
 		return;
 	}
 	if (!e->n_holders) {	/* the last holder: the rule goes */
@@ -314,144 +233,13 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 		} else {
 			omt_drop(m->omt, mark, false);
 		}
+		for (uint16_t p = 0; p < m->p.n_pmds; p++)
+			offload_mgr_publish_rate(m, p, mark, 0);
+		admit_on_freed(&m->adm, mark);
 		ST_ADD(m->st_destroyed, 1);
 	}
-	publish(m);
-	post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_DEL, OFFLOAD_OK);
-}
-
-static void
-pend_refresh(struct offload_mgr *m, const struct offload_req *r)
-{
-	for (unsigned i = 0; i < m->n_pending; i++) {
-		struct offload_req *q = &m->pending[i];
-		struct omt_holder *h = omt_holder_of(m->omt, q->mark, r->pmd,
-						     r->megaflow_id);
-		if (!q->mark && q->pmd == r->pmd &&
-		    q->megaflow_id == r->megaflow_id) {
-			q->n_packets = r->n_packets;
-			m->pending_dirty = true;
-			return;
-		}
-		if (h) {
-			h->n_packets = r->n_packets;
-			pend_rerank(m, m->pending[i].mark);
-			return;
-		}
-	}
-}
-
-static void
-pend_push(struct offload_mgr *m, const struct offload_req *r, uint32_t mark)
-{
-	m->pending[m->n_pending] = *r;
-	m->pending[m->n_pending].mark = mark;
-	m->pending[m->n_pending].deferred = 0;
-	m->n_pending++;
-	m->pending_dirty = true;
-}
-
-/* An ADD off the ring: a holder of the rule of its pattern, pending or
- * installed (answered at once), or a new pending rule. */
-static void
-pend_add(struct offload_mgr *m, const struct offload_req *r)
-{
-	struct offload_rule rule;
-	struct offload_pattern pat;
-
-	/* built with a placeholder mark: a non-canonical flow has no pattern
-	 * and uses no mark; it waits its turn (mark 0) and fails then */
-	if (build(m, r, 1, &rule)) {
-		int i = pend_find(m, 0, r->pmd, r->megaflow_id);
-		if (i >= 0)
-			m->pending[i].n_packets = r->n_packets;
-		else
-			pend_push(m, r, 0);
-		m->pending_dirty = true;
-		return;
-	}
-	offload_pattern_of(&rule, &pat);
-	uint32_t mark = omt_lookup(m->omt, &pat);
-	if (mark) {
-		int rc = omt_hold(m->omt, mark, r->pmd, r->megaflow_id,
-				  r->n_packets);
-		if (rc < 0) {
-			fail(m, r, OFFLOAD_FAIL_CAPACITY);
-			return;
-		}
-		if (omt_entry(m->omt, mark)->state == OMT_INSTALLED) {
-			if (rc == 1)
-				ST_ADD(m->st_shared, 1);
-			post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_ADD,
-			     OFFLOAD_OK);
-		} else {
-			pend_rerank(m, mark);
-		}
-		publish(m);
-		return;
-	}
-	/* ice's duplicate key held by a rule of ours of another pattern: the
-	 * NIC would refuse this one (EEXIST); it stays in software, no token
-	 * spent, until that rule goes */
-	uint32_t other = omt_ice_key_holder(m->omt, &pat);
-	if (other) {
-		char msg[64];
-		snprintf(msg, sizeof msg, "ice key held by mark %u", other);
-		offload_fail_log_set(&m->fail_log, OFFLOAD_FAIL_COLLISION,
-				     EEXIST, msg);
-		fail(m, r, OFFLOAD_FAIL_COLLISION);
-		return;
-	}
-	mark = omt_claim(m->omt, &pat);
-	if (mark && omt_hold(m->omt, mark, r->pmd, r->megaflow_id,
-			     r->n_packets) < 0) {
-		omt_drop(m->omt, mark, true);
-		mark = 0;
-	}
-	if (!mark) {
-		fail(m, r, OFFLOAD_FAIL_CAPACITY);
-		return;
-	}
-	pend_push(m, r, mark);
-	publish(m);
-}
-
-static int
-by_packets_asc(const void *a, const void *b)
-{
-	const struct offload_req *x = a, *y = b;
-	/* ascending, so the busiest is last (popped from the end) */
-	if (x->n_packets != y->n_packets)
-		return x->n_packets < y->n_packets ? -1 : 1;
-	/* equal: older megaflow ids first, i.e. last */
-	return x->megaflow_id > y->megaflow_id ? -1 :
-	       x->megaflow_id < y->megaflow_id ? 1 : 0;
-}
-
-static void
-refill(struct offload_mgr *m)
-{
-	if (!m->p.max_inserts_per_sec)
-		return;
-	uint64_t now = rte_rdtsc();
-	double add = (double)(now - m->last_refill) *
-		     m->p.max_inserts_per_sec / (double)m->tsc_hz;
-	m->last_refill = now;
-	m->tokens += add;
-	if (m->tokens > m->p.insert_burst)
-		m->tokens = m->p.insert_burst;
-}
-
-static bool
-take_token(struct offload_mgr *m)
-{
-	if (!m->p.max_inserts_per_sec)
-		return true;
-	if (m->tokens >= 1.0) {
-		m->tokens -= 1.0;
-		return true;
-	}
-	return false;
+	mgr_publish(m);
+	mgr_post(m, r->pmd, r->megaflow_id, mark, OFFLOAD_OP_DEL, OFFLOAD_OK);
 }
 
 #define DRAIN_BURST 32
@@ -469,9 +257,9 @@ offload_thread(void *arg)
 			if (m->backlog[i].n)
 				backlog_flush(m, i);
 
-		/* drain the ring while the pending set has room */
-		while (m->n_pending < m->pending_cap) {
-			unsigned room = m->pending_cap - m->n_pending;
+		/* drain the ring while the candidate set has room */
+		while (!admit_full(&m->adm)) {
+			unsigned room = m->adm.cap - m->adm.n;
 			unsigned n = rte_ring_sc_dequeue_burst_elem(
 				m->req, batch, sizeof batch[0],
 				RTE_MIN(room, (unsigned)DRAIN_BURST), NULL);
@@ -487,31 +275,8 @@ offload_thread(void *arg)
 					pend_add(m, &batch[i]);
 			}
 		}
-
-		if (m->pending_dirty) {
-			qsort(m->pending, m->n_pending, sizeof *m->pending,
-			      by_packets_asc);
-			m->pending_dirty = false;
-		}
-		refill(m);
-		while (m->n_pending) {
-			struct offload_req *top = &m->pending[m->n_pending - 1];
-			if (!take_token(m)) {
-				for (unsigned i = 0; i < m->n_pending; i++)
-					if (!m->pending[i].deferred) {
-						m->pending[i].deferred = 1;
-						ST_ADD(m->st_deferred, 1);
-					}
-				break;
-			}
-			m->n_pending--;
-			do_add(m, top);
-			busy = true;
-			/* let DELs and busier ADDs in between inserts */
-			if (rte_ring_count(m->req))
-				break;
-		}
-		ST_SET(m->st_pending, m->n_pending);
+		busy |= admit_run(&m->adm);
+		ST_SET(m->st_pending, m->adm.n);
 		if (!busy)
 			usleep(100);
 	}
@@ -567,8 +332,6 @@ offload_mgr_create(const struct offload_mgr_params *p)
 		m->p.compl_ring_size = 1024;
 	offload_fail_log_init(&m->fail_log);
 	m->tsc_hz = rte_get_tsc_hz();
-	m->tokens = m->p.insert_burst;
-	m->last_refill = rte_rdtsc();
 
 	unsigned seq = __atomic_fetch_add(&mgr_seq, 1, __ATOMIC_RELAXED);
 	snprintf(name, sizeof name, "ofl_req_%u_%d", seq, (int)getpid() % 100000);
@@ -577,12 +340,13 @@ offload_mgr_create(const struct offload_mgr_params *p)
 				      RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	m->compl = calloc(m->p.n_pmds, sizeof *m->compl);
 	m->backlog = calloc(m->p.n_pmds, sizeof *m->backlog);
-	m->pending_cap = 2 * m->p.req_ring_size;
-	if (m->pending_cap < DRAIN_BURST)
-		m->pending_cap = DRAIN_BURST;
-	m->pending = calloc(m->pending_cap, sizeof *m->pending);
 	m->omt = omt_create(m->p.max_marks);
-	if (!m->req || !m->compl || !m->backlog || !m->pending || !m->omt)
+	m->rates = calloc((size_t)m->p.n_pmds * (m->p.max_marks + 1),
+			  sizeof *m->rates);
+	if (!m->req || !m->compl || !m->backlog || !m->omt || !m->rates ||
+	    admit_init(&m->adm, &m->p,
+		       RTE_MAX(2 * m->p.req_ring_size, (uint32_t)DRAIN_BURST),
+		       &offload_mgr_admit_ops, m))
 		goto err;
 	for (uint16_t i = 0; i < m->p.n_pmds; i++) {
 		snprintf(name, sizeof name, "ofl_cmp_%u_%u", seq, i);
@@ -633,7 +397,8 @@ offload_mgr_destroy(struct offload_mgr *m)
 	rte_ring_free(m->req);
 	free(m->compl);
 	free(m->backlog);
-	free(m->pending);
+	admit_fini(&m->adm);
+	free(m->rates);
 	omt_free(m->omt);
 	pthread_mutex_destroy(&m->fail_log.lock);
 	free(m);
@@ -670,7 +435,7 @@ offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 			const struct flow_key *outer_key,
 			const struct flow_key *outer_mask,
 			const struct flow_key *inner_key,
-			const struct flow_key *inner_mask, uint64_t n_packets)
+			const struct flow_key *inner_mask, uint64_t weight)
 {
 	struct offload_req r;
 
@@ -684,7 +449,7 @@ offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 		r.inner_mask = *inner_mask;
 		r.has_inner = 1;
 	}
-	r.n_packets = n_packets;
+	r.weight = weight;
 	return enqueue(m, &r);
 }
 
@@ -702,7 +467,7 @@ offload_mgr_request_del(struct offload_mgr *m, uint16_t pmd,
 
 int
 offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
-			    uint64_t megaflow_id, uint64_t n_packets)
+			    uint64_t megaflow_id, uint64_t weight)
 {
 	struct offload_req r;
 
@@ -713,16 +478,37 @@ offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
 	 * refreshes would leave a flow in software for good). */
 	if (rte_ring_free_count(m->req) < rte_ring_get_capacity(m->req) / 2)
 		return -ENOBUFS;
-	r.n_packets = n_packets;
+	r.weight = weight;
 	if (rte_ring_mp_enqueue_elem(m->req, &r, sizeof r) != 0)
 		return -ENOBUFS;	/* not a lost request: not counted */
 	return 0;
 }
 
+enum offload_admission
+offload_mgr_admission(const struct offload_mgr *m)
+{
+	return m->p.admission;
+}
+
+uint64_t
+offload_mgr_threshold(const struct offload_mgr *m)
+{
+	return __atomic_load_n(&m->adm.threshold, __ATOMIC_RELAXED);
+}
+
+void
+offload_mgr_publish_rate(struct offload_mgr *m, uint16_t pmd, uint32_t mark,
+			 uint32_t pps)
+{
+	if (pmd < m->p.n_pmds && mark && mark <= m->p.max_marks)
+		__atomic_store_n(&m->rates[(size_t)pmd * (m->p.max_marks + 1) +
+					   mark], pps, __ATOMIC_RELAXED);
+}
+
 uint32_t
 offload_mgr_max_in_flight(const struct offload_mgr *m)
 {
-	return rte_ring_get_capacity(m->req) + m->pending_cap;
+	return rte_ring_get_capacity(m->req) + m->adm.cap;
 }
 
 uint32_t
@@ -755,7 +541,11 @@ offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st
 	st->dropped_requests = ST_GET(m->st_dropped);
 	for (unsigned i = 0; i < OFFLOAD_RESULT_N; i++)
 		st->failed[i] = ST_GET(m->st_failed[i]);
-	st->rate_deferred = ST_GET(m->st_deferred);
+	st->rate_deferred = ST_GET(m->adm.deferred);
+	st->admission = m->p.admission;
+	st->threshold_pps = ST_GET(m->adm.threshold);
+	st->evictions = ST_GET(m->adm.evictions);
+	st->candidates = ST_GET(m->st_pending);
 	st->queue_depth = rte_ring_count(m->req) + ST_GET(m->st_pending);
 	st->marks_in_use = ST_GET(m->st_marks_in_use);
 	st->shared = ST_GET(m->st_shared);

@@ -50,6 +50,17 @@
 struct fdir_model;
 struct offload_mgr;
 
+/* How pending rules are chosen (offload_admit.h): fifo is the behaviour
+ * before issue 14 and the zero value; the topology's default is weight. */
+enum offload_admission {
+	OFFLOAD_ADMIT_FIFO,	/* offered at the upcall, ranked by packets,
+				 * a refusal is final, never evicts */
+	OFFLOAD_ADMIT_WEIGHT,	/* ranked by measured pps; full table: the
+				 * hottest candidates evict the coldest rules
+				 * (hysteresis, minimum residency) */
+	OFFLOAD_ADMISSION_N
+};
+
 enum offload_engine_kind {
 	OFFLOAD_ENGINE_ETHDEV,	/* rte_flow on params.eth_port_id */
 	OFFLOAD_ENGINE_MODEL,	/* fdir_model_* on params.model */
@@ -67,6 +78,12 @@ struct offload_mgr_params {
 	uint32_t req_ring_size;		/* 0: 1024 */
 	uint32_t compl_ring_size;	/* per PMD; 0: 1024 */
 	uint16_t n_pmds;		/* completion rings, pmd index < n */
+	enum offload_admission admission;
+	uint32_t evict_hysteresis_pct;	/* weight: a candidate evicts a rule
+					 * carrying less than 100/pct of its
+					 * rate; 0: 200 (2x) */
+	uint32_t evict_min_resident_ms;	/* weight: a rule younger than this
+					 * is never evicted; 0: 1000 */
 };
 
 enum offload_result {
@@ -90,9 +107,14 @@ enum offload_result {
 	OFFLOAD_RESULT_N
 };
 
-/* REFRESH has no completion: it only re-ranks a pending ADD. */
+/* REFRESH has no completion: it only re-ranks a pending ADD. EVICT is a
+ * completion only (weight admission): the thread asks a holder of an
+ * installed rule to let go; the PMD clears its mark entry, keeps the
+ * megaflow in software (it may offer it again) and sends a DEL with that
+ * mark, as when the megaflow leaves; the last holder's DEL destroys the
+ * rule. */
 enum offload_op { OFFLOAD_OP_ADD = 1, OFFLOAD_OP_DEL = 2,
-		  OFFLOAD_OP_REFRESH = 3 };
+		  OFFLOAD_OP_REFRESH = 3, OFFLOAD_OP_EVICT = 4 };
 
 struct offload_completion {
 	uint64_t megaflow_id;
@@ -118,6 +140,11 @@ struct offload_mgr_stats {
 				 * megaflow of the same pattern holds */
 	uint64_t holders;	/* megaflows holding a rule (pending or
 				 * installed): >= marks_in_use */
+	enum offload_admission admission;
+	uint64_t threshold_pps;	/* weight: what a megaflow must carry to be
+				 * offered; 0 while there is room */
+	uint64_t evictions;	/* rules whose holders were asked to let go */
+	uint32_t candidates;	/* ADDs in the thread's set, waiting */
 	uint64_t lat_samples;
 	double lat_p50_us, lat_p99_us, lat_max_us;	/* rte_flow_create */
 };
@@ -129,22 +156,24 @@ void offload_mgr_destroy(struct offload_mgr *m);
 
 /* PMD side; never blocks. 0, -ENOBUFS (ring full, counted as dropped) or
  * -EINVAL. Keys are masked (as in struct megaflow); inner_key/inner_mask
- * NULL for an outer-only rule. n_packets: the megaflow's count so far (a
- * repeated ADD for a pending megaflow refreshes it). */
+ * NULL for an outer-only rule. weight: fifo: the megaflow's packets so
+ * far; weight: its rate in pps (a repeated ADD for a pending megaflow
+ * refreshes it). */
 int offload_mgr_request_add(struct offload_mgr *m, uint16_t pmd,
 			    uint64_t megaflow_id,
 			    const struct flow_key *outer_key,
 			    const struct flow_key *outer_mask,
 			    const struct flow_key *inner_key,
 			    const struct flow_key *inner_mask,
-			    uint64_t n_packets);
-/* A megaflow's newer packet count for its pending ADD, so that under the
- * rate limit the busiest flows go first by what they carry now, not by
- * what they had carried when first asked for. Ignored when the ADD is no
+			    uint64_t weight);
+/* A megaflow's newer weight for its pending ADD (fifo: packets so far;
+ * weight: pps), so that under the rate limit the busiest flows go first
+ * by what they carry now, not by what they had carried when first asked
+ * for. Ignored when the ADD is no
  * longer pending (done, failed or cancelled). Never blocks; -ENOBUFS
  * (harmless) once the ring is half full: the rest is kept for ADD/DEL. */
 int offload_mgr_request_refresh(struct offload_mgr *m, uint16_t pmd,
-				uint64_t megaflow_id, uint64_t n_packets);
+				uint64_t megaflow_id, uint64_t weight);
 /* ADDs waiting for the thread (on the ring or pending a token): what a
  * PMD reads to decide whether refreshing its counts is worth it. */
 uint32_t offload_mgr_queue_depth(const struct offload_mgr *m);
@@ -161,6 +190,15 @@ unsigned offload_mgr_poll_completions(struct offload_mgr *m, uint16_t pmd,
 				      struct offload_completion *out,
 				      unsigned n);
 
+/* For the PMDs (weight admission). The threshold above: relaxed read. */
+enum offload_admission offload_mgr_admission(const struct offload_mgr *m);
+uint64_t offload_mgr_threshold(const struct offload_mgr *m);
+/* The rate (pps) pmd's megaflow on installed rule mark now carries: what
+ * makes a rule cold. A plain store into the PMD's own slot, read by the
+ * thread; 0 when the PMD lets go of the mark (before its DEL). */
+void offload_mgr_publish_rate(struct offload_mgr *m, uint16_t pmd,
+			      uint32_t mark, uint32_t pps);
+
 void offload_mgr_get_stats(const struct offload_mgr *m,
 			   struct offload_mgr_stats *st);
 /* The last failure counted as r: the engine's errno and rte_flow_error
@@ -169,5 +207,8 @@ void offload_mgr_get_stats(const struct offload_mgr *m,
 bool offload_mgr_last_failure(struct offload_mgr *m, enum offload_result r,
 			      int *err, char *msg, size_t len);
 const char *offload_result_name(enum offload_result r);
+const char *offload_admission_name(enum offload_admission a);
+/* "fifo" or "weight": 0, else -EINVAL. */
+int offload_admission_parse(const char *s, enum offload_admission *out);
 
 #endif

@@ -55,6 +55,10 @@ static const struct bad_file bad_files[] = {
 	  "missing key 'name' in port" },
 	{ "unknown-type", "ports:\n  - {name: p0, type: system}\n", 2, 22,
 	  "unknown port type 'system'" },
+	{ "bad-offload-admission",
+	  "ports:\n  - {name: p0, type: dpdk, devargs: x, "
+	  "offload-admission: lifo}\n", 2, 59,
+	  "offload-admission is weight or fifo, not 'lifo'" },
 	{ "bad-port-name",
 	  "ports:\n  - {name: \"a,b\", type: dpdk, devargs: x}\n", 2, 12,
 	  "bad port name 'a,b'" },
