@@ -285,12 +285,15 @@ def test_offloaded_and_software_give_the_same_bytes(rig_factory):
 
 
 def test_capacity_exhausted_stays_in_software(rig_factory):
-    """A table of one filter (guaranteed 1, no pool) and 3 VMs: one inner
-    megaflow is offloaded, the other two fail as 'capacity' and run in
-    software; every frame still comes back and the counters are exact,
-    also after more traffic (no retries)."""
+    """A table of one filter (guaranteed 1, no pool) and 3 VMs, first-come
+    admission (`offload-admission: fifo`): one inner megaflow is
+    offloaded, the other two fail as 'capacity' and run in software; every
+    frame still comes back and the counters are exact, also after more
+    traffic (no retries). (By weight, the default, the two wait as
+    candidates instead: test_offload_admission.py.)"""
     rig = rig_factory(3, phy=dict(MODEL, **{"offload-guaranteed": 1,
-                                            "offload-pool": 0}))
+                                            "offload-pool": 0,
+                                            "offload-admission": "fifo"}))
     frames, per_vm = to_vms(3, 2, 2)
     n = len(frames)
     _, d1 = rig.wave(frames, n)
