@@ -580,6 +580,8 @@ setup_marking(struct pmd *pmd)
 	marker_pool = fdir_model_pool_create(0);
 	lim.pool = marker_pool;
 	marker = marker_pool ? fdir_model_create(UINT16_MAX, &lim, NULL) : NULL;
+	if (marker && fdir_model_udp_tunnel_port_add(marker, 4789))
+		marker = NULL;	/* cannot fail on a new model */
 	mp.model = marker;
 	offloader = marker ? offload_mgr_create(&mp) : NULL;
 	if (!offloader) {

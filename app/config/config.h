@@ -76,6 +76,9 @@ struct cfg_port {
 	uint32_t offload_guaranteed;	/* model: filters guaranteed (512) */
 	uint32_t offload_pool;		/* model: shared pool beyond (0) */
 	uint32_t offload_inserts_per_sec;	/* 0: no limit */
+	/* model: the ice release it behaves as (enum fdir_model_profile;
+	 * 0: ice-22.11, the DPDK we build against) */
+	uint8_t offload_model_profile;
 	/* which waiting flows get NIC rules (drivers/offload/offload_admit.h):
 	 * the busiest by measured rate, evicting cold rules (default), or
 	 * first come, refused for good when full */

@@ -104,6 +104,8 @@ const struct key_rule port_keys[] = {
 	  .only = K_DPDK },
 	{ "offload-inserts-per-sec",
 	  K_UINT(PORT, offload_inserts_per_sec, 0, 1000000), .only = K_DPDK },
+	{ "offload-model-profile", K_CUSTOM(port_offload_model_profile),
+	  .only = K_DPDK },
 	{ "offload-admission", K_CUSTOM(port_offload_admission),
 	  .only = K_DPDK },
 	{ "rxq-affinity", K_CUSTOM(port_affinity), .only = K_RXQS },

@@ -213,6 +213,8 @@ int pmd_auto_lb_rebal_interval(struct loader *ld, const yaml_node_t *v,
 			       void *obj);
 /* config_ports.c */
 int port_offload(struct loader *ld, const yaml_node_t *v, void *obj);
+int port_offload_model_profile(struct loader *ld, const yaml_node_t *v,
+			       void *obj);
 int port_offload_admission(struct loader *ld, const yaml_node_t *v,
 			   void *obj);
 int port_affinity(struct loader *ld, const yaml_node_t *v, void *obj);

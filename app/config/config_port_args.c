@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include "config_loader.h"
+#include "fdir_model.h"
 
 /* OVS's column or option names, and the topology key each is. Anything
  * else is taken as a topology key (options:/other_config: stripped), so
@@ -169,6 +170,10 @@ config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 			WORD("offload-pool=%u", c->offload_pool);
 			WORD("offload-inserts-per-sec=%u",
 			     c->offload_inserts_per_sec);
+			if (c->offload == CFG_OFFLOAD_MODEL)
+				WORD("offload-model-profile=%s",
+				     fdir_model_profile_name(
+					     c->offload_model_profile));
 			WORD("offload-admission=%s",
 			     c->offload_admission == CFG_ADMIT_FIFO ?
 			     "fifo" : "weight");

@@ -5,6 +5,7 @@
  * or the ports before it, and OVS-style ofport numbering.
  */
 #include "config_loader.h"
+#include "fdir_model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,24 @@ port_offload(struct loader *ld, const yaml_node_t *v, void *obj)
 	else
 		return fail(ld, v, "offload is off, rte_flow or model, not '%s'",
 			    s);
+	return 0;
+}
+
+int
+port_offload_model_profile(struct loader *ld, const yaml_node_t *v,
+			   void *obj)
+{
+	struct cfg_port *p = obj;
+	const char *s = scalar(ld, v, "offload-model-profile");
+	enum fdir_model_profile prof;
+
+	if (s == NULL)
+		return -1;
+	if (fdir_model_profile_parse(s, &prof))
+		return fail(ld, v, "offload-model-profile is ice-22.11, "
+			    "ice-23.11.0, ice-23.11.4 or ice-26.07, not '%s'",
+			    s);
+	p->offload_model_profile = (uint8_t)prof;
 	return 0;
 }
 

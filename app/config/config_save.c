@@ -9,6 +9,7 @@
  */
 #include "config_loader.h"
 #include "config_save.h"
+#include "fdir_model.h"
 #include "dp_opts.h"
 
 #include <arpa/inet.h>
@@ -362,6 +363,10 @@ port_custom(struct emit *em, const char *key, const void *obj,
 	if (!strcmp(key, "offload") && p->offload != CFG_OFFLOAD_OFF) {
 		put_scalar(em, key);
 		put_scalar(em, offload[p->offload]);
+	} else if (!strcmp(key, "offload-model-profile") &&
+		   p->offload_model_profile) {
+		put_scalar(em, key);
+		put_scalar(em, fdir_model_profile_name(p->offload_model_profile));
 	} else if (!strcmp(key, "offload-admission") &&
 		   p->offload_admission == CFG_ADMIT_FIFO) {
 		put_scalar(em, key);

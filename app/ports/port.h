@@ -78,6 +78,11 @@ struct port {
 	 * start), and of those, how many it had not given back once closed
 	 * (net_af_xdp keeps its fill ring's): see ports_mbufs_kept(). */
 	uint32_t mbufs_taken, mbufs_kept;
+	/* offload: rte_flow: rte_eth_rx_metadata_negotiate(USER_MARK) before
+	 * configure (port_ethdev.c); its result, for offload_init() */
+	bool rx_meta_asked;
+	int rx_meta_rc;			/* 0 or -errno (-ENOTSUP: ice) */
+	uint64_t rx_meta_features;	/* what the driver agreed to */
 
 	/* vhost: vid and ready are written by the vhost-events thread */
 	char path[CFG_PATH_MAX];

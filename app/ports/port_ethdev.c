@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * An ethdev port: the NIC (E810 in production) or any vdev used in its
  * place (net_pcap, net_af_packet, net_tap, net_af_xdp, virtio-user). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <rte_bus.h>
@@ -51,6 +52,32 @@ find_or_probe(const char *devargs, uint16_t *port_id, bool *hotplugged,
 	return -1;
 }
 
+/* A NIC rule's MARK reaches the mbuf only if the driver delivers it: some
+ * PMDs must be told before rte_eth_dev_configure() (the call is refused
+ * once the port is configured). ice has no such op and always delivers
+ * the FDIR flow id (ENOTSUP, fine). The result is judged by
+ * offload_init(): another error, or USER_MARK refused, turns offload off
+ * for the port. */
+static void
+port_ethdev_negotiate_mark(struct port *p, uint16_t id)
+{
+	if (p->cfg->offload != CFG_OFFLOAD_RTE_FLOW || p->rx_meta_asked)
+		return;
+	p->rx_meta_features = RTE_ETH_RX_METADATA_USER_MARK;
+	p->rx_meta_rc = rte_eth_rx_metadata_negotiate(id,
+						      &p->rx_meta_features);
+	p->rx_meta_asked = true;
+	if (p->rx_meta_rc == -ENOTSUP)
+		VLOG_DBG(ports, "%s: rx metadata negotiation not supported "
+			 "by the driver (marks delivered as is)", p->name);
+	else if (p->rx_meta_rc)
+		VLOG_WARN(ports, "%s: rx metadata negotiation (USER_MARK) "
+			  "failed: %s", p->name, strerror(-p->rx_meta_rc));
+	else if (!(p->rx_meta_features & RTE_ETH_RX_METADATA_USER_MARK))
+		VLOG_WARN(ports, "%s: the driver will not deliver USER_MARK",
+			  p->name);
+}
+
 int
 port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 		   char *err, size_t errlen)
@@ -87,6 +114,7 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 			info.flow_type_rss_offloads;
 	}
+	port_ethdev_negotiate_mark(p, id);
 	rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
 	if (rc && p->n_txq != p->n_rxq && p->n_rxq <= info.max_tx_queues &&
 	    p->n_rxq <= PORT_MAX_QUEUES) {

@@ -99,8 +99,15 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		}
 		m->n_rxq = info.nb_rx_queues;
 	}
-	m->vxlan_port = rte_cpu_to_be_16(lim->vxlan_port ? lim->vxlan_port :
-					 FDIR_VXLAN_PORT_DEFAULT);
+	/* ice registers no tunnel port of its own: until
+	 * fdir_model_udp_tunnel_port_add(), 4789 is plain UDP */
+	m->tunnel_port = 0;
+	m->profile = lim->profile;
+	if ((unsigned)m->profile >= FDIR_PROFILE_N) {
+		free(m);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	m->qsbr = qsbr;
 	rte_spinlock_init(&m->wlock);
 	m->guar = lim->guar;
@@ -125,7 +132,8 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		nb <<= 1;
 	m->bucket_mask = nb - 1;
 	m->buckets = calloc(nb, sizeof *m->buckets);
-	if (!m->buckets) {
+	m->dup_buckets = calloc(nb, sizeof *m->dup_buckets);
+	if (!m->buckets || !m->dup_buckets) {
 		fdir_model_free(m);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -156,6 +164,7 @@ fdir_model_free(struct fdir_model *m)
 		free(r);
 	}
 	free(m->buckets);
+	free(m->dup_buckets);
 	if (m->own_pool)
 		fdir_model_pool_free(m->pool);
 	free(m);
@@ -187,6 +196,46 @@ fdir_model_table_find(struct fdir_model *m, const struct fdir_key *k)
 	return NULL;
 }
 
+static inline uint32_t
+dup_hash(const struct fdir_dup_key *k)
+{
+	return rte_hash_crc(k, sizeof *k, 0xd00b);
+}
+
+/* ice_fdir_entry_lookup() on ice's key: writer only */
+static struct fdir_model_rule *
+dup_find(struct fdir_model *m, const struct fdir_dup_key *k)
+{
+	struct fdir_model_rule *r =
+		m->dup_buckets[dup_hash(k) & m->bucket_mask];
+
+	for (; r; r = r->dup_next)
+		if (!memcmp(&r->dup, k, sizeof *k))
+			return r;
+	return NULL;
+}
+
+/* ice_fdir_input_set_conf() -> ice_fdir_cur_prof_conflict()
+ * (ice_fdir_filter.c v22.11.11:674-707, 1078-1132; v26.07:719-752,
+ * 1295-): the same
+ * input set is "Profile already exists" (kept as it is); another one
+ * replaces the profile if it has no rules, and fails with -EINVAL if it
+ * has. A profile with no rules stays programmed (nothing removes it), so
+ * it keeps its packet types (prof_seq). ice compares only the inner
+ * segment of a tunnel profile; the model compares the whole input set,
+ * the safe side (our VXLAN rules all have the same outer fields). */
+static int
+profile_conf(struct fdir_model *m, uint32_t t, uint32_t inset)
+{
+	if (m->prof_seq[t] && m->inset[t] == inset)
+		return 0;
+	if (m->prof_seq[t] && m->n_rules[t])
+		return -EINVAL;
+	__atomic_store_n(&m->inset[t], inset, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->prof_seq[t], ++m->prof_clock, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static struct fdir_model_rule *
 reject(struct fdir_model *m, enum fdir_model_reject why)
 {
@@ -208,21 +257,38 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		h = reject(m, why);
 		goto out;
 	}
-	/* ice_fdir_create_filter(): duplicate pattern first ... */
-	if (fdir_model_table_find(m, &p.key)) {
+	/* ice_fdir_create_filter() (v22.11.11:1316-1472, v26.07:1539-1696):
+	 * ice's duplicate key
+	 * first (v22.11.11:1391-1397) ... */
+	if (dup_find(m, &p.dup) || fdir_model_table_find(m, &p.key)) {
 		rte_flow_error_set(error, EEXIST, RTE_FLOW_ERROR_TYPE_HANDLE,
-				   NULL, "Rule already exists!");
+				   NULL, ICE_FDIR_MSG_EXISTS);
 		h = reject(m, FDIR_REJ_EXIST);
 		goto out;
 	}
 	/* ... then the profile: one input set per flow type while it has
-	 * rules (ice_fdir_cur_prof_conflict() -> EINVAL) */
+	 * rules (v22.11.11:1410-1418) ... */
 	uint32_t t = p.key.type;
 
-	if (m->n_rules[t] && m->inset[t] != p.key.inset) {
+	if (profile_conf(m, t, p.key.inset)) {
 		rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
-				   NULL, "Profile configure failed.");
+				   NULL, ICE_FDIR_MSG_PROFILE);
 		h = reject(m, FDIR_REJ_INSET);
+		goto out;
+	}
+	/* ... then programming (ice_fdir_add_del_filter, v22.11.11:
+	 * 1214-1240, v26.07:1423-):
+	 * the training packet of a tunnel rule needs the tunnel's open UDP
+	 * port (base/ice_fdir.c ice_fdir_get_gen_prgm_pkt v22.11.11:4052-4053,
+	 * v26.07:4077-4078):
+	 * none -> "Generate dummy packet failed" in the log, -EINVAL, and
+	 * the create reports "Add filter rule failed." (v22.11.11:1434-1439).
+	 * Nothing is programmed, so no capacity is used. */
+	if (t == OFFLOAD_FT_VXLAN_IPV4 &&
+	    !__atomic_load_n(&m->tunnel_port, __ATOMIC_RELAXED)) {
+		rte_flow_error_set(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE,
+				   NULL, ICE_FDIR_MSG_NO_TUNNEL);
+		h = reject(m, FDIR_REJ_NO_TUNNEL);
 		goto out;
 	}
 	/* capacity: this port's guaranteed share first, then the pool */
@@ -230,9 +296,11 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 
 	if (m->st.guar_used >= m->guar) {
 		if (!pool_take(m->pool)) {
-			rte_flow_error_set(error, ENOSPC,
+			/* ice: the programming status fails, -EINVAL
+			 * (ice_check_fdir_programming_status) */
+			rte_flow_error_set(error, EINVAL,
 					   RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
-					   "Flow Director table full");
+					   ICE_FDIR_MSG_NOSPC);
 			h = reject(m, FDIR_REJ_NOSPC);
 			goto out;
 		}
@@ -255,8 +323,11 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		m->st.pool_used++;
 	else
 		m->st.guar_used++;
-	__atomic_store_n(&m->inset[t], p.key.inset, __ATOMIC_RELEASE);
+	h->dup = p.dup;
 	m->n_rules[t]++;
+	b = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	h->dup_next = *b;
+	*b = h;
 
 	h->all_next = m->all;
 	if (m->all)
@@ -292,6 +363,10 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 			    "Can't find entry.");
 	}
 	__atomic_store_n(pp, h->next, __ATOMIC_RELEASE);	/* unlink */
+	for (pp = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	     *pp != h; pp = &(*pp)->dup_next)
+		;
+	*pp = h->dup_next;
 
 	if (h->all_prev)
 		h->all_prev->all_next = h->all_next;
@@ -299,7 +374,15 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 		m->all = h->all_next;
 	if (h->all_next)
 		h->all_next->all_prev = h->all_prev;
-	m->n_rules[h->key.type]--;
+	/* 26.07 removes a flow type's profile with its last rule
+	 * (ice_fdir_filter.c v26.07:1782-1791, commit c05f8f2e1d); up to
+	 * 26.03 nothing does, and it keeps its packet types */
+	if (!--m->n_rules[h->key.type] &&
+	    m->profile == FDIR_PROFILE_ICE_2607) {
+		__atomic_store_n(&m->prof_seq[h->key.type], 0,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&m->inset[h->key.type], 0, __ATOMIC_RELEASE);
+	}
 	if (h->in_pool) {
 		pool_give(m->pool);
 		m->st.pool_used--;
@@ -333,11 +416,13 @@ fdir_model_reject_name(enum fdir_model_reject r)
 {
 	static const char *const names[FDIR_REJ_N] = {
 		[FDIR_REJ_ATTR] = "attr",
+		[FDIR_REJ_GROUP] = "group",
 		[FDIR_REJ_PATTERN] = "pattern",
 		[FDIR_REJ_ACTION] = "action",
 		[FDIR_REJ_INSET] = "input-set-conflict",
 		[FDIR_REJ_EXIST] = "exists",
 		[FDIR_REJ_NOSPC] = "no-space",
+		[FDIR_REJ_NO_TUNNEL] = "no-tunnel-port",
 	};
 	return r < FDIR_REJ_N ? names[r] : "?";
 }
@@ -366,13 +451,31 @@ fdir_model_profile_name(enum fdir_model_profile p)
 	return (unsigned)p < FDIR_PROFILE_N ? profile_names[p] : "?";
 }
 
-/* TODO(issue 14, model profiles): the model still treats its vxlan_port
- * as registered from the start. */
+/* ice_dev_udp_tunnel_port_add() (ice_ethdev.c v22.11.11:5793-5817,
+ * v26.07:7088-7112) -> ice_create_tunnel() (base/ice_flex_pipe.c
+ * v22.11.11 and v26.07:542-615): a port already open is a reference more
+ * (0); otherwise a free VXLAN entry of the package's parser boost TCAM
+ * takes it, and none free returns ICE_ERR_OUT_OF_RANGE, an ice status
+ * (-13) that ice passes up unchanged, not an errno. The model has one
+ * VXLAN entry: the entries are the package's TNL_VXLAN_PF<n> boost-TCAM
+ * labels (base/ice_flex_pipe.c:104-131), how many per PF the shipped DDP
+ * has is not known here (one assumed). Port 0 is refused
+ * (-EINVAL): ice would open it, which no caller means. */
+#define ICE_ERR_OUT_OF_RANGE_STATUS (-13)
+
 int
 fdir_model_udp_tunnel_port_add(struct fdir_model *m, uint16_t udp_port)
 {
+	rte_be16_t p = rte_cpu_to_be_16(udp_port);
+	int ret = 0;
+
 	if (!m || !udp_port)
 		return -EINVAL;
-	m->vxlan_port = rte_cpu_to_be_16(udp_port);
-	return 0;
+	rte_spinlock_lock(&m->wlock);
+	if (!m->tunnel_port)
+		__atomic_store_n(&m->tunnel_port, p, __ATOMIC_RELEASE);
+	else if (m->tunnel_port != p)
+		ret = ICE_ERR_OUT_OF_RANGE_STATUS;
+	rte_spinlock_unlock(&m->wlock);
+	return ret;
 }

@@ -12,13 +12,28 @@
  * published with RCU: a destroyed rule is freed only after every reader
  * registered on the qsbr given at create has passed a quiescent state.
  *
- * What the ice PMD does, with the code it is checked against (DPDK
- * drivers/net/ice/ice_fdir_filter.c, stored main-line revision 01b8739f;
- * the parser is the same shape in 22.11 and 23.11):
- *  - ice_fdir_parse_pattern(): IPv4 src/dst and L4 ports are all-or-nothing
- *    ("Mask for IPv4 src/dst addrs not supported"); VXLAN flags mask ->
- *    EINVAL "Invalid vxlan field"; an eth type of IPv4/IPv6 -> "Unsupported
- *    ether_type"; item->last only for IPv4.
+ * What the ice PMD does, with the code it is checked against: DPDK
+ * drivers/net/ice/ (drivers/net/intel/ice/ from 25.03) at v22.11.11
+ * (Debian 12's) and v26.07 (the newest release), F = ice_fdir_filter.c,
+ * G = ice_generic_flow.c; /work/wt/ISSUE14-research.md has every release.
+ * The exact rte_flow_error texts are in ice_fdir_msgs.h.
+ *  - Profiles (limits.profile): what attr.group does changed inside
+ *    stable series. ice-22.11: any group "Not support group."
+ *    (G 22.11.11:2066-2072). ice-23.11.0 (to .3, 24.03-24.11.1): the
+ *    group picks one parser (G v23.11:2236-2248): 0 the switch, which
+ *    refuses MARK ("Invalid action type"), 1 ACL (off on a PF), 2 FDIR,
+ *    3+ none. ice-23.11.4 (24.11.2+, 25.03-26.03): group never read, ACL,
+ *    switch, FDIR tried in turn (G v23.11.4:2253-2325). ice-26.07: the
+ *    FDIR parser refuses a non-zero group ("Group not supported",
+ *    F v26.07:3031, common/flow_check.h:333-338). Transfer is refused in
+ *    all four; priority 1 too (no text of ice's own before 26.07).
+ *  - Ranges (item->last): ignored on every item but IPv4 up to 26.03 (ice
+ *    sets "Not support range" and goes on, F 22.11.11:1852-1859), refused
+ *    by 26.07 (F v26.07:1926-1932); an IPv4 last with an address, length,
+ *    ttl/tos/proto or checksum is "Invalid IPv4 last." everywhere.
+ *  - ice_fdir_parse_pattern(): IPv4 src/dst and L4 ports are all-or-nothing;
+ *    VXLAN flags mask -> EINVAL "Invalid vxlan field"; an eth type of
+ *    IPv4/IPv6 as the last item -> "Unsupported ether_type".
  *  - ice_fdir_parse(): an empty input set, or fields outside the pattern's
  *    input_set_mask -> EINVAL "Invalid input set". For eth/ipv4/udp/vxlan/
  *    eth/ipv4 the outer mask is ICE_FDIR_INSET_ETH_IPV4_VXLAN (MACs, IPv4
@@ -27,16 +42,60 @@
  *  - ice_fdir_parse_action(): MARK, RSS, QUEUE, DROP, PASSTHRU, COUNT; at
  *    most one destination, one mark; ice_fdir_parse_action_qregion(): RSS
  *    queue_num 2..128, power of two, contiguous, last < nb_rx_queues.
- *  - ice_fdir_create_filter(): a rule whose pattern key (flow type, values,
- *    masks, tunnel type; not the actions) equals an installed one -> EEXIST
- *    "Rule already exists!"; then ice_fdir_input_set_conf() ->
- *    ice_fdir_hw_tbl_conf() -> ice_fdir_cur_prof_conflict(): a different
- *    input set for a flow type that still has rules -> -EINVAL, reported as
- *    rte_flow error EINVAL "Profile configure failed."; an empty profile is
- *    replaced. (ice compares only the inner segment of a tunnel profile;
- *    the model compares both, the safe side.) ice_fdir_cross_prof_conflict()
- *    also refuses IPV4_OTHER vs IPV4_UDP profiles with rules: not reachable
- *    with our two flow types.
+ *  - validate runs the parsers only: duplicates, profiles, the tunnel port
+ *    and capacity are create's (F 22.11.11:1316-1472, v26.07:1539-1696),
+ *    in this order:
+ *    1. duplicate: ice's key (ice_fdir_extract_fltr_key, F 22.11.11:
+ *       1243-1260, v26.07:1452-1481) is the flow type, the IPv4 fields of
+ *       the plain header or of the INNER header of a tunnel rule (from the
+ *       spec, masked or not), inner MACs and the tunnel type; not the
+ *       outer IPv4 (the VTEP), not the VNI. So two VXLAN rules with the
+ *       same inner destination on two VNIs or two VTEPs collide: EEXIST
+ *       "Rule already exists!" (F 22.11.11:1392-1397). The hardware would
+ *       tell them apart; ice's software table does not.
+ *    2. profile: ice_fdir_input_set_conf -> ice_fdir_cur_prof_conflict
+ *       (F 22.11.11:674-707, 1410-1418): a different input set for a flow
+ *       type that has rules -> EINVAL "Profile configure failed."; the same
+ *       one is kept; an empty profile is replaced. A profile is programmed
+ *       here, before step 3, and nothing removes it when its last rule
+ *       goes. (ice compares only the inner segment of a tunnel profile;
+ *       the model compares the whole input set, the safe side.)
+ *    3. the training packet: a tunnel rule needs an open VXLAN (or
+ *       GENEVE) port (base/ice_fdir.c 22.11.11:4052-4053, v26.07:
+ *       4077-4078); none -> log "Generate dummy packet failed", EINVAL
+ *       "Add filter rule failed." (F 22.11.11:1233-1236, 1434-1439). The
+ *       model, like ice, starts with no tunnel port:
+ *       fdir_model_udp_tunnel_port_add() opens one.
+ *    4. programming: a full table fails the hardware's programming status:
+ *       EINVAL "Add filter rule failed." (below).
+ *  - Tunnel port (ice_dev_udp_tunnel_port_add, ice_ethdev.c 22.11.11:
+ *    5793-5817 -> base/ice_flex_pipe.c ice_create_tunnel:542-615): the same
+ *    port again is a reference (0); no free VXLAN entry returns the ice
+ *    status ICE_ERR_OUT_OF_RANGE (-13) unchanged. The model has one VXLAN
+ *    entry (how many the DDP package has per PF is not known here).
+ *  - Destroy: up to 26.03 a profile outlives its last rule (nothing
+ *    removes it: it keeps its packet types, below); 26.07 removes it with
+ *    its last rule (F v26.07:1782-1791).
+ *  - Rx: until a port is registered, UDP to 4789 is plain UDP to the NIC
+ *    (plain rules match it, VXLAN rules never do). Once registered, the
+ *    NIC parses it as VXLAN; a VXLAN packet with inner IPv4/UDP then has
+ *    packet types that both the VXLAN profile and the plain eth/ipv4/udp
+ *    profile cover (base/ice_flow.c 22.11.11:1166, 1198: the plain profile
+ *    takes any packet whose first L3 is IPv4 and innermost L4 UDP, and
+ *    reads the first IPv4 and the innermost UDP ports, :1399, 1495). The
+ *    profile programmed last owns them (issue 14; which one wins is
+ *    INFERRED, not seen on a card): a plain rule "VTEP, udp dst P" created
+ *    after the VXLAN profile marks VXLAN packets whose inner UDP dst is
+ *    P, and the VXLAN rules stop matching inner-UDP packets; inner
+ *    non-UDP packets stay the VXLAN profile's. Open (research guide
+ *    11.1-2): profiles claim packet-type GROUPS from the DDP package, so
+ *    whether the VXLAN profile covers inner TCP/ICMP at all (the model:
+ *    yes) and how far the plain one reaches is not known from source.
+ *  - Rx: VLAN tags do not change the packet type: an eth/ipv4 rule with no
+ *    vlan item matches the packet with one 802.1Q tag, or an 802.1ad (or
+ *    802.1Q) tag and an 802.1Q tag (QinQ: INFERRED from the double-VLAN
+ *    mode parser, not seen on a card); tags in the inner frame are not
+ *    matched (unknown).
  *  - Rx (ice_rxtx.c, ice_rxd_to_pkt_fields_by_comms_generic/_ovs): when the
  *    descriptor's flow_id != 0xFFFFFFFF: ol_flags |= RTE_MBUF_F_RX_FDIR |
  *    RTE_MBUF_F_RX_FDIR_ID and hash.fdir.hi = flow_id (the MARK id). So a
@@ -52,14 +111,14 @@
  * depending on the card's port count) are the issue's, not verified in a
  * datasheet here. A full table is not refused by the ice parser: the
  * hardware's programming status fails and rte_flow_create() returns an
- * error ("Add filter rule failed."); the model says ENOSPC.
+ * error EINVAL ("Add filter rule failed."), as the model does.
  *
  * Not modelled: RSS queue regions cannot move a packet to another rx queue
  * from an rx callback; the model validates them like ice and counts the
  * packets the NIC would have delivered on another queue (rss_misqueued).
- * Packets with a VLAN tag, IPv4 fragments, and anything not eth/IPv4/UDP
- * (to the VXLAN port: /VXLAN/eth/IPv4) are never matched; IPv4 options
- * are parsed over, as the NIC's parser does.
+ * IPv4 fragments (outer or inner), more than two VLAN tags, and anything
+ * not eth/IPv4/UDP (to the tunnel port: /VXLAN/eth/IPv4) are never
+ * matched; IPv4 options are parsed over, as the NIC's parser does.
  */
 #ifndef VXS_FDIR_MODEL_H
 #define VXS_FDIR_MODEL_H
@@ -73,7 +132,6 @@
 #define FDIR_E810_TOTAL_FILTERS 16384	/* per device */
 #define FDIR_E810_GUAR_8PORT	512	/* guaranteed per port, 8-port card */
 #define FDIR_E810_GUAR_4PORT	1024	/* guaranteed per port, 2/4-port */
-#define FDIR_VXLAN_PORT_DEFAULT 4789
 
 /* The device-wide best-effort pool, shared by the models of one card's
  * ports. */
@@ -87,8 +145,9 @@ uint32_t fdir_model_pool_used(const struct fdir_model_pool *pool);
  * what attr.group means (drivers/offload/README.md, "ice behaviours"), so
  * each test of the probe (offload_probe.c) runs against each of them. */
 enum fdir_model_profile {
-	FDIR_PROFILE_ICE_2211,		/* "ice-22.11": a non-zero group is
-					 * refused; engines tried in order */
+	FDIR_PROFILE_ICE_2211,		/* "ice-22.11" (22.11.x): a non-zero
+					 * group is refused; engines tried
+					 * in order */
 	FDIR_PROFILE_ICE_2311_0,	/* "ice-23.11.0" (to .3, and 24.03 to
 					 * 24.11.1): the group picks the engine,
 					 * 2 = FDIR; 0 = switch, which has no
@@ -113,16 +172,20 @@ struct fdir_model_limits {
 	struct fdir_model_pool *pool;
 	uint16_t n_ports;	/* ports on the card (for the private pool) */
 	uint16_t n_rxq;		/* rx queues when eth_port_id == UINT16_MAX */
-	uint16_t vxlan_port;	/* UDP port the parser calls VXLAN; 0: 4789 */
 };
 
 enum fdir_model_reject {
-	FDIR_REJ_ATTR,		/* EINVAL: not ingress-only / group / prio */
+	FDIR_REJ_ATTR,		/* EINVAL: not ingress-only / priority */
+	FDIR_REJ_GROUP,		/* EINVAL: attr.group that does not reach
+				 * the FDIR in the profile's release */
 	FDIR_REJ_PATTERN,	/* EINVAL: outside the whitelist */
 	FDIR_REJ_ACTION,	/* EINVAL: actions ice or the whitelist refuse */
 	FDIR_REJ_INSET,		/* EINVAL: other input set for the flow type */
 	FDIR_REJ_EXIST,		/* EEXIST: same pattern installed */
-	FDIR_REJ_NOSPC,		/* ENOSPC: guaranteed + shared pool full */
+	FDIR_REJ_NOSPC,		/* EINVAL "Add filter rule failed.": the
+				 * guaranteed share and shared pool full */
+	FDIR_REJ_NO_TUNNEL,	/* EINVAL "Add filter rule failed.": a VXLAN
+				 * rule with no tunnel port registered */
 	FDIR_REJ_N
 };
 
@@ -152,8 +215,11 @@ struct fdir_model *fdir_model_create(uint16_t eth_port_id,
 void fdir_model_free(struct fdir_model *m);
 
 /* rte_eth_dev_udp_tunnel_port_add(port, {udp_port, VXLAN}) as ice does
- * it: 0, or -errno. Until a port is registered the model, like ice,
- * validates VXLAN rules but fails their create. */
+ * it: 0 (also for the port already registered), -13 (ice's
+ * ICE_ERR_OUT_OF_RANGE, passed up as is) for a second port, -EINVAL for
+ * port 0 or m NULL. Until a port is registered the model, like ice,
+ * validates VXLAN rules but fails their create, and sees 4789 as plain
+ * UDP. */
 int fdir_model_udp_tunnel_port_add(struct fdir_model *m, uint16_t udp_port);
 
 /* rte_flow_validate(): 0, or -errno with *error set (may be NULL).
@@ -163,7 +229,8 @@ int fdir_model_validate(struct fdir_model *m, const struct offload_rule *r,
 			struct rte_flow_error *error);
 
 /* rte_flow_create(): a handle, or NULL with *error and rte_errno set:
- * EINVAL, EEXIST or ENOSPC (see enum fdir_model_reject). */
+ * EINVAL or EEXIST, with ice's messages (ice_fdir_msgs.h); the model's
+ * own reason is counted in stats.rejected (enum fdir_model_reject). */
 struct fdir_model_rule *fdir_model_create_rule(struct fdir_model *m,
 					       const struct offload_rule *r,
 					       struct rte_flow_error *error);

@@ -10,7 +10,6 @@
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ip.h>
-#include <rte_version.h>
 #include "fdir_model_priv.h"
 
 /* ---- parsing a rule (ice_fdir_parse_pattern / _action, narrowed) ---- */
@@ -76,16 +75,65 @@ parse_eth_empty(const struct rte_flow_item *it, struct rte_flow_error *e)
 	return 0;
 }
 
+/* item->last (ice_fdir_filter.c ice_fdir_parse_pattern v22.11.11:
+ * 1852-1859, v26.07:1926-1932): an IPv4 range whose last has any address,
+ * length, ttl/tos/proto or checksum set is "Invalid IPv4 last." in every
+ * release (v22.11.11:2036-2048, v26.07:2126-2138); any other IPv4 last is
+ * ignored. On any other item, up to 26.03 ice sets "Not support range"
+ * and goes on (no return): the range is ignored, the rule accepted (and
+ * error keeps the message); 26.07 refuses it. */
+static int
+parse_range(const struct fdir_model *m, const struct rte_flow_item *x,
+	    struct rte_flow_error *e)
+{
+	if (x->type == RTE_FLOW_ITEM_TYPE_IPV4) {
+		const struct rte_flow_item_ipv4 *l = x->last;
+
+		if (x->spec && x->mask &&
+		    (l->hdr.version_ihl || l->hdr.type_of_service ||
+		     l->hdr.time_to_live || l->hdr.total_length ||
+		     l->hdr.next_proto_id || l->hdr.hdr_checksum ||
+		     l->hdr.src_addr || l->hdr.dst_addr))
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, x,
+				    "Invalid IPv4 last.");
+		return 0;
+	}
+	if (m->profile == FDIR_PROFILE_ICE_2607)
+		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, x,
+			    ICE_FDIR_MSG_RANGE);
+	rte_flow_error_set(e, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM, x,
+			   ICE_FDIR_MSG_RANGE);
+	return 0;
+}
+
+/* The IPv4 values of ice's duplicate key: from the spec whenever spec and
+ * mask are given, whatever the mask (ice_fdir_filter.c v22.11.11:
+ * 2070-2074, v26.07:2173-). */
+static void
+dup_ipv4(const struct rte_flow_item *it, struct fdir_dup_key *d)
+{
+	const struct rte_flow_item_ipv4 *s = it->spec;
+
+	if (!it->spec || !it->mask)
+		return;
+	d->src = s->hdr.src_addr;
+	d->dst = s->hdr.dst_addr;
+	d->ttl = s->hdr.time_to_live;
+	d->proto = s->hdr.next_proto_id;
+	d->tos = s->hdr.type_of_service;
+}
+
 static int
 parse_pattern(const struct fdir_model *m, const struct offload_rule *r,
-	      struct fdir_key *key, struct rte_flow_error *e)
+	      struct fdir_key *key, struct fdir_dup_key *dup,
+	      struct rte_flow_error *e)
 {
 	const struct rte_flow_item *it[OFFLOAD_MAX_ITEMS];
 	unsigned n = 0;
 	int ret;
 
-	(void)m;
 	memset(key, 0, sizeof *key);
+	memset(dup, 0, sizeof *dup);
 	for (unsigned i = 0; ; i++) {
 		if (i == OFFLOAD_MAX_ITEMS)
 			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_NUM,
@@ -96,9 +144,8 @@ parse_pattern(const struct fdir_model *m, const struct offload_rule *r,
 			break;
 		if (x->type == RTE_FLOW_ITEM_TYPE_VOID)	/* ice skips it */
 			continue;
-		if (x->last)	/* ice: "Not support range" */
-			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ITEM_LAST,
-				    x, "ranges are not supported");
+		if (x->last && (ret = parse_range(m, x, e)))
+			return ret;
 		it[n++] = x;
 	}
 
@@ -131,6 +178,18 @@ parse_pattern(const struct fdir_model *m, const struct offload_rule *r,
 				    "pattern is not eth/ipv4/udp"
 				    "[/vxlan/eth/ipv4]");
 	key->type = r->type;
+	dup->type = r->type;
+	dup->tunnel = r->type == OFFLOAD_FT_VXLAN_IPV4;
+	/* the key's IP fields: the only IPv4 header of a plain rule, the
+	 * inner one of a tunnel rule (the outer goes to ip_outer, which is
+	 * not in the key) */
+	dup_ipv4(it[dup->tunnel ? 5 : 1], dup);
+	if (!dup->tunnel && it[2]->spec && it[2]->mask) {
+		const struct rte_flow_item_udp *u = it[2]->spec;
+
+		dup->sport = u->hdr.src_port;
+		dup->dport = u->hdr.dst_port;
+	}
 
 	if ((ret = parse_eth_empty(it[0], e)))
 		return ret;
@@ -198,6 +257,12 @@ parse_pattern(const struct fdir_model *m, const struct offload_rule *r,
 	return 0;
 }
 
+/* ice_fdir_parse_action_qregion, ice_fdir_filter.c v22.11.11:1664-1666,
+ * v26.07:2918-2920 */
+#define REGION_MSG(first) "The region size should be any of the following " \
+	"values:" first "4, 8, 16, 32, 64, 128 as long as the total number " \
+	"of queues do not exceed the VSI allocation."
+
 static int
 parse_actions(const struct fdir_model *m, const struct offload_rule *r,
 	      uint32_t *mark, uint16_t *q_first, uint16_t *q_num,
@@ -263,8 +328,8 @@ parse_actions(const struct fdir_model *m, const struct offload_rule *r,
 			    rss->queue_num > OFFLOAD_MAX_RSS_QUEUES)
 				return fail(e, EINVAL,
 					    RTE_FLOW_ERROR_TYPE_ACTION, a,
-					    "The region size should be a power"
-					    " of two up to 128");
+					    m->profile == FDIR_PROFILE_ICE_2607 ?
+					    REGION_MSG("2, ") : REGION_MSG("1, 2, "));
 			*q_first = rss->queue[0];
 			*q_num = rss->queue_num;
 			break;
@@ -282,25 +347,90 @@ parse_actions(const struct fdir_model *m, const struct offload_rule *r,
 	return 0;
 }
 
+/* attr, per release. Returns 0, or -EINVAL with *why ATTR or GROUP. */
 static int
-check_attr(const struct offload_rule *r, struct rte_flow_error *e)
+check_attr(const struct fdir_model *m, const struct offload_rule *r,
+	   enum fdir_model_reject *why, struct rte_flow_error *e)
 {
 	const struct rte_flow_attr *a = &r->attr;
-	/* 22.11: group must be 0; from 23.11 group selects the engine and
-	 * the Flow Director is group 2 (group 0: the switch filter, no
-	 * MARK). */
-	uint32_t fdir_group =
-		RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0) ? 2 : 0;
+	enum fdir_model_profile p = m->profile;
 
-	if (!a->ingress || a->egress || a->transfer)
-		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, a,
-			    "ingress only");
-	if (a->priority)	/* without pipe-mode-support devarg */
+	*why = FDIR_REJ_ATTR;
+	if (p == FDIR_PROFILE_ICE_2607) {
+		/* the FDIR parser's ci_flow_check_attr(attr, NULL)
+		 * (ice_fdir_filter.c v26.07:3031; drivers/net/intel/common/
+		 * flow_check.h): the generic layer no longer checks attr */
+		if (!a->ingress || a->egress)
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_INGRESS,
+				    a, "Ingress attribute is required");
+		if (a->transfer)
+			return fail(e, EINVAL,
+				    RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, a,
+				    "Transfer not supported");
+		if (a->group) {
+			*why = FDIR_REJ_GROUP;
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_GROUP,
+				    a, ICE_FDIR_MSG_GROUP_2607);
+		}
+		if (a->priority)
+			return fail(e, EINVAL,
+				    RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, a,
+				    "Priority not supported");
+		return 0;
+	}
+	/* ice_flow_valid_attr (ice_generic_flow.c v22.11.11:2019-2077;
+	 * v23.11:1886-1921, the same without the group check) */
+	if (!a->ingress)
+		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_INGRESS, a,
+			    "Only support ingress.");
+	if (a->egress)
+		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_EGRESS, a,
+			    "Not support egress.");
+	/* (v22.11.0 did not look at transfer; 22.11.x refuses it) */
+	if (a->transfer)
+		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_TRANSFER, a,
+			    "Not support transfer.");
+	if (a->priority > 1)
+		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, a,
+			    "Only support priority 0 and 1.");
+	/* priority 1 without the pipeline-mode devarg: ice_fdir_parse
+	 * returns -rte_errno without a message of its own
+	 * (ice_fdir_filter.c v22.11.11:2476-2477; gone in 23.11.5, 24.11.3,
+	 * 25.07: commit 1f332499adc5), leaving the last parser's text; ours
+	 * names the cause */
+	if (a->priority)
 		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_PRIORITY, a,
 			    "priority must be 0");
-	if (a->group != fdir_group)
-		return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_GROUP, a,
-			    "group is not the Flow Director's");
+	*why = FDIR_REJ_GROUP;
+	switch (p) {
+	case FDIR_PROFILE_ICE_2211:
+		if (a->group)
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR_GROUP,
+				    a, ICE_FDIR_MSG_GROUP_2211);
+		break;
+	case FDIR_PROFILE_ICE_2311_0:
+		/* get_flow_parser(group) (ice_generic_flow.c v23.11:
+		 * 2236-2248, 2285-2315): one parser, chosen by the group; the
+		 * switch parses our patterns (ice_switch_filter.c v23.11:217)
+		 * and refuses MARK (:1745-1749) */
+		if (a->group == 0)	/* the switch filter: no MARK */
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ACTION,
+				    r->actions, ICE_FDIR_MSG_SWITCH_ACTION);
+		if (a->group == 1)	/* ACL: DCF only, disabled on a PF */
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_UNSPECIFIED,
+				    NULL, ICE_FDIR_MSG_ENGINE_OFF);
+		if (a->group > 2)
+			return fail(e, EINVAL, RTE_FLOW_ERROR_TYPE_ATTR, NULL,
+				    ICE_FDIR_MSG_NO_PARSER);
+		break;
+	default:
+		/* 23.11.4 / 24.11.2 / 25.03-26.03, "net/ice: fix flows
+		 * handling" (fabc9e1322e2): ACL, switch, FDIR tried in turn,
+		 * attr.group never read (ice_generic_flow.c v23.11.4:
+		 * 2253-2325) */
+		break;
+	}
+	*why = FDIR_REJ_ATTR;
 	return 0;
 }
 
@@ -311,11 +441,9 @@ fdir_model_parse_rule(struct fdir_model *m, const struct offload_rule *r,
 {
 	int ret;
 
-	if ((ret = check_attr(r, e))) {
-		*why = FDIR_REJ_ATTR;
+	if ((ret = check_attr(m, r, why, e)))
 		return ret;
-	}
-	if ((ret = parse_pattern(m, r, &p->key, e))) {
+	if ((ret = parse_pattern(m, r, &p->key, &p->dup, e))) {
 		*why = FDIR_REJ_PATTERN;
 		return ret;
 	}

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_spinlock.h>
 #include "fdir_model.h"
+#include "ice_fdir_msgs.h"
 
 /* input-set fields */
 #define IS_O_SRC (1u << 0)
@@ -33,8 +34,28 @@ struct fdir_key {
 	rte_be32_t i_src, i_dst;
 };
 
+/* ice's duplicate-rule key (ice_fdir_extract_fltr_key, ice_fdir_filter.c
+ * v22.11.11:1243-1260, v26.07:1452-1481; struct ice_fdir_fltr_pattern,
+ * ice_ethdev.h v22.11.11:354-369, v26.07:401-419): the flow type, the
+ * IPv4 fields of
+ * the non-tunnel header or, in a tunnel rule, of the INNER header (taken
+ * from the item's spec whenever spec and mask are given, masked or not),
+ * and the tunnel type. ice's key also has the masks, ext_data (inner eth)
+ * and GTP fields: the masks are never filled in by ice's parser (so they
+ * are always zero) and the rest is zero in every rule the whitelist
+ * passes. NOT in it: the outer IPv4 of a tunnel rule, the VNI. */
+struct fdir_dup_key {
+	uint32_t type;
+	uint32_t tunnel;		/* 1: VXLAN */
+	rte_be32_t src, dst;
+	rte_be16_t sport, dport;
+	uint8_t ttl, proto, tos, pad;
+};
+
 struct fdir_model_rule {
 	struct fdir_model_rule *next;	/* bucket chain (RCU) */
+	struct fdir_model_rule *dup_next;	/* dup-key chain, writer only */
+	struct fdir_dup_key dup;
 	struct fdir_model_rule *all_prev, *all_next;	/* writer only */
 	struct fdir_key key;
 	uint32_t mark;
@@ -50,7 +71,9 @@ struct fdir_model_pool {
 struct fdir_model {
 	uint16_t port;
 	uint16_t n_rxq;
-	rte_be16_t vxlan_port;
+	enum fdir_model_profile profile;
+	/* the registered VXLAN port, 0: none (read by the PMDs) */
+	rte_be16_t tunnel_port;
 	struct rte_rcu_qsbr *qsbr;
 	rte_spinlock_t wlock;
 
@@ -58,8 +81,15 @@ struct fdir_model {
 	struct fdir_model_pool *pool;
 	bool own_pool;
 
-	/* per flow type profile: read by the PMDs */
+	/* per flow type profile: read by the PMDs. A profile is programmed
+	 * by the first create with its input set (even one that then fails)
+	 * and stays, without rules, until a create with another input set
+	 * replaces it; prof_seq orders the profiles by when they were
+	 * programmed (0: none yet), which decides who owns the packet types
+	 * both can match (fdir_model_rx.c) */
 	uint32_t inset[OFFLOAD_FT_N];
+	uint64_t prof_seq[OFFLOAD_FT_N];
+	uint64_t prof_clock;		/* writer */
 	uint32_t n_rules[OFFLOAD_FT_N];	/* writer */
 
 	struct fdir_model_rule *all;	/* writer */
@@ -70,11 +100,13 @@ struct fdir_model {
 
 	uint32_t bucket_mask;
 	struct fdir_model_rule **buckets;
+	struct fdir_model_rule **dup_buckets;	/* writer only */
 };
 
 /* A rule that passed the whitelist: its table key and its actions. */
 struct fdir_parsed {
 	struct fdir_key key;
+	struct fdir_dup_key dup;
 	uint32_t mark;
 	uint16_t q_first, q_num;
 };

@@ -41,38 +41,78 @@ ipv4_ok(const struct rte_mbuf *mb, uint32_t off, struct rte_ipv4_hdr *ip)
 	return hl;
 }
 
-static inline bool
-eth_ipv4(const struct rte_mbuf *mb, uint32_t off)
+/* The L3 offset of an IPv4 frame at off, or 0. The E810's parser reads
+ * past VLAN tags: a tagged packet gets the packet type of its untagged
+ * form, so an eth/ipv4 rule (with no vlan item) matches it too (issue 14;
+ * ice_ptypes_mac_ofos and the IPv4 packet types do not tell tagged from
+ * untagged). One 802.1Q tag, or an 802.1ad (or 802.1Q) outer tag with an
+ * 802.1Q inner one (QinQ, the double VLAN mode E810 packages default to):
+ * inferred, not seen on a card. */
+#define FDIR_MAX_VLAN_TAGS 2
+
+static inline uint32_t
+eth_ipv4(const struct rte_mbuf *mb, uint32_t off, bool tags_ok)
 {
 	struct rte_ether_hdr eb;
 	const struct rte_ether_hdr *e = rte_pktmbuf_read(mb, off, sizeof eb,
 							 &eb);
+	rte_be16_t type;
 
-	return e && e->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	if (!e)
+		return 0;
+	type = e->ether_type;
+	off += sizeof eb;
+	for (unsigned n = 0; tags_ok && n < FDIR_MAX_VLAN_TAGS &&
+	     (type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+	      (n == 0 && type == RTE_BE16(RTE_ETHER_TYPE_QINQ))); n++) {
+		struct rte_vlan_hdr vb;
+		const struct rte_vlan_hdr *v =
+			rte_pktmbuf_read(mb, off, sizeof vb, &vb);
+
+		if (!v)
+			return 0;
+		type = v->eth_proto;
+		off += sizeof vb;
+	}
+	return type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? off : 0;
 }
 
-/* Fills the packet's fields; returns its flow type or -1. */
+/* What the NIC's parser extracts from a packet. */
+struct pkt_fields {
+	rte_be32_t o_src, o_dst;
+	rte_be16_t sport, dport;	/* outer UDP */
+	uint32_t vni;
+	rte_be32_t i_src, i_dst;
+	bool inner_udp;			/* inner IPv4 carries UDP */
+	rte_be16_t i_sport, i_dport;
+};
+
+/* Fills f; returns the packet's class: OFFLOAD_FT_IPV4_UDP (plain UDP),
+ * OFFLOAD_FT_VXLAN_IPV4 (UDP to the registered tunnel port, VXLAN, inner
+ * IPv4), or -1 (no FDIR rule of ours can match it). */
 static inline int
 pkt_parse(const struct fdir_model *m, const struct rte_mbuf *mb,
-	  struct fdir_key *k)
+	  struct pkt_fields *f)
 {
 	struct rte_ipv4_hdr ip;
 	struct rte_udp_hdr ub;
 	const struct rte_udp_hdr *u;
-	uint32_t off = sizeof(struct rte_ether_hdr), hl;
+	uint32_t off, hl;
+	rte_be16_t tport = __atomic_load_n(&m->tunnel_port, __ATOMIC_ACQUIRE);
 
-	if (!eth_ipv4(mb, 0) || !(hl = ipv4_ok(mb, off, &ip)) ||
+	if (!(off = eth_ipv4(mb, 0, true)) || !(hl = ipv4_ok(mb, off, &ip)) ||
 	    ip.next_proto_id != IPPROTO_UDP)
 		return -1;
-	k->o_src = ip.src_addr;
-	k->o_dst = ip.dst_addr;
+	f->o_src = ip.src_addr;
+	f->o_dst = ip.dst_addr;
 	off += hl;
 	u = rte_pktmbuf_read(mb, off, sizeof ub, &ub);
 	if (!u)
 		return -1;
-	k->sport = u->src_port;
-	k->dport = u->dst_port;
-	if (u->dst_port != m->vxlan_port)
+	f->sport = u->src_port;
+	f->dport = u->dst_port;
+	/* no tunnel port registered: 4789 is plain UDP to the NIC */
+	if (!tport || u->dst_port != tport)
 		return OFFLOAD_FT_IPV4_UDP;
 
 	/* the tunnel port: a VXLAN packet type, never plain IPV4_UDP */
@@ -83,16 +123,44 @@ pkt_parse(const struct fdir_model *m, const struct rte_mbuf *mb,
 	v = rte_pktmbuf_read(mb, off, sizeof vb, &vb);
 	if (!v)
 		return -1;
-	k->vni = rte_be_to_cpu_32(v->vx_vni) >> 8;
+	f->vni = rte_be_to_cpu_32(v->vx_vni) >> 8;
 	off += sizeof vb;
-	if (!eth_ipv4(mb, off))
+	/* inner tags: not known, the model does not match them */
+	if (!(off = eth_ipv4(mb, off, false)) || !(hl = ipv4_ok(mb, off, &ip)))
 		return -1;
-	off += sizeof(struct rte_ether_hdr);
-	if (!ipv4_ok(mb, off, &ip))
-		return -1;
-	k->i_src = ip.src_addr;
-	k->i_dst = ip.dst_addr;
+	f->i_src = ip.src_addr;
+	f->i_dst = ip.dst_addr;
+	if (ip.next_proto_id == IPPROTO_UDP &&
+	    (u = rte_pktmbuf_read(mb, off + hl, sizeof ub, &ub))) {
+		f->inner_udp = true;
+		f->i_sport = u->src_port;
+		f->i_dport = u->dst_port;
+	}
 	return OFFLOAD_FT_VXLAN_IPV4;
+}
+
+/* Which profile a tunnel packet with inner IPv4/UDP goes to. The plain
+ * eth/ipv4/udp profile is a single segment: its packet types are every
+ * type whose first IPv4 is IPv4 and whose innermost L4 is UDP
+ * (base/ice_flow.c ice_flow_proc_seg_hdrs v22.11.11:1166, 1198:
+ * ice_ptypes_ipv4_ofos & ice_ptypes_udp_il), which includes VXLAN packets
+ * carrying UDP, and it extracts the first IPv4 header and the innermost
+ * UDP ports (ICE_PROT_IPV4_OF_OR_S, ICE_PROT_UDP_IL_OR_S; :1399, 1495).
+ * The VXLAN profile's types (outer IPv4 + inner IPv4, any L4) overlap it
+ * there; the profile programmed last owns the overlap: ice_adj_prof_
+ * priorities (base/ice_flex_pipe.c 22.11.11:3883-3960) enables each packet
+ * type group in the newest profile only (research guide 4.3; inferred
+ * from the code, not seen on a card). Profiles stay after their last rule
+ * up to 26.03 (prof_seq). */
+static inline bool
+plain_owns_tunnel_udp(struct fdir_model *m)
+{
+	uint64_t plain = __atomic_load_n(&m->prof_seq[OFFLOAD_FT_IPV4_UDP],
+					 __ATOMIC_ACQUIRE);
+	uint64_t vx = __atomic_load_n(&m->prof_seq[OFFLOAD_FT_VXLAN_IPV4],
+				      __ATOMIC_ACQUIRE);
+
+	return plain > vx;
 }
 
 uint16_t
@@ -102,7 +170,8 @@ fdir_model_rx_mark(struct fdir_model *m, uint16_t queue,
 	uint64_t marked = 0, misq = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
-		struct fdir_key f, k;
+		struct pkt_fields f;
+		struct fdir_key k;
 		struct fdir_model_rule *r;
 		int t;
 
@@ -110,6 +179,13 @@ fdir_model_rx_mark(struct fdir_model *m, uint16_t queue,
 		t = pkt_parse(m, pkts[i], &f);
 		if (t < 0)
 			continue;
+		if (t == OFFLOAD_FT_VXLAN_IPV4 && f.inner_udp &&
+		    plain_owns_tunnel_udp(m)) {
+			/* read as the plain profile reads it */
+			t = OFFLOAD_FT_IPV4_UDP;
+			f.sport = f.i_sport;
+			f.dport = f.i_dport;
+		}
 		uint32_t is = __atomic_load_n(&m->inset[t], __ATOMIC_ACQUIRE);
 
 		if (!is)

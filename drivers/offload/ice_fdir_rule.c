@@ -183,8 +183,9 @@ check_outer(const struct flow_key *k, const struct flow_key *m, bool vxlan,
 		return fail(why, "outer fragment: FDIR UDP flow type is "
 			    "non-fragmented only");
 	/* ice knows VXLAN only by a registered tunnel port: without one
-	 * validate passes and every create fails ("Generate dummy packet
-	 * failed"), so the rule is not worth asking for. */
+	 * validate passes and every create fails (EINVAL "Add filter rule
+	 * failed.", the same text as a full table: research s. 3.1), so the
+	 * rule is not worth asking for. */
 	if (vxlan && !tgt->tunnel_port)
 		return fail(why, "no VXLAN tunnel port registered on the port");
 	if (vxlan && k->tp_dst != rte_cpu_to_be_16(tgt->tunnel_port))

@@ -15,6 +15,7 @@
 
 struct offload_mark_table {
 	struct rte_hash *by_pattern;	/* pattern -> mark */
+	struct rte_hash *by_ice_key;	/* ice duplicate key -> mark */
 	struct omt_entry *entries;	/* [max_marks + 1]; [0] unused */
 	uint32_t max_marks;
 	/* FIFO of free marks (see omt_drop) */
@@ -52,9 +53,16 @@ omt_create(uint32_t max_marks)
 	};
 	t->max_marks = max_marks;
 	t->by_pattern = rte_hash_create(&hp);
+	/* one ice key per entry at most: the same bound */
+	snprintf(hname, sizeof hname, "omk_%u_%d",
+		 __atomic_fetch_add(&omt_seq, 1, __ATOMIC_RELAXED),
+		 (int)getpid() % 100000);
+	hp.key_len = sizeof(struct offload_ice_key);
+	t->by_ice_key = rte_hash_create(&hp);
 	t->entries = calloc((size_t)max_marks + 1, sizeof *t->entries);
 	t->free_marks = calloc(max_marks, sizeof *t->free_marks);
-	if (!t->by_pattern || !t->entries || !t->free_marks) {
+	if (!t->by_pattern || !t->by_ice_key || !t->entries ||
+	    !t->free_marks) {
 		int e = rte_errno ? rte_errno : ENOMEM;
 		omt_free(t);
 		rte_errno = e;
@@ -75,6 +83,7 @@ omt_free(struct offload_mark_table *t)
 		for (uint32_t i = 1; i <= t->max_marks; i++)
 			free(t->entries[i].holders);
 	rte_hash_free(t->by_pattern);
+	rte_hash_free(t->by_ice_key);
 	free(t->entries);
 	free(t->free_marks);
 	free(t);
@@ -86,6 +95,52 @@ offload_pattern_of(const struct offload_rule *r, struct offload_pattern *out)
 	memset(out, 0, sizeof *out);
 	out->type = r->type;
 	memcpy(out->items, &r->eth_spec, sizeof out->items);
+}
+
+/* where the rule's fields sit in offload_pattern.items */
+#define PAT_OFF(field) (offsetof(struct offload_rule, field) - \
+			offsetof(struct offload_rule, eth_spec))
+
+void
+offload_ice_key_of(const struct offload_pattern *p, struct offload_ice_key *out)
+{
+	const uint8_t *it = p->items;
+
+	memset(out, 0, sizeof *out);
+	out->type = p->type;
+	if (p->type == OFFLOAD_FT_VXLAN_IPV4) {
+		/* inner segment only: input->ip / ext_data in ice */
+		memcpy(&out->eth_spec, it + PAT_OFF(ieth_spec),
+		       sizeof out->eth_spec);
+		memcpy(&out->eth_mask, it + PAT_OFF(ieth_mask),
+		       sizeof out->eth_mask);
+		memcpy(&out->ipv4_spec, it + PAT_OFF(iipv4_spec),
+		       sizeof out->ipv4_spec);
+		memcpy(&out->ipv4_mask, it + PAT_OFF(iipv4_mask),
+		       sizeof out->ipv4_mask);
+		return;
+	}
+	memcpy(&out->eth_spec, it + PAT_OFF(eth_spec), sizeof out->eth_spec);
+	memcpy(&out->eth_mask, it + PAT_OFF(eth_mask), sizeof out->eth_mask);
+	memcpy(&out->ipv4_spec, it + PAT_OFF(ipv4_spec),
+	       sizeof out->ipv4_spec);
+	memcpy(&out->ipv4_mask, it + PAT_OFF(ipv4_mask),
+	       sizeof out->ipv4_mask);
+	memcpy(&out->udp_spec, it + PAT_OFF(udp_spec), sizeof out->udp_spec);
+	memcpy(&out->udp_mask, it + PAT_OFF(udp_mask), sizeof out->udp_mask);
+}
+
+uint32_t
+omt_ice_key_holder(const struct offload_mark_table *t,
+		   const struct offload_pattern *p)
+{
+	struct offload_ice_key k;
+	void *data;
+
+	offload_ice_key_of(p, &k);
+	if (rte_hash_lookup_data(t->by_ice_key, &k, &data) < 0)
+		return 0;
+	return (uint32_t)(uintptr_t)data;
 }
 
 uint32_t
@@ -101,12 +156,23 @@ omt_lookup(const struct offload_mark_table *t, const struct offload_pattern *p)
 uint32_t
 omt_claim(struct offload_mark_table *t, const struct offload_pattern *p)
 {
+	struct offload_ice_key k;
+
 	if (!t->n_free)
 		return 0;
 	uint32_t mark = t->free_marks[t->free_head];
-	if (rte_hash_add_key_data(t->by_pattern, p,
+	offload_ice_key_of(p, &k);
+	/* one rule per ice key: adding would overwrite the holder's entry */
+	if (rte_hash_lookup(t->by_ice_key, &k) >= 0)
+		return 0;
+	if (rte_hash_add_key_data(t->by_ice_key, &k,
 				  (void *)(uintptr_t)mark) != 0)
 		return 0;
+	if (rte_hash_add_key_data(t->by_pattern, p,
+				  (void *)(uintptr_t)mark) != 0) {
+		rte_hash_del_key(t->by_ice_key, &k);
+		return 0;
+	}
 	t->free_head = (t->free_head + 1) % t->max_marks;
 	t->n_free--;
 	struct omt_entry *e = &t->entries[mark];
@@ -114,6 +180,7 @@ omt_claim(struct offload_mark_table *t, const struct offload_pattern *p)
 	e->handle = NULL;
 	e->n_holders = 0;
 	e->key_pos = rte_hash_lookup(t->by_pattern, p);
+	e->ice_key_pos = rte_hash_lookup(t->by_ice_key, &k);
 	return mark;
 }
 
@@ -215,11 +282,13 @@ omt_installed(struct offload_mark_table *t, uint32_t mark, void *handle)
 	}
 }
 
-/* The pattern leaves the hash; the entry forgets its holders. */
+/* The pattern and its ice key leave the hashes; the entry forgets its
+ * holders. */
 static void
 unindex(struct offload_mark_table *t, struct omt_entry *e)
 {
 	struct offload_pattern p;
+	struct offload_ice_key k;
 	void *key;
 
 	/* a copy: the key's storage is the hash's own */
@@ -228,7 +297,13 @@ unindex(struct offload_mark_table *t, struct omt_entry *e)
 		memcpy(&p, key, sizeof p);
 		rte_hash_del_key(t->by_pattern, &p);
 	}
+	if (rte_hash_get_key_with_position(t->by_ice_key, e->ice_key_pos,
+					   &key) == 0) {
+		memcpy(&k, key, sizeof k);
+		rte_hash_del_key(t->by_ice_key, &k);
+	}
 	e->key_pos = -1;
+	e->ice_key_pos = -1;
 	t->n_holders -= e->n_holders;
 	e->n_holders = 0;
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <rte_flow.h>
 #include "offload_rule.h"
 
 /* The part of a built rule the NIC compares: flow type, item specs and
@@ -34,6 +35,21 @@ struct offload_pattern {
 	uint32_t type;		/* enum offload_flow_type */
 	uint8_t items[offsetof(struct offload_rule, mark) -
 		      offsetof(struct offload_rule, eth_spec)];
+};
+
+/* ice's duplicate-rule key (ice_fdir_extract_fltr_key(): struct
+ * ice_fdir_fltr_pattern): the flow type and the innermost headers' fields
+ * with their masks, and the tunnel type (the flow type says it). NOT the
+ * outer IPv4 nor the VNI: two VXLAN rules to the same inner destination
+ * on two VNIs (two tenants' overlapping address spaces) or two VTEPs have
+ * the same key, and ice refuses the second with EEXIST "Rule already
+ * exists!" (drivers/offload/README.md, "Collisions"). For our two rule
+ * shapes: VXLAN: the inner eth and ipv4 items; plain: eth, ipv4, udp. */
+struct offload_ice_key {
+	uint32_t type;		/* enum offload_flow_type */
+	struct rte_flow_item_eth eth_spec, eth_mask;
+	struct rte_flow_item_ipv4 ipv4_spec, ipv4_mask;
+	struct rte_flow_item_udp udp_spec, udp_mask;
 };
 
 enum omt_state {
@@ -56,6 +72,7 @@ struct omt_entry {
 	uint16_t n_holders, cap_holders;
 	uint8_t state;		/* enum omt_state */
 	int32_t key_pos;	/* its pattern's position in the hash */
+	int32_t ice_key_pos;	/* its ice key's, in the ice key index */
 };
 
 struct offload_mark_table;
@@ -67,11 +84,23 @@ void omt_free(struct offload_mark_table *t);
 void offload_pattern_of(const struct offload_rule *r,
 			struct offload_pattern *out);
 
+/* p's ice duplicate key (zeroed padding: hashed and compared as bytes). */
+void offload_ice_key_of(const struct offload_pattern *p,
+			struct offload_ice_key *out);
+/* The mark of a pending or installed rule whose ice key is p's, or 0.
+ * Another pattern with the same ice key would be refused by the NIC as a
+ * duplicate (EEXIST), so it is not asked for: a collision. */
+uint32_t omt_ice_key_holder(const struct offload_mark_table *t,
+			    const struct offload_pattern *p);
+
 /* The mark of a pending or installed rule with that pattern, or 0. */
 uint32_t omt_lookup(const struct offload_mark_table *t,
 		    const struct offload_pattern *p);
-/* A new PENDING entry for p (not in the table): its mark, or 0 when every
- * mark is taken (or the hash refused: counted as capacity by the caller). */
+/* A new PENDING entry for p (not in the table): its mark, or 0 when
+ * every mark is taken, p's ice key is held (callers check
+ * omt_ice_key_holder() first, to count that as a collision) or a hash
+ * refused. Indexes both the pattern and its ice key; both leave the
+ * indexes with the entry (omt_drop, omt_retire). */
 uint32_t omt_claim(struct offload_mark_table *t,
 		   const struct offload_pattern *p);
 /* The entry of mark (1..max_marks), whatever its state; NULL if out of

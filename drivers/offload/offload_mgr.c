@@ -22,6 +22,7 @@
 #include <rte_ring_elem.h>
 #include "fdir_model.h"
 #include "offload_admit.h"
+#include "offload_engine.h"
 #include "offload_lat.h"
 #include "offload_mark_table.h"
 #include "offload_mgr_priv.h"
@@ -31,47 +32,6 @@
 RTE_LOG_REGISTER_SUFFIX(offload_mgr_logtype, offload, INFO);
 
 static unsigned mgr_seq;
-
-/* ---- engine ---- */
-
-static int
-engine_validate(struct offload_mgr *m, const struct offload_rule *r)
-{
-	struct rte_flow_error e = { 0 };
-
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		return fdir_model_validate(m->p.model, r, &e);
-	return rte_flow_validate(m->p.eth_port_id, &r->attr, r->items,
-				 r->actions, &e);
-}
-
-/* handle or NULL with *err = positive errno */
-static void *
-engine_create(struct offload_mgr *m, const struct offload_rule *r, int *err)
-{
-	struct rte_flow_error e = { 0 };
-	void *h;
-
-	rte_errno = 0;
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		h = fdir_model_create_rule(m->p.model, r, &e);
-	else
-		h = rte_flow_create(m->p.eth_port_id, &r->attr, r->items,
-				    r->actions, &e);
-	if (!h)
-		*err = rte_errno ? rte_errno : EIO;
-	return h;
-}
-
-static int
-engine_destroy(struct offload_mgr *m, void *h)
-{
-	struct rte_flow_error e = { 0 };
-
-	if (m->p.engine == OFFLOAD_ENGINE_MODEL)
-		return fdir_model_destroy_rule(m->p.model, h, &e);
-	return rte_flow_destroy(m->p.eth_port_id, h, &e);
-}
 
 /* ---- completions ---- */
 
@@ -179,27 +139,37 @@ mgr_do_add(struct offload_mgr *m, const struct offload_req *r)
 	struct offload_rule rule;
 	uint32_t mark = r->mark;
 
+	struct offload_engine_error ee = { 0 };
+	enum offload_result res;
+
 	if (!mark) {		/* did not build when it was queued */
-		mgr_fail(m, r, OFFLOAD_FAIL_NOT_CANONICAL);
+		res = offload_engine_build_refusal(&m->p.target, &r->outer_key,
+			&r->outer_mask, r->has_inner ? &r->inner_key : NULL,
+			r->has_inner ? &r->inner_mask : NULL, &ee);
+		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
+		mgr_fail(m, r, res);
 		return;
 	}
 	if (mgr_build(m, r, mark, &rule)) {
 		fail_holders(m, mark, OFFLOAD_FAIL_NOT_CANONICAL);
 		return;
 	}
-	if (engine_validate(m, &rule) != 0) {
+	if (offload_engine_validate(&m->p, &rule, &ee) != 0) {
+		offload_fail_log_set(&m->fail_log, OFFLOAD_FAIL_VALIDATE,
+				     ee.err, ee.msg);
 		fail_holders(m, mark, OFFLOAD_FAIL_VALIDATE);
 		return;
 	}
-	int err = 0;
 	uint64_t t0 = rte_rdtsc();
-	void *h = engine_create(m, &rule, &err);
+	void *h = offload_engine_create(&m->p, &rule, &ee);
 	offload_lat_record(&m->lat, rte_rdtsc() - t0, m->tsc_hz);
 	if (!h) {
-		enum offload_result res = err == EEXIST ?
-			OFFLOAD_FAIL_EXISTS : OFFLOAD_FAIL_CAPACITY;
+		res = offload_engine_classify(&ee);
+		offload_fail_log_set(&m->fail_log, res, ee.err, ee.msg);
 		fail_holders(m, mark, res);
-		if (res == OFFLOAD_FAIL_CAPACITY)	/* weight: no room */
+		/* the NIC is full (not a duplicate nor a profile clash): the
+		 * admission learns its real size */
+		if (res == OFFLOAD_FAIL_CAPACITY)
 			admit_on_nic_full(&m->adm);
 		return;
 	}
@@ -252,7 +222,7 @@ do_del(struct offload_mgr *m, const struct offload_req *r)
 		return;
 	}
 	if (!e->n_holders) {	/* the last holder: the rule goes */
-		int rc = engine_destroy(m, e->handle);
+		int rc = offload_engine_destroy(&m->p, e->handle);
 		if (rc) {
 			/* the NIC may still mark: keep the mark out of
 			 * circulation rather than hand it to another flow */
@@ -360,6 +330,7 @@ offload_mgr_create(const struct offload_mgr_params *p)
 		m->p.req_ring_size = 1024;
 	if (!m->p.compl_ring_size)
 		m->p.compl_ring_size = 1024;
+	offload_fail_log_init(&m->fail_log);
 	m->tsc_hz = rte_get_tsc_hz();
 
 	unsigned seq = __atomic_fetch_add(&mgr_seq, 1, __ATOMIC_RELAXED);
@@ -413,7 +384,7 @@ offload_mgr_destroy(struct offload_mgr *m)
 	for (uint32_t i = 1; m->omt && i <= m->p.max_marks; i++) {
 		struct omt_entry *e = omt_entry(m->omt, i);
 		if (e->state == OMT_INSTALLED || e->state == OMT_RETIRED) {
-			engine_destroy(m, e->handle);
+			offload_engine_destroy(&m->p, e->handle);
 			ST_ADD(m->st_destroyed, 1);
 		}
 	}
@@ -429,6 +400,7 @@ offload_mgr_destroy(struct offload_mgr *m)
 	admit_fini(&m->adm);
 	free(m->rates);
 	omt_free(m->omt);
+	pthread_mutex_destroy(&m->fail_log.lock);
 	free(m);
 }
 
@@ -581,4 +553,17 @@ offload_mgr_get_stats(const struct offload_mgr *m_, struct offload_mgr_stats *st
 	st->max_marks = m->p.max_marks;
 	offload_lat_read(&m->lat, &st->lat_samples, &st->lat_p50_us,
 			 &st->lat_p99_us, &st->lat_max_us);
+}
+
+bool
+offload_mgr_last_failure(struct offload_mgr *m, enum offload_result r,
+			 int *err, char *msg, size_t len)
+{
+	struct offload_engine_error e;
+
+	if (!m || !offload_fail_log_get(&m->fail_log, r, &e))
+		return false;
+	*err = e.err;
+	snprintf(msg, len, "%s", e.msg);
+	return true;
 }

@@ -42,6 +42,7 @@
 #define VXS_OFFLOAD_MGR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "flow_key.h"
 #include "ice_fdir_rule.h"
@@ -200,6 +201,11 @@ void offload_mgr_publish_rate(struct offload_mgr *m, uint16_t pmd,
 
 void offload_mgr_get_stats(const struct offload_mgr *m,
 			   struct offload_mgr_stats *st);
+/* The last failure counted as r: the engine's errno and rte_flow_error
+ * message (the builder's reason for not_canonical / no_tunnel_port);
+ * false if none yet. For offload/show. */
+bool offload_mgr_last_failure(struct offload_mgr *m, enum offload_result r,
+			      int *err, char *msg, size_t len);
 const char *offload_result_name(enum offload_result r);
 const char *offload_admission_name(enum offload_admission a);
 /* "fifo" or "weight": 0, else -EINVAL. */

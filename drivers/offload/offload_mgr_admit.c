@@ -5,6 +5,7 @@
  * insert it, evict a rule, an installed rule's rate.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <rte_common.h>
 #include "offload_mgr_priv.h"
@@ -37,6 +38,26 @@ pend_refresh(struct offload_mgr *m, const struct offload_req *r)
 			return;
 		}
 	}
+}
+
+/* ice's duplicate key held by a rule of ours of another pattern (the
+ * same inner destination behind another VNI or VTEP): the NIC would
+ * refuse this one (EEXIST), so it stays in software, no create and no
+ * token spent, until that rule goes. True if r was failed so. */
+static bool
+ice_key_collides(struct offload_mgr *m, const struct offload_req *r,
+		 const struct offload_pattern *pat)
+{
+	uint32_t other = omt_ice_key_holder(m->omt, pat);
+	char msg[64];
+
+	if (!other)
+		return false;
+	snprintf(msg, sizeof msg, "ice key held by mark %u", other);
+	offload_fail_log_set(&m->fail_log, OFFLOAD_FAIL_COLLISION, EEXIST,
+			     msg);
+	mgr_fail(m, r, OFFLOAD_FAIL_COLLISION);
+	return true;
 }
 
 /* An ADD off the ring: a holder of the rule of its pattern, pending or
@@ -82,6 +103,8 @@ pend_add(struct offload_mgr *m, const struct offload_req *r)
 		mgr_publish(m);
 		return;
 	}
+	if (ice_key_collides(m, r, &pat))
+		return;
 	if (weight) {
 		int i = admit_find(&m->adm, 0, r->pmd, r->megaflow_id);
 		if (i >= 0)	/* offered again: a newer rate */
@@ -139,6 +162,8 @@ ops_claim(void *mgr, struct offload_req *r)
 		mgr_publish(m);
 		return ADMIT_JOINED;
 	}
+	if (ice_key_collides(m, r, &pat))
+		return ADMIT_JOINED;	/* done with: failed */
 	mark = omt_claim(m->omt, &pat);
 	if (!mark)
 		return ADMIT_NO_ROOM;

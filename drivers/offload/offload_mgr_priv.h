@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <rte_ring.h>
 #include "offload_admit.h"
+#include "offload_engine.h"
 #include "offload_lat.h"
 #include "offload_mark_table.h"
 #include "offload_mgr.h"
@@ -45,6 +46,7 @@ struct offload_mgr {
 	uint64_t st_shared, st_holders;
 	uint32_t st_pending, st_marks_in_use;
 	struct offload_lat lat;		/* rte_flow_create, timed */
+	struct offload_fail_log fail_log;	/* last errno + message */
 };
 
 #define ST_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)

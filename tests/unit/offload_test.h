@@ -19,6 +19,7 @@
 #include "fdir_model.h"
 #include "offload_mgr.h"
 #include "seed_flows.h"
+#include "unit_test.h"
 
 static struct rte_mempool *pool;
 
@@ -152,7 +153,8 @@ model(uint32_t guar, uint32_t pool_size, struct fdir_model_pool **pp)
 
 	*pp = fdir_model_pool_create(pool_size);
 	lim.pool = *pp;
-	return fdir_model_create(UINT16_MAX, &lim, NULL);
+	struct fdir_model *md = fdir_model_create(UINT16_MAX, &lim, NULL);
+	return md && !fdir_model_udp_tunnel_port_add(md, 4789) ? md : NULL;
 }
 
 /* A manager on model md; admission and resident_ms as
@@ -187,6 +189,37 @@ mgr(struct fdir_model *md, uint32_t max_marks, uint32_t rate,
 {
 	return mgr_admit(md, max_marks, rate, ring, n_pmds,
 			 OFFLOAD_ADMIT_FIFO, 0);
+}
+
+/* main()'s start: the EAL and the rig's mbuf pool; -1 (with the closing
+ * line printed) on failure. */
+static inline int
+offload_test_start(const char *name)
+{
+	if (unit_test_eal_init(name, "128"))
+		return -1;
+	pool = rte_pktmbuf_pool_create(name, 256, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	if (!pool) {
+		printf("pool create failed\n0 passed, 1 failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Everything the model refused, whatever the reason: 0 when the NIC was
+ * never asked for a rule it did not take. */
+static inline uint64_t
+model_rejected(struct fdir_model *md)
+{
+	struct fdir_model_stats ms;
+	uint64_t n = 0;
+
+	fdir_model_get_stats(md, &ms);
+	for (int r = 0; r < FDIR_REJ_N; r++)
+		n += ms.rejected[r];
+	return n;
 }
 
 #endif

@@ -74,6 +74,11 @@ static const struct bad_file bad_files[] = {
 	{ "mtu-hex",
 	  "ports:\n  - name: p0\n    type: dpdk\n    devargs: x\n"
 	  "    mtu: 0x600\n", 5, 10, "'0x600'" },
+	{ "offload-model-profile",
+	  "ports:\n  - name: p0\n    type: dpdk\n    devargs: x\n"
+	  "    offload: model\n    offload-model-profile: ice-23.11\n", 6,
+	  28, "offload-model-profile is ice-22.11, ice-23.11.0, ice-23.11.4 "
+	  "or ice-26.07, not 'ice-23.11'" },
 	{ "affinity-queue",
 	  "ports:\n  - name: p0\n    type: dpdk\n    devargs: x\n"
 	  "    n-rxq: 2\n    rxq-affinity: \"2:1\"\n", 6, 19,

@@ -577,6 +577,10 @@ test_eviction_clears_first(void)
 	struct fdir_model_limits lim = { .guar = 2, .n_ports = 1,
 					 .n_rxq = 1, .pool = model_pool };
 	model = fdir_model_create(UINT16_MAX, &lim, NULL);
+	if (model && fdir_model_udp_tunnel_port_add(model, 4789)) {
+		fdir_model_free(model);
+		model = NULL;
+	}
 	struct offload_mgr_params mp = {
 		.name = "test_evict", .engine = OFFLOAD_ENGINE_MODEL,
 		.model = model, .n_pmds = 1, .max_marks = 2,
@@ -672,6 +676,7 @@ main(void)
 	model_pool = fdir_model_pool_create(0);
 	lim.pool = model_pool;
 	model = model_pool ? fdir_model_create(UINT16_MAX, &lim, NULL) : NULL;
+	CHECK(model && !fdir_model_udp_tunnel_port_add(model, 4789), "tnl port");
 	struct offload_mgr_params mp = { .name = "test_mark_path",
 					 .engine = OFFLOAD_ENGINE_MODEL,
 					 .model = model, .n_pmds = 1,
