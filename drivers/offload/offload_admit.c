@@ -191,6 +191,8 @@ void
 admit_on_installed(struct offload_admit *a, uint32_t mark)
 {
 	if (mark && mark <= a->max_marks) {
+		if (!a->installed_tsc[mark])
+			a->n_rules++;
 		a->installed_tsc[mark] = rte_rdtsc();
 		a->evicting[mark] = 0;
 	}
@@ -205,6 +207,8 @@ admit_on_freed(struct offload_admit *a, uint32_t mark)
 		a->evicting[mark] = 0;
 		a->n_evicting--;
 	}
+	if (a->installed_tsc[mark])
+		a->n_rules--;
 	a->installed_tsc[mark] = 0;
 	a->nic_full = false;
 }
@@ -213,6 +217,23 @@ void
 admit_on_nic_full(struct offload_admit *a)
 {
 	a->nic_full = true;
+	a->nic_cap = a->n_rules;
+	a->nic_cap_tsc = rte_rdtsc();
+}
+
+/* No room on the NIC for one more rule, as far as it has told us. */
+static bool
+nic_no_room(struct offload_admit *a, uint64_t now)
+{
+	if (a->nic_full)
+		return true;
+	if (!a->nic_cap)
+		return false;
+	if (now - a->nic_cap_tsc > a->tsc_hz * ADMIT_NIC_RELEARN_MS / 1000) {
+		a->nic_cap = 0;		/* ask the NIC again */
+		return false;
+	}
+	return a->n_rules >= a->nic_cap;
 }
 
 bool
@@ -347,7 +368,7 @@ run_weight(struct offload_admit *a)
 			 * looks its pattern up, each round); a pattern that
 			 * another PMD's megaflow put on the NIC meanwhile is
 			 * joined once there is room */
-			enum admit_claim c = a->nic_full ||
+			enum admit_claim c = nic_no_room(a, now) ||
 					     !a->ops.has_room(a->mgr) ?
 					     ADMIT_NO_ROOM :
 					     a->ops.claim(a->mgr, r);
@@ -391,7 +412,7 @@ run_weight(struct offload_admit *a)
 		if (a->ops.ring_busy(a->mgr))
 			break;
 	}
-	if (full || a->nic_full || !a->ops.has_room(a->mgr)) {
+	if (full || nic_no_room(a, now) || !a->ops.has_room(a->mgr)) {
 		if (now >= a->next_scan_tsc)
 			scan_cold(a, now);
 		if (admit_full(a))

@@ -83,7 +83,8 @@ struct admit_ops {
 	bool (*ring_busy)(void *mgr);
 };
 
-#define ADMIT_N_COLD 64		/* evictable rules kept per scan */
+#define ADMIT_N_COLD 64
+#define ADMIT_NIC_RELEARN_MS 10000		/* evictable rules kept per scan */
 
 struct offload_admit {
 	enum offload_admission mode;
@@ -111,6 +112,16 @@ struct offload_admit {
 	uint32_t n_evicting;		/* marks that will be free soon */
 	bool nic_full;			/* a create failed for room; until
 					 * the next destroy */
+	/* The NIC's size, learnt from its refusal: ice has no API for it
+	 * (GLQF_FD_SIZE is only logged) and a full table is only a failed
+	 * create (~10 ms on an E810). Once learnt, a candidate waits for a
+	 * rule to go instead of trying and failing after each eviction;
+	 * forgotten after ADMIT_NIC_RELEARN_MS, so that a shared pool
+	 * other ports gave back is found again (one failed create at most
+	 * per period). */
+	uint32_t n_rules;		/* rules on the NIC */
+	uint32_t nic_cap;		/* 0: not known */
+	uint64_t nic_cap_tsc;		/* when it was learnt */
 	struct { uint32_t mark; uint64_t rate; } cold[ADMIT_N_COLD];
 	unsigned n_cold, cold_pos;	/* the coldest evictable, ascending */
 	uint64_t next_scan_tsc;
