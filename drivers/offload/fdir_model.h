@@ -15,7 +15,7 @@
  * What the ice PMD does, with the code it is checked against: DPDK
  * drivers/net/ice/ (drivers/net/intel/ice/ from 25.03) at v22.11.11
  * (Debian 12's) and v26.07 (the newest release), F = ice_fdir_filter.c,
- * G = ice_generic_flow.c; /work/wt/ISSUE14-research.md has every release.
+ * G = ice_generic_flow.c; drivers/offload/ice-pmd-sources.md has every release.
  * The exact rte_flow_error texts are in ice_fdir_msgs.h.
  *  - Profiles (limits.profile): what attr.group does changed inside
  *    stable series. ice-22.11: any group "Not support group."

@@ -8,7 +8,7 @@
  * File:line pairs are DPDK drivers/net/ice/ice_fdir_filter.c (F),
  * ice_generic_flow.c (G), ice_switch_filter.c (S) and
  * drivers/net/intel/common/flow_check.h (C) at v22.11.11 (Debian 12's)
- * and v26.07, the newest release; see /work/wt/ISSUE14-research.md.
+ * and v26.07, the newest release; see drivers/offload/ice-pmd-sources.md.
  *
  * Two ice failures carry the SAME message: a full table (the hardware's
  * programming status says "fail") and a VXLAN rule with no tunnel port

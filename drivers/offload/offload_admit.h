@@ -21,7 +21,7 @@
  *           destroy costs the NIC too: ice programs each rule through
  *           its FDIR tx queue and busy-waits up to ICE_FDIR_MAX_WAIT_US =
  *           10 ms for the status, ice_rxtx.c:4559-4617 at v22.11, per
- *           /work/wt/ISSUE14-research.md). A full table is not told by
+ *           drivers/offload/ice-pmd-sources.md). A full table is not told by
  *           its errno (ice: EINVAL "Add filter rule failed.", from the
  *           programming status, ice_rxtx.c:4510-4556): a create that the
  *           manager counts as capacity marks the NIC full until the next

@@ -90,7 +90,7 @@ offload_engine_classify(const struct offload_engine_error *e)
 	/* EINVAL: another input set on the flow type (or a cross-type
 	 * conflict); the same text with ice's own status as errno is a
 	 * profile that could not be programmed (HW table, memory): capacity
-	 * (ISSUE14-research.md s. 5.3) */
+	 * (ice-pmd-sources.md s. 5.3) */
 	if (e->err == EINVAL && msg_is(e, ICE_FDIR_MSG_PROFILE))
 		return OFFLOAD_FAIL_PROFILE;
 	/* ICE_FDIR_MSG_NOSPC (EINVAL or the programming status on ice: a

@@ -17,7 +17,7 @@
  *    23.11.4+/24.11.2+ ignore the group, 26.07 refuses a non-zero one
  *    ("Group not supported"): the probe picks 0, 2, 0, 0. It must use
  *    the real rule with MARK: with QUEUE only, the switch would take
- *    group 0 on 23.11.0 (ISSUE14-research.md s. 1.3).
+ *    group 0 on 23.11.0 (ice-pmd-sources.md s. 1.3).
  *  - the VXLAN tunnel port: ice recognises VXLAN only by a UDP port
  *    registered with rte_eth_dev_udp_tunnel_port_add(); without one a
  *    VXLAN rule validates and every create fails, so the result is
@@ -38,7 +38,7 @@
 #include "offload_rule.h"
 
 /* ice's rte_flow_error messages that tell its create failures apart
- * (ISSUE14-research.md s. 2.3, 3.1, 5; F = drivers/net/ice/
+ * (ice-pmd-sources.md s. 2.3, 3.1, 5; F = drivers/net/ice/
  * ice_fdir_filter.c at v22.11.11 / drivers/net/intel/ice/ at v26.07):
  *   EEXIST "Rule already exists!"        duplicate key   F:1392-1397 / 1615-1620
  *   EINVAL "Profile configure failed."   input-set conflict F:1410-1418 / 1633-1641
@@ -114,7 +114,7 @@ int offload_engine_probe(const struct offload_mgr_params *p,
  * model's. ice registers it on a configured port, started or not, and a
  * repeated call only counts a reference; it returns ice's own status,
  * not an errno: -13 (ICE_ERR_OUT_OF_RANGE, no free tunnel entry in the
- * DDP package, e.g. safe mode) reads as EACCES (ISSUE14-research.md
+ * DDP package, e.g. safe mode) reads as EACCES (ice-pmd-sources.md
  * s. 3.2: ice_ethdev.c:5793-5817 @22.11.11, base/ice_flex_pipe.c:542-615). */
 struct offload_tunnel_port {
 	uint16_t udp_port;		/* asked for */

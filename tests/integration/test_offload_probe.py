@@ -24,7 +24,7 @@ from test_offload import MODEL, check_offload_show, rig_factory, to_vms
 __all__ = ["rig_factory"]   # the fixture, used by name
 
 
-# The group each ice release ends up with (ISSUE14-research.md s. 1.3),
+# The group each ice release ends up with (ice-pmd-sources.md s. 1.3),
 # and what refuses group 0 there.
 PROFILE_GROUP = {"ice-22.11": (0, None),
                  "ice-23.11.0": (2, "Invalid action type"),

@@ -97,7 +97,7 @@ probe_profile(enum fdir_model_profile prof, uint32_t want_group)
 static void
 test_probe_profiles(void)
 {
-	/* the group each release ends up with (ISSUE14-research.md s. 1) */
+	/* the group each release ends up with (ice-pmd-sources.md s. 1) */
 	static const uint32_t want[FDIR_PROFILE_N] = {
 		[FDIR_PROFILE_ICE_2211] = 0,
 		[FDIR_PROFILE_ICE_2311_0] = 2,
