@@ -22,11 +22,13 @@
  * the middle of the tail) and SHIFT_S seconds of half-second windows show
  * whether the mark share recovers.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <rte_cycles.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -55,11 +57,24 @@ struct zflow {				/* what differs between flows */
 struct window {
 	uint64_t packets, cycles, mark_hits, sweep_cycles;
 	uint64_t fallbacks, upcalls, emc_hits;
+	/* where the PMD loop's cycles went: the burst (classify, actions),
+	 * the tx flush, the offload poll (completions, DEL retries); and the
+	 * bench's own refill (the "NIC": packets built and marked) */
+	uint64_t proc_cycles, flush_cycles, poll_cycles, refill_cycles;
+	/* the kernel's account (schedstat, ns): the PMD thread on a CPU and
+	 * waiting for one; the offload thread on a CPU */
+	uint64_t pmd_run_ns, pmd_wait_ns, ofl_run_ns;
+	uint64_t evictions, created, destroyed;	/* the manager's, deltas */
 };
 
 struct mode_run {
 	struct window w[N_WINDOWS];
 	struct offload_mgr_stats st;
+};
+
+/* The threads whose CPU time the windows account (/proc/self/task). */
+struct threads {
+	pid_t pmd, offload;	/* offload: 0 when not found */
 };
 
 static struct zflow *zflows;
@@ -73,6 +88,60 @@ xorshift(uint64_t *x)
 	*x ^= *x >> 7;
 	*x ^= *x << 17;
 	return *x;
+}
+
+/* tid's schedstat: ns on a CPU, ns runnable but waiting for one. */
+static void
+sched_ns(pid_t tid, uint64_t *run, uint64_t *wait)
+{
+	char path[64];
+	unsigned long long r = 0, w = 0;
+	FILE *f;
+
+	*run = *wait = 0;
+	if (!tid)
+		return;
+	snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu %llu", &r, &w) == 2) {
+		*run = r;
+		*wait = w;
+	}
+	fclose(f);
+}
+
+/* The process's threads now, into tids (at most n); how many. */
+static unsigned
+list_tasks(pid_t *tids, unsigned n)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned k = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && k < n)
+		if (e->d_name[0] != '.')
+			tids[k++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return k;
+}
+
+/* The thread in after[] that is not in before[]: the one
+ * offload_mgr_create() started. */
+static pid_t
+new_task(const pid_t *before, unsigned nb, const pid_t *after, unsigned na)
+{
+	for (unsigned i = 0; i < na; i++) {
+		unsigned j = 0;
+		while (j < nb && before[j] != after[i])
+			j++;
+		if (j == nb)
+			return after[i];
+	}
+	return 0;
 }
 
 /* samples[] for Zipf(s) over n ranks; the share of the hottest MAX_MARKS
@@ -158,16 +227,22 @@ refill(struct pkt_batch *b, uint64_t *k, uint32_t shift,
 /* Traffic for ms of wall time into w, with the PMD's sweep on time. */
 static int
 run_window(struct pmd *pmd, const struct traffic_src *src,
-	   struct fdir_model *nic, uint64_t *k, uint32_t shift,
+	   struct fdir_model *nic, struct offload_mgr *m,
+	   const struct threads *th, uint64_t *k, uint32_t shift,
 	   uint64_t *next_sweep, unsigned ms, struct window *w)
 {
 	uint64_t hz = rte_get_tsc_hz(), end = rte_rdtsc() + hz / 1000 * ms;
 	uint64_t hits0 = pmd->stats.mark_hits;
 	uint64_t fb0 = pmd->stats.mark_fallbacks, up0 = pmd->stats.upcalls;
 	uint64_t emc0 = pmd->stats.emc_hits;
+	uint64_t prun0, pwait0, orun0, owait0;
+	struct offload_mgr_stats st0, st1;
 	struct pkt_batch b;
 
 	memset(w, 0, sizeof *w);
+	offload_mgr_get_stats(m, &st0);
+	sched_ns(th->pmd, &prun0, &pwait0);
+	sched_ns(th->offload, &orun0, &owait0);
 	for (uint64_t now = rte_rdtsc(); now < end; now = rte_rdtsc()) {
 		if (now >= *next_sweep) {
 			/* the offload thread's destroys wait for this
@@ -179,13 +254,21 @@ run_window(struct pmd *pmd, const struct traffic_src *src,
 			rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 			*next_sweep = now + hz / 1000 * SWEEP_MS;
 		}
+		uint64_t t0 = rte_rdtsc();
 		if (refill(&b, k, shift, nic))
 			return -1;
-		uint64_t t0 = rte_rdtsc();
+		uint64_t t1 = rte_rdtsc();
 		dp_process_burst(&pmd->dp, src->nic_port, &b);
-		dp_tx_flush_due(&pmd->dp, rte_rdtsc());
+		uint64_t t2 = rte_rdtsc();
+		dp_tx_flush_due(&pmd->dp, t2);
+		uint64_t t3 = rte_rdtsc();
 		dp_offload_poll(&pmd->dp);
-		w->cycles += rte_rdtsc() - t0;
+		uint64_t t4 = rte_rdtsc();
+		w->refill_cycles += t1 - t0;
+		w->proc_cycles += t2 - t1;
+		w->flush_cycles += t3 - t2;
+		w->poll_cycles += t4 - t3;
+		w->cycles += t4 - t1;
 		w->packets += BATCH_MAX;
 		rte_rcu_qsbr_quiescent(pmd_qsbr, pmd->idx);
 	}
@@ -193,6 +276,16 @@ run_window(struct pmd *pmd, const struct traffic_src *src,
 	w->fallbacks = pmd->stats.mark_fallbacks - fb0;
 	w->upcalls = pmd->stats.upcalls - up0;
 	w->emc_hits = pmd->stats.emc_hits - emc0;
+	sched_ns(th->pmd, &w->pmd_run_ns, &w->pmd_wait_ns);
+	w->pmd_run_ns -= prun0;
+	w->pmd_wait_ns -= pwait0;
+	uint64_t orun1, owait1;
+	sched_ns(th->offload, &orun1, &owait1);
+	w->ofl_run_ns = orun1 - orun0;
+	offload_mgr_get_stats(m, &st1);
+	w->evictions = st1.evictions - st0.evictions;
+	w->created = st1.created - st0.created;
+	w->destroyed = st1.destroyed - st0.destroyed;
 	return 0;
 }
 
@@ -222,6 +315,10 @@ run_mode(struct pmd *pmd, const struct traffic_src *src,
 	struct offload_mgr *m = NULL;
 	int rc = -1;
 
+	pid_t before[64], after[64];
+	unsigned nb = list_tasks(before, RTE_DIM(before));
+	struct threads th = { .pmd = (pid_t)syscall(SYS_gettid) };
+
 	lim.pool = pool;
 	nic = pool ? fdir_model_create(UINT16_MAX, &lim, pmd_qsbr) : NULL;
 	struct offload_mgr_params mp = {
@@ -236,11 +333,13 @@ run_mode(struct pmd *pmd, const struct traffic_src *src,
 		fprintf(stderr, "dpbench: cannot set up the offload model\n");
 		goto out;
 	}
+	th.offload = new_task(before, nb, after,
+			      list_tasks(after, RTE_DIM(after)));
 	uint64_t k = 0, next_sweep = 0;
 	for (int i = 0; i < N_WINDOWS; i++) {
 		uint32_t shift = i >= (WARM_S + 1) * 1000 / WINDOW_MS ?
 				 n_flows / 2 : 0;
-		if (run_window(pmd, src, nic, &k, shift, &next_sweep,
+		if (run_window(pmd, src, nic, m, &th, &k, shift, &next_sweep,
 			       WINDOW_MS, &out->w[i])) {
 			fprintf(stderr, "dpbench: out of mbufs\n");
 			goto out;
@@ -281,6 +380,37 @@ cpp(const struct window *w, int from, int to, bool sweep)
 		c += sweep ? w[i].sweep_cycles : w[i].cycles;
 	}
 	return p ? (double)c / p : 0;
+}
+
+/* Per window, where the time went: the PMD loop's cycles per packet by
+ * part (burst, tx flush, offload poll, sweep; refill is the bench's
+ * "NIC"), the PMD thread's share of the wall time on a CPU and waiting
+ * for one (the kernel's schedstat), the offload thread's CPU share, and
+ * the manager's evictions, creates and destroys. */
+static void
+print_where(const char *name, const struct window *w)
+{
+	printf("%s: where the time went per %u ms window (cycles/pkt: burst "
+	       "+ tx flush + offload poll | sweep | refill; %% of the wall "
+	       "time):\n", name, WINDOW_MS);
+	for (int i = 0; i < N_WINDOWS; i++) {
+		double p = w[i].packets ? (double)w[i].packets : 1;
+		double wall_ns = WINDOW_MS * 1e6;
+		printf("  %4.1f s  Mpps %.2f  %4.0f + %3.0f + %3.0f | %4.0f | "
+		       "%3.0f  PMD on CPU %3.0f %% waiting %3.0f %%  offload "
+		       "thread %3.0f %%  evictions %4lu created %5lu destroyed "
+		       "%5lu\n", (i + 1) * WINDOW_MS / 1000.0,
+		       w[i].packets / (WINDOW_MS * 1e3),
+		       w[i].proc_cycles / p, w[i].flush_cycles / p,
+		       w[i].poll_cycles / p, w[i].sweep_cycles / p,
+		       w[i].refill_cycles / p,
+		       100 * w[i].pmd_run_ns / wall_ns,
+		       100 * w[i].pmd_wait_ns / wall_ns,
+		       100 * w[i].ofl_run_ns / wall_ns,
+		       (unsigned long)w[i].evictions,
+		       (unsigned long)w[i].created,
+		       (unsigned long)w[i].destroyed);
+	}
 }
 
 static void
@@ -327,6 +457,8 @@ print_s(double s, double ideal, const struct mode_run r[2])
 		       r[0].w[i].upcalls, r[1].w[i].upcalls,
 		       r[0].w[i].fallbacks, r[1].w[i].fallbacks,
 		       r[0].w[i].emc_hits, r[1].w[i].emc_hits);
+	for (int a = 0; a < 2; a++)
+		print_where(names[a], r[a].w);
 }
 
 int
