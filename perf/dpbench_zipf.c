@@ -321,6 +321,12 @@ run_mode(struct pmd *pmd, const struct traffic_src *src,
 
 	lim.pool = pool;
 	nic = pool ? fdir_model_create(UINT16_MAX, &lim, pmd_qsbr) : NULL;
+	/* as the daemon registers it on the port (ice has none of its own:
+	 * without it every VXLAN create fails) */
+	if (nic && fdir_model_udp_tunnel_port_add(nic, ICE_FDIR_VXLAN_PORT)) {
+		fdir_model_free(nic);
+		nic = NULL;
+	}
 	struct offload_mgr_params mp = {
 		.name = "dpbench-zipf", .engine = OFFLOAD_ENGINE_MODEL,
 		.model = nic, .n_pmds = 1, .max_marks = MAX_MARKS,
