@@ -272,7 +272,7 @@ admit_is_evicting(const struct offload_admit *a, uint32_t mark)
  *   dpbench --zipf (v ~ 5 pps, 0.5 packets per 100 ms sweep) that is
  *   21 pps: with 16K rules and 2K candidates the coldest rule's and the
  *   hottest candidate's noise alone reach +-3-4 sigma, which the 2x of
- *   the hysteresis does not cover below ~20 pps. For v = 0: 10 pps.
+ *   the hysteresis does not cover below 30 pps. For v = 0: 10 pps.
  * - Payback: an eviction costs the offload thread a destroy and an insert
  *   (evict_cost_cycles); what it moves to the mark path saves the PMDs
  *   ADMIT_MARK_SAVING_CYCLES per packet; the saving over EVICT_PAYBACK_MS

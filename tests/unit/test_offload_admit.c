@@ -99,6 +99,24 @@ test_order_by_rate(void)
 	} while (rte_get_tsc_cycles() < end_);				\
 } while (0)
 
+/* VMs 1 and 2 (megaflows 1, 2) at pps1, pps2 on an empty 2-rule table:
+ * both installed, mark[megaflow] their marks. */
+static bool
+two_installed(struct offload_mgr *m, uint64_t pps1, uint64_t pps2,
+	      uint32_t *mark)
+{
+	struct offload_completion c[2];
+
+	add_vm(m, 0, 1, 1, pps1);
+	add_vm(m, 0, 2, 2, pps2);
+	if (wait_compl(m, 0, c, 2) != 2 || c[0].result != OFFLOAD_OK ||
+	    c[1].result != OFFLOAD_OK)
+		return false;
+	for (unsigned i = 0; i < 2; i++)
+		mark[c[i].megaflow_id] = c[i].mark;
+	return true;
+}
+
 static void
 test_eviction(void)
 {
@@ -113,12 +131,7 @@ test_eviction(void)
 	if (!md || !m)
 		return;
 	uint64_t t0 = rte_get_tsc_cycles();
-	add_vm(m, 0, 1, 1, 100);
-	add_vm(m, 0, 2, 2, 300);
-	CHECK(wait_compl(m, 0, c, 2) == 2 && c[0].result == OFFLOAD_OK &&
-	      c[1].result == OFFLOAD_OK, "two installed");
-	for (unsigned i = 0; i < 2; i++)
-		mark[c[i].megaflow_id] = c[i].mark;
+	CHECK(two_installed(m, 100, 300, mark), "two installed");
 	/* what the PMD's sweep publishes for installed megaflows */
 	offload_mgr_publish_rate(m, 0, mark[1], 100);
 	offload_mgr_publish_rate(m, 0, mark[2], 300);
@@ -213,12 +226,7 @@ test_noise_does_not_evict(void)
 	CHECK(md && m, "create");
 	if (!md || !m)
 		return;
-	add_vm(m, 0, 1, 1, 5);
-	add_vm(m, 0, 2, 2, 300);
-	CHECK(wait_compl(m, 0, c, 2) == 2 && c[0].result == OFFLOAD_OK &&
-	      c[1].result == OFFLOAD_OK, "two installed");
-	for (unsigned i = 0; i < 2; i++)
-		mark[c[i].megaflow_id] = c[i].mark;
+	CHECK(two_installed(m, 5, 300, mark), "two installed");
 	offload_mgr_publish_rate(m, 0, mark[1], 5);
 	offload_mgr_publish_rate(m, 0, mark[2], 300);
 	usleep(60 * 1000);		/* past the minimum residency */
