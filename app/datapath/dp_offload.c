@@ -21,6 +21,27 @@ megaflow_offload_id(const struct dp_ctx *ctx, const struct megaflow *f)
 	return (f->id << 32) | (uint64_t)(f - ctx->flow_pool);
 }
 
+/* A megaflow's rate, in 1/16 pps (RATE_FRAC_SHIFT: a tail flow's few pps
+ * neither round to 0 nor stick): an exponential average with a time
+ * constant of RATE_TAU_MS. Each sweep, the old rate decays by dt / tau and
+ * each packet since adds 1 / tau pps (alpha 1/8 per 100 ms sweep). One
+ * sweep's pps is noise at the tail: a Poisson count, and a flow of 5 pps
+ * gives 0.5 packets per sweep. The average's variance is that of a count
+ * over 2 tau = 1.6 s (ADMIT_RATE_WINDOW_MS, offload_admit.h, which the
+ * thread's eviction test relies on). It starts at 0 and a megaflow's first
+ * packets add to it like any others: one made by one packet just before a
+ * sweep is a 1.25 pps flow, not a 100 pps one. An elephant is at half its
+ * rate after 0.55 s, at 95 % after 2.4 s. */
+#define RATE_TAU_MS 800
+#define RATE_FRAC_SHIFT 4
+
+static uint32_t
+megaflow_pps(const struct megaflow *f)
+{
+	return (f->offload_rate + (1u << (RATE_FRAC_SHIFT - 1))) >>
+	       RATE_FRAC_SHIFT;
+}
+
 /* The outer megaflows (key, mask) that inner ones were reached through,
  * kept so that the sweep can offer an inner megaflow long after its
  * upcall: a handful per PMD (one per VTEP address and VXLAN port). */
@@ -168,7 +189,7 @@ dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 		 * sweep offers it if it gets there */
 		if (offload_mgr_threshold(ctx->offload))
 			return;
-		weight = f->offload_pps;
+		weight = megaflow_pps(f);
 	}
 	if (offload_mgr_request_add(ctx->offload, ctx->idx,
 				    megaflow_offload_id(ctx, f), &outer->key,
@@ -187,7 +208,7 @@ offer(struct dp_ctx *ctx, struct megaflow *f)
 	if (offload_mgr_request_add(ctx->offload, ctx->idx,
 				    megaflow_offload_id(ctx, f), &o->v[i].key,
 				    &o->v[i].mask, &f->key, &f->mask,
-				    f->offload_pps) != 0)
+				    megaflow_pps(f)) != 0)
 		return false;
 	f->offload = MF_OFFLOAD_REQUESTED;
 	return true;
@@ -211,7 +232,7 @@ dp_offload_sweep_begin(struct dp_ctx *ctx, struct dp_offload_sweep *s,
 static void
 heap_offer(struct dp_offload_sweep *s, struct megaflow *f)
 {
-	uint32_t i, pps = f->offload_pps;
+	uint32_t i, pps = megaflow_pps(f);
 
 	if (s->n < DP_OFFLOAD_OFFERS_PER_SWEEP) {
 		i = s->n++;
@@ -243,19 +264,16 @@ void
 dp_offload_sweep_one(struct dp_ctx *ctx, struct dp_offload_sweep *s,
 		     struct megaflow *f)
 {
-	/* the interval since the last sweep (or the megaflow's birth),
-	 * never under 10 ms: a megaflow made just before a sweep is not
-	 * taken for an elephant */
-	uint64_t hz = rte_get_tsc_hz();
-	uint64_t dt = s->now - RTE_MAX(s->since, f->created_tsc);
-	dt = RTE_MAX(dt, hz / 100);
-	uint64_t pps = (f->n_packets - f->offload_pkts) * hz / dt;
-	bool first = !f->offload_pkts && !f->offload_pps;
-
-	f->offload_pps = (uint32_t)RTE_MIN(first ? pps :
-					   (f->offload_pps + pps) / 2,
-					   (uint64_t)UINT32_MAX);
+	/* the interval since the last sweep (or the megaflow's birth) */
+	uint64_t hz = rte_get_tsc_hz(), tau = hz / 1000 * RATE_TAU_MS;
+	uint64_t dt = RTE_MIN(s->now - RTE_MAX(s->since, f->created_tsc),
+			      tau);
+	uint64_t rate = f->offload_rate - f->offload_rate * dt / tau +
+			((f->n_packets - f->offload_pkts) << RATE_FRAC_SHIFT) *
+			hz / tau;
+	f->offload_rate = (uint32_t)RTE_MIN(rate, (uint64_t)UINT32_MAX);
 	f->offload_pkts = f->n_packets;
+	uint32_t pps = megaflow_pps(f);
 	if (!s->weight) {
 		if (s->refresh && f->offload == MF_OFFLOAD_REQUESTED &&
 		    f->n_packets)
@@ -266,13 +284,12 @@ dp_offload_sweep_one(struct dp_ctx *ctx, struct dp_offload_sweep *s,
 	}
 	if (f->offload == MF_OFFLOAD_INSTALLED)
 		offload_mgr_publish_rate(ctx->offload, ctx->idx, f->mark,
-					 f->offload_pps);
+					 pps);
 	else if (f->offload == MF_OFFLOAD_REQUESTED && s->refresh)
 		offload_mgr_request_refresh(ctx->offload, ctx->idx,
-					    megaflow_offload_id(ctx, f),
-					    f->offload_pps);
+					    megaflow_offload_id(ctx, f), pps);
 	else if (f->offload == MF_OFFLOAD_NONE && f->offload_outer &&
-		 f->offload_pps > s->threshold)
+		 pps > s->threshold)
 		heap_offer(s, f);
 }
 

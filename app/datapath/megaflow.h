@@ -37,7 +37,8 @@ struct megaflow {
 	uint32_t mark;			/* NIC mark while offloaded, else 0 */
 	uint8_t offload_outer;		/* its tnl_pop's megaflow in the PMD's
 					 * offload outers, + 1; 0: none */
-	uint32_t offload_pps;		/* EWMA over the sweeps (dp_offload.c) */
+	uint32_t offload_rate;		/* pps x 16, EWMA over the sweeps
+					 * (dp_offload.c) */
 	uint64_t offload_pkts;		/* n_packets at the last sweep */
 	uint8_t batch_group;		/* its group in the burst of ... */
 	uint32_t batch_epoch;		/* ... this epoch (dp_pipeline.c) */

@@ -7,8 +7,10 @@
  * by its flow type's current input set, which is part of the key, so a
  * reader with a stale input set can never match a rule of another one) and
  * walks one chain. The writer links a fully built node with a release store
- * and unlinks with a release store; a node is freed after
- * rte_rcu_qsbr_synchronize().
+ * and unlinks with a release store; a node is freed once its grace period
+ * has passed (a token from rte_rcu_qsbr_start(), checked without waiting
+ * on later writer calls), so that destroy returns at once, as ice's does
+ * once the NIC has taken the rule out.
  *
  * This file holds the rule store: the shared capacity pool, create/free,
  * the table and its writer (create/destroy rule, statistics). The
@@ -163,6 +165,10 @@ fdir_model_free(struct fdir_model *m)
 			pool_give(m->pool);
 		free(r);
 	}
+	for (r = m->retired; r; r = next) {	/* past the grace period too */
+		next = r->all_next;
+		free(r);
+	}
 	free(m->buckets);
 	free(m->dup_buckets);
 	if (m->own_pool)
@@ -243,6 +249,59 @@ reject(struct fdir_model *m, enum fdir_model_reject why)
 	return NULL;
 }
 
+/* ---- reclaiming destroyed rules (writer, under wlock) ---- */
+
+/* Destroyed rules kept for their readers before a destroy waits for a
+ * grace period instead: a bound on the memory if the readers stall (a
+ * PMD that never reports quiescent), never reached while they run. */
+#define FDIR_RETIRED_MAX 65536
+
+/* Frees the retired rules whose grace period has passed, oldest first,
+ * without waiting: tokens only grow, so the first one still read stops
+ * the walk. */
+static void
+reclaim(struct fdir_model *m)
+{
+	struct fdir_model_rule *r;
+
+	while ((r = m->retired) &&
+	       rte_rcu_qsbr_check(m->qsbr, r->retire_token, false) == 1) {
+		m->retired = r->all_next;
+		if (!m->retired)
+			m->retired_tail = NULL;
+		m->n_retired--;
+		free(r);
+	}
+}
+
+/* h is out of the table: readers may still be on it (or walking past it
+ * through h->next, which stays valid), so it is freed after their grace
+ * period. Not waited for here: rte_rcu_qsbr_synchronize() spins until
+ * every PMD has finished its burst, a spin that, with more busy threads
+ * than CPUs, lasts until a descheduled PMD runs again (the offload
+ * thread, which destroys, burned its CPU so in dpbench --zipf). */
+static void
+retire(struct fdir_model *m, struct fdir_model_rule *h)
+{
+	if (!m->qsbr) {		/* no concurrent reader */
+		free(h);
+		return;
+	}
+	if (m->n_retired >= FDIR_RETIRED_MAX) {
+		rte_rcu_qsbr_synchronize(m->qsbr, RTE_QSBR_THRID_INVALID);
+		reclaim(m);
+	}
+	h->all_next = NULL;
+	h->retire_token = rte_rcu_qsbr_start(m->qsbr);
+	if (m->retired_tail)
+		m->retired_tail->all_next = h;
+	else
+		m->retired = h;
+	m->retired_tail = h;
+	m->n_retired++;
+	reclaim(m);
+}
+
 struct fdir_model_rule *
 fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		       struct rte_flow_error *error)
@@ -253,6 +312,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 	int ret;
 
 	rte_spinlock_lock(&m->wlock);
+	reclaim(m);
 	if ((ret = fdir_model_parse_rule(m, r, &p, &why, error))) {
 		h = reject(m, why);
 		goto out;
@@ -391,13 +451,8 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 	}
 	m->st.installed--;
 	m->st.destroyed++;
+	retire(m, h);
 	rte_spinlock_unlock(&m->wlock);
-
-	/* readers may still be on h (or walking past it through h->next,
-	 * which stays valid): free after a grace period */
-	if (m->qsbr)
-		rte_rcu_qsbr_synchronize(m->qsbr, RTE_QSBR_THRID_INVALID);
-	free(h);
 	return 0;
 }
 

@@ -236,7 +236,8 @@ struct fdir_model_rule *fdir_model_create_rule(struct fdir_model *m,
 					       struct rte_flow_error *error);
 
 /* rte_flow_destroy(): the rule stops matching at once; its memory is
- * reclaimed after the readers' grace period (blocks on the qsbr). */
+ * reclaimed after the readers' grace period, by a later create or destroy
+ * (never waits for it; fdir_model_free() does). */
 int fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 			    struct rte_flow_error *error);
 

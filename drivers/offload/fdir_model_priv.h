@@ -56,7 +56,10 @@ struct fdir_model_rule {
 	struct fdir_model_rule *next;	/* bucket chain (RCU) */
 	struct fdir_model_rule *dup_next;	/* dup-key chain, writer only */
 	struct fdir_dup_key dup;
-	struct fdir_model_rule *all_prev, *all_next;	/* writer only */
+	struct fdir_model_rule *all_prev, *all_next;	/* writer only; once
+						 * destroyed, all_next
+						 * links the retired */
+	uint64_t retire_token;		/* destroyed: its RCU token */
 	struct fdir_key key;
 	uint32_t mark;
 	uint16_t q_first, q_num;	/* RSS region, q_num 0: none */
@@ -93,6 +96,10 @@ struct fdir_model {
 	uint32_t n_rules[OFFLOAD_FT_N];	/* writer */
 
 	struct fdir_model_rule *all;	/* writer */
+	/* destroyed rules readers may still be on, oldest first: freed once
+	 * their grace period has passed (writer) */
+	struct fdir_model_rule *retired, *retired_tail;
+	uint32_t n_retired;
 	struct fdir_model_stats st;	/* writer fields; rx counters atomic */
 
 	const struct rte_eth_rxtx_callback *cbs[RTE_MAX_QUEUES_PER_PORT];

@@ -11,6 +11,15 @@
 #include <rte_cycles.h>
 
 #define DEFAULT_HYSTERESIS_PCT 200
+/* evict_threshold(): standard deviations of evidence, the PMDs' saving per
+ * packet on the mark path (perf/README.md, NIC-marked mode: 100-160 cycles
+ * at 64k-1M flows; the lower end, so that the payback is not overrated),
+ * the time an eviction has to pay for itself in, and what an E810 spends
+ * programming one rule (ice's busy-wait bound). */
+#define EVICT_Z 4
+#define ADMIT_MARK_SAVING_CYCLES 150
+#define EVICT_PAYBACK_MS 10000
+#define E810_PROGRAM_US 10000
 #define DEFAULT_MIN_RESIDENT_MS 1000
 /* How often the coldest rules are looked for while the table is full and
  * nothing is being evicted: the threshold PMDs read is this fresh. */
@@ -44,6 +53,13 @@ admit_init(struct offload_admit *a, const struct offload_mgr_params *p,
 			      (p->evict_min_resident_ms ?
 			       p->evict_min_resident_ms :
 			       DEFAULT_MIN_RESIDENT_MS);
+	/* a destroy and an insert, on an E810 (ethdev); the model's cost
+	 * nothing worth counting */
+	if (p->engine == OFFLOAD_ENGINE_ETHDEV)
+		a->evict_min_gain_pps = 2.0 * E810_PROGRAM_US * 1e-6 *
+					(double)a->tsc_hz /
+					(ADMIT_MARK_SAVING_CYCLES *
+					 EVICT_PAYBACK_MS / 1000.0);
 	a->installed_tsc = calloc((size_t)a->max_marks + 1,
 				  sizeof *a->installed_tsc);
 	a->evicting = calloc((size_t)a->max_marks + 1, 1);
@@ -244,12 +260,48 @@ admit_is_evicting(const struct offload_admit *a, uint32_t mark)
 
 /* ---- weight mode: the coldest installed rules ---- */
 
+/* The least rate that evicts a rule of cold_rate pps: what beats() asks.
+ *
+ * - Hysteresis: x hysteresis_pct / 100 (2x), so that two flows of about
+ *   the same rate do not take the rule from each other in turn.
+ * - Evidence: the PMDs' rates (dp_offload.c) are counts over about
+ *   ADMIT_RATE_WINDOW_MS, Poisson: a rate r is known to +-sqrt(r / W)
+ *   (W in s). The candidate must beat the rule by EVICT_Z standard
+ *   deviations of the difference: (c - v)^2 W >= z^2 (c + v), i.e.
+ *   c >= v + z^2 / 2W + sqrt(8 W z^2 v + z^4) / 2W. At the tail of
+ *   dpbench --zipf (v ~ 5 pps, 0.5 packets per 100 ms sweep) that is
+ *   21 pps: with 16K rules and 2K candidates the coldest rule's and the
+ *   hottest candidate's noise alone reach +-3-4 sigma, which the 2x of
+ *   the hysteresis does not cover below 30 pps. For v = 0: 10 pps.
+ * - Payback: an eviction costs the offload thread a destroy and an insert
+ *   (evict_cost_cycles); what it moves to the mark path saves the PMDs
+ *   ADMIT_MARK_SAVING_CYCLES per packet; the saving over EVICT_PAYBACK_MS
+ *   must cover the cost: c - v >= cost / (saving x payback). An E810
+ *   programs a rule synchronously, up to ~10 ms each (ICE_FDIR_MAX_WAIT_US,
+ *   ice_rxtx.c:4559 at v22.11): 2 x 10 ms x 2.6 GHz = 52M cycles, i.e.
+ *   ~35000 pps over 10 s at 150 cycles a packet: on ice only elephants
+ *   evict. The model's are microseconds of software: 0 here. */
+static uint64_t
+evict_threshold(const struct offload_admit *a, uint64_t cold_rate)
+{
+	const double w = ADMIT_RATE_WINDOW_MS / 1000.0, z2 = EVICT_Z * EVICT_Z;
+	double v = (double)cold_rate;
+	double hyst = v * a->hysteresis_pct / 100.0;
+	double x = 8 * w * z2 * v + z2 * z2, root = x;
+
+	for (int i = 0; i < 64; i++)	/* Newton's sqrt: no libm here */
+		root = (root + x / root) / 2;
+	double noise = v + z2 / (2 * w) + root / (2 * w);
+	double payback = v + a->evict_min_gain_pps;
+	double t = RTE_MAX(hyst, RTE_MAX(noise, payback));
+
+	return (uint64_t)t + ((double)(uint64_t)t < t);	/* ceil */
+}
+
 static bool
 beats(const struct offload_admit *a, uint64_t weight, uint64_t cold_rate)
 {
-	/* weight > cold x factor, without overflow */
-	return (double)weight * 100.0 >
-	       (double)cold_rate * (double)a->hysteresis_pct;
+	return weight >= evict_threshold(a, cold_rate);
 }
 
 /* The ADMIT_N_COLD coldest rules that may be evicted (installed, not
@@ -285,8 +337,7 @@ scan_cold(struct offload_admit *a, uint64_t now)
 	uint64_t base = a->n_cold ? a->cold[0].rate :
 			coldest_any == UINT64_MAX ? 0 : coldest_any;
 	/* never 0 while full: 0 tells the PMDs there is room */
-	ST_SET(a->threshold, RTE_MAX(base * a->hysteresis_pct / 100,
-				     (uint64_t)1));
+	ST_SET(a->threshold, RTE_MAX(evict_threshold(a, base), (uint64_t)1));
 	a->next_scan_tsc = now + a->tsc_hz / 1000 * SCAN_INTERVAL_MS;
 }
 

@@ -12,7 +12,9 @@
  *           EWMA over its sweep interval); candidates without room wait
  *           (unclaimed: no mark, no NIC rule) in the bounded set, hottest
  *           first; one whose rate beats the coldest installed rule's by
- *           the hysteresis factor, that rule installed for at least the
+ *           the hysteresis factor, by more than the rates' noise and by
+ *           enough to pay for the eviction (offload_admit.c,
+ *           evict_threshold()), that rule installed for at least the
  *           minimum residency, evicts it. An eviction asks the rule's
  *           holders to let go (completion op EVICT): each PMD clears its
  *           mark entry, then sends a DEL, and the last DEL destroys the
@@ -28,8 +30,8 @@
  *           destroy, whatever the free marks say.
  *
  * The thread publishes an admission threshold: 0 while there is room, else
- * the coldest evictable rule's rate x the hysteresis factor; PMDs offer
- * only megaflows above it (dp_offload.c).
+ * the least rate that evicts the coldest evictable rule; PMDs offer only
+ * megaflows above it (dp_offload.c).
  */
 #ifndef VXS_OFFLOAD_ADMIT_H
 #define VXS_OFFLOAD_ADMIT_H
@@ -83,8 +85,11 @@ struct admit_ops {
 	bool (*ring_busy)(void *mgr);
 };
 
-#define ADMIT_N_COLD 64
-#define ADMIT_NIC_RELEARN_MS 10000		/* evictable rules kept per scan */
+#define ADMIT_N_COLD 64			/* evictable rules kept per scan */
+#define ADMIT_NIC_RELEARN_MS 10000
+/* What the PMDs' rate estimate averages over, as the variance of a count
+ * (dp_offload.c: an exponential average with tau 800 ms: 2 tau). */
+#define ADMIT_RATE_WINDOW_MS 1600
 
 struct offload_admit {
 	enum offload_admission mode;
@@ -106,6 +111,7 @@ struct offload_admit {
 	/* weight mode */
 	uint32_t max_marks;
 	uint32_t hysteresis_pct;
+	double evict_min_gain_pps;	/* an eviction's payback (ethdev) */
 	uint64_t min_resident_tsc;
 	uint64_t *installed_tsc;	/* [mark] when its rule was created */
 	uint8_t *evicting;		/* [mark] its holders were asked */

@@ -5,7 +5,9 @@
  * without a mark, a slightly hotter one never evicts, a much hotter one
  * evicts the coldest rule only once that rule has been installed for the
  * minimum residency, and the rule stays on the NIC until its holder has
- * let go (its DEL); the counters say so. fifo admission refuses for good.
+ * let go (its DEL); the counters say so; a candidate within the rates'
+ * noise never evicts; a destroy does not wait for the PMDs' grace period.
+ * fifo admission refuses for good.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 #include "offload_test.h"
 #include "unit_test.h"
 
@@ -95,6 +99,24 @@ test_order_by_rate(void)
 	} while (rte_get_tsc_cycles() < end_);				\
 } while (0)
 
+/* VMs 1 and 2 (megaflows 1, 2) at pps1, pps2 on an empty 2-rule table:
+ * both installed, mark[megaflow] their marks. */
+static bool
+two_installed(struct offload_mgr *m, uint64_t pps1, uint64_t pps2,
+	      uint32_t *mark)
+{
+	struct offload_completion c[2];
+
+	add_vm(m, 0, 1, 1, pps1);
+	add_vm(m, 0, 2, 2, pps2);
+	if (wait_compl(m, 0, c, 2) != 2 || c[0].result != OFFLOAD_OK ||
+	    c[1].result != OFFLOAD_OK)
+		return false;
+	for (unsigned i = 0; i < 2; i++)
+		mark[c[i].megaflow_id] = c[i].mark;
+	return true;
+}
+
 static void
 test_eviction(void)
 {
@@ -109,12 +131,7 @@ test_eviction(void)
 	if (!md || !m)
 		return;
 	uint64_t t0 = rte_get_tsc_cycles();
-	add_vm(m, 0, 1, 1, 100);
-	add_vm(m, 0, 2, 2, 300);
-	CHECK(wait_compl(m, 0, c, 2) == 2 && c[0].result == OFFLOAD_OK &&
-	      c[1].result == OFFLOAD_OK, "two installed");
-	for (unsigned i = 0; i < 2; i++)
-		mark[c[i].megaflow_id] = c[i].mark;
+	CHECK(two_installed(m, 100, 300, mark), "two installed");
 	/* what the PMD's sweep publishes for installed megaflows */
 	offload_mgr_publish_rate(m, 0, mark[1], 100);
 	offload_mgr_publish_rate(m, 0, mark[2], 300);
@@ -192,6 +209,116 @@ test_eviction(void)
 	fdir_model_pool_free(pp);
 }
 
+/* Noise does not evict: the PMDs' rates are Poisson counts over about
+ * 1.6 s, so at a few pps a candidate at 2.4x the coldest rule's rate (12
+ * vs 5 pps) is within the noise (4 sigma of the difference: 22 pps to
+ * beat 5) and waits; at 25 pps it evicts. */
+static void
+test_noise_does_not_evict(void)
+{
+	struct fdir_model_pool *pp;
+	struct fdir_model *md = model(2, 0, &pp);	/* 2 rules */
+	struct offload_mgr *m = mgr_weight(md, 2, 0, 50);
+	struct offload_completion c[8];
+	struct offload_mgr_stats st;
+	uint32_t mark[4] = { 0 };
+
+	CHECK(md && m, "create");
+	if (!md || !m)
+		return;
+	CHECK(two_installed(m, 5, 300, mark), "two installed");
+	offload_mgr_publish_rate(m, 0, mark[1], 5);
+	offload_mgr_publish_rate(m, 0, mark[2], 300);
+	usleep(60 * 1000);		/* past the minimum residency */
+	/* what beats 5 pps: 5 + 16 / 3.2 + sqrt(8 x 1.6 x 16 x 5 + 256) /
+	 * 3.2 = 21.2, not 2 x 5 */
+	WAIT_STATS(m, st, st.threshold_pps == 22);
+	CHECK(st.threshold_pps == 22, "threshold %lu, want 22",
+	      (unsigned long)st.threshold_pps);
+	add_vm(m, 0, 3, 3, 12);		/* 2.4x the coldest: noise */
+	unsigned n = quiet_for(m, 200, c);
+	offload_mgr_get_stats(m, &st);
+	CHECK(n == 0 && st.evictions == 0 && st.candidates == 1,
+	      "a 12 pps candidate evicted a 5 pps rule: %u completions, "
+	      "evictions %lu candidates %u", n, (unsigned long)st.evictions,
+	      st.candidates);
+	/* evidence: 25 pps evicts the 5 pps rule, not the 300 pps one */
+	CHECK(offload_mgr_request_refresh(m, 0, 3, 25) == 0, "refresh");
+	n = wait_compl(m, 0, c, 1);
+	CHECK(n == 1 && c[0].op == OFFLOAD_OP_EVICT &&
+	      c[0].megaflow_id == 1 && c[0].mark == mark[1],
+	      "25 pps: n %u op %u megaflow %lu mark %u", n, c[0].op,
+	      (unsigned long)c[0].megaflow_id, c[0].mark);
+	offload_mgr_publish_rate(m, 0, mark[1], 0);
+	CHECK(offload_mgr_request_del(m, 0, 1, mark[1]) == 0, "del");
+	n = wait_compl(m, 0, c, 2);
+	CHECK(n == 2 && c[1].op == OFFLOAD_OP_ADD && c[1].megaflow_id == 3 &&
+	      c[1].result == OFFLOAD_OK && c[1].mark == mark[1],
+	      "vm 3 after the DEL: n %u megaflow %lu %s mark %u", n,
+	      (unsigned long)c[1].megaflow_id,
+	      offload_result_name(c[1].result), c[1].mark);
+	offload_mgr_get_stats(m, &st);
+	CHECK(st.evictions == 1, "evictions %lu", (unsigned long)st.evictions);
+	offload_mgr_destroy(m);
+	fdir_model_free(md);
+	fdir_model_pool_free(pp);
+}
+
+/* A destroy does not wait for the PMDs' grace period: this thread, a
+ * reader of the model registered on its qsbr, stays online (mid-burst)
+ * and the DEL is answered, the rule gone from the NIC at once; the rule's
+ * memory goes once the reader has been quiescent (ASan: neither leaked
+ * nor read after free). */
+static void
+test_destroy_does_not_wait(void)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *q = rte_zmalloc("admit_qsbr", sz,
+					     RTE_CACHE_LINE_SIZE);
+	struct fdir_model_limits lim = { .guar = 2, .n_rxq = 8 };
+	struct fdir_model *md = NULL;
+	struct offload_mgr *m = NULL;
+	struct offload_completion c[4];
+
+	CHECK(q && rte_rcu_qsbr_init(q, 1) == 0 &&
+	      rte_rcu_qsbr_thread_register(q, 0) == 0, "qsbr");
+	if (!q)
+		return;
+	rte_rcu_qsbr_thread_online(q, 0);
+	md = fdir_model_create(UINT16_MAX, &lim, q);
+	if (md && fdir_model_udp_tunnel_port_add(md, 4789)) {
+		fdir_model_free(md);
+		md = NULL;
+	}
+	m = md ? mgr(md, 2, 0, 64, 1) : NULL;
+	CHECK(md && m, "create");
+	if (m) {
+		add_vm(m, 0, 1, 1, 1);
+		CHECK(wait_compl(m, 0, c, 1) == 1 &&
+		      c[0].result == OFFLOAD_OK && mark_of(md, 1) == c[0].mark,
+		      "installed");
+		uint64_t t0 = rte_get_tsc_cycles();
+		CHECK(offload_mgr_request_del(m, 0, 1, c[0].mark) == 0, "del");
+		unsigned n = wait_compl(m, 0, c, 1);
+		double ms = (rte_get_tsc_cycles() - t0) * 1000.0 /
+			    rte_get_tsc_hz();
+		CHECK(n == 1 && c[0].op == OFFLOAD_OP_DEL && ms < 500,
+		      "DEL answered: n %u after %.0f ms, this reader online",
+		      n, ms);
+		CHECK(mark_of(md, 1) == 0, "the rule still marks");
+		rte_rcu_qsbr_quiescent(q, 0);
+		add_vm(m, 0, 2, 2, 1);	/* a create frees the retired */
+		CHECK(wait_compl(m, 0, c, 1) == 1 &&
+		      c[0].result == OFFLOAD_OK, "vm 2");
+	}
+	/* offline first: a destroy that waits would hang the teardown */
+	rte_rcu_qsbr_thread_offline(q, 0);
+	offload_mgr_destroy(m);
+	fdir_model_free(md);
+	rte_rcu_qsbr_thread_unregister(q, 0);
+	rte_free(q);
+}
+
 /* fifo: the table full, a hotter flow is refused for good, nothing
  * evicted, no threshold */
 static void
@@ -257,6 +384,8 @@ main(int argc, char **argv)
 	test_names();
 	test_order_by_rate();
 	test_eviction();
+	test_noise_does_not_evict();
+	test_destroy_does_not_wait();
 	test_fifo_final();
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
