@@ -35,6 +35,13 @@ megaflow_offload_id(const struct dp_ctx *ctx, const struct megaflow *f)
 #define RATE_TAU_MS 800
 #define RATE_FRAC_SHIFT 4
 
+/* What is left of a rate after dt (<= tau): 1 - dt / tau, in 1/2^16. */
+static inline uint64_t
+rate_keep_q16(uint64_t dt, uint64_t tau)
+{
+	return ((tau - dt) << 16) / tau;
+}
+
 static uint32_t
 megaflow_pps(const struct megaflow *f)
 {
@@ -218,8 +225,16 @@ void
 dp_offload_sweep_begin(struct dp_ctx *ctx, struct dp_offload_sweep *s,
 		       uint64_t now)
 {
+	uint64_t hz = rte_get_tsc_hz(), tau = hz / 1000 * RATE_TAU_MS;
+
 	s->now = now;
 	s->since = ctx->offload_sweep_tsc;
+	/* the average's factors for this sweep, in 1/2^16: one division
+	 * each per sweep, not per megaflow (only a megaflow born since the
+	 * last sweep has its own dt) */
+	s->tau = tau;
+	s->keep_q16 = rate_keep_q16(RTE_MIN(now - s->since, tau), tau);
+	s->inc_q16 = ((hz << RATE_FRAC_SHIFT) << 16) / tau;
 	s->weight = offload_mgr_admission(ctx->offload) ==
 		    OFFLOAD_ADMIT_WEIGHT;
 	s->threshold = offload_mgr_threshold(ctx->offload);
@@ -264,13 +279,12 @@ void
 dp_offload_sweep_one(struct dp_ctx *ctx, struct dp_offload_sweep *s,
 		     struct megaflow *f)
 {
-	/* the interval since the last sweep (or the megaflow's birth) */
-	uint64_t hz = rte_get_tsc_hz(), tau = hz / 1000 * RATE_TAU_MS;
-	uint64_t dt = RTE_MIN(s->now - RTE_MAX(s->since, f->created_tsc),
-			      tau);
-	uint64_t rate = f->offload_rate - f->offload_rate * dt / tau +
-			((f->n_packets - f->offload_pkts) << RATE_FRAC_SHIFT) *
-			hz / tau;
+	/* the interval since the last sweep, or the megaflow's birth */
+	uint64_t keep = f->created_tsc <= s->since ? s->keep_q16 :
+			rate_keep_q16(RTE_MIN(s->now - f->created_tsc, s->tau),
+				      s->tau);
+	uint64_t rate = (((uint64_t)f->offload_rate * keep) >> 16) +
+			(((f->n_packets - f->offload_pkts) * s->inc_q16) >> 16);
 	f->offload_rate = (uint32_t)RTE_MIN(rate, (uint64_t)UINT32_MAX);
 	f->offload_pkts = f->n_packets;
 	uint32_t pps = megaflow_pps(f);

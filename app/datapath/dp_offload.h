@@ -47,6 +47,7 @@ void dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 #define DP_OFFLOAD_OFFERS_PER_SWEEP 256
 struct dp_offload_sweep {
 	uint64_t now, since, threshold;
+	uint64_t tau, keep_q16, inc_q16;	/* the rate's factors */
 	bool weight, refresh;
 	uint32_t n;
 	struct { uint32_t pps; struct megaflow *f; }
