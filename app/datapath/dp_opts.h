@@ -18,7 +18,8 @@
 	X(SPECIALISED_DPCLS,"specialised-dpcls",true)  /* per-shape lookups */\
 	X(FAST_EXTRACT,     "fast-extract",     true)  /* eth/ip/udp fast */ \
 	X(BATCHED_TUNNEL,   "batched-tunnel",   true)  /* encap/decap/batch*/\
-	X(IDLE_BACKOFF,     "idle-backoff",     false) /* sleep when idle */
+	X(IDLE_BACKOFF,     "idle-backoff",     false) /* sleep when idle */ \
+	X(IO_TIMING,        "io-timing",        true)  /* rdtsc rx/tx/empty */
 
 enum dp_opt {
 #define X(id, name, def) DP_OPT_##id,

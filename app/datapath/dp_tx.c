@@ -4,10 +4,28 @@
  * the PMD has nothing else to do (dp_stages.h, dp_tx_enqueue). A send that
  * finds the port down, a frame too long for it, or the queue full drops
  * under its reason.
+ *
+ * Timing (io-timing on): each port burst is its own stage, tx_vhost or
+ * tx_nic (pmd_port_io_vhost), between two marks; what is around them (the
+ * lengths, the counters, the scan over the buffers) is flush. Off: one
+ * mark after the bursts, as flush (from a flush) or the port's tx stage
+ * (a full buffer in the middle of a burst).
  */
 #include <rte_mbuf.h>
 #include "dp_stages.h"
 #include "port.h"
+
+static inline bool
+io_timed(const struct dp_ctx *ctx)
+{
+	return ctx->opts & DP_OPT_BIT(DP_OPT_IO_TIMING);
+}
+
+static inline enum pmd_stage
+tx_stage(const struct port *p)
+{
+	return pmd_port_io_vhost(p) ? PMD_STAGE_TX_VHOST : PMD_STAGE_TX_NIC;
+}
 
 static void
 tx_flush(struct dp_ctx *ctx, uint16_t port_idx)
@@ -41,13 +59,22 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx)
 		for (uint16_t i = 0; i < n; i++)
 			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
 	}
+	bool timed = io_timed(ctx), vhost = pmd_port_io_vhost(p);
+	if (timed)
+		dp_stage_mark(ctx, PMD_STAGE_FLUSH);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
+	if (timed)
+		dp_stage_mark(ctx, tx_stage(p));
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += lens[i];
 	ps->tx_packets += sent;
 	ps->tx_bytes += bytes;
 	ctx->stats->tx_batches++;
 	ctx->stats->tx_packets += sent;
+	if (vhost) {
+		ctx->stats->tx_batches_vhost++;
+		ctx->stats->tx_packets_vhost += sent;
+	}
 	if (sent < n) {
 		ps->tx_dropped += n - sent;
 		dp_count_drops(ctx, DROP_TX_FULL, n - sent);
@@ -67,16 +94,20 @@ dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 		if (tb->n == BATCH_MAX) {
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 			tx_flush(ctx, port_idx);
-			dp_stage_mark(ctx, PMD_STAGE_TX);
+			dp_stage_mark(ctx, io_timed(ctx) ? PMD_STAGE_FLUSH
+					   : tx_stage(ports[port_idx]));
 			tb->first_tsc = ctx->stage_tsc;
 		}
 	}
 }
 
 /* Flushes the buffers whose oldest packet has waited at least min_age
- * ticks (0: all of them). */
+ * ticks (0: all of them). chained: the stage chain runs from
+ * ctx->stage_tsc (the caller's last boundary), so the scan before the
+ * first burst is flush too; else it starts at the first burst. */
 static void
-tx_flush_older(struct dp_ctx *ctx, uint64_t now, uint64_t min_age)
+tx_flush_older(struct dp_ctx *ctx, uint64_t now, uint64_t min_age,
+	       bool chained)
 {
 	bool any = false;
 
@@ -84,24 +115,26 @@ tx_flush_older(struct dp_ctx *ctx, uint64_t now, uint64_t min_age)
 		if (!ctx->txbufs[i].n ||
 		    (min_age && now - ctx->txbufs[i].first_tsc < min_age))
 			continue;
-		if (!any)
+		if (!any && !chained)
 			ctx->stage_tsc = rte_rdtsc();
 		any = true;
 		tx_flush(ctx, i);
 	}
 	if (any)
-		dp_stage_mark(ctx, PMD_STAGE_TX);
+		dp_stage_mark(ctx, PMD_STAGE_FLUSH);
 }
 
 void
 dp_tx_flush_all(struct dp_ctx *ctx)
 {
-	tx_flush_older(ctx, 0, 0);
+	tx_flush_older(ctx, 0, 0, false);
 }
 
+/* now: a TSC read, the stage chain's last boundary (the PMD loop's) */
 void
 dp_tx_flush_due(struct dp_ctx *ctx, uint64_t now)
 {
-	tx_flush_older(ctx, now, ctx->tx_flush_tsc);
+	ctx->stage_tsc = now;
+	tx_flush_older(ctx, now, ctx->tx_flush_tsc, true);
 }
 
