@@ -65,7 +65,8 @@ void pmd_load_roll(struct pmd *pmd, uint64_t now);
  * sum of its stages but for a few instructions between boundaries
  * ("other" in pmd-perf-show). With the io-timing option off, rx and empty
  * polls are not timed (they fall into "other") and a flush's tx bursts
- * are charged to flush; the rest stays. */
+ * are charged to flush; the rest stays. A tx stage includes its send's
+ * bookkeeping (lengths, counters; dp_tx.c). */
 #define PMD_STAGES(X)                                                       \
 	X(RX_NIC,   "rx_nic")	/* ethdev rx bursts that got packets */     \
 	X(RX_VHOST, "rx_vhost")	/* vhost dequeues that got packets */       \
