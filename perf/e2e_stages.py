@@ -21,7 +21,8 @@ STAGES = ("rx_nic", "rx_vhost", "poll_empty", "extract", "hash", "emc",
 # per call: packets per vhost dequeue/enqueue, the share of empty polls,
 # vhost rx/tx cycles per vhost packet
 IO = ("vhost_rx_per_call", "vhost_tx_per_call", "polls_empty_pct",
-      "rx_vhost_cyc_per_vpkt", "tx_vhost_cyc_per_vpkt")
+      "rx_vhost_cyc_per_vpkt", "tx_vhost_cyc_per_vpkt", "polls_per_pkt",
+      "tx_calls_per_pkt")
 FIELDS = ["st_%s" % s for s in STAGES] + list(IO)
 
 RINGS = {"split": "", "packed": "packed_vq=1"}
@@ -73,12 +74,22 @@ def perf_stages(p):
                                     if rxp and "rx_vhost" in st else 0)
     out["tx_vhost_cyc_per_vpkt"] = (round(st["tx_vhost"]["cycles"] / txp, 1)
                                     if txp and "tx_vhost" in st else 0)
+    pk = p.get("packets", 0)
+    out["polls_per_pkt"] = round(polls / pk, 3) if pk else 0
+    out["tx_calls_per_pkt"] = (round(p.get("tx_batches", 0) / pk, 3)
+                               if pk else 0)
     return out
 
 
 def _median(rs, k):
     vals = [float(r[k]) for r in rs if r.get(k) not in (None, "")]
     return statistics.median(vals) if vals else None
+
+
+def _fmt(m):
+    if m is None:
+        return "-"
+    return "%.3f" % m if abs(m) < 1 else "%.1f" % m
 
 
 def stage_table(rows):
@@ -99,10 +110,12 @@ def stage_table(rows):
              "the windows)", "", hdr,
              "|" + "---|" * (len(STAGES) + 7)]
     io = ["", "I/O calls (median): vhost packets per dequeue / enqueue, "
-          "empty polls, vhost rx / tx cycles per vhost packet", "",
-          "| switch | ring (opts) | N | M | vhost rx pkts/call | vhost tx pkts/call"
-          " | empty polls % | rx_vhost cyc/vhost pkt | tx_vhost cyc/vhost pkt"
-          " |", "|---|---|---|---|---|---|---|---|---|"]
+          "empty polls, vhost rx / tx cycles per vhost packet, rx calls "
+          "and tx calls per received packet", "",
+          "| switch | ring (opts) | N | M | vhost rx pkts/call | vhost tx "
+          "pkts/call | empty polls % | rx_vhost cyc/vhost pkt | tx_vhost "
+          "cyc/vhost pkt | rx calls/pkt | tx calls/pkt |",
+          "|" + "---|" * 11]
     order = {}
     for r in rows:
         order.setdefault(variant(r), len(order))
@@ -120,8 +133,7 @@ def stage_table(rows):
                          len(rs)))
         io.append("| %s | %s | %d | %s | " % (k[0], k[1], k[2],
                                              fmt_count(k[3]))
-                  + " | ".join("%.1f" % m if m is not None else "-"
-                               for m in (_median(rs, f) for f in IO))
+                  + " | ".join(_fmt(m) for m in (_median(rs, f) for f in IO))
                   + " |")
     return "\n".join(lines + io)
 
