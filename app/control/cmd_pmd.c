@@ -140,6 +140,21 @@ static const char *const burst_bucket_names[PMD_BURST_BUCKETS] = {
 	"1", "2-3", "4-7", "8-15", "16-31", "32",
 };
 
+static inline uint64_t
+sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void
+pmd_perf_io_line(struct ds *out, const char *label, uint64_t pkts,
+		 uint64_t calls)
+{
+	ds_put_format(out, "  - %-16s %12lu pkts  %10lu calls  "
+		      "(%.2f pkts/call)\n", label, pkts, calls,
+		      calls ? (double)pkts / calls : 0);
+}
+
 /* The I/O calls' counts: packets per call by kind (pmd_port_io_vhost),
  * and how many rx calls found nothing. */
 static void
@@ -149,27 +164,20 @@ pmd_perf_io_text(struct ds *out, const struct pmd_stats *s)
 	uint64_t empty = counter_ld(&s->polls_empty);
 	uint64_t rxb_v = counter_ld(&s->rx_bursts_vhost);
 	uint64_t rxp_v = counter_ld(&s->rx_packets_vhost);
-	uint64_t rxb_n = polls - empty - rxb_v;
-	uint64_t rxp_n = counter_ld(&s->packets) - rxp_v;
+	/* read live, a later counter can be ahead of an earlier one */
+	uint64_t rxb_n = sub0(polls, empty + rxb_v);
+	uint64_t rxp_n = sub0(counter_ld(&s->packets), rxp_v);
 	uint64_t txb_v = counter_ld(&s->tx_batches_vhost);
 	uint64_t txp_v = counter_ld(&s->tx_packets_vhost);
-	uint64_t txb_n = counter_ld(&s->tx_batches) - txb_v;
-	uint64_t txp_n = counter_ld(&s->tx_packets) - txp_v;
+	uint64_t txb_n = sub0(counter_ld(&s->tx_batches), txb_v);
+	uint64_t txp_n = sub0(counter_ld(&s->tx_packets), txp_v);
 
 	ds_put_format(out, "  Rx calls:          %12lu  (%lu empty, %.1f %%)\n",
 		      polls, empty, polls ? 100.0 * empty / polls : 0);
-	ds_put_format(out, "  - NIC rx:          %12lu pkts  %10lu calls  "
-		      "(%.2f pkts/call)\n", rxp_n, rxb_n,
-		      rxb_n ? (double)rxp_n / rxb_n : 0);
-	ds_put_format(out, "  - vhost rx:        %12lu pkts  %10lu calls  "
-		      "(%.2f pkts/call)\n", rxp_v, rxb_v,
-		      rxb_v ? (double)rxp_v / rxb_v : 0);
-	ds_put_format(out, "  - NIC tx:          %12lu pkts  %10lu calls  "
-		      "(%.2f pkts/call)\n", txp_n, txb_n,
-		      txb_n ? (double)txp_n / txb_n : 0);
-	ds_put_format(out, "  - vhost tx:        %12lu pkts  %10lu calls  "
-		      "(%.2f pkts/call)\n", txp_v, txb_v,
-		      txb_v ? (double)txp_v / txb_v : 0);
+	pmd_perf_io_line(out, "NIC rx:", rxp_n, rxb_n);
+	pmd_perf_io_line(out, "vhost rx:", rxp_v, rxb_v);
+	pmd_perf_io_line(out, "NIC tx:", txp_n, txb_n);
+	pmd_perf_io_line(out, "vhost tx:", txp_v, txb_v);
 }
 
 static void
