@@ -747,6 +747,9 @@ def main(argv=None):
               variants)
     stages = e2e_stages.stage_table(rows)
     (RESULTS / ("e2e-%s-stages.md" % a.tag)).write_text(stages + "\n")
+    with contextlib.suppress(Exception):
+        e2e_stages.stage_chart(rows, RESULTS / ("e2e-%s-stages.png" % a.tag),
+                               "where the PMD's cycles go: " + title)
     say()
     say(table(summ, a.vms_list, a.flows_list, a.switches, variants))
     say()

@@ -86,6 +86,20 @@ def _median(rs, k):
     return statistics.median(vals) if vals else None
 
 
+def _groups(rows):
+    """The windows with stages by (switch, variant, N, M), and the keys in
+    order: switch, N, M, then the variants in the order they ran."""
+    groups, order = {}, {}
+    for r in rows:
+        order.setdefault(variant(r), len(order))
+        if r.get("rep", 0) == 0 or r.get("st_other") in (None, ""):
+            continue
+        groups.setdefault((r["switch"], variant(r), int(r["vms"]),
+                           int(r["flows"])), []).append(r)
+    keys = sorted(groups, key=lambda k: (k[0], k[2], k[3], order[k[1]]))
+    return keys, groups
+
+
 def _fmt(m):
     if m is None:
         return "-"
@@ -96,12 +110,7 @@ def stage_table(rows):
     """Markdown: one line per (switch, ring, N, M) with stages, the median
     over its windows, in busy cycles per received packet; then the I/O
     calls' figures. Switches without stages (OVS) are left out."""
-    groups = {}
-    for r in rows:
-        if r.get("rep", 0) == 0 or r.get("st_other") in (None, ""):
-            continue
-        k = (r["switch"], variant(r), int(r["vms"]), int(r["flows"]))
-        groups.setdefault(k, []).append(r)
+    keys, groups = _groups(rows)
     if not groups:
         return "(no stage figures: no vxswitch window)"
     hdr = "| switch | ring (opts) | N | M | " + " | ".join(STAGES) + \
@@ -116,10 +125,7 @@ def stage_table(rows):
           "pkts/call | empty polls % | rx_vhost cyc/vhost pkt | tx_vhost "
           "cyc/vhost pkt | rx calls/pkt | tx calls/pkt |",
           "|" + "---|" * 11]
-    order = {}
-    for r in rows:
-        order.setdefault(variant(r), len(order))
-    for k in sorted(groups, key=lambda k: (k[0], k[2], k[3], order[k[1]])):
+    for k in keys:
         rs = groups[k]
         med = [_median(rs, "st_" + s) for s in STAGES]
         busy = _median(rs, "cyc_per_rx_pkt")
@@ -137,3 +143,33 @@ def stage_table(rows):
                   + " |")
     return "\n".join(lines + io)
 
+
+
+def stage_chart(rows, path, title):
+    """A stacked bar per (switch, ring (opts), N, M): the stages' median
+    cycles per received packet (e2e-TAG-stages.png)."""
+    keys, groups = _groups(rows)
+    if not groups:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(keys) + 3), 5))
+    bottom = [0.0] * len(keys)
+    cmap = plt.get_cmap("tab20")
+    for i, s in enumerate(STAGES):
+        vals = [_median(groups[k], "st_" + s) or 0 for k in keys]
+        ax.bar(range(len(keys)), vals, 0.6, bottom=bottom, label=s,
+               color=cmap(i))
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(["%s\n%s\n%d VMs, %s" % (k[0], k[1], k[2],
+                                                fmt_count(k[3]))
+                        for k in keys], fontsize=7)
+    ax.set_ylabel("PMD busy cycles per received packet")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
