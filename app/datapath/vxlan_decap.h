@@ -38,6 +38,14 @@
 uint16_t vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 			   uint32_t tnl_ofport, struct pkt_batch *bad);
 
+/* vxlan_decap_batch for the tnl_pop stage (decap-trust-outer): every
+ * packet of b came with a key that matched a tnl_pop megaflow, so IPv4,
+ * UDP and "not a fragment" are not checked again; the rest is, with the
+ * same verdicts, bad packets moved to *bad as above. keys[] is written,
+ * never read. Returns the inner packets' bytes (the tunnel port's rx). */
+uint64_t vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
+				   uint32_t tnl_ofport, struct pkt_batch *bad);
+
 /* The same checks and strip for one packet, for the NIC-mark path
  * (dp_offload.c): true if m was good (now stripped, key filled as above);
  * false, m untouched, if it would have gone to *bad. */

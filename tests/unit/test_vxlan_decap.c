@@ -2,6 +2,7 @@
  * test_vxlan, decap: the scapy vectors, truncated frames, VXLAN flags, IPv4
  * and UDP checksum checks, mixed batches.
  */
+#include "miniflow.h"
 #include "vxlan_test.h"
 
 /* ---- decap -------------------------------------------------------------- */
@@ -14,6 +15,79 @@ key_is_tunnel(const struct flow_key *k, const struct vector *v)
 			return false;
 	return k->in_port == TNL_OFPORT && k->tun_id == v->vni &&
 	       k->tun_src == v->src_ip && k->tun_dst == v->dst_ip;
+}
+
+/* The trusted decap (the tnl_pop stage's, decap-trust-outer) against the
+ * full one: how often they were compared, and how often on a packet both
+ * rejected, so that a test can check that it exercised both verdicts. */
+static unsigned trusted_compared, trusted_rejected;
+
+/* Whether a tnl_pop megaflow could have sent m to decap: the key the
+ * switch extracts has IPv4, UDP and no fragment bits (xlate_underlay's
+ * match; the VTEP address and port are the vectors'). Only such packets
+ * reach vxlan_decap_batch_trusted. */
+static bool
+megaflow_would_pop(const struct rte_mbuf *m)
+{
+	struct flow_key k;
+
+	flow_key_zero(&k);
+	return miniflow_extract(m, &k) == 0 &&
+	       k.dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	       k.nw_proto == IPPROTO_UDP && k.nw_frag == 0;
+}
+
+/* Both decaps on their own copy of frame (in segments of seg bytes, 0 =
+ * one segment): the same verdict, and for a good packet the same inner
+ * bytes, key, flags and byte count; a rejected one untouched. Skipped (true)
+ * when no tnl_pop megaflow could have matched the frame. */
+static void
+trusted_agrees(const uint8_t *frame, size_t len, size_t seg,
+	       uint64_t ol_flags, uint32_t ptype)
+{
+	struct rte_mbuf *m[2];
+	struct flow_key keys[2][BATCH_MAX];
+	struct pkt_batch b[2], bad[2];
+	uint64_t bytes = 0;
+
+	for (int k = 0; k < 2; k++) {
+		m[k] = seg ? mbuf_chain_from(frame, len, seg)
+			   : mbuf_from(frame, len);
+		m[k]->ol_flags = ol_flags;
+		m[k]->packet_type = ptype;
+		batch_of(&b[k], m[k]);
+		pkt_batch_init(&bad[k]);
+		memset(keys[k], 0xa5 ^ k, sizeof keys[k]);
+	}
+	if (!megaflow_would_pop(m[0]))
+		goto out;
+	vxlan_decap_batch(&b[0], keys[0], TNL_OFPORT, &bad[0]);
+	bytes = vxlan_decap_batch_trusted(&b[1], keys[1], TNL_OFPORT, &bad[1]);
+	trusted_compared++;
+	CHECK(b[0].n == b[1].n && bad[0].n == bad[1].n,
+	      "trusted decap says %s, full decap %s (len %zu, seg %zu)",
+	      b[1].n ? "good" : "bad", b[0].n ? "good" : "bad", len, seg);
+	if (b[0].n == 1 && b[1].n == 1) {
+		uint8_t inner[2048];
+		const uint32_t n = rte_pktmbuf_pkt_len(m[0]);
+		const void *p = rte_pktmbuf_read(m[0], 0, n, inner);
+
+		CHECK(p != NULL && mbuf_equals(m[1], p, n) && bytes == n &&
+		      memcmp(keys[0], keys[1], sizeof keys[0][0]) == 0 &&
+		      m[0]->ol_flags == m[1]->ol_flags &&
+		      m[0]->packet_type == m[1]->packet_type,
+		      "trusted decap's packet or key differs (len %zu)", len);
+	} else if (bad[1].n == 1) {
+		trusted_rejected++;
+		CHECK(bytes == 0 && mbuf_equals(m[1], frame, len) &&
+		      m[1]->ol_flags == ol_flags && m[1]->packet_type == ptype,
+		      "trusted decap changed a rejected packet (len %zu)", len);
+	}
+out:
+	for (int k = 0; k < 2; k++) {
+		pkt_batch_free(&b[k]);
+		pkt_batch_free(&bad[k]);
+	}
 }
 
 void
@@ -45,6 +119,7 @@ test_decap_vectors(void)
 		}
 		pkt_batch_free(&b);
 		pkt_batch_free(&bad);
+		trusted_agrees(v->outer, v->outer_len, 0, 0, 0);
 
 		if (all.n < BATCH_MAX) {
 			in_batch[all.n] = v;
@@ -67,11 +142,14 @@ test_decap_vectors(void)
 }
 
 /* Decaps one copy of frame (len bytes, ol_flags/ptype as given): true if
- * accepted. A rejected packet must come back untouched. */
+ * accepted. A rejected packet must come back untouched. The trusted decap
+ * must agree wherever it could be called. */
 static bool
 decap_accepts_as(const uint8_t *frame, size_t len, uint64_t ol_flags,
 		 uint32_t ptype)
 {
+	trusted_agrees(frame, len, 0, ol_flags, ptype);
+
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch b, bad;
 	struct rte_mbuf *m = mbuf_from(frame, len);
@@ -187,6 +265,8 @@ test_decap_ip_checks(void)
 	const size_t len = v->outer_len;
 	const uint32_t tunnel_ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 				      RTE_PTYPE_L4_UDP | RTE_PTYPE_TUNNEL_VXLAN;
+	const unsigned compared0 = trusted_compared;
+	const unsigned rejected0 = trusted_rejected;
 	uint8_t frame[256];
 
 	memcpy(frame, v->outer, len);
@@ -276,6 +356,13 @@ test_decap_ip_checks(void)
 	frame[12] = 0x88;
 	frame[13] = 0xa8;
 	CHECK(decap_accepts(frame, tagged->outer_len), "802.1ad tag rejected");
+
+	/* the trusted decap met the bad checksums, lengths, IHLs and both
+	 * tags (IPv6, TCP, fragments and ARP cannot reach it) */
+	CHECK(trusted_compared - compared0 >= 10 &&
+	      trusted_rejected - rejected0 >= 7,
+	      "trusted decap compared on %u packets, %u rejected",
+	      trusted_compared - compared0, trusted_rejected - rejected0);
 }
 
 void
@@ -322,6 +409,8 @@ test_decap_udp_csum(void)
 		struct flow_key keys[BATCH_MAX];
 		struct pkt_batch b, bad;
 
+		trusted_agrees(frame, len, seg, 0, 0);
+		trusted_agrees(v->outer, len, seg, 0, 0);
 		batch_of(&b, mbuf_chain_from(frame, len, seg));
 		pkt_batch_init(&bad);
 		vxlan_decap_batch(&b, keys, TNL_OFPORT, &bad);
@@ -344,6 +433,7 @@ test_decap_udp_csum(void)
 	/* headers not all in the first segment: rejected, not misread */
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch b, bad;
+	trusted_agrees(v->outer, len, o.inner + 13, 0, 0);
 	batch_of(&b, mbuf_chain_from(v->outer, len, o.inner + 13));
 	pkt_batch_init(&bad);
 	vxlan_decap_batch(&b, keys, TNL_OFPORT, &bad);
