@@ -289,9 +289,12 @@ decap_one_trusted(struct rte_mbuf *m, struct flow_key *key,
 	return true;
 }
 
-uint64_t
-vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
-			  uint32_t tnl_ofport, struct pkt_batch *bad)
+/* One loop for both decaps, so that the choice is made once per batch;
+ * keys[kept] is free to overwrite: decap does not read the outer key, and
+ * kept <= i. Returns the good packets' bytes after decap. */
+static inline __rte_always_inline uint64_t
+decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
+	    struct pkt_batch *bad, bool trusted)
 {
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
@@ -299,8 +302,11 @@ vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
+		const bool good =
+			trusted ? decap_one_trusted(m, &keys[kept], tnl_ofport)
+				: decap_one(m, &keys[kept], tnl_ofport);
 
-		if (likely(decap_one_trusted(m, &keys[kept], tnl_ofport))) {
+		if (likely(good)) {
 			b->pkts[kept++] = m;
 			bytes += rte_pktmbuf_pkt_len(m);
 		} else {
@@ -311,26 +317,21 @@ vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
 	return bytes;
 }
 
+uint64_t
+vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
+			  uint32_t tnl_ofport, struct pkt_batch *bad)
+{
+	return decap_batch(b, keys, tnl_ofport, bad, true);
+}
+
 uint16_t
 vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 		  uint32_t tnl_ofport, struct pkt_batch *bad)
 {
 	const uint16_t n = b->n;
-	uint16_t kept = 0;
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-
-		/* keys[kept] is free to overwrite: decap does not read the
-		 * outer key, and kept <= i. */
-		if (likely(decap_one(m, &keys[kept], tnl_ofport)))
-			b->pkts[kept++] = m;
-		else
-			pkt_batch_add(bad, m);
-	}
-
-	b->n = kept;
-	return (uint16_t)(n - kept);
+	decap_batch(b, keys, tnl_ofport, bad, false);
+	return (uint16_t)(n - b->n);
 }
 
 /* ---- the decap stage ---------------------------------------------------- */
