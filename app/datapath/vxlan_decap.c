@@ -12,6 +12,7 @@
 #include <string.h>
 #include <rte_branch_prediction.h>
 #include <rte_mbuf_ptype.h>
+#include <rte_prefetch.h>
 
 #include "dp_stages.h"
 #include "miniflow.h"
@@ -289,12 +290,19 @@ decap_one_trusted(struct rte_mbuf *m, struct flow_key *key,
 	return true;
 }
 
+/* What the decap loop does after a good decap (the tnl_pop stage's trusted
+ * path extracts the inner key in the same loop). */
+enum inner_extract { NO_EXTRACT, EXTRACT_FAST, EXTRACT_GENERIC };
+
 /* One loop for both decaps, so that the choice is made once per batch;
  * keys[kept] is free to overwrite: decap does not read the outer key, and
- * kept <= i. Returns the good packets' bytes after decap. */
+ * kept <= i. With extract, a good packet whose inner frame is malformed
+ * goes to *malformed (after decap, as miniflow_extract_batch would have
+ * it). Returns the bytes of every packet decapsulated. */
 static inline __rte_always_inline uint64_t
 decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
-	    struct pkt_batch *bad, bool trusted)
+	    struct pkt_batch *bad, bool trusted, enum inner_extract extract,
+	    struct pkt_batch *malformed)
 {
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
@@ -302,26 +310,41 @@ decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
-		const bool good =
-			trusted ? decap_one_trusted(m, &keys[kept], tnl_ofport)
-				: decap_one(m, &keys[kept], tnl_ofport);
+		struct flow_key *key = &keys[kept];
 
-		if (likely(good)) {
-			b->pkts[kept++] = m;
-			bytes += rte_pktmbuf_pkt_len(m);
-		} else {
+		/* the outer headers: read back long after extract did */
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(b->pkts[i + 1], void *));
+		const bool good = trusted ? decap_one_trusted(m, key, tnl_ofport)
+					  : decap_one(m, key, tnl_ofport);
+		if (unlikely(!good)) {
 			pkt_batch_add(bad, m);
+			continue;
 		}
+		bytes += rte_pktmbuf_pkt_len(m);
+		if (extract != NO_EXTRACT &&
+		    unlikely((extract == EXTRACT_FAST ?
+			      miniflow_extract_fast(m, key) :
+			      miniflow_extract(m, key)) != 0)) {
+			pkt_batch_add(malformed, m);
+			continue;
+		}
+		b->pkts[kept++] = m;
 	}
 	b->n = kept;
 	return bytes;
 }
 
 uint64_t
-vxlan_decap_batch_trusted(struct pkt_batch *b, struct flow_key keys[],
-			  uint32_t tnl_ofport, struct pkt_batch *bad)
+vxlan_decap_extract_trusted(struct pkt_batch *b, struct flow_key keys[],
+			    uint32_t tnl_ofport, struct pkt_batch *bad,
+			    struct pkt_batch *malformed, bool fast)
 {
-	return decap_batch(b, keys, tnl_ofport, bad, true);
+	if (fast)
+		return decap_batch(b, keys, tnl_ofport, bad, true,
+				   EXTRACT_FAST, malformed);
+	return decap_batch(b, keys, tnl_ofport, bad, true, EXTRACT_GENERIC,
+			   malformed);
 }
 
 uint16_t
@@ -330,7 +353,7 @@ vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 {
 	const uint16_t n = b->n;
 
-	decap_batch(b, keys, tnl_ofport, bad, false);
+	decap_batch(b, keys, tnl_ofport, bad, false, NO_EXTRACT, NULL);
 	return (uint16_t)(n - b->n);
 }
 
@@ -365,14 +388,26 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 	struct flow_key *ik = &inner->keys[inner->b.n];
 	struct pmd_port_stats *ps = &ctx->port_stats[tnl_idx];
 	const uint32_t ofport = ports[tnl_idx]->ofport;
-	struct pkt_batch bad;
+	const bool fast = ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT);
+	struct pkt_batch bad, malformed;
 
 	pkt_batch_init(&bad);
+	pkt_batch_init(&malformed);
 	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_DECAP_TRUST_OUTER) &&
 		   ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
-		/* decap writes every word of the inner keys: no copy of
-		 * the outer ones first */
-		ps->rx_bytes += vxlan_decap_batch_trusted(b, ik, ofport, &bad);
+		/* decap writes every word of the inner keys (no copy of
+		 * the outer ones first) and extracts them in the same loop:
+		 * its cycles are all the actions stage's */
+		ps->rx_bytes += vxlan_decap_extract_trusted(b, ik, ofport, &bad,
+							    &malformed, fast);
+		if (bad.n)
+			dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
+		const uint16_t popped = (uint16_t)(b->n + malformed.n);
+		ctx->stats->tunnel_pops += popped;
+		ps->rx_packets += popped;
+		if (malformed.n)
+			dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
+		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 	} else {
 		for (uint16_t j = 0; j < b->n; j++)
 			ik[j] = keys[idx[j]];
@@ -380,18 +415,17 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 			vxlan_decap_batch(b, ik, ofport, &bad);
 		else
 			vxlan_decap_each(b, ik, ofport, &bad);
+		if (bad.n)
+			dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
+		ctx->stats->tunnel_pops += b->n;
+		ps->rx_packets += b->n;
 		for (uint16_t j = 0; j < b->n; j++)
 			ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
+		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+		if (miniflow_extract_batch(b, ik, &malformed, fast))
+			dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
+		dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
 	}
-	if (bad.n)
-		dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
-	ctx->stats->tunnel_pops += b->n;
-	ps->rx_packets += b->n;
-	dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
-	if (miniflow_extract_batch(b, ik, &bad,
-				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
-		dp_drop_batch(ctx, &bad, DROP_MALFORMED);
-	dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
 	if (!b->n)
 		return;
 	memcpy(&inner->b.pkts[inner->b.n], b->pkts, b->n * sizeof b->pkts[0]);

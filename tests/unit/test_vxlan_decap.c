@@ -20,7 +20,7 @@ key_is_tunnel(const struct flow_key *k, const struct vector *v)
 /* The trusted decap (the tnl_pop stage's, decap-trust-outer) against the
  * full one: how often they were compared, and how often on a packet both
  * rejected, so that a test can check that it exercised both verdicts. */
-static unsigned trusted_compared, trusted_rejected;
+static unsigned trusted_compared, trusted_rejected, trusted_malformed;
 
 /* Whether a tnl_pop megaflow could have sent m to decap: the key the
  * switch extracts has IPv4, UDP and no fragment bits (xlate_underlay's
@@ -37,56 +37,83 @@ megaflow_would_pop(const struct rte_mbuf *m)
 	       k.nw_proto == IPPROTO_UDP && k.nw_frag == 0;
 }
 
-/* Both decaps on their own copy of frame (in segments of seg bytes, 0 =
- * one segment): the same verdict, and for a good packet the same inner
- * bytes, key, flags and byte count; a rejected one untouched. Skipped (true)
- * when no tnl_pop megaflow could have matched the frame. */
+/* The full decap then miniflow_extract_batch, against the trusted decap
+ * that extracts in its loop (fast or generic extractor), each on its own
+ * copy of frame (in segments of seg bytes, 0 = one segment): the same
+ * verdict (good, bad VXLAN, malformed inner), and for a good packet the
+ * same inner bytes, key, flags and byte count; a rejected one untouched.
+ * Skipped when no tnl_pop megaflow could have matched the frame. */
 static void
 trusted_agrees(const uint8_t *frame, size_t len, size_t seg,
 	       uint64_t ol_flags, uint32_t ptype)
 {
-	struct rte_mbuf *m[2];
-	struct flow_key keys[2][BATCH_MAX];
-	struct pkt_batch b[2], bad[2];
-	uint64_t bytes = 0;
+	enum { FULL, FAST, GENERIC, N_WAYS };
+	struct rte_mbuf *m[N_WAYS];
+	struct flow_key keys[N_WAYS][BATCH_MAX];
+	struct pkt_batch b[N_WAYS], bad[N_WAYS], malformed[N_WAYS];
+	uint64_t bytes[N_WAYS] = { 0 };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < N_WAYS; k++) {
 		m[k] = seg ? mbuf_chain_from(frame, len, seg)
 			   : mbuf_from(frame, len);
 		m[k]->ol_flags = ol_flags;
 		m[k]->packet_type = ptype;
 		batch_of(&b[k], m[k]);
 		pkt_batch_init(&bad[k]);
+		pkt_batch_init(&malformed[k]);
 		memset(keys[k], 0xa5 ^ k, sizeof keys[k]);
 	}
-	if (!megaflow_would_pop(m[0]))
+	if (!megaflow_would_pop(m[FULL]))
 		goto out;
-	vxlan_decap_batch(&b[0], keys[0], TNL_OFPORT, &bad[0]);
-	bytes = vxlan_decap_batch_trusted(&b[1], keys[1], TNL_OFPORT, &bad[1]);
+	vxlan_decap_batch(&b[FULL], keys[FULL], TNL_OFPORT, &bad[FULL]);
+	if (b[FULL].n)
+		bytes[FULL] = rte_pktmbuf_pkt_len(m[FULL]);
+	miniflow_extract_batch(&b[FULL], keys[FULL], &malformed[FULL], true);
+	for (int k = FAST; k < N_WAYS; k++)
+		bytes[k] = vxlan_decap_extract_trusted(&b[k], keys[k],
+						       TNL_OFPORT, &bad[k],
+						       &malformed[k],
+						       k == FAST);
 	trusted_compared++;
-	CHECK(b[0].n == b[1].n && bad[0].n == bad[1].n,
-	      "trusted decap says %s, full decap %s (len %zu, seg %zu)",
-	      b[1].n ? "good" : "bad", b[0].n ? "good" : "bad", len, seg);
-	if (b[0].n == 1 && b[1].n == 1) {
-		uint8_t inner[2048];
-		const uint32_t n = rte_pktmbuf_pkt_len(m[0]);
-		const void *p = rte_pktmbuf_read(m[0], 0, n, inner);
+	for (int k = FAST; k < N_WAYS; k++) {
+		const char *how = k == FAST ? "fast" : "generic";
 
-		CHECK(p != NULL && mbuf_equals(m[1], p, n) && bytes == n &&
-		      memcmp(keys[0], keys[1], sizeof keys[0][0]) == 0 &&
-		      m[0]->ol_flags == m[1]->ol_flags &&
-		      m[0]->packet_type == m[1]->packet_type,
-		      "trusted decap's packet or key differs (len %zu)", len);
-	} else if (bad[1].n == 1) {
-		trusted_rejected++;
-		CHECK(bytes == 0 && mbuf_equals(m[1], frame, len) &&
-		      m[1]->ol_flags == ol_flags && m[1]->packet_type == ptype,
-		      "trusted decap changed a rejected packet (len %zu)", len);
+		CHECK(b[FULL].n == b[k].n && bad[FULL].n == bad[k].n &&
+		      malformed[FULL].n == malformed[k].n &&
+		      bytes[FULL] == bytes[k],
+		      "trusted decap (%s) says %u good %u bad %u malformed, "
+		      "full decap %u %u %u (len %zu, seg %zu)", how, b[k].n,
+		      bad[k].n, malformed[k].n, b[FULL].n, bad[FULL].n,
+		      malformed[FULL].n, len, seg);
+		if (bad[k].n) {
+			CHECK(bytes[k] == 0 && mbuf_equals(m[k], frame, len) &&
+			      m[k]->ol_flags == ol_flags &&
+			      m[k]->packet_type == ptype,
+			      "trusted decap (%s) changed a rejected packet "
+			      "(len %zu)", how, len);
+			continue;
+		}
+		uint8_t inner[2048];
+		const uint32_t n = rte_pktmbuf_pkt_len(m[FULL]);
+		const void *p = rte_pktmbuf_read(m[FULL], 0, n, inner);
+
+		CHECK(p != NULL && mbuf_equals(m[k], p, n) &&
+		      (b[k].n == 0 ||
+		       memcmp(keys[FULL], keys[k], sizeof keys[k][0]) == 0) &&
+		      m[FULL]->ol_flags == m[k]->ol_flags &&
+		      m[FULL]->packet_type == m[k]->packet_type,
+		      "trusted decap's (%s) packet or key differs (len %zu)",
+		      how, len);
 	}
+	if (bad[FAST].n)
+		trusted_rejected++;
+	if (malformed[FAST].n)
+		trusted_malformed++;
 out:
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < N_WAYS; k++) {
 		pkt_batch_free(&b[k]);
 		pkt_batch_free(&bad[k]);
+		pkt_batch_free(&malformed[k]);
 	}
 }
 
@@ -356,6 +383,17 @@ test_decap_ip_checks(void)
 	frame[12] = 0x88;
 	frame[13] = 0xa8;
 	CHECK(decap_accepts(frame, tagged->outer_len), "802.1ad tag rejected");
+
+	/* good VXLAN around a malformed inner frame (inner IHL 4): both
+	 * decapsulate it, then find it malformed */
+	memcpy(frame, v->outer, len);
+	CHECK(frame[o.inner + 12] == 0x08 && frame[o.inner + 13] == 0x00,
+	      "vector's inner frame is not IPv4");
+	frame[o.inner + RTE_ETHER_HDR_LEN] = 0x44;
+	const unsigned malformed0 = trusted_malformed;
+	trusted_agrees(frame, len, 0, 0, 0);
+	CHECK(trusted_malformed == malformed0 + 1,
+	      "inner IHL 4 not found malformed after decap");
 
 	/* the trusted decap met the bad checksums, lengths, IHLs and both
 	 * tags (IPv6, TCP, fragments and ARP cannot reach it) */
