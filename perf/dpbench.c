@@ -64,7 +64,8 @@ static const char *const dir_names[2] = { "decap", "encap" };
 /* The switchable optimisations that are on the packet path. */
 static const enum dp_opt bench_opts[] = {
 	DP_OPT_HASH_REUSE, DP_OPT_SPECIALISED_DPCLS, DP_OPT_FAST_EXTRACT,
-	DP_OPT_BATCHED_TUNNEL,
+	DP_OPT_BATCHED_TUNNEL, DP_OPT_DECAP_TRUST_OUTER,
+	DP_OPT_HASH_REUSE_ADAPTIVE,
 };
 #define N_BENCH_OPTS (sizeof bench_opts / sizeof bench_opts[0])
 

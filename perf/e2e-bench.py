@@ -60,6 +60,7 @@ from pathlib import Path
 import yaml
 
 import e2e_sg   # perf/e2e_sg.py, --sg
+import e2e_stages   # perf/e2e_stages.py, the stage table and --ring
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.bench import (PMD_CORE, BenchError, fmt_count,
@@ -88,21 +89,24 @@ def gen_pcap(rundir, n_vms, flows):
     return out
 
 
-def start_vms(a, rundir, sockets):
+def start_vms(a, rundir, sockets, ring="split"):
     """One testpmd with all VM ports (both lcores on --vm-cpus[0]), or one
-    per VM (--per-vm-testpmd), pinned round robin over --vm-cpus."""
+    per VM (--per-vm-testpmd), pinned round robin over --vm-cpus; ring:
+    the virtqueues' layout (e2e_stages.RINGS)."""
     qs = a.vm_queue_size
+    extra = e2e_stages.RINGS[ring]
     if not a.per_vm_testpmd:
         mbufs = max(8192, 2048 + 3 * qs * len(sockets))
         return [vxlib.Testpmd(rundir, sockets=sockets, name="vms",
                               cpus=(a.vm_cpus[0],), queue_size=qs,
-                              mbufs=mbufs, fwd=a.fwd)]
+                              mbufs=mbufs, fwd=a.fwd, vdev_extra=extra)]
     tps = []
     for i, s in enumerate(sockets):
         c = a.vm_cpus[i % len(a.vm_cpus)]
         tps.append(vxlib.Testpmd(rundir, sockets=[s], name="vm%d" % i,
                                  cpus=(c,), queue_size=qs,
-                                 mbufs=max(4096, 4 * qs + 2048), fwd=a.fwd))
+                                 mbufs=max(4096, 4 * qs + 2048), fwd=a.fwd,
+                                 vdev_extra=extra))
     return tps
 
 
@@ -111,11 +115,11 @@ def wait_vms(tps):
         tp.wait_ready()
 
 
-def start_all(a, sw, rundir, sockets, n_vms):
+def start_all(a, sw, rundir, sockets, n_vms, ring="split"):
     """The VMs (virtio-user servers), then the switch; every port up, then
     --warmup s. -> the VMs' testpmds (stopped again if the start fails)."""
     t0 = time.monotonic()
-    tps = start_vms(a, rundir, sockets)
+    tps = start_vms(a, rundir, sockets, ring)
     try:
         sw.start()
         sw.wait_up(30 + sw.attach_s_per_vm * n_vms)
@@ -182,13 +186,16 @@ class VxRun:
         # dir (its ports, the last pcap, its rules) instead of the topology
         (self.rundir / "vxswitch.yaml.state").unlink(missing_ok=True)
         self.sw = vxlib.Switch(self.topo, self.rundir, self.rundir,
-                               name="vxswitch", ready_timeout=60)
+                               name="vxswitch", ready_timeout=120)
 
     def pids(self):
         return [self.sw.pid]
 
     def wait_up(self, timeout):
         self.sw.wait_ports_up(timeout=timeout)
+
+    def set_opt(self, name, on):
+        self.sw.ctl("dpif-netdev/set-opt", name, "on" if on else "off")
 
     def clear(self):
         self.sw.ctl("dpif-netdev/pmd-stats-clear")
@@ -209,12 +216,12 @@ class VxRun:
                                    if p.get("tx_batches") else 0)}
 
     def stages(self):
-        """Busy cycles per received packet by datapath stage, and the
-        received bursts' sizes (pmd-perf-show): where a mode's cost is."""
+        """Busy cycles per received packet by stage, the I/O calls'
+        figures (e2e_stages.perf_stages) and the received bursts' sizes
+        (pmd-perf-show): where a mode's cost is."""
         st = self.sw.ctl("dpif-netdev/pmd-perf-show", json=True)
         p = ([p for p in st if p["core"] == PMD_CORE] or st)[0]
-        out = {"st_" + k: round(v["cycles_per_packet"], 1)
-               for k, v in p["stages"].items()}
+        out = e2e_stages.perf_stages(p)
         b = p["burst_sizes"]
         out["bursts_lt8"] = sum(b[k] for k in ("1", "2-3", "4-7"))
         out["bursts_8up"] = sum(b[k] for k in ("8-15", "16-31", "32"))
@@ -264,18 +271,46 @@ class VxRun:
 
 # ------------------------------------------------------------ measurement
 
-def measure(a, cls, n_vms, flows, rundir, pcap):
+def hugepages_for(a, topo, n_vms):
+    """Reserves the 2 MB hugepages that this run's switch (its topology's
+    eal.memory-mb) and the VMs' testpmd (their mbufs) need, if fewer are
+    free: 1M microflows need ~1400 for net_pcap's replay ring alone."""
+    mbufs = max(8192, 2048 + 3 * a.vm_queue_size * n_vms)
+    need = (topo["eal"]["memory-mb"] + (mbufs * 2500 >> 20)) // 2 + 128
+    free = vxlib.hugepages_free()
+    if free >= need:
+        return
+    total = int(Path("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+                     "nr_hugepages").read_text())
+    got = vxlib.ensure_hugepages(total - free + need)
+    say("    hugepages: %d free of the %d needed, reserved: %d free now"
+        % (free, need, got))
+    if got < need:
+        raise BenchError("hugepages: %d free, %d needed" % (got, need))
+
+
+def measure(a, cls, n_vms, flows, rundir, pcap, ring="split"):
     """-> list of per-window dicts."""
     sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
     rows = []
-    reps_left = a.reps
+    ab = a.ab if cls.name == "vxswitch" else []
+    reps_left = a.reps * (1 + len(ab))
+    states = e2e_stages.ab_states(ab, reps_left)
     while reps_left > 0:
         windows = 1 if a.fresh else reps_left
         reps_left -= windows
         tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets)
         try:
-            tps = start_all(a, sw, rundir, sockets, n_vms)
+            if hasattr(sw, "topo"):
+                hugepages_for(a, sw.topo, n_vms)
+            tps = start_all(a, sw, rundir, sockets, n_vms, ring)
             for w_i in range(windows):
+                opts = ""
+                if ab:      # --ab: this window's option states
+                    off = states[len(rows)]
+                    for o in ab:
+                        sw.set_opt(o, o != off)
+                    opts = "%s=off" % off if off else ",".join(ab) + "=on"
                 sw.clear()
                 rx0, tx0 = sw.nic()
                 t_start = time.monotonic()
@@ -312,13 +347,17 @@ def measure(a, cls, n_vms, flows, rundir, pcap):
                     "nic_rxd": a.rxd or "", "nic_txd": a.txd or "",
                     "vm_queue_size": a.vm_queue_size,
                     "vm_mode": "per-vm" if a.per_vm_testpmd else "one",
-                    "others_cpu": round(others, 3),
+                    "others_cpu": round(others, 3), "ring": ring,
+                    "opts": opts,
                 }
+                if hasattr(sw, "stages"):
+                    row.update(sw.stages())
                 rows.append(row)
-                say("    rep %d: %.3f Mpps loop (NIC rx %.3f Mpps), %.0f busy "
+                say("    rep %d%s: %.3f Mpps loop (NIC rx %.3f Mpps), %.0f busy "
                     "cycles/rx pkt, %.0f busy cycles/loop pkt, busy %.0f%%, "
                     "%.1f pkts/batch"
-                    % (row["rep"], row["mpps"], row["nic_rx_mpps"],
+                    % (row["rep"], " (%s)" % opts if opts else "",
+                       row["mpps"], row["nic_rx_mpps"],
                        row["cyc_per_rx_pkt"], row["cyc_per_loop_pkt"],
                        row["busy_pct"], row["pkts_per_batch"]))
                 if others > 0.05:
@@ -333,7 +372,7 @@ def measure(a, cls, n_vms, flows, rundir, pcap):
             say("    FAILED: %s" % str(e)[:3000])
             say("    log tail:\n%s" % sw.log_tail())
             rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
-                         "rep": 0, "error": str(e).splitlines()[0][:300]})
+                         "ring": ring, "rep": 0, "error": str(e).splitlines()[0][:300]})
             reps_left = 0
         finally:
             sw.stop()
@@ -367,7 +406,8 @@ def summarize(rows):
     for r in rows:
         if r.get("rep", 0) == 0:
             continue
-        out.setdefault((r["switch"], r["vms"], r["flows"]), []).append(r)
+        out.setdefault((r["switch"], r["vms"], r["flows"],
+                        e2e_stages.variant(r)), []).append(r)
     summ = {}
     for k, rs in out.items():
         m = [r["mpps"] for r in rs]
@@ -381,14 +421,14 @@ def summarize(rows):
     return summ
 
 
-def table(summ, vms_list, flows_list, switches):
+def table(summ, vms_list, flows_list, switches, variants=("split",)):
     def cell(s):
         if not s:
             return "n/a"
         return "%.3f [%.3f, %.3f]" % (s["median"], s["min"], s["max"])
     lines = []
-    hdr = "| N VMs | microflows |"
-    sep = "|---|---|"
+    hdr = "| N VMs | microflows | ring (opts) |"
+    sep = "|---|---|---|"
     for sw in switches:
         hdr += " %s Mpps median [min, max] |" % sw
         sep += "---|"
@@ -399,31 +439,32 @@ def table(summ, vms_list, flows_list, switches):
         hdr += " %s busy cyc/rx pkt (cyc/loop pkt, busy %%) |" % sw
         sep += "---|"
     lines += [hdr, sep]
-    for n in vms_list:
-        for f in flows_list:
-            ss = [summ.get((sw, n, f)) for sw in switches]
-            if not any(ss):
-                continue
-            line = "| %d | %s |" % (n, fmt_count(f))
-            for s in ss:
-                line += " %s |" % cell(s)
-            if len(switches) == 2:
-                line += (" %.2fx |" % (ss[0]["median"] / ss[1]["median"])
-                         if all(ss) and ss[1]["median"] else " n/a |")
-            for s in ss:
-                line += (" %.0f (%.0f, %.0f%%) |" % (s["cyc_rx"], s["cyc_loop"],
-                                                     s["busy_pct"])
-                         if s else " n/a |")
-            lines.append(line)
+    for n, f, ring in [(n, f, r) for n in vms_list for f in flows_list
+                       for r in variants]:
+        ss = [summ.get((sw, n, f, ring)) for sw in switches]
+        if not any(ss):
+            continue
+        line = "| %d | %s | %s |" % (n, fmt_count(f), ring)
+        for s in ss:
+            line += " %s |" % cell(s)
+        if len(switches) == 2:
+            line += (" %.2fx |" % (ss[0]["median"] / ss[1]["median"])
+                     if all(ss) and ss[1]["median"] else " n/a |")
+        for s in ss:
+            line += (" %.0f (%.0f, %.0f%%) |" % (s["cyc_rx"], s["cyc_loop"],
+                                                 s["busy_pct"])
+                     if s else " n/a |")
+        lines.append(line)
     return "\n".join(lines)
 
 
-def chart(summ, vms_list, flows_list, switches, path, title):
+def chart(summ, vms_list, flows_list, switches, path, title,
+          variants=("split",)):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    groups = [(n, f) for n in vms_list for f in flows_list
-              if any((sw, n, f) in summ for sw in switches)]
+    groups = [(n, f, r) for n in vms_list for f in flows_list for r in variants
+              if any((sw, n, f, r) in summ for sw in switches)]
     if not groups:
         return
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 2.2 * len(groups)),
@@ -444,7 +485,8 @@ def chart(summ, vms_list, flows_list, switches, path, title):
         ax1.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=sw,
                 color=colors.get(sw))
         ax2.bar(xs, cy, w, label=sw, color=colors.get(sw))
-    labels = ["%d VMs\n%s flows" % (n, fmt_count(f)) for n, f in groups]
+    labels = ["%d VMs\n%s flows\n%s" % (n, fmt_count(f), r)
+              for n, f, r in groups]
     for ax in (ax1, ax2):
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels(labels, fontsize=8)
@@ -472,8 +514,9 @@ def parse_args(argv=None):
                     help="comma-separated VM counts (default 32)")
     ap.add_argument("--flows", default="32,1k,250k",
                     help="comma-separated microflow counts, k/M suffixes "
-                    "(default 32,1k,250k; 1M needs ~2.5 GB of mbufs for "
-                    "net_pcap's replay ring and does not fit here)")
+                    "(default 32,1k,250k; 1M needs ~1400 2 MB hugepages "
+                    "for net_pcap's replay ring, reserved as needed; OVS "
+                    "is skipped above 250k: its pool is fixed)")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--warmup", type=float, default=3.0)
@@ -516,6 +559,15 @@ def parse_args(argv=None):
     ap.add_argument("--probe-every", type=int, default=1024,
                     help="with --sg: one denied probe per this many NIC "
                     "packets (default 1024)")
+    ap.add_argument("--ring", default="split", metavar="RINGS",
+                    help="the VMs' virtqueue layouts, each measured in "
+                    "turn: split (default), packed (virtio-user "
+                    "packed_vq=1), or split,packed")
+    ap.add_argument("--ab", default="", metavar="OPT[,OPT]",
+                    help="vxswitch: DP options (dpif-netdev/opts-show) "
+                    "switched per window on the same processes, all on "
+                    "then each off alone, ABBA-interleaved; --reps "
+                    "windows of each state ('opts' column)")
     ap.add_argument("--profile", action="store_true",
                     help="run perf/profile.sh over the first window of "
                     "each switch (perf/results/profile-TAG-*.txt)")
@@ -525,6 +577,11 @@ def parse_args(argv=None):
     a.vms_list = [int(x) for x in a.vms.split(",")]
     a.flows_list = [parse_count(x) for x in a.flows.split(",")]
     a.vm_cpus = [int(x) for x in a.vm_cpus.split(",")]
+    a.ab = [o for o in a.ab.split(",") if o]
+    try:
+        a.rings = e2e_stages.parse_rings(a.ring)
+    except ValueError as e:
+        ap.error(str(e))
     if PMD_CORE in a.vm_cpus and os.cpu_count() > 2:
         ap.error("--vm-cpus must not include the PMD core %d" % PMD_CORE)
     a.switches = {"vxswitch": ["vxswitch"], "ovs": ["ovs"],
@@ -582,15 +639,17 @@ def merge(a):
     summ = summarize(rows)
     vms = sorted({k[1] for k in summ}, reverse=True)
     flows = sorted({k[2] for k in summ})
+    variants = list(dict.fromkeys(e2e_stages.variant(r) for r in rows))
     sws = [s for s in ("vxswitch", "ovs") if any(k[0] == s for k in summ)]
-    text = table(summ, vms, flows, sws)
+    text = table(summ, vms, flows, sws, variants)
+    text += "\n\n" + e2e_stages.stage_table(rows)
     (RESULTS / ("e2e-%s.md" % a.tag)).write_text(
         "Merged from %s\n\n%s\n" % (", ".join(a.merge), text))
     write_summary(RESULTS / ("e2e-%s-summary.csv" % a.tag), summ, a)
     with contextlib.suppress(Exception):
         chart(summ, vms, flows, sws, RESULTS / ("e2e-%s.png" % a.tag),
               "full loop NIC->decap->VM(macswap)->encap->NIC, merged: "
-              + ", ".join(a.merge))
+              + ", ".join(a.merge), variants)
     say(text)
     return 0
 
@@ -598,12 +657,12 @@ def merge(a):
 def write_summary(path, summ, a):
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["switch", "vms", "flows", "mpps_median", "mpps_min",
+        w.writerow(["switch", "vms", "flows", "ring", "mpps_median", "mpps_min",
                     "mpps_max", "reps", "busy_cyc_per_rx_pkt",
                     "busy_cyc_per_loop_pkt", "busy_pct", "nic_rxd",
                     "nic_txd", "vm_queue_size"])
-        for (sw, n, f), s in sorted(summ.items()):
-            w.writerow([sw, n, f, "%.4f" % s["median"], "%.4f" % s["min"],
+        for (sw, n, f, ring), s in sorted(summ.items()):
+            w.writerow([sw, n, f, ring, "%.4f" % s["median"], "%.4f" % s["min"],
                         "%.4f" % s["max"], s["n"], "%.0f" % s["cyc_rx"],
                         "%.0f" % s["cyc_loop"], "%.1f" % s["busy_pct"],
                         a.rxd or "default", a.txd or "default",
@@ -648,16 +707,19 @@ def main(argv=None):
                     % (n, fmt_count(f), pcap.name, time.monotonic() - t))
                 for sw in a.switches:
                     if sw == "ovs" and f > 250000:
-                        say("    ovs: skipped: %d flows do not fit OVS's "
+                        say("    ovs: n/a: %d flows do not fit OVS's "
                             "fixed %d-mbuf pool with net_pcap's replay "
                             "ring" % (f, OVS_MBUFS))
                         continue
                     cls = VxRun if sw == "vxswitch" else OvsRun
-                    new = measure(a, cls, n, f, rundir, pcap)
-                    for r in new:
-                        r["build"] = build if sw == "vxswitch" else \
-                            "ovs-vswitchd-dpdk 3.1.0"
-                    rows += new
+                    for ring in a.rings:
+                        if len(a.rings) > 1:
+                            say("    %s, %s rings" % (sw, ring))
+                        new = measure(a, cls, n, f, rundir, pcap, ring)
+                        for r in new:
+                            r["build"] = build if sw == "vxswitch" else \
+                                "ovs-vswitchd-dpdk 3.1.0"
+                        rows += new
     except KeyboardInterrupt:
         say("interrupted")
     finally:
@@ -666,7 +728,9 @@ def main(argv=None):
               "nic_rx_mpps", "nic_rx", "nic_tx", "pmd_rx", "busy", "idle",
               "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
               "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
-              "nic_txd", "vm_queue_size", "vm_mode", "others_cpu", "build", "error"]
+              "nic_txd", "vm_queue_size", "vm_mode", "ring", "opts",
+              "others_cpu",
+              "build", "error"] + e2e_stages.FIELDS
     raw = write_rows(RESULTS / ("e2e-%s.csv" % a.tag), fields, rows)
     summ = summarize(rows)
     sp = RESULTS / ("e2e-%s-summary.csv" % a.tag)
@@ -677,14 +741,23 @@ def main(argv=None):
                                                  a.rxd or "def",
                                                  a.txd or "def",
                                                  a.vm_queue_size))
+    variants = list(dict.fromkeys(e2e_stages.variant(r) for r in rows))
     with contextlib.suppress(Exception):
-        chart(summ, a.vms_list, a.flows_list, a.switches, png, title)
+        chart(summ, a.vms_list, a.flows_list, a.switches, png, title,
+              variants)
+    stages = e2e_stages.stage_table(rows)
+    (RESULTS / ("e2e-%s-stages.md" % a.tag)).write_text(stages + "\n")
+    with contextlib.suppress(Exception):
+        e2e_stages.stage_chart(rows, RESULTS / ("e2e-%s-stages.png" % a.tag),
+                               "where the PMD's cycles go: " + title)
     say()
-    say(table(summ, a.vms_list, a.flows_list, a.switches))
+    say(table(summ, a.vms_list, a.flows_list, a.switches, variants))
     say()
-    say("results: %s, %s%s" % (raw.relative_to(REPO), sp.relative_to(REPO),
-                               ", " + str(png.relative_to(REPO))
-                               if png.exists() else ""))
+    say(stages)
+    say()
+    say("results: %s, %s, e2e-%s-stages.md%s" % (
+        raw.relative_to(REPO), sp.relative_to(REPO), a.tag,
+        ", " + str(png.relative_to(REPO)) if png.exists() else ""))
     if not a.keep:
         for p in rundir.glob("*.log"):
             p.unlink()

@@ -229,8 +229,10 @@ FIELDS = ["switch", "mode", "vms", "flows", "rep", "seconds", "mpps",
           "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "recirc", "upcalls", "denied",
           "denied_expected", "sessions", "est_rpl_megaflows", "check",
           "others_cpu", "build", "error"] + \
-    ["st_%s" % k for k in ("extract", "hash", "emc", "dpcls", "upcall",
-                           "actions", "tx", "other")] + \
+    ["st_%s" % k for k in ("rx_nic", "rx_vhost", "poll_empty", "extract",
+                           "hash", "emc", "dpcls", "upcall", "actions",
+                           "tx_nic", "tx_vhost", "flush", "loop",
+                           "other")] + \
     ["bursts_lt8", "bursts_8up"]
 
 

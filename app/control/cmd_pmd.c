@@ -140,6 +140,46 @@ static const char *const burst_bucket_names[PMD_BURST_BUCKETS] = {
 	"1", "2-3", "4-7", "8-15", "16-31", "32",
 };
 
+static inline uint64_t
+sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void
+pmd_perf_io_line(struct ds *out, const char *label, uint64_t pkts,
+		 uint64_t calls)
+{
+	ds_put_format(out, "  - %-16s %12lu pkts  %10lu calls  "
+		      "(%.2f pkts/call)\n", label, pkts, calls,
+		      calls ? (double)pkts / calls : 0);
+}
+
+/* The I/O calls' counts: packets per call by kind (pmd_port_io_vhost),
+ * and how many rx calls found nothing. */
+static void
+pmd_perf_io_text(struct ds *out, const struct pmd_stats *s)
+{
+	uint64_t polls = counter_ld(&s->polls);
+	uint64_t empty = counter_ld(&s->polls_empty);
+	uint64_t rxb_v = counter_ld(&s->rx_bursts_vhost);
+	uint64_t rxp_v = counter_ld(&s->rx_packets_vhost);
+	/* read live, a later counter can be ahead of an earlier one */
+	uint64_t rxb_n = sub0(polls, empty + rxb_v);
+	uint64_t rxp_n = sub0(counter_ld(&s->packets), rxp_v);
+	uint64_t txb_v = counter_ld(&s->tx_batches_vhost);
+	uint64_t txp_v = counter_ld(&s->tx_packets_vhost);
+	uint64_t txb_n = sub0(counter_ld(&s->tx_batches), txb_v);
+	uint64_t txp_n = sub0(counter_ld(&s->tx_packets), txp_v);
+
+	ds_put_format(out, "  Rx calls:          %12lu  (%lu empty, %.1f %%)\n",
+		      polls, empty, polls ? 100.0 * empty / polls : 0);
+	pmd_perf_io_line(out, "NIC rx:", rxp_n, rxb_n);
+	pmd_perf_io_line(out, "vhost rx:", rxp_v, rxb_v);
+	pmd_perf_io_line(out, "NIC tx:", txp_n, txb_n);
+	pmd_perf_io_line(out, "vhost tx:", txp_v, txb_v);
+}
+
 static void
 pmd_perf_text(struct ds *out, const struct pmd *pmd)
 {
@@ -171,6 +211,7 @@ pmd_perf_text(struct ds *out, const struct pmd *pmd)
 	ds_put_format(out, "  Tx packets:        %12lu  (%.2f pkts/batch)\n",
 		      counter_ld(&s->tx_packets),
 		      txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	pmd_perf_io_text(out, s);
 	ds_put_format(out, "  Busy cycles by stage:   cycles/pkt   %% of busy\n");
 	for (int st = 0; st < PMD_N_STAGES; st++) {
 		uint64_t c = counter_ld(&s->stage_cycles[st]);
@@ -180,7 +221,7 @@ pmd_perf_text(struct ds *out, const struct pmd *pmd)
 			      busy ? 100.0 * c / busy : 0);
 	}
 	uint64_t other = busy > staged ? busy - staged : 0;
-	ds_put_format(out, "    %-20s %12.1f %10.1f %%\n", "other (rx, loop)",
+	ds_put_format(out, "    %-20s %12.1f %10.1f %%\n", "other",
 		      pkts ? (double)other / pkts : 0,
 		      busy ? 100.0 * other / busy : 0);
 	ds_put_format(out, "    %-20s %12.1f\n", "total",
@@ -223,6 +264,16 @@ pmd_perf_json(struct ds *out, const struct pmd *pmd)
 	json_key(out, "tx_packets"); json_u64(out, counter_ld(&s->tx_packets));
 	json_key(out, "packets_per_batch");
 	json_double(out, txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	json_key(out, "polls"); json_u64(out, counter_ld(&s->polls));
+	json_key(out, "polls_empty"); json_u64(out, counter_ld(&s->polls_empty));
+	json_key(out, "rx_bursts_vhost");
+	json_u64(out, counter_ld(&s->rx_bursts_vhost));
+	json_key(out, "rx_packets_vhost");
+	json_u64(out, counter_ld(&s->rx_packets_vhost));
+	json_key(out, "tx_batches_vhost");
+	json_u64(out, counter_ld(&s->tx_batches_vhost));
+	json_key(out, "tx_packets_vhost");
+	json_u64(out, counter_ld(&s->tx_packets_vhost));
 	json_key(out, "stages");
 	json_begin_object(out);
 	for (int st = 0; st <= PMD_N_STAGES; st++) {

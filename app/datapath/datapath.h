@@ -85,6 +85,13 @@ struct arp_policer {
 	uint64_t last_tsc;
 };
 
+/* hash-reuse-adaptive (dp_hash.h): one verdict per kind of lookup pass */
+enum dp_hash_pass { DP_HASH_OUTER, DP_HASH_INNER, DP_HASH_RECIRC,
+		    DP_HASH_N_PASSES };
+struct dp_hash_reuse {
+	uint16_t skip;		/* bursts left without comparisons */
+};
+
 struct dp_ctx {
 	uint16_t idx;			/* its PMD's index: tx queue, offload
 					 * request ring */
@@ -117,6 +124,8 @@ struct dp_ctx {
 	uint32_t emc_insert_inv_prob;
 	uint32_t rand_state;
 	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
+	/* hash-reuse-adaptive's verdicts, per enum dp_hash_pass */
+	struct dp_hash_reuse hash_reuse[DP_HASH_N_PASSES];
 	struct arp_policer arp_policer;	/* the VTEP's ARP (arp_responder.c) */
 
 	/* the slow path's tables, valid between quiescent states */

@@ -14,24 +14,50 @@
 #ifndef VXS_DP_HASH_H
 #define VXS_DP_HASH_H
 
+#include "datapath.h"
 #include "flow_hash.h"
 #include "pkt_batch.h"
 
+/* hash-reuse-adaptive: comparing a key with the previous one costs a
+ * 64-byte compare per packet, wasted when consecutive packets are of
+ * different microflows (many flows round robin: it never hits). Each kind
+ * of lookup pass keeps its own verdict: a burst whose comparisons hit
+ * less than 1 in HASH_REUSE_MIN_HIT_INV turns them off for the next
+ * HASH_REUSE_SKIP bursts of that kind, after which one burst probes again
+ * (about 1.5 % of the comparisons kept when they never pay). Zero is the
+ * initial state: comparing. */
+#define HASH_REUSE_MIN_HIT_INV 8
+#define HASH_REUSE_SKIP 64
+
 /* Inline: called once per lookup pass, and out of line it costs about
- * three instructions a packet (callgrind). nic_hash: the mbufs' RSS hash
+ * three instructions a packet (callgrind). reuse: compare with the
+ * previous key at all (hash-reuse); adapt: NULL, or the pass kind's
+ * state when hash-reuse-adaptive is on. nic_hash: the mbufs' RSS hash
  * may be used (outer pass only). */
 static inline void
 dp_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
-	      uint32_t hashes[], bool reuse, bool nic_hash)
+	      uint32_t hashes[], bool reuse, struct dp_hash_reuse *adapt,
+	      bool nic_hash)
 {
+	uint32_t tries = 0, hits = 0;
+
+	if (reuse && adapt && adapt->skip) {
+		adapt->skip--;
+		reuse = false;
+	}
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (nic_hash && (b->pkts[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
 			hashes[i] = b->pkts[i]->hash.rss;
-		else if (reuse && i && flow_key_equal(&keys[i], &keys[i - 1]))
+		else if (reuse && i && (tries++, flow_key_equal(&keys[i],
+								 &keys[i - 1]))) {
 			hashes[i] = hashes[i - 1];
-		else
+			hits++;
+		} else {
 			hashes[i] = flow_hash_key(&keys[i]);
+		}
 	}
+	if (adapt && hits * HASH_REUSE_MIN_HIT_INV < tries)
+		adapt->skip = HASH_REUSE_SKIP;
 }
 
 #endif

@@ -18,7 +18,10 @@
 	X(SPECIALISED_DPCLS,"specialised-dpcls",true)  /* per-shape lookups */\
 	X(FAST_EXTRACT,     "fast-extract",     true)  /* eth/ip/udp fast */ \
 	X(BATCHED_TUNNEL,   "batched-tunnel",   true)  /* encap/decap/batch*/\
-	X(IDLE_BACKOFF,     "idle-backoff",     false) /* sleep when idle */
+	X(IDLE_BACKOFF,     "idle-backoff",     false) /* sleep when idle */ \
+	X(IO_TIMING,        "io-timing",        true)  /* rdtsc rx/tx/empty */\
+	X(DECAP_TRUST_OUTER,"decap-trust-outer",true)  /* tnl_pop: no re-check*/\
+	X(HASH_REUSE_ADAPTIVE,"hash-reuse-adaptive",true) /* stop if no hits */
 
 enum dp_opt {
 #define X(id, name, def) DP_OPT_##id,

@@ -108,6 +108,9 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	epoch = ++ctx->batch_epoch;
 	dp_hash_batch(b, keys, hashes,
 		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE),
+		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE_ADAPTIVE) ?
+		      &ctx->hash_reuse[recirc ? DP_HASH_RECIRC : from ?
+				       DP_HASH_INNER : DP_HASH_OUTER] : NULL,
 		      from == NULL && !recirc);
 	dp_stage_mark(ctx, PMD_STAGE_HASH);
 	lookup_batch(ctx, keys, hashes, b->n, flows, from, recirc);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <rte_branch_prediction.h>
 #include <rte_mbuf_ptype.h>
+#include <rte_prefetch.h>
 
 #include "dp_stages.h"
 #include "miniflow.h"
@@ -108,6 +109,30 @@ udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	return sum == 0xffff;
 }
 
+/* The checked packet loses its outer headers; its key becomes the inner
+ * lookup's, whatever it held (ct_label_bits included: the caller need not
+ * have copied the outer key in). */
+static inline __rte_always_inline void
+strip_outer(struct rte_mbuf *m, uint32_t inner_off,
+	    const struct rte_ipv4_hdr *ip, const struct rte_vxlan_hdr *vxh,
+	    struct flow_key *key, uint32_t tnl_ofport)
+{
+	const rte_be32_t tun_src = ip->src_addr;
+	const rte_be32_t tun_dst = ip->dst_addr;
+	const uint32_t vni = rte_be_to_cpu_32(vxh->vx_vni) >> 8;
+
+	rte_pktmbuf_adj(m, (uint16_t)inner_off);
+	m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
+	m->packet_type = RTE_PTYPE_UNKNOWN;
+
+	key->in_port = (uint16_t)tnl_ofport;
+	key->ct_label_bits = 0;
+	key->tun_id = vni;
+	key->tun_src = tun_src;
+	key->tun_dst = tun_dst;
+	memset(&key->w[2], 0, (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
+}
+
 static inline __rte_always_inline bool
 decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 {
@@ -183,19 +208,7 @@ decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 	    (excess > UINT16_MAX || rte_pktmbuf_trim(m, (uint16_t)excess) < 0))
 		return false;
 
-	const rte_be32_t tun_src = ip->src_addr;
-	const rte_be32_t tun_dst = ip->dst_addr;
-	const uint32_t vni = rte_be_to_cpu_32(vxh->vx_vni) >> 8;
-
-	rte_pktmbuf_adj(m, (uint16_t)inner_off);
-	m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
-	m->packet_type = RTE_PTYPE_UNKNOWN;
-
-	key->in_port = tnl_ofport;
-	key->tun_id = vni;
-	key->tun_src = tun_src;
-	key->tun_dst = tun_dst;
-	memset(&key->w[2], 0, (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
+	strip_outer(m, inner_off, ip, vxh, key, tnl_ofport);
 	return true;
 }
 
@@ -205,26 +218,143 @@ vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 	return decap_one(m, key, tnl_ofport);
 }
 
+/* The ones-complement sum of an IPv4 header without options: two 8-byte
+ * and one 4-byte load instead of rte_raw_cksum's loop over ten words. */
+static inline uint16_t
+ipv4_hdr20_sum(const struct rte_ipv4_hdr *ip)
+{
+	const uint8_t *p = (const uint8_t *)ip;
+	const uint64_t a = load64(p), b = load64(p + 8);
+	uint64_t sum = (a & 0xffffffff) + (a >> 32) + (b & 0xffffffff) +
+		       (b >> 32) + load32(p + 16);
+
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* decap_one for a packet whose outer key hit a tnl_pop megaflow
+ * (xlate_underlay): that match already proved dl_type IPv4 (maybe behind
+ * a tag), protocol UDP, not a fragment, our VTEP address and port. What it
+ * cannot prove is checked here: the fast shape (one segment, untagged,
+ * version 4 / IHL 5, one compare of bytes 12..15; anything else takes
+ * decap_one's full path), the lengths, the VXLAN flags and the checksums.
+ * Verdicts equal decap_one's on every packet such a key can come from
+ * (tests/unit/test_vxlan_decap.c runs both on each). */
+static inline __rte_always_inline bool
+decap_one_trusted(struct rte_mbuf *m, struct flow_key *key,
+		  uint32_t tnl_ofport)
+{
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	if (unlikely((seg_len != pkt_len) | (seg_len < VXLAN_DECAP_MIN_LEN)) ||
+	    unlikely((load32(frame + 12) & rte_cpu_to_be_32(0xffffff00)) !=
+		     rte_cpu_to_be_32(0x08004500)))
+		return decap_one(m, key, tnl_ofport);
+
+	enum { L3 = RTE_ETHER_HDR_LEN, L4 = L3 + 20,
+	       INNER = L4 + sizeof(struct rte_udp_hdr) +
+		       sizeof(struct rte_vxlan_hdr) };
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + L3);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(frame + L4);
+	const struct rte_vxlan_hdr *vxh =
+		(const struct rte_vxlan_hdr *)(frame + L4 +
+					       sizeof(struct rte_udp_hdr));
+	const uint32_t ip_len = rte_be_to_cpu_16(ip->total_length);
+	const uint32_t udp_len = rte_be_to_cpu_16(udp->dgram_len);
+	/* also puts the inner Ethernet header inside the one segment */
+	if (unlikely((udp_len < MIN_UDP_LEN) | (20 + udp_len > ip_len) |
+		     (L3 + ip_len > pkt_len)))
+		return false;
+	if (unlikely(vxh->vx_flags != RTE_BE32(VXLAN_FLAGS_WORD)))
+		return false;
+
+	bool ip_verified, udp_verified;
+	outer_csum_verified(m, &ip_verified, &udp_verified);
+	if (!ip_verified && unlikely(ipv4_hdr20_sum(ip) != 0xffff))
+		return false;
+	if (udp->dgram_cksum != 0 && !udp_verified &&
+	    unlikely(!udp_csum_ok(m, ip, L4, udp->dgram_len)))
+		return false;
+
+	/* one segment: trim cannot fail */
+	const uint32_t excess = pkt_len - (L4 + udp_len);
+	if (unlikely(excess != 0))
+		rte_pktmbuf_trim(m, (uint16_t)excess);
+
+	strip_outer(m, INNER, ip, vxh, key, tnl_ofport);
+	return true;
+}
+
+/* What the decap loop does after a good decap (the tnl_pop stage's trusted
+ * path extracts the inner key in the same loop). */
+enum inner_extract { NO_EXTRACT, EXTRACT_FAST, EXTRACT_GENERIC };
+
+/* One loop for both decaps, so that the choice is made once per batch;
+ * keys[kept] is free to overwrite: decap does not read the outer key, and
+ * kept <= i. With extract, a good packet whose inner frame is malformed
+ * goes to *malformed (after decap, as miniflow_extract_batch would have
+ * it). Returns the bytes of every packet decapsulated. */
+static inline __rte_always_inline uint64_t
+decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
+	    struct pkt_batch *bad, bool trusted, enum inner_extract extract,
+	    struct pkt_batch *malformed)
+{
+	const uint16_t n = b->n;
+	uint16_t kept = 0;
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		struct flow_key *key = &keys[kept];
+
+		/* the outer headers: read back long after extract did */
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(b->pkts[i + 1], void *));
+		const bool good = trusted ? decap_one_trusted(m, key, tnl_ofport)
+					  : decap_one(m, key, tnl_ofport);
+		if (unlikely(!good)) {
+			pkt_batch_add(bad, m);
+			continue;
+		}
+		bytes += rte_pktmbuf_pkt_len(m);
+		if (extract != NO_EXTRACT &&
+		    unlikely((extract == EXTRACT_FAST ?
+			      miniflow_extract_fast(m, key) :
+			      miniflow_extract(m, key)) != 0)) {
+			pkt_batch_add(malformed, m);
+			continue;
+		}
+		b->pkts[kept++] = m;
+	}
+	b->n = kept;
+	return bytes;
+}
+
+uint64_t
+vxlan_decap_extract_trusted(struct pkt_batch *b, struct flow_key keys[],
+			    uint32_t tnl_ofport, struct pkt_batch *bad,
+			    struct pkt_batch *malformed, bool fast)
+{
+	if (fast)
+		return decap_batch(b, keys, tnl_ofport, bad, true,
+				   EXTRACT_FAST, malformed);
+	return decap_batch(b, keys, tnl_ofport, bad, true, EXTRACT_GENERIC,
+			   malformed);
+}
+
 uint16_t
 vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 		  uint32_t tnl_ofport, struct pkt_batch *bad)
 {
 	const uint16_t n = b->n;
-	uint16_t kept = 0;
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-
-		/* keys[kept] is free to overwrite: decap does not read the
-		 * outer key, and kept <= i. */
-		if (likely(decap_one(m, &keys[kept], tnl_ofport)))
-			b->pkts[kept++] = m;
-		else
-			pkt_batch_add(bad, m);
-	}
-
-	b->n = kept;
-	return (uint16_t)(n - kept);
+	decap_batch(b, keys, tnl_ofport, bad, false, NO_EXTRACT, NULL);
+	return (uint16_t)(n - b->n);
 }
 
 /* ---- the decap stage ---------------------------------------------------- */
@@ -256,27 +386,46 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 	   struct dp_inner *inner)
 {
 	struct flow_key *ik = &inner->keys[inner->b.n];
-	struct pkt_batch bad;
-
-	for (uint16_t j = 0; j < b->n; j++)
-		ik[j] = keys[idx[j]];
-	pkt_batch_init(&bad);
-	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
-		vxlan_decap_batch(b, ik, ports[tnl_idx]->ofport, &bad);
-	else
-		vxlan_decap_each(b, ik, ports[tnl_idx]->ofport, &bad);
-	if (bad.n)
-		dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
-	ctx->stats->tunnel_pops += b->n;
 	struct pmd_port_stats *ps = &ctx->port_stats[tnl_idx];
-	ps->rx_packets += b->n;
-	for (uint16_t j = 0; j < b->n; j++)
-		ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
-	dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
-	if (miniflow_extract_batch(b, ik, &bad,
-				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
-		dp_drop_batch(ctx, &bad, DROP_MALFORMED);
-	dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
+	const uint32_t ofport = ports[tnl_idx]->ofport;
+	const bool fast = ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT);
+	struct pkt_batch bad, malformed;
+
+	pkt_batch_init(&bad);
+	pkt_batch_init(&malformed);
+	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_DECAP_TRUST_OUTER) &&
+		   ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
+		/* decap writes every word of the inner keys (no copy of
+		 * the outer ones first) and extracts them in the same loop:
+		 * its cycles are all the actions stage's */
+		ps->rx_bytes += vxlan_decap_extract_trusted(b, ik, ofport, &bad,
+							    &malformed, fast);
+		if (bad.n)
+			dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
+		const uint16_t popped = (uint16_t)(b->n + malformed.n);
+		ctx->stats->tunnel_pops += popped;
+		ps->rx_packets += popped;
+		if (malformed.n)
+			dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
+		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+	} else {
+		for (uint16_t j = 0; j < b->n; j++)
+			ik[j] = keys[idx[j]];
+		if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
+			vxlan_decap_batch(b, ik, ofport, &bad);
+		else
+			vxlan_decap_each(b, ik, ofport, &bad);
+		if (bad.n)
+			dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
+		ctx->stats->tunnel_pops += b->n;
+		ps->rx_packets += b->n;
+		for (uint16_t j = 0; j < b->n; j++)
+			ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
+		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+		if (miniflow_extract_batch(b, ik, &malformed, fast))
+			dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
+		dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
+	}
 	if (!b->n)
 		return;
 	memcpy(&inner->b.pkts[inner->b.n], b->pkts, b->n * sizeof b->pkts[0]);

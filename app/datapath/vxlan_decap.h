@@ -38,6 +38,21 @@
 uint16_t vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 			   uint32_t tnl_ofport, struct pkt_batch *bad);
 
+/* vxlan_decap_batch for the tnl_pop stage (decap-trust-outer), with the
+ * inner key's extraction in the same loop: every packet of b came with a
+ * key that matched a tnl_pop megaflow, so IPv4, UDP and "not a fragment"
+ * are not checked again; the rest is, with the same verdicts, bad packets
+ * moved to *bad as above. A good packet whose inner frame is malformed is
+ * moved, decapsulated, to *malformed (which must have room for b->n
+ * more); the rest have keys[] as miniflow_extract_batch(fast) would give
+ * after vxlan_decap_batch. keys[] is written, never read. Returns the
+ * bytes of every packet decapsulated (malformed ones included: the
+ * tunnel port received them). */
+uint64_t vxlan_decap_extract_trusted(struct pkt_batch *b,
+				     struct flow_key keys[],
+				     uint32_t tnl_ofport, struct pkt_batch *bad,
+				     struct pkt_batch *malformed, bool fast);
+
 /* The same checks and strip for one packet, for the NIC-mark path
  * (dp_offload.c): true if m was good (now stripped, key filled as above);
  * false, m untouched, if it would have gone to *bad. */

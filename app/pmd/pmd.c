@@ -108,15 +108,22 @@ pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* One round over the PMD's rx queues; returns the packets received. */
-static uint32_t
-pmd_poll_once(struct pmd *pmd)
+/* One round over the PMD's rx queues, its stage chain (pmd.h) starting at
+ * t_start; ends with the due (or, if nothing came, every) tx flush and a
+ * TSC read in *t_end. Returns whether the round was busy: it received or
+ * sent packets. *got: the packets received. */
+static bool
+pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
+	      uint32_t *got_out)
 {
+	struct pmd_stats *s = &pmd->stats;
+	struct dp_ctx *dp = &pmd->dp;
 	struct pkt_batch b;
-	uint64_t t_start = rte_rdtsc(), t_prev = t_start, t_now;
+	uint64_t t_prev = t_start, t_q, t_rx, empty = 0;
 	uint32_t got = 0;
+	bool timed = dp->opts & DP_OPT_BIT(DP_OPT_IO_TIMING), busy;
 	/* While backed off, a round is cheap next to the sleep: poll all. */
-	bool adaptive = (pmd->dp.opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
+	bool adaptive = (dp->opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
 			!pmd->backoff.sleeping;
 
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
@@ -124,31 +131,56 @@ pmd_poll_once(struct pmd *pmd)
 		/* the poll scheduler: which rxq this round? */
 		if (!pmd_poll_due(&q->poll, adaptive))
 			continue;
+		t_q = t_prev;
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
 				    BATCH_MAX);
 		pmd_poll_done(&q->poll, b.n, BATCH_MAX);
-		if (!b.n)
+		s->polls++;
+		if (!b.n) {
+			s->polls_empty++;
+			if (timed) {	/* counted only if the round is busy */
+				t_rx = rte_rdtsc();
+				empty += t_rx - t_prev;
+				t_prev = t_rx;
+			}
 			continue;
+		}
+		bool vhost = pmd_port_io_vhost(q->port);
+		if (timed)
+			s->stage_cycles[vhost ? PMD_STAGE_RX_VHOST :
+				       PMD_STAGE_RX_NIC] += rte_rdtsc() - t_prev;
+		if (vhost) {
+			s->rx_bursts_vhost++;
+			s->rx_packets_vhost += b.n;
+		}
 		got += b.n;
 		q->packets += b.n;
-		dp_process_burst(&pmd->dp, q->port, &b);
-		t_now = rte_rdtsc();
-		q->busy_cycles += t_now - t_prev;
-		q->intrvl_cycles += t_now - t_prev;
-		t_prev = t_now;
+		dp_process_burst(dp, q->port, &b);
+		/* its last stage boundary: where the chain goes on */
+		t_prev = dp->stage_tsc;
+		q->busy_cycles += t_prev - t_q;
+		q->intrvl_cycles += t_prev - t_q;
 	}
-	t_now = rte_rdtsc();
-	if (got)
-		dp_tx_flush_due(&pmd->dp, t_now);
-	else
-		dp_tx_flush_all(&pmd->dp);	/* nothing came: nothing to wait for */
-	t_now = rte_rdtsc();
-	if (got)
-		pmd->stats.busy_cycles += t_now - t_start;
-	else
-		pmd->stats.idle_cycles += t_now - t_start;
-	pmd->stats.iterations++;
-	return got;
+	if (got) {
+		dp_tx_flush_due(dp, t_prev);	/* chained from t_prev */
+	} else {
+		dp->stage_tsc = t_prev;
+		dp_tx_flush_all(dp);	/* nothing came: nothing to wait for */
+	}
+	*t_end = rte_rdtsc();
+	/* an idle round that flushed packets did work: busy */
+	busy = got || dp->stage_tsc != t_prev;
+	if (busy) {
+		s->stage_cycles[PMD_STAGE_POLL_EMPTY] += empty;
+		/* the scan after the last burst (all of it if none was due) */
+		s->stage_cycles[PMD_STAGE_FLUSH] += *t_end - dp->stage_tsc;
+		s->busy_cycles += *t_end - t_start;
+	} else {
+		s->idle_cycles += *t_end - t_start;
+	}
+	s->iterations++;
+	*got_out = got;
+	return busy;
 }
 
 /* Idle back-off: sleeps between rounds once every queue has been empty
@@ -190,7 +222,6 @@ static int
 pmd_main(void *arg)
 {
 	struct pmd *pmd = arg;
-	uint32_t got;
 
 	/* The idle back-off's sleeps are tens of microseconds: the default
 	 * 50 us timer slack would double them (and the wake-up latency). */
@@ -199,13 +230,20 @@ pmd_main(void *arg)
 	rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 	__atomic_store_n(&pmd->running, true, __ATOMIC_RELEASE);
 
+	/* Every cycle of an iteration is busy or idle (or sleep): the
+	 * rounds' from pmd_poll_once, the rest (revalidation, housekeeping,
+	 * offload poll, mailbox, RCU) as the loop stage of a busy round. */
+	uint64_t t_top = rte_rdtsc(), t_end, t_round, sleep0;
+	uint32_t got;
 	while (!__atomic_load_n(&pmd->stop, __ATOMIC_RELAXED)) {
 		pmd->dp.snap = dp_snapshot_get();
+		t_round = t_top;
 		if (unlikely(pmd->dp.snap->gen != pmd->dp.seen_gen)) {
 			dp_revalidate(&pmd->dp);
 			pmd->dp.seen_gen = pmd->dp.snap->gen;
+			t_round = rte_rdtsc();
 		}
-		got = pmd_poll_once(pmd);
+		bool busy = pmd_poll_once(pmd, t_round, &t_end, &got);
 		pmd_housekeeping(pmd);
 		if (pmd->dp.offload)
 			dp_offload_poll(&pmd->dp);
@@ -213,9 +251,21 @@ pmd_main(void *arg)
 			pmd_serve_mailbox(pmd);
 		pmd->dp.snap = NULL;
 		rte_rcu_qsbr_quiescent(pmd_qsbr, pmd->idx);
+		sleep0 = pmd->stats.sleep_cycles;
 		if (pmd_backoff_round(&pmd->backoff, got, pmd->dp.opts &
 				      DP_OPT_BIT(DP_OPT_IDLE_BACKOFF)))
 			pmd_idle_sleep(pmd);
+		uint64_t t_next = rte_rdtsc();
+		uint64_t slept = pmd->stats.sleep_cycles - sleep0;
+		/* the revalidation before the round and all after it */
+		uint64_t loop = (t_round - t_top) + (t_next - t_end) - slept;
+		if (busy) {
+			pmd->stats.stage_cycles[PMD_STAGE_LOOP] += loop;
+			pmd->stats.busy_cycles += loop;
+		} else {
+			pmd->stats.idle_cycles += loop;
+		}
+		t_top = t_next;
 	}
 	dp_tx_flush_all(&pmd->dp);
 	__atomic_store_n(&pmd->running, false, __ATOMIC_RELEASE);

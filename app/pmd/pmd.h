@@ -56,20 +56,31 @@ void pmd_load_init(struct pmd_load *l, const struct vxs_config *cfg);
 struct pmd;
 void pmd_load_roll(struct pmd *pmd, uint64_t now);
 
-/* Where a burst's cycles go (pmd-perf-show, perf/dpbench). Each stage
- * boundary reads the TSC once per burst and charges the cycles since the
- * previous boundary to the stage that just ended (dp_stage_mark), so a
- * decapsulated packet's second pass (inner extract, hash, lookup) lands in
- * the same stages and nothing is counted twice. Receive and the loop's own
- * bookkeeping are busy cycles outside every stage. */
+/* Where a PMD's busy cycles go (pmd-perf-show, perf/dpbench, perf/e2e-bench).
+ * Each stage boundary reads the TSC once and charges the cycles since the
+ * previous boundary to the stage that just ended (dp_stage_mark; the PMD
+ * loop keeps the same chain for the I/O stages), so a decapsulated
+ * packet's second pass (inner extract, hash, lookup) lands in the same
+ * stages and nothing is counted twice. A busy iteration's cycles are the
+ * sum of its stages but for a few instructions between boundaries
+ * ("other" in pmd-perf-show). With the io-timing option off, rx and empty
+ * polls are not timed (they fall into "other") and a flush's tx bursts
+ * are charged to flush; the rest stays. A tx stage includes its send's
+ * bookkeeping (lengths, counters; dp_tx.c). */
 #define PMD_STAGES(X)                                                       \
+	X(RX_NIC,   "rx_nic")	/* ethdev rx bursts that got packets */     \
+	X(RX_VHOST, "rx_vhost")	/* vhost dequeues that got packets */       \
+	X(POLL_EMPTY, "poll_empty") /* rx calls that got none (busy rounds) */\
 	X(EXTRACT, "extract")	/* miniflow extract, outer and inner */     \
 	X(HASH,    "hash")	/* microflow hash (with hash-reuse) */      \
 	X(EMC,     "emc")	/* exact match lookup and inserts */        \
 	X(DPCLS,   "dpcls")	/* megaflow classifier */                   \
 	X(UPCALL,  "upcall")	/* misses: translate and install */         \
 	X(ACTIONS, "actions")	/* group by flow, encap/decap, tx buffering */\
-	X(TX,      "tx")	/* port tx bursts (buffer full or flush) */
+	X(TX_NIC,  "tx_nic")	/* ethdev tx bursts (buffer full or flush) */\
+	X(TX_VHOST, "tx_vhost")	/* vhost enqueues, with the mbufs' free */  \
+	X(FLUSH,   "flush")	/* the tx buffers' scan and bookkeeping */  \
+	X(LOOP,    "loop")	/* snapshot, housekeeping, mailbox, RCU */
 
 enum pmd_stage {
 #define X(id, name) PMD_STAGE_##id,
@@ -79,6 +90,16 @@ enum pmd_stage {
 };
 
 const char *pmd_stage_name(enum pmd_stage s);
+
+/* Which I/O stages a port's bursts are charged to: vhost for vhost-user
+ * ports and for dpbench's null VM ports (not the underlay), NIC for the
+ * rest (ethdev: the NIC, tap, af_packet, pcap). */
+static inline bool
+pmd_port_io_vhost(const struct port *p)
+{
+	return p->kind == PORT_VHOST ||
+	       (p->kind == PORT_NULL && !p->is_underlay);
+}
 
 /* Bursts received, by size: 1, 2-3, 4-7, 8-15, 16-31, 32. */
 #define PMD_BURST_BUCKETS 6
@@ -134,7 +155,16 @@ pmd_burst_bucket(uint16_t n)
 	X(copies,         PMD_TEXT_NONE, "") /* for outputs but the last */   \
 	X(tx_batches,     PMD_TEXT_NONE, "") /* port tx bursts */             \
 	X(tx_packets,     PMD_TEXT_NONE, "") /* sent by them */               \
-	X(busy_cycles,    PMD_TEXT_NONE, "") /* iterations that moved some */ \
+	X(polls,          PMD_TEXT_NONE, "") /* rx calls (empty or not) */ \
+	X(polls_empty,    PMD_TEXT_NONE, "") /* rx calls that got none */   \
+	/* of packets and tx_batches/tx_packets: the vhost ports' share     \
+	 * (pmd_port_io_vhost); the rest is the NIC's */                    \
+	X(rx_bursts_vhost,  PMD_TEXT_NONE, "")                              \
+	X(rx_packets_vhost, PMD_TEXT_NONE, "")                              \
+	X(tx_batches_vhost, PMD_TEXT_NONE, "")                              \
+	X(tx_packets_vhost, PMD_TEXT_NONE, "")                              \
+	/* iterations that received or sent some, with the loop's own */    \
+	X(busy_cycles,    PMD_TEXT_NONE, "")                                  \
 	X(idle_cycles,    PMD_TEXT_NONE, "")                                  \
 	X(iterations,     PMD_TEXT_NONE, "")                                  \
 	X(upcall_cycles,  PMD_TEXT_NONE, "")                                  \

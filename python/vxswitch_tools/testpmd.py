@@ -37,6 +37,9 @@ class Testpmd(_Process):
     (wait_ready()). server=False makes testpmd the vhost-user client of a
     switch-owned socket (dpdkvhostuser) instead.
 
+    vdev_extra: more devargs for every virtio-user port, e.g.
+    "packed_vq=1" (virtio 1.1 packed rings; the default is split).
+
     Peer mode: vdevs=[...] any devargs, e.g. net_vhost / net_pcap.
     interactive=True runs `-i` and takes commands on stdin (cmd()).
 
@@ -53,7 +56,8 @@ class Testpmd(_Process):
                  cpus=(0,), fwd="macswap", nb_cores=1, server=True,
                  queue_size=256, macs=None, interactive=False,
                  port_topology=None, mbufs=None, eal_args=(), args=(),
-                 start=True, socket_timeout=10.0, queues=1):
+                 start=True, socket_timeout=10.0, queues=1,
+                 vdev_extra=""):
         self.name = name
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -79,7 +83,8 @@ class Testpmd(_Process):
             vd.append("net_virtio_user%d,path=%s,queues=%d,server=%d,"
                       "queue_size=%d,mac=%s" % (i, s, queues,
                                                 1 if server else 0,
-                                                queue_size, mac))
+                                                queue_size, mac)
+                      + ("," + vdev_extra if vdev_extra else ""))
         vd += list(vdevs)
         nports = len(vd)
         if mbufs is None:

@@ -12,7 +12,8 @@ TELEMETRY = "/usr/bin/dpdk-telemetry.py"
 LCORES = "0,(1-3)@1"        # three PMD lcores, all on CPU 1
 PMD_CORES = [1, 2, 3]
 # counters that move while the switch idles (cycles, loop counts)
-MOVING = {"busy_cycles", "idle_cycles", "iterations", "sleeps",
+MOVING = {"busy_cycles", "idle_cycles", "iterations", "sleeps", "polls",
+          "polls_empty",
           "sleep_cycles", "upcall_cycles", "tsc_hz"}
 
 

@@ -2,6 +2,7 @@
  * test_vxlan, decap: the scapy vectors, truncated frames, VXLAN flags, IPv4
  * and UDP checksum checks, mixed batches.
  */
+#include "miniflow.h"
 #include "vxlan_test.h"
 
 /* ---- decap -------------------------------------------------------------- */
@@ -14,6 +15,106 @@ key_is_tunnel(const struct flow_key *k, const struct vector *v)
 			return false;
 	return k->in_port == TNL_OFPORT && k->tun_id == v->vni &&
 	       k->tun_src == v->src_ip && k->tun_dst == v->dst_ip;
+}
+
+/* The trusted decap (the tnl_pop stage's, decap-trust-outer) against the
+ * full one: how often they were compared, and how often on a packet both
+ * rejected, so that a test can check that it exercised both verdicts. */
+static unsigned trusted_compared, trusted_rejected, trusted_malformed;
+
+/* Whether a tnl_pop megaflow could have sent m to decap: the key the
+ * switch extracts has IPv4, UDP and no fragment bits (xlate_underlay's
+ * match; the VTEP address and port are the vectors'). Only such packets
+ * reach vxlan_decap_batch_trusted. */
+static bool
+megaflow_would_pop(const struct rte_mbuf *m)
+{
+	struct flow_key k;
+
+	flow_key_zero(&k);
+	return miniflow_extract(m, &k) == 0 &&
+	       k.dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	       k.nw_proto == IPPROTO_UDP && k.nw_frag == 0;
+}
+
+/* The full decap then miniflow_extract_batch, against the trusted decap
+ * that extracts in its loop (fast or generic extractor), each on its own
+ * copy of frame (in segments of seg bytes, 0 = one segment): the same
+ * verdict (good, bad VXLAN, malformed inner), and for a good packet the
+ * same inner bytes, key, flags and byte count; a rejected one untouched.
+ * Skipped when no tnl_pop megaflow could have matched the frame. */
+static void
+trusted_agrees(const uint8_t *frame, size_t len, size_t seg,
+	       uint64_t ol_flags, uint32_t ptype)
+{
+	enum { FULL, FAST, GENERIC, N_WAYS };
+	struct rte_mbuf *m[N_WAYS];
+	struct flow_key keys[N_WAYS][BATCH_MAX];
+	struct pkt_batch b[N_WAYS], bad[N_WAYS], malformed[N_WAYS];
+	uint64_t bytes[N_WAYS] = { 0 };
+
+	for (int k = 0; k < N_WAYS; k++) {
+		m[k] = seg ? mbuf_chain_from(frame, len, seg)
+			   : mbuf_from(frame, len);
+		m[k]->ol_flags = ol_flags;
+		m[k]->packet_type = ptype;
+		batch_of(&b[k], m[k]);
+		pkt_batch_init(&bad[k]);
+		pkt_batch_init(&malformed[k]);
+		memset(keys[k], 0xa5 ^ k, sizeof keys[k]);
+	}
+	if (!megaflow_would_pop(m[FULL]))
+		goto out;
+	vxlan_decap_batch(&b[FULL], keys[FULL], TNL_OFPORT, &bad[FULL]);
+	if (b[FULL].n)
+		bytes[FULL] = rte_pktmbuf_pkt_len(m[FULL]);
+	miniflow_extract_batch(&b[FULL], keys[FULL], &malformed[FULL], true);
+	for (int k = FAST; k < N_WAYS; k++)
+		bytes[k] = vxlan_decap_extract_trusted(&b[k], keys[k],
+						       TNL_OFPORT, &bad[k],
+						       &malformed[k],
+						       k == FAST);
+	trusted_compared++;
+	for (int k = FAST; k < N_WAYS; k++) {
+		const char *how = k == FAST ? "fast" : "generic";
+
+		CHECK(b[FULL].n == b[k].n && bad[FULL].n == bad[k].n &&
+		      malformed[FULL].n == malformed[k].n &&
+		      bytes[FULL] == bytes[k],
+		      "trusted decap (%s) says %u good %u bad %u malformed, "
+		      "full decap %u %u %u (len %zu, seg %zu)", how, b[k].n,
+		      bad[k].n, malformed[k].n, b[FULL].n, bad[FULL].n,
+		      malformed[FULL].n, len, seg);
+		if (bad[k].n) {
+			CHECK(bytes[k] == 0 && mbuf_equals(m[k], frame, len) &&
+			      m[k]->ol_flags == ol_flags &&
+			      m[k]->packet_type == ptype,
+			      "trusted decap (%s) changed a rejected packet "
+			      "(len %zu)", how, len);
+			continue;
+		}
+		uint8_t inner[2048];
+		const uint32_t n = rte_pktmbuf_pkt_len(m[FULL]);
+		const void *p = rte_pktmbuf_read(m[FULL], 0, n, inner);
+
+		CHECK(p != NULL && mbuf_equals(m[k], p, n) &&
+		      (b[k].n == 0 ||
+		       memcmp(keys[FULL], keys[k], sizeof keys[k][0]) == 0) &&
+		      m[FULL]->ol_flags == m[k]->ol_flags &&
+		      m[FULL]->packet_type == m[k]->packet_type,
+		      "trusted decap's (%s) packet or key differs (len %zu)",
+		      how, len);
+	}
+	if (bad[FAST].n)
+		trusted_rejected++;
+	if (malformed[FAST].n)
+		trusted_malformed++;
+out:
+	for (int k = 0; k < N_WAYS; k++) {
+		pkt_batch_free(&b[k]);
+		pkt_batch_free(&bad[k]);
+		pkt_batch_free(&malformed[k]);
+	}
 }
 
 void
@@ -45,6 +146,7 @@ test_decap_vectors(void)
 		}
 		pkt_batch_free(&b);
 		pkt_batch_free(&bad);
+		trusted_agrees(v->outer, v->outer_len, 0, 0, 0);
 
 		if (all.n < BATCH_MAX) {
 			in_batch[all.n] = v;
@@ -67,11 +169,14 @@ test_decap_vectors(void)
 }
 
 /* Decaps one copy of frame (len bytes, ol_flags/ptype as given): true if
- * accepted. A rejected packet must come back untouched. */
+ * accepted. A rejected packet must come back untouched. The trusted decap
+ * must agree wherever it could be called. */
 static bool
 decap_accepts_as(const uint8_t *frame, size_t len, uint64_t ol_flags,
 		 uint32_t ptype)
 {
+	trusted_agrees(frame, len, 0, ol_flags, ptype);
+
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch b, bad;
 	struct rte_mbuf *m = mbuf_from(frame, len);
@@ -187,6 +292,8 @@ test_decap_ip_checks(void)
 	const size_t len = v->outer_len;
 	const uint32_t tunnel_ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 				      RTE_PTYPE_L4_UDP | RTE_PTYPE_TUNNEL_VXLAN;
+	const unsigned compared0 = trusted_compared;
+	const unsigned rejected0 = trusted_rejected;
 	uint8_t frame[256];
 
 	memcpy(frame, v->outer, len);
@@ -276,6 +383,24 @@ test_decap_ip_checks(void)
 	frame[12] = 0x88;
 	frame[13] = 0xa8;
 	CHECK(decap_accepts(frame, tagged->outer_len), "802.1ad tag rejected");
+
+	/* good VXLAN around a malformed inner frame (inner IHL 4): both
+	 * decapsulate it, then find it malformed */
+	memcpy(frame, v->outer, len);
+	CHECK(frame[o.inner + 12] == 0x08 && frame[o.inner + 13] == 0x00,
+	      "vector's inner frame is not IPv4");
+	frame[o.inner + RTE_ETHER_HDR_LEN] = 0x44;
+	const unsigned malformed0 = trusted_malformed;
+	trusted_agrees(frame, len, 0, 0, 0);
+	CHECK(trusted_malformed == malformed0 + 1,
+	      "inner IHL 4 not found malformed after decap");
+
+	/* the trusted decap met the bad checksums, lengths, IHLs and both
+	 * tags (IPv6, TCP, fragments and ARP cannot reach it) */
+	CHECK(trusted_compared - compared0 >= 10 &&
+	      trusted_rejected - rejected0 >= 7,
+	      "trusted decap compared on %u packets, %u rejected",
+	      trusted_compared - compared0, trusted_rejected - rejected0);
 }
 
 void
@@ -322,6 +447,8 @@ test_decap_udp_csum(void)
 		struct flow_key keys[BATCH_MAX];
 		struct pkt_batch b, bad;
 
+		trusted_agrees(frame, len, seg, 0, 0);
+		trusted_agrees(v->outer, len, seg, 0, 0);
 		batch_of(&b, mbuf_chain_from(frame, len, seg));
 		pkt_batch_init(&bad);
 		vxlan_decap_batch(&b, keys, TNL_OFPORT, &bad);
@@ -344,6 +471,7 @@ test_decap_udp_csum(void)
 	/* headers not all in the first segment: rejected, not misread */
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch b, bad;
+	trusted_agrees(v->outer, len, o.inner + 13, 0, 0);
 	batch_of(&b, mbuf_chain_from(v->outer, len, o.inner + 13));
 	pkt_batch_init(&bad);
 	vxlan_decap_batch(&b, keys, TNL_OFPORT, &bad);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The hash stage (app/datapath/dp_hash.h): hash-reuse and its adaptive
+ * switch. Proves: every hash equals flow_hash_key() of its key whatever
+ * the reuse state; a burst whose comparisons hit less than 1 in 8 stops
+ * them for exactly HASH_REUSE_SKIP bursts, after which one burst probes
+ * again; a burst that hits often enough (1 in 8 included) keeps them on;
+ * without the adaptive state (NULL) nothing changes. Keys only: with
+ * nic_hash off the stage never reads the mbufs.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dp_hash.h"
+#include "unit_test.h"
+
+#define N 32
+
+/* keys[i] = flow (i / run): run consecutive packets per microflow */
+static void
+make_burst(struct pkt_batch *b, struct flow_key keys[], unsigned run,
+	   unsigned salt)
+{
+	memset(b, 0, sizeof *b);
+	b->n = N;
+	for (unsigned i = 0; i < N; i++) {
+		flow_key_zero(&keys[i]);
+		keys[i].in_port = 3;
+		keys[i].nw_src = rte_cpu_to_be_32(0x0a000000u + salt * 64 +
+						  i / run);
+	}
+}
+
+static bool
+hashes_right(const struct flow_key keys[], const uint32_t hashes[])
+{
+	for (unsigned i = 0; i < N; i++)
+		if (hashes[i] != flow_hash_key(&keys[i]))
+			return false;
+	return true;
+}
+
+/* One burst with run packets per flow through the stage. */
+static void
+burst(struct dp_hash_reuse *adapt, unsigned run, unsigned salt)
+{
+	struct pkt_batch b;
+	struct flow_key keys[N];
+	uint32_t hashes[N];
+
+	make_burst(&b, keys, run, salt);
+	memset(hashes, 0xa5, sizeof hashes);
+	dp_hash_batch(&b, keys, hashes, true, adapt, false);
+	CHECK(hashes_right(keys, hashes), "run %u: a hash differs", run);
+}
+
+static void
+test_distinct_keys_stop_comparing(void)
+{
+	struct dp_hash_reuse st = { 0 };
+
+	burst(&st, 1, 0);	/* 31 comparisons, no hit */
+	CHECK(st.skip == HASH_REUSE_SKIP, "skip %u after a missing burst",
+	      st.skip);
+	for (unsigned k = 0; k < HASH_REUSE_SKIP; k++)
+		burst(&st, 32, k);	/* would hit: not compared */
+	CHECK(st.skip == 0, "skip %u after %u bursts", st.skip,
+	      HASH_REUSE_SKIP);
+	burst(&st, 32, 99);		/* the probe: all hit */
+	CHECK(st.skip == 0, "skip %u after a hitting probe", st.skip);
+	burst(&st, 1, 7);		/* misses again */
+	CHECK(st.skip == HASH_REUSE_SKIP, "skip %u after a second miss",
+	      st.skip);
+}
+
+static void
+test_threshold(void)
+{
+	struct dp_hash_reuse st = { 0 };
+
+	/* run 8: 4 flows, 28 hits of 31 */
+	burst(&st, 8, 0);
+	CHECK(st.skip == 0, "28/31 hits stopped comparisons");
+	/* run 16: 2 flows, 30 of 31 */
+	burst(&st, 16, 1);
+	CHECK(st.skip == 0, "30/31 hits stopped comparisons");
+	/* run 2: 16 hits of 31, well above 1 in 8 */
+	burst(&st, 2, 2);
+	CHECK(st.skip == 0, "16/31 hits stopped comparisons");
+	/* flows of 4 and 28 packets could not be built with one run;
+	 * 3 hits of 31 (< 1 in 8) must stop, 4 of 31 (>= 1 in 8) not */
+	struct pkt_batch b;
+	struct flow_key keys[N];
+	uint32_t hashes[N];
+	for (unsigned hits = 3; hits <= 4; hits++) {
+		st.skip = 0;
+		make_burst(&b, keys, 1, 5);
+		for (unsigned h = 1; h <= hits; h++)
+			keys[h] = keys[0];	/* packets 1..hits repeat 0 */
+		dp_hash_batch(&b, keys, hashes, true, &st, false);
+		CHECK(hashes_right(keys, hashes), "%u hits: a hash differs",
+		      hits);
+		CHECK((st.skip != 0) == (hits * HASH_REUSE_MIN_HIT_INV < 31),
+		      "%u hits of 31: skip %u", hits, st.skip);
+	}
+}
+
+static void
+test_not_adaptive(void)
+{
+	struct pkt_batch b;
+	struct flow_key keys[N];
+	uint32_t hashes[N];
+
+	make_burst(&b, keys, 1, 0);
+	dp_hash_batch(&b, keys, hashes, true, NULL, false);
+	CHECK(hashes_right(keys, hashes), "reuse, not adaptive");
+	dp_hash_batch(&b, keys, hashes, false, NULL, false);
+	CHECK(hashes_right(keys, hashes), "no reuse");
+	/* reuse off: the adaptive state is left alone */
+	struct dp_hash_reuse st = { 0 };
+	dp_hash_batch(&b, keys, hashes, false, &st, false);
+	CHECK(st.skip == 0 && hashes_right(keys, hashes), "reuse off: skip %u",
+	      st.skip);
+}
+
+int
+main(void)
+{
+	test_distinct_keys_stop_comparing();
+	test_threshold();
+	test_not_adaptive();
+	return unit_test_report();
+}
