@@ -60,8 +60,12 @@ def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):  # noqa: F
     for st in IO + ("extract", "emc", "actions", "flush", "loop"):
         assert cycles(p, st) > 0, (st, p["stages"])
     assert staged(p) <= busy, (staged(p), busy)
-    assert cycles(p, "other") < 0.03 * busy, p["stages"]
+    # 'other' is the sliver between the TSC chain's marks; ASan and a
+    # loaded CI box stretch it, so the bound is loose: an untimed I/O call
+    # (the io-timing-off case below) puts tens of percent there.
+    assert cycles(p, "other") < 0.10 * busy, p["stages"]
     other_on = p["stages"]["other"]["cycles_per_packet"]
+
     assert p["packets"] == 2000 and p["rx_packets_vhost"] == 1000, p
     assert p["tx_packets"] == 2000 and p["tx_packets_vhost"] == 1000, p
     assert p["polls"] > p["polls_empty"] > 0, p
@@ -90,7 +94,7 @@ def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):  # noqa: F
     assert p["rx_packets_vhost"] == p["packets"], p
     assert p["tx_packets_vhost"] == p["tx_packets"] > 0, p
     assert staged(p) <= p["busy_cycles"]
-    assert cycles(p, "other") < 0.03 * p["busy_cycles"], p["stages"]
+    assert cycles(p, "other") < 0.10 * p["busy_cycles"], p["stages"]
 
     # io-timing off: rx and empty polls untimed, in "other"
     sw.ctl("dpif-netdev/set-opt", "io-timing", "off")
@@ -103,6 +107,7 @@ def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):  # noqa: F
     assert cycles(p, "extract") > 0 and cycles(p, "flush") > 0
     print("io-timing off:", {k: round(v["cycles_per_packet"], 1)
                              for k, v in p["stages"].items()})
-    # the rx calls are in it now: far more than the sliver it was
+    # the rx calls are in it now: far more than the sliver it was (an rx
+    # call costs hundreds of cycles, the sliver tens)
     assert p["stages"]["other"]["cycles_per_packet"] > 3 * other_on, p
 
