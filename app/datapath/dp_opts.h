@@ -21,7 +21,14 @@
 	X(IDLE_BACKOFF,     "idle-backoff",     false) /* sleep when idle */ \
 	X(IO_TIMING,        "io-timing",        true)  /* rdtsc rx/tx/empty */\
 	X(DECAP_TRUST_OUTER,"decap-trust-outer",true)  /* tnl_pop: no re-check*/\
-	X(HASH_REUSE_ADAPTIVE,"hash-reuse-adaptive",true) /* stop if no hits */
+	X(HASH_REUSE_ADAPTIVE,"hash-reuse-adaptive",true) /* stop if no hits */\
+	X(VHOST_RX_ASK,     "vhost-rx-ask",     false) /* packed: ask less */ \
+	X(VHOST_TX_ALIGN4,  "vhost-tx-align4",  false) /* packed: tx by 4s */ \
+	X(RX_PREFETCH,      "rx-prefetch",      false) /* next vring line */ \
+	X(TX_PENDING_LIST,  "tx-pending-list",  false) /* flush: no scan */  \
+	X(EMC_BYPASS,       "emc-bypass",       false) /* skip a missing EMC*/\
+	X(CLS_PORT_HINT,    "cls-port-hint",    false) /* in_port's subtable*/\
+	X(SMC,              "smc",              false) /* signature cache */
 
 enum dp_opt {
 #define X(id, name, def) DP_OPT_##id,
