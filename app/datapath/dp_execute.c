@@ -70,9 +70,10 @@ tnl_clone(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 }
 
 void
-dp_execute(struct dp_ctx *ctx, const struct megaflow *f, struct pkt_batch *b,
-	   const struct flow_key keys[], const uint32_t hashes[],
-	   const uint8_t idx[], struct dp_inner *inner, uint8_t sg_done)
+dp_execute_actions(struct dp_ctx *ctx, const struct megaflow *f,
+		   struct pkt_batch *b, const struct flow_key keys[],
+		   const uint32_t hashes[], const uint8_t idx[],
+		   struct dp_inner *inner, uint8_t sg_done)
 {
 	const struct dp_actions *acts = &f->actions;
 
