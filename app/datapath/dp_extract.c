@@ -7,7 +7,7 @@
  */
 #include <rte_branch_prediction.h>
 #include <rte_prefetch.h>
-#include "miniflow.h"
+#include "miniflow_fast.h"
 
 /* One loop per extractor, so the choice is made once per batch and the
  * call in the loop is direct. */
@@ -24,7 +24,7 @@ extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(b->pkts[i + 1], void *));
 
-		int rc = fast ? miniflow_extract_fast(m, &keys[i])
+		int rc = fast ? miniflow_extract_fast_inline(m, &keys[i])
 			      : miniflow_extract(m, &keys[i]);
 		if (unlikely(rc != 0)) {
 			pkt_batch_add(malformed, m);

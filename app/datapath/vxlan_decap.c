@@ -15,7 +15,7 @@
 #include <rte_prefetch.h>
 
 #include "dp_stages.h"
-#include "miniflow.h"
+#include "miniflow_fast.h"
 #include "port.h"
 #include "vxlan_decap.h"
 #include "vxlan_tnl.h"
@@ -324,7 +324,7 @@ decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
 		bytes += rte_pktmbuf_pkt_len(m);
 		if (extract != NO_EXTRACT &&
 		    unlikely((extract == EXTRACT_FAST ?
-			      miniflow_extract_fast(m, key) :
+			      miniflow_extract_fast_inline(m, key) :
 			      miniflow_extract(m, key)) != 0)) {
 			pkt_batch_add(malformed, m);
 			continue;
