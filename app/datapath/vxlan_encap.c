@@ -19,17 +19,26 @@
 /* Outer IPv4 total length minus the inner frame's length. */
 #define OUTER_IP_OVERHEAD (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN)
 
-uint16_t
-vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
-		  uint32_t hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
+/* The loop of vxlan_encap_batch. idx: NULL (hashes[i] is b->pkts[i]'s),
+ * or the packets' positions in hashes[] (the encap stage passes the
+ * lookup pass's hashes and its group's positions, which saves gathering
+ * them first). kept_hashes: NULL, or where the kept packets' hashes go,
+ * in step with b. Returns the inner bytes of the packets encapsulated
+ * (the tunnel port's tx_bytes). */
+static inline __rte_always_inline uint64_t
+encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
+	   const uint32_t hashes[], const uint8_t idx[],
+	   uint32_t kept_hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
 {
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
 	uint16_t id = *ip_id;
+	uint64_t bytes = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
 		const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
+		const uint32_t hash = hashes[idx ? idx[i] : i];
 
 		if (unlikely(rte_pktmbuf_headroom(m) < VXLAN_TNL_HDR_LEN ||
 			     inner_len > VXLAN_ENCAP_MAX_INNER_LEN)) {
@@ -37,8 +46,12 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 			continue;
 		}
 
-		uint8_t *hdr = (uint8_t *)rte_pktmbuf_prepend(m,
-							      VXLAN_TNL_HDR_LEN);
+		/* rte_pktmbuf_prepend without its headroom check: made
+		 * above, where a packet that fails it is dropped */
+		m->data_off = (uint16_t)(m->data_off - VXLAN_TNL_HDR_LEN);
+		m->data_len = (uint16_t)(m->data_len + VXLAN_TNL_HDR_LEN);
+		m->pkt_len = inner_len + VXLAN_TNL_HDR_LEN;
+		uint8_t *hdr = rte_pktmbuf_mtod(m, uint8_t *);
 		/* A compile-time length: the compiler emits a few vector
 		 * moves, no call and no length loop. */
 		memcpy(hdr, t->hdr, VXLAN_TNL_HDR_LEN);
@@ -54,7 +67,7 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		ip->hdr_checksum = vxlan_encap_ip_csum(t, ip_len, id);
 		id++;
 
-		udp->src_port = rte_cpu_to_be_16(vxlan_udp_src_port(hashes[i]));
+		udp->src_port = rte_cpu_to_be_16(vxlan_udp_src_port(hash));
 		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(ip_len -
 					sizeof(struct rte_ipv4_hdr)));
 		/* dgram_cksum stays 0 from the template: optional for UDP
@@ -64,14 +77,26 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		m->ol_flags &= ~VXLAN_STALE_RX_FLAGS;
 		m->packet_type = RTE_PTYPE_UNKNOWN;
 
+		bytes += inner_len;
 		b->pkts[kept] = m;
-		hashes[kept] = hashes[i];
+		if (kept_hashes)
+			kept_hashes[kept] = hash;
 		kept++;
 	}
 
 	*ip_id = id;
 	b->n = kept;
-	return (uint16_t)(n - kept);
+	return bytes;
+}
+
+uint16_t
+vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
+		  uint32_t hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
+{
+	const uint16_t n = b->n;
+
+	encap_loop(b, t, hashes, NULL, hashes, ip_id, dropped);
+	return (uint16_t)(n - b->n);
 }
 
 /* ---- the encap stage ---------------------------------------------------- */
@@ -97,25 +122,30 @@ void
 dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 	    struct pkt_batch *b, const uint32_t hashes[], const uint8_t idx[])
 {
-	uint32_t h[BATCH_MAX];
 	struct pkt_batch dropped;
+	uint64_t inner_bytes;
 
-	for (uint16_t j = 0; j < b->n; j++)
-		h[j] = hashes[idx[j]];
 	pkt_batch_init(&dropped);
-	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
-		vxlan_encap_batch(b, t, h, &ctx->ip_id, &dropped);
-	else
+	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
+		inner_bytes = encap_loop(b, t, hashes, idx, NULL,
+					 &ctx->ip_id, &dropped);
+	} else {
+		uint32_t h[BATCH_MAX];
+
+		for (uint16_t j = 0; j < b->n; j++)
+			h[j] = hashes[idx[j]];
 		vxlan_encap_each(b, t, h, &ctx->ip_id, &dropped);
+		inner_bytes = 0;
+		for (uint16_t j = 0; j < b->n; j++)
+			inner_bytes += rte_pktmbuf_pkt_len(b->pkts[j]) -
+				       VXLAN_TNL_HDR_LEN;
+	}
 	ctx->stats->tunnel_pushes += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
 	struct pmd_port_stats *ts = &ctx->port_stats[ctx->snap->tnl_idx];
-	uint64_t bytes = 0;
-	for (uint16_t j = 0; j < b->n; j++)
-		bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
 	ts->tx_packets += b->n;
-	ts->tx_bytes += bytes - (uint64_t)b->n * VXLAN_TNL_HDR_LEN;
+	ts->tx_bytes += inner_bytes;
 	if (dropped.n)
 		dp_drop_batch(ctx, &dropped, DROP_NO_HEADROOM);
 }
