@@ -111,11 +111,13 @@ udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 
 /* The checked packet loses its outer headers; its key becomes the inner
  * lookup's, whatever it held (ct_label_bits included: the caller need not
- * have copied the outer key in). */
+ * have copied the outer key in). extracted: the inner headers' words
+ * (w2..w5) are about to be written by an extractor, which writes all of
+ * them (miniflow.h); only w6/w7 need zeroing. */
 static inline __rte_always_inline void
 strip_outer(struct rte_mbuf *m, uint32_t inner_off,
 	    const struct rte_ipv4_hdr *ip, const struct rte_vxlan_hdr *vxh,
-	    struct flow_key *key, uint32_t tnl_ofport)
+	    struct flow_key *key, uint32_t tnl_ofport, bool extracted)
 {
 	const rte_be32_t tun_src = ip->src_addr;
 	const rte_be32_t tun_dst = ip->dst_addr;
@@ -130,7 +132,11 @@ strip_outer(struct rte_mbuf *m, uint32_t inner_off,
 	key->tun_id = vni;
 	key->tun_src = tun_src;
 	key->tun_dst = tun_dst;
-	memset(&key->w[2], 0, (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
+	if (extracted)
+		key->w[6] = key->w[7] = 0;
+	else
+		memset(&key->w[2], 0,
+		       (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
 }
 
 static inline __rte_always_inline bool
@@ -208,7 +214,7 @@ decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 	    (excess > UINT16_MAX || rte_pktmbuf_trim(m, (uint16_t)excess) < 0))
 		return false;
 
-	strip_outer(m, inner_off, ip, vxh, key, tnl_ofport);
+	strip_outer(m, inner_off, ip, vxh, key, tnl_ofport, false);
 	return true;
 }
 
@@ -219,20 +225,26 @@ vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 }
 
 /* The ones-complement sum of an IPv4 header without options: two 8-byte
- * and one 4-byte load instead of rte_raw_cksum's loop over ten words. */
+ * and one 4-byte load instead of rte_raw_cksum's loop over ten words,
+ * added as 64-bit words with end-around carries (2^64, 2^32 and 2^16 are
+ * all 1 modulo 0xffff, so the grouping does not change the sum), then
+ * folded. Nonzero input never folds to 0, so a good header gives 0xffff
+ * as rte_raw_cksum does. */
 static inline uint16_t
 ipv4_hdr20_sum(const struct rte_ipv4_hdr *ip)
 {
 	const uint8_t *p = (const uint8_t *)ip;
-	const uint64_t a = load64(p), b = load64(p + 8);
-	uint64_t sum = (a & 0xffffffff) + (a >> 32) + (b & 0xffffffff) +
-		       (b >> 32) + load32(p + 16);
+	const uint64_t b = load64(p + 8), c = load32(p + 16);
+	uint64_t s = load64(p) + b;
 
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	s += s < b;
+	s += c;
+	s += s < c;
+	uint32_t t = (uint32_t)s + (uint32_t)(s >> 32);
+	t += t < (uint32_t)(s >> 32);
+	t = (t & 0xffff) + (t >> 16);
+	t = (t & 0xffff) + (t >> 16);
+	return (uint16_t)t;
 }
 
 /* decap_one for a packet whose outer key hit a tnl_pop megaflow
@@ -286,7 +298,7 @@ decap_one_trusted(struct rte_mbuf *m, struct flow_key *key,
 	if (unlikely(excess != 0))
 		rte_pktmbuf_trim(m, (uint16_t)excess);
 
-	strip_outer(m, INNER, ip, vxh, key, tnl_ofport);
+	strip_outer(m, INNER, ip, vxh, key, tnl_ofport, true);
 	return true;
 }
 

@@ -375,6 +375,7 @@ static const struct {
 	{ "decap_truncated", test_decap_truncated },
 	{ "decap_vxlan_flags", test_decap_vxlan_flags },
 	{ "decap_ip_checks", test_decap_ip_checks },
+	{ "decap_ip_csum_sums", test_decap_ip_csum_sums },
 	{ "decap_udp_csum", test_decap_udp_csum },
 	{ "decap_mixed_batch", test_decap_mixed_batch },
 	{ "mempool_full", test_mempool_full },	/* last */

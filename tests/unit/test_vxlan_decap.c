@@ -284,6 +284,46 @@ test_decap_vxlan_flags(void)
 	CHECK(decap_accepts(frame, v->outer_len), "byte after VNI rejected");
 }
 
+/* The outer IPv4 checksum on headers whose sums carry a lot (the
+ * trusted decap adds 64-bit words, the full one 16-bit ones): random
+ * tos, id, ttl and source address, with 0xff bytes one time in four;
+ * right checksums accepted, a checksum off by any nonzero amount
+ * rejected, by both decaps (decap_accepts compares them). */
+void
+test_decap_ip_csum_sums(void)
+{
+	const struct vector *v = find_vector("udp64_df_ttl64_vni1001");
+	struct outer_offsets o = offsets_of(v->outer);
+	const size_t len = v->outer_len;
+	const size_t fields[] = { o.ip + 1, o.ip + 4, o.ip + 5, o.ip + 8,
+				  o.ip + 12, o.ip + 13, o.ip + 14, o.ip + 15 };
+	uint32_t x = 2463534242u;
+	unsigned bad_ok = 0, good_rejected = 0;
+	uint8_t frame[256];
+
+	for (unsigned k = 0; k < 400; k++) {
+		memcpy(frame, v->outer, len);
+		for (size_t f = 0; f < RTE_DIM(fields); f++) {
+			x ^= x << 13;	/* xorshift32 */
+			x ^= x >> 17;
+			x ^= x << 5;
+			frame[fields[f]] = (k & 3) == 0 ? 0xff : (uint8_t)x;
+		}
+		fix_ip_csum(frame, o.ip);
+		good_rejected += !decap_accepts(frame, len);
+		uint16_t delta = (uint16_t)(x >> 8) | 1;
+		uint16_t c = (uint16_t)(frame[o.ip + 10] << 8 | frame[o.ip + 11]);
+		c = (uint16_t)(c + delta);
+		if (c == 0xffff)	/* -0 and +0: the same sum */
+			c = 0x1234;
+		frame[o.ip + 10] = (uint8_t)(c >> 8);
+		frame[o.ip + 11] = (uint8_t)c;
+		bad_ok += decap_accepts(frame, len);
+	}
+	CHECK(good_rejected == 0, "%u right checksums rejected", good_rejected);
+	CHECK(bad_ok == 0, "%u wrong checksums accepted", bad_ok);
+}
+
 void
 test_decap_ip_checks(void)
 {

@@ -84,6 +84,7 @@ void test_decap_vectors(void);
 void test_decap_truncated(void);
 void test_decap_vxlan_flags(void);
 void test_decap_ip_checks(void);
+void test_decap_ip_csum_sums(void);
 void test_decap_udp_csum(void);
 void test_decap_mixed_batch(void);
 
