@@ -104,6 +104,7 @@ struct dp_emc_pass {
 	uint16_t in_port;
 	uint16_t miss_ewma;	/* misses per 1024 lookups, EWMA 1/8 */
 	uint16_t skipped;	/* bursts bypassed since the last probe */
+	bool probing;		/* this pass is the probe */
 };
 
 struct dp_ctx {

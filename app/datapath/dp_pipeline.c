@@ -44,7 +44,8 @@ emc_should_insert(struct dp_ctx *ctx)
 static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
-	     const struct dp_inner *from, enum emc_use emc)
+	     const struct dp_inner *from, enum emc_use emc,
+	     struct dp_emc_pass *judge)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
@@ -54,9 +55,8 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	if (use_emc) {
 		miss = emc_lookup(ctx->emc, keys, hashes, all, flows);
 		ctx->stats->emc_hits += __builtin_popcount(all & ~miss);
-		if (ctx->opts & DP_OPT_BIT(DP_OPT_EMC_BYPASS))
-			emc_pass_update(ctx, keys, emc, n,
-					__builtin_popcount(miss));
+		if (judge)
+			emc_pass_update(judge, n, __builtin_popcount(miss));
 		dp_stage_mark(ctx, PMD_STAGE_EMC);
 	}
 	if (!miss)
@@ -138,7 +138,8 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	if (!b->n)
 		return;
 	epoch = ++ctx->batch_epoch;
-	enum emc_use emc = emc_use_for(ctx, keys, recirc);
+	struct dp_emc_pass *judge;
+	enum emc_use emc = emc_use_for(ctx, keys, recirc, &judge);
 	/* A bypassed inner pass (no NIC hash to take) needs hashes only if
 	 * one of its megaflows pushes a tunnel: computed after the lookup,
 	 * if at all. */
@@ -146,7 +147,7 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 
 	if (!defer_hash)
 		hash_pass(ctx, b, keys, hashes, from, recirc);
-	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc);
+	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge);
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (!flows[i]) {

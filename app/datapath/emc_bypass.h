@@ -33,10 +33,13 @@ emc_pass_of(struct dp_ctx *ctx, uint16_t in_port)
 }
 
 /* Every key of a pass has its in_port (one rx port, or the tunnel port on
- * the inner pass), so keys[0]'s stands for the pass. */
+ * the inner pass), so keys[0]'s stands for the pass. *judge: where to
+ * report the lookup's misses (emc_pass_update), NULL when not asked. */
 static inline enum emc_use
-emc_use_for(struct dp_ctx *ctx, const struct flow_key keys[], bool recirc)
+emc_use_for(struct dp_ctx *ctx, const struct flow_key keys[], bool recirc,
+	    struct dp_emc_pass **judge)
 {
+	*judge = NULL;
 	if (!ctx->emc_insert_inv_prob || recirc)
 		return EMC_NONE;
 	if (!(ctx->opts & DP_OPT_BIT(DP_OPT_EMC_BYPASS)))
@@ -44,28 +47,33 @@ emc_use_for(struct dp_ctx *ctx, const struct flow_key keys[], bool recirc)
 
 	struct dp_emc_pass *p = emc_pass_of(ctx, keys[0].in_port);
 
+	*judge = p;
 	if (p->miss_ewma < DP_EMC_BYPASS_MISS)
 		return EMC_USE;
 	if (++p->skipped < DP_EMC_PROBE_EVERY)
 		return EMC_BYPASS;
 	p->skipped = 0;
+	p->probing = true;
 	return EMC_PROBE;
 }
 
-/* emc-bypass: what this pass's lookup says about the EMC. A probe's
- * verdict stands alone: one burst that hits ends the bypass. */
+/* What a pass's lookup of n keys says about the EMC. A probe's verdict
+ * stands alone: one burst that hits ends the bypass. No division in the
+ * common cases (all hit, all miss): n is often small, and a divide costs
+ * more than the rest of this. */
 static inline void
-emc_pass_update(struct dp_ctx *ctx, const struct flow_key keys[],
-		enum emc_use use, uint32_t n, uint32_t misses)
+emc_pass_update(struct dp_emc_pass *p, uint32_t n, uint32_t misses)
 {
-	struct dp_emc_pass *p = emc_pass_of(ctx, keys[0].in_port);
-	int32_t rate = (int32_t)(misses * 1024 / n);
+	int32_t rate = misses == 0 ? 0 : misses == n ? 1024
+		       : (int32_t)(misses * 1024 / n);
 
-	if (use == EMC_PROBE)
+	if (p->probing) {
+		p->probing = false;
 		p->miss_ewma = (uint16_t)rate;
-	else
+	} else {
 		p->miss_ewma = (uint16_t)(p->miss_ewma +
 					  (rate - (int32_t)p->miss_ewma) / 8);
+	}
 }
 
 #endif

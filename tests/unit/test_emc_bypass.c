@@ -22,10 +22,13 @@ static struct flow_key port_key[3];	/* in_ports 3, 4, 3 + slots */
 static enum emc_use
 pass(const struct flow_key *key, uint32_t misses)
 {
-	enum emc_use use = emc_use_for(&ctx, key, false);
+	struct dp_emc_pass *judge;
+	enum emc_use use = emc_use_for(&ctx, key, false, &judge);
 
-	if (use == EMC_USE || use == EMC_PROBE)
-		emc_pass_update(&ctx, key, use, 32, misses);
+	CHECK((judge != NULL) == !!(ctx.opts & DP_OPT_BIT(DP_OPT_EMC_BYPASS)),
+	      "judged with the option %s", judge ? "off" : "on");
+	if (judge && (use == EMC_USE || use == EMC_PROBE))
+		emc_pass_update(judge, 32, misses);
 	return use;
 }
 
@@ -48,9 +51,13 @@ test_off(void)
 	for (int i = 0; i < 50; i++)
 		CHECK(pass(&port_key[0], 32) == EMC_USE, "off: pass %d", i);
 	ctx.opts = DP_OPT_BIT(DP_OPT_EMC_BYPASS);
-	CHECK(emc_use_for(&ctx, &port_key[0], true) == EMC_NONE, "recirc");
+	struct dp_emc_pass *judge;
+
+	CHECK(emc_use_for(&ctx, &port_key[0], true, &judge) == EMC_NONE &&
+	      !judge, "recirc");
 	ctx.emc_insert_inv_prob = 0;
-	CHECK(emc_use_for(&ctx, &port_key[0], false) == EMC_NONE, "EMC off");
+	CHECK(emc_use_for(&ctx, &port_key[0], false, &judge) == EMC_NONE &&
+	      !judge, "EMC off");
 	ctx.emc_insert_inv_prob = 100;
 	memset(ctx.emc_pass, 0, sizeof ctx.emc_pass);
 }
