@@ -65,6 +65,8 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 			: dpcls_lookup(ctx->cls, keys, miss, flows);
 	ctx->stats->megaflow_hits += __builtin_popcount(miss & ~miss_cls);
 	dp_stage_mark(ctx, PMD_STAGE_DPCLS);
+	if (!miss_cls && !use_emc)	/* nothing to translate or cache */
+		return;
 	/* What follows is EMC inserts, plus translation if anything missed. */
 	enum pmd_stage after = miss_cls ? PMD_STAGE_UPCALL : PMD_STAGE_EMC;
 
