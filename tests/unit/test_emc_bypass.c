@@ -106,6 +106,26 @@ test_threshold(void)
 }
 
 static void
+test_set_opts_resets(void)
+{
+	ctx.opts = DP_OPT_BIT(DP_OPT_EMC_BYPASS);
+	CHECK(miss_until_bypass(&port_key[1]) < 100, "port 4 not bypassed");
+	/* (specialised-dpcls unchanged: dp_set_opts leaves ctx.cls alone) */
+	dp_set_opts(&ctx, 0);
+	dp_set_opts(&ctx, DP_OPT_BIT(DP_OPT_EMC_BYPASS));
+	CHECK(pass(&port_key[1], 32) == EMC_USE,
+	      "verdict survived switching the option off and on");
+	dp_set_opts(&ctx, DP_OPT_BIT(DP_OPT_EMC_BYPASS) |
+		    DP_OPT_BIT(DP_OPT_HASH_REUSE));
+	CHECK(miss_until_bypass(&port_key[1]) < 100 &&
+	      ctx.emc_pass[4].miss_ewma >= DP_EMC_BYPASS_MISS,
+	      "another option's switch reset the verdicts");
+	dp_set_opts(&ctx, DP_OPT_BIT(DP_OPT_EMC_BYPASS));
+	CHECK(pass(&port_key[1], 32) == EMC_BYPASS,
+	      "another option's switch reset the verdicts");
+}
+
+static void
 test_slot_sharing(void)
 {
 	memset(ctx.emc_pass, 0, sizeof ctx.emc_pass);
@@ -127,6 +147,7 @@ main(void)
 	test_off();
 	test_bypass_and_probe();
 	test_threshold();
+	test_set_opts_resets();
 	test_slot_sharing();
 	return unit_test_report();
 }
