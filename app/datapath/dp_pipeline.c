@@ -13,6 +13,10 @@
  * packets (ct_recirc.c), the same again for them, at most DP_MAX_RECIRC
  * passes: the recirculated passes skip the EMC (it caches first-pass
  * keys only) and the NIC's hash (it ignores the recirc id).
+ *
+ * With emc-bypass (emc_bypass.h) a pass whose in_port keeps missing the
+ * EMC skips it, and the inner pass its hash unless a megaflow pushes a
+ * tunnel; with cls-port-hint dpcls tries the in_port's subtable first.
  */
 #include <rte_cycles.h>
 #include "dp_hash.h"
