@@ -65,7 +65,7 @@ static const char *const dir_names[2] = { "decap", "encap" };
 static const enum dp_opt bench_opts[] = {
 	DP_OPT_HASH_REUSE, DP_OPT_SPECIALISED_DPCLS, DP_OPT_FAST_EXTRACT,
 	DP_OPT_BATCHED_TUNNEL, DP_OPT_DECAP_TRUST_OUTER,
-	DP_OPT_HASH_REUSE_ADAPTIVE,
+	DP_OPT_HASH_REUSE_ADAPTIVE, DP_OPT_EMC_BYPASS, DP_OPT_CLS_PORT_HINT,
 };
 #define N_BENCH_OPTS (sizeof bench_opts / sizeof bench_opts[0])
 

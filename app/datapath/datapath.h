@@ -92,6 +92,21 @@ struct dp_hash_reuse {
 	uint16_t skip;		/* bursts left without comparisons */
 };
 
+/* emc-bypass (dp_pipeline.c): per in_port (direct-mapped, by in_port), how
+ * often its lookup passes miss the EMC. Past DP_EMC_BYPASS_MISS misses in
+ * 1024 its passes skip the EMC, lookups and inserts, all but one burst in
+ * DP_EMC_PROBE_EVERY, which looks up, inserts every miss and so notices
+ * when the EMC would hit again. Zero is the initial state: use the EMC. */
+#define DP_EMC_PASS_SLOTS 64u
+#define DP_EMC_BYPASS_MISS 800u		/* of 1024: under ~22 % hits */
+#define DP_EMC_PROBE_EVERY 64u
+struct dp_emc_pass {
+	uint16_t in_port;
+	uint16_t miss_ewma;	/* misses per 1024 lookups, EWMA 1/8 */
+	uint16_t skipped;	/* bursts bypassed since the last probe */
+	bool probing;		/* this pass is the probe */
+};
+
 struct dp_ctx {
 	uint16_t idx;			/* its PMD's index: tx queue, offload
 					 * request ring */
@@ -126,6 +141,7 @@ struct dp_ctx {
 	uint32_t batch_epoch;		/* one per lookup pass (grouping) */
 	/* hash-reuse-adaptive's verdicts, per enum dp_hash_pass */
 	struct dp_hash_reuse hash_reuse[DP_HASH_N_PASSES];
+	struct dp_emc_pass emc_pass[DP_EMC_PASS_SLOTS];	/* emc-bypass */
 	struct arp_policer arp_policer;	/* the VTEP's ARP (arp_responder.c) */
 
 	/* the slow path's tables, valid between quiescent states */

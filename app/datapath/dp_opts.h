@@ -26,8 +26,8 @@
 	X(VHOST_TX_ALIGN4,  "vhost-tx-align4",  false) /* packed: tx by 4s */ \
 	X(RX_PREFETCH,      "rx-prefetch",      false) /* next vring line */ \
 	X(TX_PENDING_LIST,  "tx-pending-list",  false) /* flush: no scan */  \
-	X(EMC_BYPASS,       "emc-bypass",       false) /* skip a missing EMC*/\
-	X(CLS_PORT_HINT,    "cls-port-hint",    false) /* in_port's subtable*/\
+	X(EMC_BYPASS,       "emc-bypass",       true)  /* skip a missing EMC*/\
+	X(CLS_PORT_HINT,    "cls-port-hint",    true)  /* in_port's subtable*/\
 	X(SMC,              "smc",              false) /* signature cache */
 
 enum dp_opt {

@@ -13,6 +13,10 @@
  * packets (ct_recirc.c), the same again for them, at most DP_MAX_RECIRC
  * passes: the recirculated passes skip the EMC (it caches first-pass
  * keys only) and the NIC's hash (it ignores the recirc id).
+ *
+ * With emc-bypass (emc_bypass.h) a pass whose in_port keeps missing the
+ * EMC skips it, and the inner pass its hash unless a megaflow pushes a
+ * tunnel; with cls-port-hint dpcls tries the in_port's subtable first.
  */
 #include <rte_cycles.h>
 #include "dp_hash.h"
@@ -20,6 +24,7 @@
 #include "dp_stages.h"
 #include "dpcls.h"
 #include "emc.h"
+#include "emc_bypass.h"
 #include "miniflow.h"
 #include "port.h"
 
@@ -43,22 +48,29 @@ emc_should_insert(struct dp_ctx *ctx)
 static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
-	     const struct dp_inner *from, bool recirc)
+	     const struct dp_inner *from, enum emc_use emc,
+	     struct dp_emc_pass *judge)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
-	bool use_emc = ctx->emc_insert_inv_prob && !recirc;
+	bool use_emc = emc == EMC_USE || emc == EMC_PROBE;
+	bool hint = ctx->opts & DP_OPT_BIT(DP_OPT_CLS_PORT_HINT);
 
 	if (use_emc) {
 		miss = emc_lookup(ctx->emc, keys, hashes, all, flows);
 		ctx->stats->emc_hits += __builtin_popcount(all & ~miss);
+		if (judge)
+			emc_pass_update(judge, n, __builtin_popcount(miss));
 		dp_stage_mark(ctx, PMD_STAGE_EMC);
 	}
 	if (!miss)
 		return;
-	miss_cls = dpcls_lookup(ctx->cls, keys, miss, flows);
+	miss_cls = hint ? dpcls_lookup_hint(ctx->cls, keys, miss, flows)
+			: dpcls_lookup(ctx->cls, keys, miss, flows);
 	ctx->stats->megaflow_hits += __builtin_popcount(miss & ~miss_cls);
 	dp_stage_mark(ctx, PMD_STAGE_DPCLS);
+	if (!miss_cls && !use_emc)	/* nothing to translate or cache */
+		return;
 	/* What follows is EMC inserts, plus translation if anything missed. */
 	enum pmd_stage after = miss_cls ? PMD_STAGE_UPCALL : PMD_STAGE_EMC;
 
@@ -82,10 +94,36 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 			ctx->stats->upcall_cycles += rte_rdtsc() - t0;
 		}
 		if (flows[i] && use_emc &&
-		    emc_should_insert(ctx))
+		    (emc == EMC_PROBE || emc_should_insert(ctx)))
 			emc_insert(ctx->emc, &keys[i], hashes[i], flows[i]);
 	}
 	dp_stage_mark(ctx, after);
+}
+
+/* Do these actions read the packets' microflow hashes? Only a VXLAN push
+ * does (encap's UDP source port, vxlan_encap.c). */
+static bool
+actions_need_hash(const struct dp_actions *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->act[i].type == DP_ACT_TNL_PUSH ||
+		    a->act[i].type == DP_ACT_TNL_CLONE)
+			return true;
+	return false;
+}
+
+static inline void
+hash_pass(struct dp_ctx *ctx, const struct pkt_batch *b,
+	  const struct flow_key keys[], uint32_t hashes[],
+	  const struct dp_inner *from, bool recirc)
+{
+	dp_hash_batch(b, keys, hashes,
+		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE),
+		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE_ADAPTIVE) ?
+		      &ctx->hash_reuse[recirc ? DP_HASH_RECIRC : from ?
+				       DP_HASH_INNER : DP_HASH_OUTER] : NULL,
+		      from == NULL && !recirc);
+	dp_stage_mark(ctx, PMD_STAGE_HASH);
 }
 
 /* One lookup pass over a burst whose keys are extracted: hash, lookups,
@@ -106,14 +144,16 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	if (!b->n)
 		return;
 	epoch = ++ctx->batch_epoch;
-	dp_hash_batch(b, keys, hashes,
-		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE),
-		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE_ADAPTIVE) ?
-		      &ctx->hash_reuse[recirc ? DP_HASH_RECIRC : from ?
-				       DP_HASH_INNER : DP_HASH_OUTER] : NULL,
-		      from == NULL && !recirc);
-	dp_stage_mark(ctx, PMD_STAGE_HASH);
-	lookup_batch(ctx, keys, hashes, b->n, flows, from, recirc);
+	struct dp_emc_pass *judge;
+	enum emc_use emc = emc_use_for(ctx, keys, recirc, &judge);
+	/* A bypassed inner pass (no NIC hash to take) needs hashes only if
+	 * one of its megaflows pushes a tunnel: computed after the lookup,
+	 * if at all. */
+	bool defer_hash = emc == EMC_BYPASS && from;
+
+	if (!defer_hash)
+		hash_pass(ctx, b, keys, hashes, from, recirc);
+	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge);
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (!flows[i]) {
@@ -123,6 +163,13 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		}
 		dp_group_add(groups, &n_groups, epoch, flows[i], b->pkts[i], i);
 	}
+	if (defer_hash)
+		for (uint16_t k = 0; k < n_groups; k++)
+			if (actions_need_hash(&groups[k].flow->actions)) {
+				/* freed packets' keys hash too: harmless */
+				hash_pass(ctx, b, keys, hashes, from, recirc);
+				break;
+			}
 	b->n = 0;
 
 	for (uint16_t k = 0; k < n_groups; k++) {

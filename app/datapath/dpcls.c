@@ -30,6 +30,10 @@ struct dpcls {
 	uint32_t max_flows;
 	int socket_id;
 	bool force_generic;
+	/* cls-port-hint: per in_port (direct-mapped, by in_port), the
+	 * subtable that last served it; NULL when unknown or destroyed */
+	struct dpcls_subtable *hint[DPCLS_HINT_SLOTS];
+	uint16_t hint_port[DPCLS_HINT_SLOTS];
 };
 
 struct dpcls *
@@ -185,6 +189,10 @@ subtable_destroy(struct dpcls *cls, struct dpcls_subtable *st)
 
 	while (cls->subtables[i] != st)
 		i++;
+	/* a hint never points at freed memory */
+	for (uint32_t h = 0; h < DPCLS_HINT_SLOTS; h++)
+		if (cls->hint[h] == st)
+			cls->hint[h] = NULL;
 	memmove(&cls->subtables[i], &cls->subtables[i + 1],
 		(cls->n_subtables - i - 1) * sizeof cls->subtables[0]);
 	cls->n_subtables--;
@@ -252,23 +260,80 @@ dpcls_remove(struct dpcls *cls, struct megaflow *f)
 		subtable_destroy(cls, st);
 }
 
+static inline uint32_t
+subtable_probe(struct dpcls_subtable *st, uint32_t keys_map,
+	       const struct flow_key keys[], struct megaflow *flows[])
+{
+	uint32_t hits = st->lookup(st, keys_map, keys, flows);
+	unsigned n = __builtin_popcount(hits);
+
+	st->hits += n;
+	st->rank_hits += n;
+	return hits;
+}
+
 uint32_t
 dpcls_lookup(struct dpcls *cls, const struct flow_key keys[],
 	     uint32_t keys_map, struct megaflow *flows[])
 {
+	for (uint32_t i = 0; i < cls->n_subtables && keys_map; i++)
+		keys_map &= ~subtable_probe(cls->subtables[i], keys_map, keys,
+					    flows);
+	return keys_map;
+}
+
+uint32_t
+dpcls_lookup_hint(struct dpcls *cls, const struct flow_key keys[],
+		  uint32_t keys_map, struct megaflow *flows[])
+{
+	if (!keys_map)
+		return 0;
+
+	uint16_t in_port = keys[__builtin_ctz(keys_map)].in_port;
+	unsigned slot = in_port & (DPCLS_HINT_SLOTS - 1);
+	struct dpcls_subtable *hint =
+		cls->hint_port[slot] == in_port ? cls->hint[slot] : NULL;
+	struct dpcls_subtable *best = NULL;
+	unsigned best_n = 0, hint_n = 0;
+
+	if (hint) {
+		uint32_t hits = subtable_probe(hint, keys_map, keys, flows);
+
+		keys_map &= ~hits;
+		if (!keys_map)
+			return 0;
+		hint_n = __builtin_popcount(hits);
+	}
 	for (uint32_t i = 0; i < cls->n_subtables && keys_map; i++) {
 		struct dpcls_subtable *st = cls->subtables[i];
-		uint32_t hits = st->lookup(st, keys_map, keys, flows);
 
-		if (hits) {
-			unsigned n = __builtin_popcount(hits);
+		if (st == hint)
+			continue;
 
-			st->hits += n;
-			st->rank_hits += n;
-			keys_map &= ~hits;
+		uint32_t hits = subtable_probe(st, keys_map, keys, flows);
+		unsigned n = __builtin_popcount(hits);
+
+		if (n > best_n) {
+			best = st;
+			best_n = n;
 		}
+		keys_map &= ~hits;
+	}
+	/* The hint missed some keys: next time, start with another subtable
+	 * only if it served more of them than the hint did. */
+	if (best_n > hint_n) {
+		cls->hint[slot] = best;
+		cls->hint_port[slot] = in_port;
 	}
 	return keys_map;
+}
+
+struct dpcls_subtable *
+dpcls_hint_of(const struct dpcls *cls, uint16_t in_port)
+{
+	unsigned slot = in_port & (DPCLS_HINT_SLOTS - 1);
+
+	return cls->hint_port[slot] == in_port ? cls->hint[slot] : NULL;
 }
 
 struct megaflow *

@@ -46,6 +46,18 @@ void dpcls_remove(struct dpcls *cls, struct megaflow *f);
 uint32_t dpcls_lookup(struct dpcls *cls, const struct flow_key keys[],
 		      uint32_t keys_map, struct megaflow *flows[]);
 
+/* dpcls_lookup, but first tries the subtable that last served the in_port
+ * of the first key of keys_map (cls-port-hint: every key of a lookup pass
+ * has the same in_port, so most passes need one probe). Correct whatever
+ * the keys' in_ports: the hint only orders the probes. A subtable's
+ * destruction clears the hints pointing at it. */
+#define DPCLS_HINT_SLOTS 64u
+uint32_t dpcls_lookup_hint(struct dpcls *cls, const struct flow_key keys[],
+			   uint32_t keys_map, struct megaflow *flows[]);
+/* The hinted subtable of in_port, or NULL (tests, emc-bypass). */
+struct dpcls_subtable *dpcls_hint_of(const struct dpcls *cls,
+				     uint16_t in_port);
+
 /* The megaflow with exactly this masked key and mask, or NULL. */
 struct megaflow *dpcls_find(struct dpcls *cls,
 			    const struct flow_key *masked_key,

@@ -196,6 +196,8 @@ dp_set_opts(struct dp_ctx *ctx, uint32_t opts)
 	uint32_t changed = ctx->opts ^ opts;
 
 	ctx->opts = opts;
+	if (changed & DP_OPT_BIT(DP_OPT_EMC_BYPASS))	/* judge afresh */
+		memset(ctx->emc_pass, 0, sizeof ctx->emc_pass);
 	if (changed & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)) {
 		/* A subtable's lookup is chosen when it is created. */
 		dpcls_force_generic(ctx->cls,

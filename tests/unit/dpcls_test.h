@@ -55,6 +55,9 @@ extern struct megaflow sentinel;
 uint32_t random_keys_map(void);
 void test_random_vs_oracle(unsigned n_flows, unsigned n_packets);
 
+/* test_dpcls_hint.c */
+void test_port_hint(void);
+
 /* test_dpcls_targeted.c */
 void test_registry(void);
 void test_exist_and_find(void);

@@ -144,7 +144,7 @@ static unsigned
 check_batch(const struct world *w)
 {
 	struct flow_key keys[BATCH_MAX];
-	struct megaflow *fs[BATCH_MAX], *fg[BATCH_MAX];
+	struct megaflow *fs[BATCH_MAX], *fg[BATCH_MAX], *fh[BATCH_MAX];
 	uint32_t map = random_keys_map();
 	uint32_t want_miss = 0;
 	int64_t want[BATCH_MAX];
@@ -154,12 +154,14 @@ check_batch(const struct world *w)
 		want[i] = map >> i & 1 ? oracle_lookup(w, &keys[i]) : -1;
 		if ((map >> i & 1) && want[i] < 0)
 			want_miss |= 1u << i;
-		fs[i] = fg[i] = &sentinel;
+		fs[i] = fg[i] = fh[i] = &sentinel;
 	}
 
 	uint32_t miss_s = dpcls_lookup(w->cls_spec, keys, map, fs);
 	uint32_t miss_g = dpcls_lookup(w->cls_gen, keys, map, fg);
-	unsigned bad_s = 0, bad_g = 0, differ = 0;
+	/* cls-port-hint: the keys' in_ports differ here, the worst case */
+	uint32_t miss_h = dpcls_lookup_hint(w->cls_spec, keys, map, fh);
+	unsigned bad_s = 0, bad_g = 0, bad_h = 0, differ = 0;
 
 	for (int i = 0; i < BATCH_MAX; i++) {
 		bool hit = (map >> i & 1) && want[i] >= 0;
@@ -168,6 +170,7 @@ check_batch(const struct world *w)
 
 		bad_s += fs[i] != es;
 		bad_g += fg[i] != eg;
+		bad_h += fh[i] != es;
 		differ += fs[i]->id != fg[i]->id;
 	}
 	CHECK(miss_s == want_miss && !bad_s,
@@ -177,6 +180,9 @@ check_batch(const struct world *w)
 	      "generic: map %08x miss %08x want %08x, %u wrong", map, miss_g,
 	      want_miss, bad_g);
 	CHECK(miss_s == miss_g && !differ, "specialised != generic");
+	CHECK(miss_h == want_miss && !bad_h,
+	      "port hint: map %08x miss %08x want %08x, %u wrong", map,
+	      miss_h, want_miss, bad_h);
 	n_oracle_hits += __builtin_popcount(map & ~want_miss);
 	return __builtin_popcount(map);
 }
