@@ -71,6 +71,12 @@ struct vxs_config;
 /* One port's tx buffer (dp_tx.c). */
 struct dp_txbuf {
 	uint16_t n;
+	/* tx-pending-list: the next buffer on the list, as port index + 1
+	 * (0: the end); listed: on the list (it may be empty again) */
+	uint16_t pending_next;
+	bool listed;
+	bool tail_held;			/* vhost-tx-align4 kept n % 4 ... */
+	uint64_t hold_tsc;		/* ... at this due flush */
 	uint64_t first_tsc;		/* when the oldest packet was queued */
 	struct rte_mbuf *pkts[BATCH_MAX];
 };
@@ -111,6 +117,11 @@ struct dp_ctx {
 	/* tx (dp_tx.c) */
 	struct dp_txbuf *txbufs;	/* one per port */
 	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
+	/* tx-pending-list (dp_tx.c): the buffers that may hold packets, a
+	 * list through dp_txbuf.pending_next, head as port index + 1 (0:
+	 * empty); kept only while tx_pending_on (the option as last seen) */
+	uint16_t tx_pending_head;
+	bool tx_pending_on;
 	struct rte_mempool *mbuf_pool;	/* for output copies */
 	uint16_t ip_id;			/* outer IPv4 ids (encap) */
 

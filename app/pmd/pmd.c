@@ -125,6 +125,7 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 	/* While backed off, a round is cheap next to the sleep: poll all. */
 	bool adaptive = (dp->opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
 			!pmd->backoff.sleeping;
+	bool rx_ask = dp->opts & DP_OPT_BIT(DP_OPT_VHOST_RX_ASK);
 
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		struct pmd_rxq *q = &pmd->rxqs[i];
@@ -132,9 +133,15 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		if (!pmd_poll_due(&q->poll, adaptive))
 			continue;
 		t_q = t_prev;
+		/* a packed-ring guest is asked for about what it has
+		 * (pmd_poll_ask_next): rte_vhost allocates the whole ask */
+		bool ask = rx_ask && port_vhost_packed(q->port);
+		uint16_t burst = ask ? q->poll.ask : BATCH_MAX;
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
-				    BATCH_MAX);
-		pmd_poll_done(&q->poll, b.n, BATCH_MAX);
+				    burst);
+		pmd_poll_done(&q->poll, b.n, burst);
+		if (ask)
+			pmd_poll_ask_next(&q->poll, b.n, BATCH_MAX);
 		s->polls++;
 		if (!b.n) {
 			s->polls_empty++;

@@ -89,6 +89,11 @@ struct port {
 	bool vhost_server;
 	int vid;			/* -1 when no guest */
 	bool ready;			/* guest up: PMDs may poll/enqueue */
+	/* The guest negotiated VIRTIO_F_RING_PACKED (new_device, before
+	 * ready): rte_vhost 22.11's packed dequeue allocates and frees the
+	 * whole ask on every poll, so PMDs ask it for less (vhost-rx-ask),
+	 * and its enqueue batches by 4 (vhost-tx-align4). */
+	bool vhost_packed;
 	/* The guest's vrings that are enabled, bit VHOST_QUEUE_RX/TX(q)
 	 * (vring_state_changed, vhost-events thread): a PMD polls guest
 	 * tx ring q only while its bit is set, so a guest that enabled
@@ -334,6 +339,13 @@ port_rxq_enabled(const struct port *p, uint16_t qid)
 {
 	return p->kind != PORT_VHOST ||
 	       (port_vhost_ready(p) && port_vhost_vring_on(p, VHOST_QUEUE_TX(qid)));
+}
+
+/* p is a vhost port whose guest uses packed rings (read after ready). */
+static inline bool
+port_vhost_packed(const struct port *p)
+{
+	return p->kind == PORT_VHOST && p->vhost_packed;
 }
 
 static inline uint16_t

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/virtio_config.h>
 #include <rte_log.h>
 #include <rte_vhost.h>
 #include "port_priv.h"
@@ -100,11 +101,15 @@ vhost_new_device(int vid)
 	/* We poll: the guest need not kick us, and we need not be kicked. */
 	for (uint16_t q = 0; q < rte_vhost_get_vring_num(vid); q++)
 		rte_vhost_enable_guest_notification(vid, q, 0);
+	uint64_t features = 0;
+	p->vhost_packed = rte_vhost_get_negotiated_features(vid, &features) == 0
+			  && (features & 1ull << VIRTIO_F_RING_PACKED);
 	p->vid = vid;
 	__atomic_fetch_add(&p->n_connects, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
 	VLOG_INFO(ports, "vhost port %s: guest up (vid %d, %u queue "
-		"pairs)\n", p->name, vid, p->guest_queues);
+		"pairs, %s rings)\n", p->name, vid, p->guest_queues,
+		p->vhost_packed ? "packed" : "split");
 	return 0;
 }
 
