@@ -139,7 +139,10 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		uint16_t burst = ask ? q->poll.ask : BATCH_MAX;
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
 				    burst);
-		pmd_poll_done(&q->poll, b.n, burst);
+		/* the schedule as with a full ask: a small ask answered in
+		 * full would reset the threshold, poll the queue every round
+		 * and so make the bursts smaller still (measured) */
+		pmd_poll_done(&q->poll, b.n, BATCH_MAX);
 		if (ask)
 			pmd_poll_ask_next(&q->poll, b.n, BATCH_MAX);
 		s->polls++;
