@@ -126,6 +126,7 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 	bool adaptive = (dp->opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
 			!pmd->backoff.sleeping;
 	bool rx_ask = dp->opts & DP_OPT_BIT(DP_OPT_VHOST_RX_ASK);
+	bool prefetch = dp->opts & DP_OPT_BIT(DP_OPT_RX_PREFETCH);
 
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		struct pmd_rxq *q = &pmd->rxqs[i];
@@ -133,6 +134,11 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		if (!pmd_poll_due(&q->poll, adaptive))
 			continue;
 		t_q = t_prev;
+		/* the next queue's ring line, loading while this one is read
+		 * (whether or not it is due: a prefetch is cheap) */
+		if (prefetch && i + 1 < pmd->n_rxqs)
+			port_rx_prefetch(pmd->rxqs[i + 1].port,
+					 pmd->rxqs[i + 1].qid);
 		/* a packed-ring guest is asked for about what it has
 		 * (pmd_poll_ask_next): rte_vhost allocates the whole ask */
 		bool ask = rx_ask && port_vhost_packed(q->port);

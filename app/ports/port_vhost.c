@@ -86,6 +86,21 @@ vrings_publish(struct port *p, uint32_t vrings)
 	}
 }
 
+/* rx-prefetch: where guest tx ring q's avail ring is (split rings) */
+static void
+vhost_avail_learn(struct port *p, int vid, uint16_t q)
+{
+	struct rte_vhost_vring vr;
+	const void *avail = NULL;
+
+	if (q >= PORT_MAX_QUEUES)
+		return;
+	if (!p->vhost_packed &&
+	    !rte_vhost_get_vhost_vring(vid, VHOST_QUEUE_TX(q), &vr))
+		avail = vr.avail;
+	__atomic_store_n(&p->vhost_avail[q], avail, __ATOMIC_RELAXED);
+}
+
 static int
 vhost_new_device(int vid)
 {
@@ -104,6 +119,8 @@ vhost_new_device(int vid)
 	uint64_t features = 0;
 	p->vhost_packed = rte_vhost_get_negotiated_features(vid, &features) == 0
 			  && (features & 1ull << VIRTIO_F_RING_PACKED);
+	for (uint16_t q = 0; q < PORT_MAX_QUEUES; q++)
+		vhost_avail_learn(p, vid, q);
 	p->vid = vid;
 	__atomic_fetch_add(&p->n_connects, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
@@ -124,6 +141,9 @@ vhost_destroy_device(int vid)
 			rte_rcu_qsbr_synchronize(vhost_qsbr,
 						 RTE_QSBR_THRID_INVALID);
 		p->vid = -1;
+		for (uint16_t q = 0; q < PORT_MAX_QUEUES; q++)
+			__atomic_store_n(&p->vhost_avail[q], NULL,
+					 __ATOMIC_RELAXED);
 		VLOG_INFO(ports, "vhost port %s: guest down\n", p->name);
 	}
 }
@@ -162,6 +182,8 @@ vhost_vring_state_changed(int vid, uint16_t vring, int enable)
 	uint32_t vrings = __atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED);
 	vrings = enable ? vrings | 1u << vring : vrings & ~(1u << vring);
 	vrings_publish(p, vrings);
+	if (enable && p->vid == vid && vring % 2)
+		vhost_avail_learn(p, vid, vring / 2);
 	VLOG_INFO(ports, "vhost port %s: vring %u %s: %u queue pairs\n",
 		p->name, vring, enable ? "enabled" : "disabled",
 		p->guest_queues);
