@@ -15,6 +15,8 @@ import pytest
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.switch import assert_no_mbuf_leak
+# the same outer-header normalising and wire fixture
+from test_optimisations import normalise, wire  # noqa: F401
 
 N_VMS = 2
 H2_OPTS = ("vhost-rx-ask", "vhost-tx-align4", "tx-pending-list",
@@ -28,20 +30,6 @@ def frames():
         out += [pktlib.vxlan_to_vm(flow % N_VMS, sport=41000 + flow)] * 3
     out += [pktlib.vxlan_to_vm(0, sport=43000 + i) for i in range(7)]
     return out
-
-
-def normalise(b):
-    """The outer IPv4 id and header checksum zeroed (they count)."""
-    b = bytearray(b)
-    b[18:20] = b"\0\0"
-    b[24:26] = b"\0\0"
-    return bytes(b)
-
-
-@pytest.fixture
-def wire():
-    with pktlib.Wire() as w:
-        yield w
 
 
 @pytest.fixture
