@@ -75,10 +75,11 @@ struct dp_txbuf {
 	 * (0: the end); listed: on the list (it may be empty again) */
 	uint16_t pending_next;
 	bool listed;
-	bool tail_held;			/* vhost-tx-align4 kept n % 4 ... */
-	uint64_t hold_tsc;		/* ... at this due flush */
 	uint64_t first_tsc;		/* when the oldest packet was queued */
 	struct rte_mbuf *pkts[BATCH_MAX];
+	/* vhost-tx-align4: when each packet was queued (stamped only while
+	 * the option is on; an older stamp only makes a flush sooner) */
+	uint64_t queued_tsc[BATCH_MAX];
 };
 
 /* A token bucket kept in TSC ticks, so that neither a refill nor a

@@ -35,34 +35,23 @@ tx_stage(const struct port *p)
  * virtio_dev_rx_sync_batch_packed, else one by one through the generic
  * path): a send of n % 4 != 0 leaves the index misaligned and the next
  * send pays up to 3 single packets. So a due flush (now != 0: not forced,
- * not a full buffer) to a packed guest sends n & ~3 and keeps the tail:
- *  - first time: first_tsc unchanged, so the tail is due again at once
- *    and the next round's flush (hold_tsc: this one) sees it again;
- *  - then, with fewer than 4 the tail goes whole; with 4 or more the old
- *    tail goes in the n & ~3 and the new tail, all queued after hold_tsc,
- *    is kept as if queued at hold_tsc.
- * So no packet waits more than tx-flush-interval plus one round. Forced
- * flushes and full buffers send everything. */
+ * not a full buffer) to a packed guest sends n & ~3 and keeps the tail
+ * unless the tail's oldest packet has itself waited tx-flush-interval;
+ * the kept tail's first_tsc is its oldest packet's, so it goes with the
+ * next due flush and no packet waits longer than it would with the option
+ * off. Forced flushes and full buffers send everything. */
 static uint16_t
-tx_tail_kept(const struct dp_ctx *ctx, struct dp_txbuf *tb,
+tx_tail_kept(const struct dp_ctx *ctx, const struct dp_txbuf *tb,
 	     const struct port *p, uint16_t n, uint64_t now)
 {
-	if (!now || !(n & 3) ||
+	uint16_t kept = n & 3;
+
+	if (!now || !kept || kept == n ||
 	    !(ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4)) ||
-	    !port_vhost_packed(p)) {
-		tb->tail_held = false;
+	    !port_vhost_packed(p) ||
+	    now - tb->queued_tsc[n - kept] >= ctx->tx_flush_tsc)
 		return 0;
-	}
-	if (!tb->tail_held) {
-		tb->tail_held = true;
-		tb->hold_tsc = now;
-		return n & 3;
-	}
-	tb->tail_held = false;
-	if (n < 4)
-		return 0;
-	tb->first_tsc = tb->hold_tsc;
-	return n & 3;
+	return kept;
 }
 
 /* mark: end the port's tx stage after the send; due_now: the TSC of a due
@@ -84,15 +73,11 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 		rte_pktmbuf_free_bulk(tb->pkts, n);
 		ps->tx_dropped += n;
 		dp_count_drops(ctx, DROP_PORT_DOWN, n);
-		tb->tail_held = false;
 		return;
 	}
 	kept = tx_tail_kept(ctx, tb, p, n, due_now);
-	if (kept == n) {
-		tb->n = n;
-		return;
-	}
 	n -= kept;
+	uint16_t tail_at = n;
 	uint32_t longest = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
@@ -113,6 +98,9 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
 	if (kept) {
 		memmove(&tb->pkts[0], &tb->pkts[n], kept * sizeof tb->pkts[0]);
+		memmove(&tb->queued_tsc[0], &tb->queued_tsc[tail_at],
+			kept * sizeof tb->queued_tsc[0]);
+		tb->first_tsc = tb->queued_tsc[0];
 		tb->n = kept;
 	}
 	if (mark)
@@ -157,7 +145,10 @@ dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 		if (ctx->tx_pending_on)
 			tx_pending_push(ctx, port_idx);
 	}
+	bool stamp = ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4);
 	for (uint16_t i = 0; i < n; i++) {
+		if (stamp)
+			tb->queued_tsc[tb->n] = ctx->stage_tsc;
 		tb->pkts[tb->n++] = pkts[i];
 		if (tb->n == BATCH_MAX) {
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
