@@ -407,6 +407,7 @@ cmd_pmd_register(void)
 	control_register("dpif-netdev/pmd-stats-clear", "[-pmd CORE] [DP]", 0, 3,
 			 cmd_pmd_stats_clear, NULL);
 	cmd_pmd_rxq_register();		/* cmd_pmd_rxq.c */
+	cmd_dp_param_register();	/* cmd_dp_param.c: set-param */
 	control_register("dpif-netdev/set-opt", "NAME on|off", 2, 2,
 			 cmd_set_opt, NULL);
 	control_register("dpif-netdev/opts-show", "", 0, 0, cmd_opts_show,

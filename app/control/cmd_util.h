@@ -23,6 +23,7 @@ void cmd_flows_register(void);		/* cmd_flows.c */
 void cmd_dpctl_register(void);		/* cmd_dpctl.c */
 void cmd_pmd_register(void);		/* cmd_pmd.c */
 void cmd_pmd_rxq_register(void);	/* cmd_pmd_rxq.c, by cmd_pmd_register */
+void cmd_dp_param_register(void);	/* cmd_dp_param.c, by cmd_pmd_register */
 void cmd_tnl_register(void);		/* cmd_tnl.c */
 void cmd_port_register(void);		/* cmd_port.c */
 void cmd_ct_register(void);		/* cmd_ct.c */

@@ -71,8 +71,15 @@ struct vxs_config;
 /* One port's tx buffer (dp_tx.c). */
 struct dp_txbuf {
 	uint16_t n;
+	/* tx-pending-list: the next buffer on the list, as port index + 1
+	 * (0: the end); listed: on the list (it may be empty again) */
+	uint16_t pending_next;
+	bool listed;
 	uint64_t first_tsc;		/* when the oldest packet was queued */
 	struct rte_mbuf *pkts[BATCH_MAX];
+	/* vhost-tx-align4: when each packet was queued (stamped only while
+	 * the option is on; an older stamp only makes a flush sooner) */
+	uint64_t queued_tsc[BATCH_MAX];
 };
 
 /* A token bucket kept in TSC ticks, so that neither a refill nor a
@@ -126,6 +133,11 @@ struct dp_ctx {
 	/* tx (dp_tx.c) */
 	struct dp_txbuf *txbufs;	/* one per port */
 	uint64_t tx_flush_tsc;		/* tx-flush-interval in TSC ticks */
+	/* tx-pending-list (dp_tx.c): the buffers that may hold packets, a
+	 * list through dp_txbuf.pending_next, head as port index + 1 (0:
+	 * empty); kept only while tx_pending_on (the option as last seen) */
+	uint16_t tx_pending_head;
+	bool tx_pending_on;
 	struct rte_mempool *mbuf_pool;	/* for output copies */
 	uint16_t ip_id;			/* outer IPv4 ids (encap) */
 

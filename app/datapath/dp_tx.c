@@ -12,6 +12,7 @@
  * send with its few lines of bookkeeping); off, one flush mark after all
  * the sends. One TSC read per send, not two: the rdtsc is ~22 cycles here.
  */
+#include <string.h>
 #include <rte_mbuf.h>
 #include "dp_stages.h"
 #include "port.h"
@@ -28,15 +29,41 @@ tx_stage(const struct port *p)
 	return pmd_port_io_vhost(p) ? PMD_STAGE_TX_VHOST : PMD_STAGE_TX_NIC;
 }
 
-/* mark: end the port's tx stage after the send */
+/* vhost-tx-align4: how many of the n buffered packets a flush keeps back.
+ * rte_vhost 22.11's packed-ring enqueue copies 4 descriptors at a time
+ * only from a ring index that is a multiple of 4 (virtio_dev_rx_packed:
+ * virtio_dev_rx_sync_batch_packed, else one by one through the generic
+ * path): a send of n % 4 != 0 leaves the index misaligned and the next
+ * send pays up to 3 single packets. So a due flush (now != 0: not forced,
+ * not a full buffer) to a packed guest sends n & ~3 and keeps the tail
+ * unless the tail's oldest packet has itself waited tx-flush-interval;
+ * the kept tail's first_tsc is its oldest packet's, so it goes with the
+ * next due flush and no packet waits longer than it would with the option
+ * off. Forced flushes and full buffers send everything. */
+static uint16_t
+tx_tail_kept(const struct dp_ctx *ctx, const struct dp_txbuf *tb,
+	     const struct port *p, uint16_t n, uint64_t now)
+{
+	uint16_t kept = n & 3;
+
+	if (!now || !kept || kept == n ||
+	    !(ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4)) ||
+	    !port_vhost_packed(p) ||
+	    now - tb->queued_tsc[n - kept] >= ctx->tx_flush_tsc)
+		return 0;
+	return kept;
+}
+
+/* mark: end the port's tx stage after the send; due_now: the TSC of a due
+ * flush, which may keep a tail (tx_tail_kept), else 0 */
 static void
-tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark)
+tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 {
 	struct dp_txbuf *tb = &ctx->txbufs[port_idx];
 	struct port *p = ports[port_idx];
 	struct pmd_port_stats *ps = &ctx->port_stats[port_idx];
 	uint32_t lens[BATCH_MAX];
-	uint16_t n = tb->n, sent;
+	uint16_t n = tb->n, sent, kept;
 	uint64_t bytes = 0;
 
 	if (!n)
@@ -48,21 +75,34 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark)
 		dp_count_drops(ctx, DROP_PORT_DOWN, n);
 		return;
 	}
+	kept = tx_tail_kept(ctx, tb, p, n, due_now);
+	n -= kept;
+	uint16_t tail_at = n;
 	uint32_t longest = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
 		longest = RTE_MAX(longest, lens[i]);
 	}
 	if (unlikely(longest > p->tx_max_frame)) {	/* rather than lost in the driver */
-		uint16_t kept = dp_drop_oversize(ctx, tb->pkts, n,
-						 p->tx_max_frame);
-		ps->tx_dropped += n - kept;
-		n = kept;
+		uint16_t fit = dp_drop_oversize(ctx, tb->pkts, n,
+						p->tx_max_frame);
+		ps->tx_dropped += n - fit;
+		if (kept)	/* the tail follows what was kept */
+			memmove(&tb->pkts[fit], &tb->pkts[n],
+				kept * sizeof tb->pkts[0]);
+		n = fit;
 		for (uint16_t i = 0; i < n; i++)
 			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
 	}
 	bool vhost = pmd_port_io_vhost(p);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
+	if (kept) {
+		memmove(&tb->pkts[0], &tb->pkts[n], kept * sizeof tb->pkts[0]);
+		memmove(&tb->queued_tsc[0], &tb->queued_tsc[tail_at],
+			kept * sizeof tb->queued_tsc[0]);
+		tb->first_tsc = tb->queued_tsc[0];
+		tb->n = kept;
+	}
 	if (mark)
 		dp_stage_mark(ctx, tx_stage(p));
 	for (uint16_t i = 0; i < sent; i++)
@@ -81,46 +121,123 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark)
 	}
 }
 
+/* tx-pending-list: buffer i joins the list (it just went from empty) */
+static inline void
+tx_pending_push(struct dp_ctx *ctx, uint16_t i)
+{
+	struct dp_txbuf *tb = &ctx->txbufs[i];
+
+	if (tb->listed)
+		return;
+	tb->listed = true;
+	tb->pending_next = ctx->tx_pending_head;
+	ctx->tx_pending_head = i + 1;
+}
+
 void
 dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 	      uint16_t n)
 {
 	struct dp_txbuf *tb = &ctx->txbufs[port_idx];
 
-	if (n && !tb->n)
+	if (n && !tb->n) {
 		tb->first_tsc = ctx->stage_tsc;
+		if (ctx->tx_pending_on)
+			tx_pending_push(ctx, port_idx);
+	}
+	bool stamp = ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4);
 	for (uint16_t i = 0; i < n; i++) {
+		if (stamp)
+			tb->queued_tsc[tb->n] = ctx->stage_tsc;
 		tb->pkts[tb->n++] = pkts[i];
 		if (tb->n == BATCH_MAX) {
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
-			tx_flush(ctx, port_idx, true);
+			tx_flush(ctx, port_idx, true, 0);
 			tb->first_tsc = ctx->stage_tsc;
 		}
 	}
 }
 
+/* tx-pending-list follows the option, switched between bursts: on, the
+ * list is built from one scan (enqueues pushed nothing while it was off);
+ * off, it is emptied. */
+static bool
+tx_pending_sync(struct dp_ctx *ctx, uint16_t n_slots)
+{
+	bool on = ctx->opts & DP_OPT_BIT(DP_OPT_TX_PENDING_LIST);
+
+	if (on == ctx->tx_pending_on)
+		return on;
+	if (on) {
+		for (uint16_t i = 0; i < n_slots; i++)
+			if (ctx->txbufs[i].n)
+				tx_pending_push(ctx, i);
+	} else {
+		while (ctx->tx_pending_head) {
+			struct dp_txbuf *tb =
+				&ctx->txbufs[ctx->tx_pending_head - 1];
+			ctx->tx_pending_head = tb->pending_next;
+			tb->pending_next = 0;
+			tb->listed = false;
+		}
+	}
+	ctx->tx_pending_on = on;
+	return on;
+}
+
+struct tx_sweep {
+	uint64_t now, min_age;		/* min_age 0: every buffer */
+	bool chained, timed, any;
+};
+
+/* Flushes buffer i if it is due; the stage marks as tx_flush_older says */
+static inline void
+tx_flush_if_due(struct dp_ctx *ctx, struct tx_sweep *w, uint16_t i)
+{
+	const struct dp_txbuf *tb = &ctx->txbufs[i];
+
+	if (!tb->n || (w->min_age && w->now - tb->first_tsc < w->min_age))
+		return;
+	if (!w->any && !w->chained)
+		ctx->stage_tsc = rte_rdtsc();
+	else if (!w->any && w->timed)
+		dp_stage_mark(ctx, PMD_STAGE_FLUSH);
+	w->any = true;
+	tx_flush(ctx, i, w->timed, w->min_age ? w->now : 0);
+}
+
 /* Flushes the buffers whose oldest packet has waited at least min_age
  * ticks (0: all of them). chained: the stage chain runs from
  * ctx->stage_tsc (the caller's last boundary), so the scan before the
- * first burst is flush too; else it starts at the first burst. */
+ * first burst is flush too; else it starts at the first burst. With
+ * tx-pending-list, only the listed buffers are looked at (32 VMs and a NIC
+ * of which a round sends to a few), and those left empty leave the list. */
 static void
 tx_flush_older(struct dp_ctx *ctx, uint64_t now, uint64_t min_age,
 	       bool chained)
 {
-	bool any = false, timed = io_timed(ctx);
+	struct tx_sweep w = { .now = now, .min_age = min_age,
+			      .chained = chained, .timed = io_timed(ctx) };
 
-	for (uint16_t i = 0; i < n_ports; i++) {
-		if (!ctx->txbufs[i].n ||
-		    (min_age && now - ctx->txbufs[i].first_tsc < min_age))
-			continue;
-		if (!any && !chained)
-			ctx->stage_tsc = rte_rdtsc();
-		else if (!any && timed)
-			dp_stage_mark(ctx, PMD_STAGE_FLUSH);
-		any = true;
-		tx_flush(ctx, i, timed);
+	if (tx_pending_sync(ctx, n_ports)) {
+		uint16_t *link = &ctx->tx_pending_head;
+		while (*link) {
+			uint16_t i = *link - 1;
+			struct dp_txbuf *tb = &ctx->txbufs[i];
+			tx_flush_if_due(ctx, &w, i);
+			if (tb->n) {
+				link = &tb->pending_next;
+				continue;
+			}
+			*link = tb->pending_next;
+			tb->pending_next = 0;
+			tb->listed = false;
+		}
+	} else {
+		for (uint16_t i = 0; i < n_ports; i++)
+			tx_flush_if_due(ctx, &w, i);
 	}
-	if (any)
+	if (w.any)
 		dp_stage_mark(ctx, PMD_STAGE_FLUSH);
 }
 

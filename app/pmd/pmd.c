@@ -125,6 +125,8 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 	/* While backed off, a round is cheap next to the sleep: poll all. */
 	bool adaptive = (dp->opts & DP_OPT_BIT(DP_OPT_ADAPTIVE_POLLING)) &&
 			!pmd->backoff.sleeping;
+	bool rx_ask = dp->opts & DP_OPT_BIT(DP_OPT_VHOST_RX_ASK);
+	bool prefetch = dp->opts & DP_OPT_BIT(DP_OPT_RX_PREFETCH);
 
 	for (uint16_t i = 0; i < pmd->n_rxqs; i++) {
 		struct pmd_rxq *q = &pmd->rxqs[i];
@@ -132,9 +134,23 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		if (!pmd_poll_due(&q->poll, adaptive))
 			continue;
 		t_q = t_prev;
+		/* the next queue's ring line, loading while this one is read
+		 * (whether or not it is due: a prefetch is cheap) */
+		if (prefetch && i + 1 < pmd->n_rxqs)
+			port_rx_prefetch(pmd->rxqs[i + 1].port,
+					 pmd->rxqs[i + 1].qid);
+		/* a packed-ring guest is asked for about what it has
+		 * (pmd_poll_ask_next): rte_vhost allocates the whole ask */
+		bool ask = rx_ask && port_vhost_packed(q->port);
+		uint16_t burst = ask ? q->poll.ask : BATCH_MAX;
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
-				    BATCH_MAX);
+				    burst);
+		/* the schedule as with a full ask: a small ask answered in
+		 * full would reset the threshold, poll the queue every round
+		 * and so make the bursts smaller still (measured) */
 		pmd_poll_done(&q->poll, b.n, BATCH_MAX);
+		if (ask)
+			pmd_poll_ask_next(&q->poll, b.n, BATCH_MAX);
 		s->polls++;
 		if (!b.n) {
 			s->polls_empty++;

@@ -19,6 +19,20 @@ pmd_poll_done(struct pmd_poll_q *q, uint16_t n, uint16_t burst)
 }
 
 void
+pmd_poll_ask_next(struct pmd_poll_q *q, uint16_t got, uint16_t max)
+{
+	uint32_t ask;
+
+	if (got >= q->ask)
+		ask = 2u * q->ask;
+	else
+		ask = ((got + 3u) & ~3u) + 4;
+	if (ask < PMD_POLL_ASK_MIN)
+		ask = PMD_POLL_ASK_MIN;
+	q->ask = ask > max ? max : ask;
+}
+
+void
 pmd_poll_q_clear_stats(struct pmd_poll_q *q)
 {
 	q->polls = q->empty_polls = 0;

@@ -55,6 +55,8 @@
 #include <stdint.h>
 
 #define PMD_POLL_THRESH_MAX 16
+#define PMD_POLL_ASK_START 8	/* vhost-rx-ask, see pmd_poll_ask_next */
+#define PMD_POLL_ASK_MIN 4
 #define PMD_POLL_IDLE_ROUNDS 1000
 /* After traffic woke a sleeping PMD, it polls this many empty rounds
  * (tens of milliseconds) before sleeping again: a VM answering a burst
@@ -66,6 +68,9 @@ struct pmd_poll_q {
 	uint8_t credit;
 	uint8_t threshold;		/* 0: every round .. THRESH_MAX */
 	bool adaptive;			/* scheduled; else polled every round */
+	/* vhost-rx-ask: the burst asked of a packed-ring guest next time
+	 * (pmd_poll_ask_next) */
+	uint8_t ask;
 	uint64_t polls;			/* rx bursts tried */
 	uint64_t empty_polls;		/* of which got nothing */
 };
@@ -79,7 +84,8 @@ struct pmd_backoff {
 static inline void
 pmd_poll_q_init(struct pmd_poll_q *q, bool adaptive)
 {
-	*q = (struct pmd_poll_q){ .adaptive = adaptive };
+	*q = (struct pmd_poll_q){ .adaptive = adaptive,
+				  .ask = PMD_POLL_ASK_START };
 }
 
 /* Whether q is polled this round; adaptive: the option is on. */
@@ -96,6 +102,19 @@ pmd_poll_due(struct pmd_poll_q *q, bool adaptive)
 
 /* After polling q: got n packets of a burst of at most burst. */
 void pmd_poll_done(struct pmd_poll_q *q, uint16_t n, uint16_t burst);
+
+/* vhost-rx-ask. rte_vhost 22.11's packed-ring dequeue allocates the whole
+ * ask from the pool before it looks at the ring, and frees what it did not
+ * fill (lib/vhost/virtio_net.c virtio_dev_tx_packed; split rings look
+ * first): an empty or short poll of 32 costs 32 mbuf allocs and frees.
+ * So a packed queue is asked for about what it gave last time: a full
+ * answer doubles the ask (up to max), else the ask is what came rounded up
+ * to 4 (the ring's batch) plus 4 of headroom, never under 4. An ask of 8
+ * that comes back full goes to 16 then 32 within two polls. The poll
+ * schedule (pmd_poll_done) still counts against the full burst: a full
+ * small ask resetting the threshold made the queue polled every round and
+ * its bursts smaller (5 packets a call instead of 14, 32 VMs). */
+void pmd_poll_ask_next(struct pmd_poll_q *q, uint16_t got, uint16_t max);
 
 void pmd_poll_q_clear_stats(struct pmd_poll_q *q);
 

@@ -89,6 +89,16 @@ struct port {
 	bool vhost_server;
 	int vid;			/* -1 when no guest */
 	bool ready;			/* guest up: PMDs may poll/enqueue */
+	/* The guest negotiated VIRTIO_F_RING_PACKED (new_device, before
+	 * ready): rte_vhost 22.11's packed dequeue allocates and frees the
+	 * whole ask on every poll, so PMDs ask it for less (vhost-rx-ask),
+	 * and its enqueue batches by 4 (vhost-tx-align4). */
+	bool vhost_packed;
+	/* rx-prefetch: the avail ring of guest tx ring q (split rings; NULL
+	 * when packed or unknown), read by PMDs only to prefetch its index
+	 * line before they dequeue: a stale address after a new memory table
+	 * is harmless, a prefetch never faults. */
+	const void *vhost_avail[PORT_MAX_QUEUES];
 	/* The guest's vrings that are enabled, bit VHOST_QUEUE_RX/TX(q)
 	 * (vring_state_changed, vhost-events thread): a PMD polls guest
 	 * tx ring q only while its bit is set, so a guest that enabled
@@ -334,6 +344,26 @@ port_rxq_enabled(const struct port *p, uint16_t qid)
 {
 	return p->kind != PORT_VHOST ||
 	       (port_vhost_ready(p) && port_vhost_vring_on(p, VHOST_QUEUE_TX(qid)));
+}
+
+/* p is a vhost port whose guest uses packed rings (read after ready). */
+static inline bool
+port_vhost_packed(const struct port *p)
+{
+	return p->kind == PORT_VHOST && p->vhost_packed;
+}
+
+/* rx-prefetch: start loading the line of rx queue qid's ring that its
+ * next dequeue reads first (the guest writes it from another core) */
+static inline void
+port_rx_prefetch(const struct port *p, uint16_t qid)
+{
+	if (p->kind != PORT_VHOST)
+		return;
+	const void *avail = __atomic_load_n(&p->vhost_avail[qid],
+					    __ATOMIC_RELAXED);
+	if (avail)
+		rte_prefetch0(avail);
 }
 
 static inline uint16_t

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/virtio_config.h>
 #include <rte_log.h>
 #include <rte_vhost.h>
 #include "port_priv.h"
@@ -85,6 +86,21 @@ vrings_publish(struct port *p, uint32_t vrings)
 	}
 }
 
+/* rx-prefetch: where guest tx ring q's avail ring is (split rings) */
+static void
+vhost_avail_learn(struct port *p, int vid, uint16_t q)
+{
+	struct rte_vhost_vring vr;
+	const void *avail = NULL;
+
+	if (q >= PORT_MAX_QUEUES)
+		return;
+	if (!p->vhost_packed &&
+	    !rte_vhost_get_vhost_vring(vid, VHOST_QUEUE_TX(q), &vr))
+		avail = vr.avail;
+	__atomic_store_n(&p->vhost_avail[q], avail, __ATOMIC_RELAXED);
+}
+
 static int
 vhost_new_device(int vid)
 {
@@ -100,11 +116,17 @@ vhost_new_device(int vid)
 	/* We poll: the guest need not kick us, and we need not be kicked. */
 	for (uint16_t q = 0; q < rte_vhost_get_vring_num(vid); q++)
 		rte_vhost_enable_guest_notification(vid, q, 0);
+	uint64_t features = 0;
+	p->vhost_packed = rte_vhost_get_negotiated_features(vid, &features) == 0
+			  && (features & 1ull << VIRTIO_F_RING_PACKED);
+	for (uint16_t q = 0; q < PORT_MAX_QUEUES; q++)
+		vhost_avail_learn(p, vid, q);
 	p->vid = vid;
 	__atomic_fetch_add(&p->n_connects, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
 	VLOG_INFO(ports, "vhost port %s: guest up (vid %d, %u queue "
-		"pairs)\n", p->name, vid, p->guest_queues);
+		"pairs, %s rings)\n", p->name, vid, p->guest_queues,
+		p->vhost_packed ? "packed" : "split");
 	return 0;
 }
 
@@ -119,6 +141,9 @@ vhost_destroy_device(int vid)
 			rte_rcu_qsbr_synchronize(vhost_qsbr,
 						 RTE_QSBR_THRID_INVALID);
 		p->vid = -1;
+		for (uint16_t q = 0; q < PORT_MAX_QUEUES; q++)
+			__atomic_store_n(&p->vhost_avail[q], NULL,
+					 __ATOMIC_RELAXED);
 		VLOG_INFO(ports, "vhost port %s: guest down\n", p->name);
 	}
 }
@@ -157,6 +182,8 @@ vhost_vring_state_changed(int vid, uint16_t vring, int enable)
 	uint32_t vrings = __atomic_load_n(&p->vring_enabled, __ATOMIC_RELAXED);
 	vrings = enable ? vrings | 1u << vring : vrings & ~(1u << vring);
 	vrings_publish(p, vrings);
+	if (enable && p->vid == vid && vring % 2)
+		vhost_avail_learn(p, vid, vring / 2);
 	VLOG_INFO(ports, "vhost port %s: vring %u %s: %u queue pairs\n",
 		p->name, vring, enable ? "enabled" : "disabled",
 		p->guest_queues);
