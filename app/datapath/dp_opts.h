@@ -27,8 +27,7 @@
 	X(RX_PREFETCH,      "rx-prefetch",      false) /* next vring line */ \
 	X(TX_PENDING_LIST,  "tx-pending-list",  false) /* flush: no scan */  \
 	X(EMC_BYPASS,       "emc-bypass",       true)  /* skip a missing EMC*/\
-	X(CLS_PORT_HINT,    "cls-port-hint",    true)  /* in_port's subtable*/\
-	X(SMC,              "smc",              false) /* signature cache */
+	X(CLS_PORT_HINT,    "cls-port-hint",    true)  /* in_port's subtable*/
 
 enum dp_opt {
 #define X(id, name, def) DP_OPT_##id,
