@@ -35,6 +35,7 @@ back under the same OpenFlow number) and ping; destroy; undefine.
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -119,6 +120,15 @@ def start_guest(r):
 
 
 
+def guest_sha256(out, path):
+    """The sum from sha256sum's line for path. The console's interactive
+    shell may print a background job's "[1]+ Done ..." notice ahead of a
+    command's output, so the first word is not always the sum."""
+    m = re.search(r"\b([0-9a-f]{64})\s+%s" % re.escape(path), out)
+    assert m, ("no sha256 line for %s from the guest" % path, out)
+    return m.group(1)
+
+
 def tcp_in(r, nbytes, port):
     """nbytes of random data from the vtep netns into the guest: sha256
     on both ends."""
@@ -146,7 +156,8 @@ def tcp_in(r, nbytes, port):
 
     wait_for(summed, 180, 0.5, "the guest's sha256 of the transfer")
     dt = time.monotonic() - t0
-    got = r.guest.console.run("cat /tmp/in.sum")[1].split()[0]
+    got = guest_sha256(r.guest.console.run("cat /tmp/in.sum")[1],
+                       "/tmp/in.bin")
     assert got == hashlib.sha256(data).hexdigest(), "TCP into the guest"
     return nbytes * 8 / dt / 1e6
 
@@ -156,7 +167,7 @@ def tcp_out(r, nbytes, port):
     c = r.guest.console
     c.run("dd if=/dev/urandom of=/tmp/out.bin bs=64k count=%d 2>/dev/null"
           % (nbytes // 65536))
-    want = c.run("sha256sum /tmp/out.bin")[1].split()[0]
+    want = guest_sha256(c.run("sha256sum /tmp/out.bin")[1], "/tmp/out.bin")
     out = r.tmp / "out.sum"
     peer = r.tmp / "peer.py"
     peer.write_text(PEER)
