@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <rte_cycles.h>
 #include "cmd_util.h"
 #include "control.h"
 #include "pmd.h"
@@ -20,9 +19,9 @@
 #define TX_FLUSH_INTERVAL_US_MAX 1000	/* as config_keys.c allows */
 
 static void
-pmd_set_tx_flush_tsc(struct pmd_request *req)
+pmd_set_tx_flush_interval(struct pmd_request *req)
 {
-	req->pmd->dp.tx_flush_tsc = (uint64_t)(uintptr_t)req->arg;
+	dp_set_tx_flush_interval(&req->pmd->dp, (uint32_t)(uintptr_t)req->arg);
 }
 
 static int
@@ -47,10 +46,9 @@ cmd_set_param(int argc, const char *argv[], bool json, struct ds *out,
 			      "'%s'", name, TX_FLUSH_INTERVAL_US_MAX, val);
 		return -1;
 	}
-	uint64_t tsc = rte_get_tsc_hz() / 1000000 * us;
 	for (uint16_t i = 0; i < n_pmds; i++)
-		pmd_call(&pmds[i], pmd_set_tx_flush_tsc,
-			 (void *)(uintptr_t)tsc);
+		pmd_call(&pmds[i], pmd_set_tx_flush_interval,
+			 (void *)(uintptr_t)us);
 	run_state_config()->tx_flush_interval_us = (uint32_t)us;
 	state_changed();
 	ds_put_format(out, "%s %lu\n", name, us);

@@ -231,6 +231,9 @@ void dp_flush_flows(struct dp_ctx *ctx);
 /* Switches the optimisations (bit set of enum dp_opt); megaflows are
  * flushed when the lookup code they use changes. */
 void dp_set_opts(struct dp_ctx *ctx, uint32_t opts);
+/* tx-flush-interval-us: how long a tx buffer's oldest packet may wait for
+ * more (at start, and dpif-netdev/set-param between bursts) */
+void dp_set_tx_flush_interval(struct dp_ctx *ctx, uint32_t us);
 
 /* Partial offload (dp_offload.c). Gives ctx its mark table and DEL retry
  * queue, sized from m's marks, and turns offload on; -ENOMEM. Before the

@@ -82,6 +82,7 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 	for (uint16_t i = 0; i < n; i++) {
 		lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
 		longest = RTE_MAX(longest, lens[i]);
+		bytes += lens[i];
 	}
 	if (unlikely(longest > p->tx_max_frame)) {	/* rather than lost in the driver */
 		uint16_t fit = dp_drop_oversize(ctx, tb->pkts, n,
@@ -91,8 +92,11 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 			memmove(&tb->pkts[fit], &tb->pkts[n],
 				kept * sizeof tb->pkts[0]);
 		n = fit;
-		for (uint16_t i = 0; i < n; i++)
+		bytes = 0;
+		for (uint16_t i = 0; i < n; i++) {
 			lens[i] = rte_pktmbuf_pkt_len(tb->pkts[i]);
+			bytes += lens[i];
+		}
 	}
 	bool vhost = pmd_port_io_vhost(p);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
@@ -105,8 +109,9 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 	}
 	if (mark)
 		dp_stage_mark(ctx, tx_stage(p));
-	for (uint16_t i = 0; i < sent; i++)
-		bytes += lens[i];
+	/* counted in the length loop: take off what a full queue left */
+	for (uint16_t i = sent; i < n; i++)
+		bytes -= lens[i];
 	ps->tx_packets += sent;
 	ps->tx_bytes += bytes;
 	ctx->stats->tx_batches++;

@@ -54,7 +54,7 @@ uint32_t dpcls_lookup(struct dpcls *cls, const struct flow_key keys[],
 #define DPCLS_HINT_SLOTS 64u
 uint32_t dpcls_lookup_hint(struct dpcls *cls, const struct flow_key keys[],
 			   uint32_t keys_map, struct megaflow *flows[]);
-/* The hinted subtable of in_port, or NULL (tests, emc-bypass). */
+/* The hinted subtable of in_port, or NULL (for tests). */
 struct dpcls_subtable *dpcls_hint_of(const struct dpcls *cls,
 				     uint16_t in_port);
 

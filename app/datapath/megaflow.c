@@ -191,6 +191,12 @@ dp_flush_flows(struct dp_ctx *ctx)
 }
 
 void
+dp_set_tx_flush_interval(struct dp_ctx *ctx, uint32_t us)
+{
+	ctx->tx_flush_tsc = rte_get_tsc_hz() / 1000000 * us;
+}
+
+void
 dp_set_opts(struct dp_ctx *ctx, uint32_t opts)
 {
 	uint32_t changed = ctx->opts ^ opts;
@@ -229,8 +235,7 @@ dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 		ctx->flow_free[i] = &ctx->flow_pool[ctx->max_flows - 1 - i];
 	ctx->n_free = ctx->max_flows;
 	ctx->opts = cfg->dp_opts;
-	ctx->tx_flush_tsc = rte_get_tsc_hz() / 1000000 *
-			    cfg->tx_flush_interval_us;
+	dp_set_tx_flush_interval(ctx, cfg->tx_flush_interval_us);
 	arp_policer_init(&ctx->arp_policer, cfg->arp_rate, cfg->arp_burst,
 			 rte_get_tsc_hz(), rte_rdtsc());
 	dpcls_force_generic(ctx->cls,
