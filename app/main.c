@@ -32,6 +32,7 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
+#include "pmd_watch.h"
 #include "run_state.h"
 #include "port.h"
 #include "state.h"
@@ -72,6 +73,7 @@ set_signal_handlers(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	pmd_watch_init();	/* pmds_stop's interrupt of a blocked PMD */
 }
 
 static void
@@ -396,6 +398,23 @@ exit_early(struct vxs_config *cfg, int rc)
 	return rc;
 }
 
+/* SIGTERM while a PMD stays inside a driver call that even an interrupt
+ * does not end (pmds_stop logged which, and where): it may still touch
+ * the ports, the pool and the tables, so nothing is closed or freed. The
+ * running state is saved, the control socket and pidfile go, and the
+ * process exits with 4 at once (_exit: no destructor runs under it). */
+static int
+exit_pmd_stuck(void)
+{
+	state_flush();
+	VLOG_ERR(main, "exiting with a PMD still running: ports not closed, "
+		 "memory not freed (exit code 4)\n");
+	control_fini();
+	daemon_remove_pidfile();
+	fflush(NULL);
+	_exit(4);
+}
+
 /* ---- the running state (state.h) ---------------------------------------- */
 
 /* --state-file, else datapath.state-file (relative: to the topology's
@@ -590,6 +609,7 @@ main(int argc, char **argv)
 		ctl_events_process();
 		ports_tick();
 		pmd_auto_lb_tick();
+		pmd_watch_tick();
 		ct_ctl_tick();
 		flow_timeouts_tick();
 		ofproto_tick();
@@ -610,7 +630,8 @@ main(int argc, char **argv)
 	VLOG_INFO(main, "shutting down%s\n",
 	       quit_signal ? " (signal)" : "");
 	daemon_stopping();
-	pmds_stop();
+	if (pmds_stop())
+		return exit_pmd_stuck();
 	state_flush();
 	if (opt.stats_on_exit)
 		log_exit_stats();

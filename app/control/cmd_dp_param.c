@@ -13,6 +13,7 @@
 #include "cmd_util.h"
 #include "control.h"
 #include "pmd.h"
+#include "pmd_watch.h"
 #include "run_state.h"
 #include "state.h"
 
@@ -46,6 +47,8 @@ cmd_set_param(int argc, const char *argv[], bool json, struct ds *out,
 			      "'%s'", name, TX_FLUSH_INTERVAL_US_MAX, val);
 		return -1;
 	}
+	if (pmds_answering_or_refuse(out))
+		return -1;
 	for (uint16_t i = 0; i < n_pmds; i++)
 		pmd_call(&pmds[i], pmd_set_tx_flush_interval,
 			 (void *)(uintptr_t)us);

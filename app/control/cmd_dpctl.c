@@ -13,6 +13,7 @@
 #include "odp_format.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "pmd_watch.h"
 #include "xlate.h"
 
 /* Seconds since used_tsc; now is read after the dump, but clamp anyway:
@@ -170,7 +171,7 @@ cmd_dpctl_del_flows(int argc, const char *argv[], bool json, struct ds *out,
 	struct dpctl_args a;
 
 	(void)json, (void)aux;
-	if (dpctl_parse(argc, argv, &a, out))
+	if (dpctl_parse(argc, argv, &a, out) || pmds_answering_or_refuse(out))
 		return -1;
 	for (uint16_t i = 0; i < n_pmds; i++)
 		if (a.pmd < 0 || pmds[i].lcore == (unsigned)a.pmd)

@@ -16,6 +16,7 @@
 #include "ofproto.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
+#include "pmd_watch.h"
 #include "state.h"
 #include "stats_read.h"
 
@@ -76,6 +77,12 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	json_double(out, pkts ? (double)busy / pkts : 0);
 	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->dp.cls));
 	pmd_accounting_json(out, &pmds[pmd->idx]);
+	/* false: counters as last seen (pmd_watch.h), see not_answering */
+	json_key(out, "answering"); json_bool(out, pmd_answering(pmd));
+	if (!pmd_answering(pmd)) {
+		json_key(out, "not_answering");
+		pmd_silence_json(pmd, out);
+	}
 	json_key(out, "drops");
 	json_begin_object(out);
 	for (int r = 0; r < DROP_N_REASONS; r++) {
@@ -124,6 +131,11 @@ cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 			continue;
 		}
 		pmd_stats_ovs_text(out, pmd);
+		if (!pmd_answering(pmd)) {	/* not OVS's: it has no such line */
+			ds_put_cstr(out, "  ");
+			pmd_silence_text(pmd, out);
+			ds_put_cstr(out, ": counters as last seen\n");
+		}
 		if (a.more)
 			pmd_stats_more_text(out, pmd);
 	}
@@ -327,7 +339,8 @@ cmd_pmd_stats_clear(int argc, const char *argv[], bool json, struct ds *out,
 	struct pmd_ovs_args a;
 
 	(void)json, (void)aux;
-	if (pmd_ovs_args_parse(argc, argv, false, &a, out))
+	if (pmd_ovs_args_parse(argc, argv, false, &a, out) ||
+	    pmds_answering_or_refuse(out))
 		return -1;
 	for (uint16_t i = 0; i < n_pmds; i++)
 		if (a.core < 0 || pmds[i].lcore == (unsigned)a.core)
@@ -361,6 +374,8 @@ cmd_set_opt(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "expected on or off, not '%s'", argv[2]);
 		return -1;
 	}
+	if (pmds_answering_or_refuse(out))
+		return -1;
 	for (uint16_t i = 0; i < n_pmds; i++) {
 		uint32_t opts = pmds[i].dp.opts;
 		opts = on ? opts | DP_OPT_BIT(o) : opts & ~DP_OPT_BIT(o);

@@ -17,6 +17,7 @@
 #include "offload_ctl.h"
 #include "ofproto.h"
 #include "pmd_reconf.h"
+#include "pmd_watch.h"
 #include "run_state.h"
 #include "state.h"
 
@@ -79,7 +80,7 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	char err[CFG_ERR_MAX];
 	struct port *p;
 
-	if (port_add_refused(c, NULL, out))
+	if (port_add_refused(c, NULL, out) || pmds_answering_or_refuse(out))
 		return -1;
 	if (!c->ofport)
 		c->ofport = keep_ofport ? keep_ofport
@@ -149,6 +150,9 @@ port_del(struct port *p, struct ds *out)
 			      p->is_underlay ? "underlay" : "tunnel");
 		return -1;
 	}
+	/* every PMD must let go of it before it is freed */
+	if (pmds_answering_or_refuse(out))
+		return -1;
 	ports_remove_begin(p);
 	ofproto_publish();		/* translated without it... */
 	pmd_rxqs_forget_port(p);	/* ...by every PMD, which lets go */
@@ -320,6 +324,8 @@ cmd_set_pmd_cores(int argc, const char *argv[], bool json, struct ds *out,
 				      cores[i], rte_get_main_lcore());
 			return -1;
 		}
+	if (pmds_answering_or_refuse(out))
+		return -1;
 	if (run_set_pmd_cores(cores, n, err, sizeof err)) {
 		ds_put_format(out, "%s", err);
 		return -1;

@@ -7,6 +7,7 @@
 #include "json_out.h"
 #include "ofproto.h"
 #include "pmd.h"
+#include "pmd_watch.h"
 #include "stats_read.h"
 #include "version.h"
 
@@ -65,6 +66,8 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 		json_end_object(out);
 		pmd_accounting_json_all(out);
 		json_key(out, "n_pmds"); json_u64(out, n_pmds);
+		/* [] when all answer; else the counters are as last seen */
+		pmds_silence_json(out, "pmds_not_answering");
 		json_key(out, "n_rules"); json_u64(out, ofproto_n_rules());
 		json_key(out, "generation"); json_u64(out, s->gen);
 		json_end_object(out);
@@ -102,6 +105,13 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 		      pktmbuf_pool->size);
 	ds_put_format(out, "  pmds: %u, rules: %u, tables generation %lu\n",
 		      n_pmds, ofproto_n_rules(), s->gen);
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		if (pmd_answering(&pmds[i]))
+			continue;
+		ds_put_cstr(out, "  ");
+		pmd_silence_text(&pmds[i], out);
+		ds_put_cstr(out, ": its counters as last seen\n");
+	}
 	return 0;
 }
 

@@ -348,6 +348,8 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "publishes"); json_u64(out, ps->publishes);
 		json_key(out, "publishes_neigh"); json_u64(out, ps->neigh_only);
 		json_key(out, "neigh_changes"); json_u64(out, ps->neigh_changes);
+		json_key(out, "deferred_frees");
+		json_u64(out, ps->deferred_frees);
 		json_key(out, "publish_interval_ms");
 		json_u64(out, ofproto_publish_interval_ms());
 		json_end_object(out);

@@ -56,7 +56,12 @@ run_set_pmd_cores(const uint16_t *cores, uint16_t n, char *err,
 	uint16_t old[CFG_MAX_CORES], n_old = running->n_pmd_cores;
 
 	memcpy(old, running->pmd_cores, sizeof old);
-	pmds_stop();		/* first: the PMDs use their mark tables */
+	if (pmds_stop()) {	/* first: the PMDs use their mark tables */
+		pmds_start();	/* those that stopped: as they were */
+		snprintf(err, errlen, "a PMD did not stop (the log says "
+			 "where it is): the PMDs are as they were");
+		return -1;
+	}
 	offload_fini();
 	retire_pmds();
 	pmds_destroy();

@@ -114,9 +114,38 @@ struct dp_emc_pass {
 	bool probing;		/* this pass is the probe */
 };
 
+/* What a PMD is doing, for a control thread that finds it not answering
+ * (pmd_watch.c): the PMD stores one of these, with the port it concerns,
+ * in dp_ctx.io_where before each step that could block or run long (a
+ * driver's rx or tx burst above all). X(id, text). */
+#define DP_WHERE(X)                                                        \
+	X(LOOP,     "the loop")	/* snapshot, revalidation, housekeeping */  \
+	X(RX,       "rx on")	/* a port's rx burst (the port follows) */  \
+	X(DATAPATH, "the datapath") /* a received burst's stages */         \
+	X(TX,       "tx on")	/* a port's tx burst (the port follows) */  \
+	X(CALL,     "a control call") /* the mailbox (pmd_call) */          \
+	X(SLEEP,    "idle sleep")	/* the idle back-off */
+
+enum dp_where {
+#define X(id, text) DP_IN_##id,
+	DP_WHERE(X)
+#undef X
+	DP_N_WHERE
+};
+
+/* dp_ctx.io_where: the step in the high half, a port index in the low */
+#define DP_WHERE_AT(where, port_idx) ((uint32_t)(where) << 16 | (port_idx))
+
+static inline void
+dp_where_set(uint32_t *io_where, enum dp_where w, uint16_t port_idx)
+{
+	__atomic_store_n(io_where, DP_WHERE_AT(w, port_idx), __ATOMIC_RELAXED);
+}
+
 struct dp_ctx {
 	uint16_t idx;			/* its PMD's index: tx queue, offload
 					 * request ring */
+	uint32_t io_where;		/* DP_WHERE_AT: read by other threads */
 
 	/* caches and the megaflow table (megaflow.c) */
 	struct emc *emc;

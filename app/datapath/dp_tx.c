@@ -99,7 +99,9 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 		}
 	}
 	bool vhost = pmd_port_io_vhost(p);
+	dp_where_set(&ctx->io_where, DP_IN_TX, port_idx);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
+	dp_where_set(&ctx->io_where, DP_IN_DATAPATH, port_idx);
 	if (kept) {
 		memmove(&tb->pkts[0], &tb->pkts[n], kept * sizeof tb->pkts[0]);
 		memmove(&tb->queued_tsc[0], &tb->queued_tsc[tail_at],

@@ -39,7 +39,23 @@ static struct {
 	struct rte_rcu_qsbr *qsbr;
 	uint64_t gen;
 	struct ofproto_publish_stats pstats;
+
+	/* Replaced snapshots a PMD may still read, oldest first, each with
+	 * its grace period's token: a publish waits at most
+	 * PUBLISH_GRACE_WAIT_US for its old snapshot's grace period, so it
+	 * never hangs on a PMD stuck in a driver call; what it could not free
+	 * is freed by a later publish or tick (retired_reclaim). */
+	struct retired_snapshot {
+		struct dp_snapshot *s;
+		uint64_t token;
+	} *retired;
+	uint32_t n_retired, cap_retired;
 } of;
+
+/* Healthy PMDs pass a quiescent state every iteration (microseconds; a
+ * sleeping one is offline): a longer wait means a PMD is busy revalidating
+ * or not answering. */
+#define PUBLISH_GRACE_WAIT_US 20000
 
 struct dp_snapshot *dp_snapshot_current;
 
@@ -183,6 +199,55 @@ snapshot_build(bool reval_all)
 	return s;
 }
 
+/* Frees the retired snapshots whose grace period has ended (all, with
+ * force: the PMDs are gone). */
+static void
+retired_reclaim(bool force)
+{
+	uint32_t k = 0;
+
+	while (k < of.n_retired && (force || !of.qsbr ||
+	       rte_rcu_qsbr_check(of.qsbr, of.retired[k].token, false) == 1))
+		free(of.retired[k++].s);
+	memmove(of.retired, of.retired + k,
+		(of.n_retired - k) * sizeof *of.retired);
+	of.n_retired -= k;
+}
+
+/* After old stopped being current: freed once no PMD can be reading it. */
+static void
+retire_snapshot(struct dp_snapshot *old)
+{
+	uint64_t token = rte_rcu_qsbr_start(of.qsbr);
+	uint64_t until = rte_rdtsc() + rte_get_tsc_hz() / 1000000 *
+				       PUBLISH_GRACE_WAIT_US;
+
+	retired_reclaim(false);
+	while (rte_rcu_qsbr_check(of.qsbr, token, false) != 1) {
+		if (rte_rdtsc() > until) {
+			if (of.n_retired == of.cap_retired) {
+				uint32_t cap = of.cap_retired ? 2 * of.cap_retired
+							      : 16;
+				void *r = realloc(of.retired,
+						  cap * sizeof *of.retired);
+				if (!r) {	/* rather a hang than a crash */
+					rte_rcu_qsbr_synchronize(
+						of.qsbr, RTE_QSBR_THRID_INVALID);
+					break;
+				}
+				of.retired = r;
+				of.cap_retired = cap;
+			}
+			of.retired[of.n_retired++] =
+				(struct retired_snapshot){ old, token };
+			of.pstats.deferred_frees++;
+			return;
+		}
+		rte_pause();
+	}
+	free(old);
+}
+
 static uint64_t
 publish(bool reval_all)
 {
@@ -202,10 +267,10 @@ publish(bool reval_all)
 	old = __atomic_exchange_n(&dp_snapshot_current, s, __ATOMIC_ACQ_REL);
 	/* Once every PMD has passed a quiescent state, none can still be
 	 * translating with the old snapshot. */
-	if (old) {
-		rte_rcu_qsbr_synchronize(of.qsbr, RTE_QSBR_THRID_INVALID);
+	if (old && of.qsbr)
+		retire_snapshot(old);
+	else
 		free(old);
-	}
 	return s->gen;
 }
 
@@ -259,6 +324,8 @@ ofproto_tick(void)
 {
 	uint64_t now = vxs_now_ms();
 
+	if (of.n_retired)
+		retired_reclaim(false);
 	neigh_age(now);
 	if ((of.n_neigh_changed || of.neigh_overflow) &&
 	    now - of.last_publish_ms >= of.publish_interval_ms)
@@ -700,6 +767,8 @@ ofproto_fini(void)
 {
 	free(dp_snapshot_current);
 	dp_snapshot_current = NULL;
+	retired_reclaim(true);
+	free(of.retired);
 	free(of.rules);
 	free(of.neigh_changed);
 	neigh_fini();

@@ -81,6 +81,9 @@ struct ofproto_publish_stats {
 	uint64_t publishes;		/* snapshots published */
 	uint64_t neigh_only;		/* of which for neighbour changes */
 	uint64_t neigh_changes;		/* neighbour changes noted */
+	/* replaced snapshots whose grace period had not ended by the end
+	 * of their publish (a PMD not answering): freed later */
+	uint64_t deferred_frees;
 };
 
 uint64_t ofproto_publish_neigh(void);

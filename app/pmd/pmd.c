@@ -17,6 +17,8 @@
 #include "dpcls.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
+#include "pmd_watch.h"
+#include "vlog.h"
 
 struct pmd *pmds;
 uint16_t n_pmds;
@@ -76,6 +78,7 @@ pmd_serve_mailbox(struct pmd *pmd)
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))
 		return;
+	dp_where_set(&pmd->dp.io_where, DP_IN_CALL, 0);
 	req->fn(req);
 	__atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
 }
@@ -90,12 +93,18 @@ pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg)
 		fn(&req);
 		return 0;
 	}
+	/* One already silent is not waited on again: a command that calls
+	 * it several times answers at once (pmd_watch.h). */
+	if (!pmd_answering(pmd))
+		return -ETIMEDOUT;
 	__atomic_store_n(&pmd->req, &req, __ATOMIC_RELEASE);
-	for (int i = 0; i < 100000; i++) {	/* ~2 s and more */
-		if (__atomic_load_n(&req.done, __ATOMIC_ACQUIRE))
-			return 0;
+	while (!__atomic_load_n(&req.done, __ATOMIC_ACQUIRE)) {
+		if (!pmd_answering(pmd))
+			break;
 		nanosleep(&ts, NULL);
 	}
+	if (__atomic_load_n(&req.done, __ATOMIC_ACQUIRE))
+		return 0;
 	struct pmd_request *expected = &req;
 	if (__atomic_compare_exchange_n(&pmd->req, &expected, NULL, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -143,6 +152,7 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		 * (pmd_poll_ask_next): rte_vhost allocates the whole ask */
 		bool ask = rx_ask && port_vhost_packed(q->port);
 		uint16_t burst = ask ? q->poll.ask : BATCH_MAX;
+		dp_where_set(&dp->io_where, DP_IN_RX, q->port->idx);
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
 				    burst);
 		/* the schedule as with a full ask: a small ask answered in
@@ -161,6 +171,7 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 			}
 			continue;
 		}
+		dp_where_set(&dp->io_where, DP_IN_DATAPATH, q->port->idx);
 		bool vhost = pmd_port_io_vhost(q->port);
 		if (timed)
 			s->stage_cycles[vhost ? PMD_STAGE_RX_VHOST :
@@ -211,6 +222,7 @@ pmd_idle_sleep(struct pmd *pmd)
 	uint64_t t0;
 
 	dp_tx_flush_all(&pmd->dp);		/* never sleep on buffered packets */
+	dp_where_set(&pmd->dp.io_where, DP_IN_SLEEP, 0);
 	rte_rcu_qsbr_thread_offline(pmd_qsbr, pmd->idx);
 	t0 = rte_rdtsc();
 	rte_delay_us_sleep(pmd->idle_backoff_us);
@@ -242,6 +254,9 @@ pmd_main(void *arg)
 	/* The idle back-off's sleeps are tens of microseconds: the default
 	 * 50 us timer slack would double them (and the wake-up latency). */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	pmd->thread = pthread_self();	/* for pmd_interrupt */
+	pmd->silent_logged = false;
+	__atomic_store_n(&pmd->heartbeat_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 	rte_rcu_qsbr_thread_register(pmd_qsbr, pmd->idx);
 	rte_rcu_qsbr_thread_online(pmd_qsbr, pmd->idx);
 	__atomic_store_n(&pmd->running, true, __ATOMIC_RELEASE);
@@ -252,6 +267,9 @@ pmd_main(void *arg)
 	uint64_t t_top = rte_rdtsc(), t_end, t_round, sleep0;
 	uint32_t got;
 	while (!__atomic_load_n(&pmd->stop, __ATOMIC_RELAXED)) {
+		/* alive, at the top of the loop (pmd_watch.h) */
+		__atomic_store_n(&pmd->heartbeat_tsc, t_top, __ATOMIC_RELAXED);
+		dp_where_set(&pmd->dp.io_where, DP_IN_LOOP, 0);
 		pmd->dp.snap = dp_snapshot_get();
 		t_round = t_top;
 		if (unlikely(pmd->dp.snap->gen != pmd->dp.seen_gen)) {
@@ -399,6 +417,8 @@ pmds_start(void)
 {
 	for (uint16_t i = 0; i < n_pmds; i++) {
 		pmds[i].stop = false;
+		if (rte_eal_get_lcore_state(pmds[i].lcore) != WAIT)
+			continue;	/* a failed pmds_stop left it running */
 		if (rte_eal_remote_launch(pmd_main, &pmds[i], pmds[i].lcore))
 			return -1;
 	}
@@ -409,13 +429,50 @@ pmds_start(void)
 	return 0;
 }
 
-void
+/* The PMDs that have not left their loop yet. */
+static unsigned
+pmds_running(void)
+{
+	unsigned n = 0;
+
+	for (uint16_t i = 0; i < n_pmds; i++)
+		n += __atomic_load_n(&pmds[i].running, __ATOMIC_ACQUIRE);
+	return n;
+}
+
+unsigned
 pmds_stop(void)
 {
+	const struct timespec tick = { 0, 1000000 };	/* 1 ms */
+	unsigned left;
+
 	for (uint16_t i = 0; i < n_pmds; i++)
 		__atomic_store_n(&pmds[i].stop, true, __ATOMIC_RELAXED);
-	for (uint16_t i = 0; i < n_pmds; i++)
-		rte_eal_wait_lcore(pmds[i].lcore);
+	/* A PMD sees the flag within an iteration; one that does not is
+	 * inside a call that blocks: interrupted every PMD_INTERRUPT_MS. */
+	for (unsigned ms = 1; (left = pmds_running()) && ms < PMD_STOP_MS;
+	     ms++) {
+		nanosleep(&tick, NULL);
+		if (ms % PMD_INTERRUPT_MS)
+			continue;
+		for (uint16_t i = 0; i < n_pmds; i++)
+			pmd_interrupt(&pmds[i]);
+	}
+	for (uint16_t i = 0; i < n_pmds; i++) {
+		struct pmd *pmd = &pmds[i];
+		if (!__atomic_load_n(&pmd->running, __ATOMIC_ACQUIRE)) {
+			rte_eal_wait_lcore(pmd->lcore);
+			continue;
+		}
+		struct ds s;
+		ds_init(&s);
+		pmd_silence_text(pmd, &s);
+		VLOG_ERR(pmd, "%s: did not stop within %.1f s of being asked "
+			 "(interrupted every %d ms)\n", ds_cstr(&s),
+			 PMD_STOP_MS / 1000.0, PMD_INTERRUPT_MS);
+		ds_destroy(&s);
+	}
+	return left;
 }
 
 void

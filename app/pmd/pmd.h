@@ -6,11 +6,14 @@
  * The control thread reaches a PMD in two ways only:
  *  - a new dp_snapshot (RCU): the PMD revalidates its megaflows;
  *  - pmd_call(): a function run by the PMD between two bursts (dump flows,
- *    clear stats, flush), while the control thread waits.
+ *    clear stats, flush), while the control thread waits, never longer
+ *    than the PMD keeps answering (pmd_watch.h: a PMD stuck in a driver
+ *    call is reported, not waited on).
  */
 #ifndef VXS_PMD_H
 #define VXS_PMD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_cycles.h>
@@ -235,6 +238,12 @@ struct pmd {
 	struct pmd_load load;		/* the load window */
 
 	struct pmd_request *req;	/* mailbox, set by the control thread */
+
+	/* liveness (pmd_watch.h): written by the PMD, read by the control
+	 * thread; with dp.io_where they say whether and where it is stuck */
+	pthread_t thread;		/* its lcore's thread (pmd_interrupt) */
+	uint64_t heartbeat_tsc;		/* the top of its latest iteration */
+	bool silent_logged;		/* pmd_watch_tick: logged as silent */
 };
 
 /* pmds[0..n_pmds-1] run; the array has room for CFG_MAX_CORES and is
@@ -269,13 +278,19 @@ void pmds_fini(void);
  * start-up, what set-opt made them since on set-pmd-cores). */
 int pmds_create(const struct vxs_config *cfg, uint32_t opts, char *err,
 		size_t errlen);
+/* Launches the PMDs that are not running (all, but for one that a failed
+ * pmds_stop left running). */
 int pmds_start(void);
-void pmds_stop(void);
+/* Stops every PMD, interrupting one that stays inside a driver call
+ * (pmd_watch.h); 0, or how many still run after PMD_STOP_MS (logged). */
+unsigned pmds_stop(void);
 void pmds_destroy(void);
 struct pmd *pmd_by_core(uint16_t core);
 
 /* Runs fn in the PMD's context between bursts and waits for it (runs it
- * here directly if the PMD is not running). */
+ * here directly if the PMD is not running). -ETIMEDOUT, fn not run, when
+ * the PMD is not answering (pmd_watch.h): silent for PMD_ANSWER_MS
+ * already, or before it took the request. */
 int pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg);
 
 /* Per PMD, exported for the control plane. */
@@ -290,8 +305,10 @@ struct pmd_accounting {
 	uint64_t sent, consumed, dropped, in_flight;	/* where it is */
 };
 
-/* The equation's terms, read in the PMD between bursts (pmd_call). */
-void pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a);
+/* The equation's terms, read in the PMD between bursts (pmd_call): 0; or,
+ * when the PMD is not answering, as pmd_accounting_peek sees them and
+ * -ETIMEDOUT. */
+int pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a);
 /* The terms as the control thread sees them now, without stopping the
  * PMD: exact only while no packets move (telemetry). */
 void pmd_accounting_peek(const struct pmd *pmd, struct pmd_accounting *a);

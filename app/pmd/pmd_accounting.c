@@ -39,15 +39,20 @@ accounting_req(struct pmd_request *req)
 	pmd_accounting_peek(req->pmd, req->arg);
 }
 
-void
+int
 pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a)
 {
-	if (pmd_call(pmd, accounting_req, a))
+	int rc = pmd_call(pmd, accounting_req, a);
+
+	if (rc)
 		pmd_accounting_peek(pmd, a);	/* PMD stuck: best effort */
+	return rc;
 }
 
+/* exact: read by the PMD between bursts; else as last seen from here, a
+ * PMD not answering (pmd_watch.h) */
 static void
-put_json(struct ds *out, const struct pmd_accounting *a)
+put_json(struct ds *out, const struct pmd_accounting *a, bool exact)
 {
 	json_key(out, "accounting");
 	json_begin_object(out);
@@ -58,6 +63,7 @@ put_json(struct ds *out, const struct pmd_accounting *a)
 	json_key(out, "dropped"); json_u64(out, a->dropped);
 	json_key(out, "in_flight"); json_u64(out, a->in_flight);
 	json_key(out, "balanced"); json_bool(out, pmd_accounting_balanced(a));
+	json_key(out, "exact"); json_bool(out, exact);
 	json_end_object(out);
 }
 
@@ -65,22 +71,23 @@ void
 pmd_accounting_json(struct ds *out, struct pmd *pmd)
 {
 	struct pmd_accounting a;
+	bool exact = !pmd_accounting_read(pmd, &a);
 
-	pmd_accounting_read(pmd, &a);
-	put_json(out, &a);
+	put_json(out, &a, exact);
 }
 
 void
 pmd_accounting_json_all(struct ds *out)
 {
 	struct pmd_accounting sum = { 0 }, a;
+	bool exact = true;
 
 	for (int i = -1; i < (int)n_pmds; i++) {
 		/* -1: the PMDs set-pmd-cores replaced, none in flight */
 		if (i < 0)
 			pmd_accounting_peek_stats(&pmd_retired_stats, &a);
-		else
-			pmd_accounting_read(&pmds[i], &a);
+		else if (pmd_accounting_read(&pmds[i], &a))
+			exact = false;
 		sum.received += a.received;
 		sum.copies += a.copies;
 		sum.sent += a.sent;
@@ -88,18 +95,18 @@ pmd_accounting_json_all(struct ds *out)
 		sum.dropped += a.dropped;
 		sum.in_flight += a.in_flight;
 	}
-	put_json(out, &sum);
+	put_json(out, &sum, exact);
 }
 
 void
 pmd_accounting_text(struct ds *out, struct pmd *pmd)
 {
 	struct pmd_accounting a;
+	bool exact = !pmd_accounting_read(pmd, &a);
 
-	pmd_accounting_read(pmd, &a);
 	ds_put_format(out, "  accounting: received %lu + copies %lu = sent %lu"
 		      " + consumed %lu + dropped %lu + in flight %lu (%s)\n",
 		      a.received, a.copies, a.sent, a.consumed, a.dropped,
-		      a.in_flight, pmd_accounting_balanced(&a) ? "balanced"
-							       : "MISMATCH");
+		      a.in_flight, !exact ? "as last seen: not answering"
+		      : pmd_accounting_balanced(&a) ? "balanced" : "MISMATCH");
 }

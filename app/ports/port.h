@@ -139,6 +139,10 @@ struct port {
 	uint16_t ctl_sender;		/* the control thread's sender index */
 	bool tx_lock_forced;		/* dpbench --tx-lock: every route locked */
 	uint32_t tx_route[PORT_MAX_SENDERS];
+	/* a step of port_tx_set_queues stored whose grace period has not
+	 * been seen to end: the token it waits for */
+	bool tx_grace_pending;
+	uint64_t tx_grace_token;
 	rte_spinlock_t tx_lock[PORT_MAX_QUEUES];
 
 	/* The longest frame sent (tx) or taken from the port (rx): its MTU
@@ -281,10 +285,14 @@ struct port *port_vhost_by_vid(int vid);
  * changed while PMDs may be sending: the routes move in steps separated
  * by RCU grace periods (qsbr: the PMDs'; NULL when none runs), so no two
  * senders are ever on one queue without both taking its lock. Control
- * thread only (it waits). port_tx_force_lock: every route locked (dpbench
- * measures the lock's cost). port_tx_shared: some route is locked. */
+ * thread only: it waits at most PORT_TX_GRACE_WAIT_US for a grace period
+ * and returns false when one had not ended (a PMD stuck in a driver call):
+ * the routes are then in a safe intermediate step, and a later call goes
+ * on from there. port_tx_force_lock: every route locked (dpbench measures
+ * the lock's cost). port_tx_shared: some route is locked. */
+#define PORT_TX_GRACE_WAIT_US 20000
 void port_tx_init(struct port *p, uint16_t n_txq, uint16_t n_senders);
-void port_tx_set_queues(struct port *p, uint16_t n_txq,
+bool port_tx_set_queues(struct port *p, uint16_t n_txq,
 			struct rte_rcu_qsbr *qsbr);
 void port_tx_force_lock(struct port *p, bool on);
 bool port_tx_shared(const struct port *p);

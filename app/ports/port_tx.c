@@ -20,6 +20,8 @@
  * period following 2 no sender is left on an old queue. Steps that change
  * nothing are skipped, and so is their wait.
  */
+#include <rte_cycles.h>
+#include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
 #include "port.h"
 
@@ -54,7 +56,41 @@ routes_store(struct port *p, const uint32_t *routes)
 	return changed;
 }
 
-static void
+/* Whether the grace period after the last step stored has ended, waiting
+ * for it at most PORT_TX_GRACE_WAIT_US (a PMD not answering, pmd_watch.h,
+ * must not hang the control thread). */
+static bool
+grace_ended(struct port *p, struct rte_rcu_qsbr *qsbr)
+{
+	uint64_t until = rte_rdtsc() + rte_get_tsc_hz() / 1000000 *
+				       PORT_TX_GRACE_WAIT_US;
+
+	while (p->tx_grace_pending) {
+		if (rte_rcu_qsbr_check(qsbr, p->tx_grace_token, false) == 1)
+			p->tx_grace_pending = false;
+		else if (rte_rdtsc() > until)
+			return false;
+		else
+			rte_pause();
+	}
+	return true;
+}
+
+/* One step: stored once the previous one's grace period has ended, then
+ * its own waited for. */
+static bool
+routes_step(struct port *p, const uint32_t *routes, struct rte_rcu_qsbr *qsbr)
+{
+	if (!grace_ended(p, qsbr))
+		return false;
+	if (routes_store(p, routes)) {
+		p->tx_grace_token = rte_rcu_qsbr_start(qsbr);
+		p->tx_grace_pending = true;
+	}
+	return grace_ended(p, qsbr);
+}
+
+static bool
 routes_move(struct port *p, const uint32_t *next, struct rte_rcu_qsbr *qsbr)
 {
 	uint32_t step[PORT_MAX_SENDERS];
@@ -62,14 +98,15 @@ routes_move(struct port *p, const uint32_t *next, struct rte_rcu_qsbr *qsbr)
 	if (qsbr) {
 		for (uint16_t s = 0; s < p->n_senders; s++)
 			step[s] = p->tx_route[s] | PORT_TX_LOCKED;
-		if (routes_store(p, step))
-			rte_rcu_qsbr_synchronize(qsbr, RTE_QSBR_THRID_INVALID);
+		if (!routes_step(p, step, qsbr))
+			return false;
 		for (uint16_t s = 0; s < p->n_senders; s++)
 			step[s] = next[s] | PORT_TX_LOCKED;
-		if (routes_store(p, step))
-			rte_rcu_qsbr_synchronize(qsbr, RTE_QSBR_THRID_INVALID);
+		if (!routes_step(p, step, qsbr))
+			return false;
 	}
 	routes_store(p, next);
+	return true;
 }
 
 void
@@ -82,16 +119,18 @@ port_tx_init(struct port *p, uint16_t n_txq, uint16_t n_senders)
 	p->ctl_txq = port_txq_for(p, p->ctl_sender);
 }
 
-void
+bool
 port_tx_set_queues(struct port *p, uint16_t n_txq, struct rte_rcu_qsbr *qsbr)
 {
 	uint32_t next[PORT_MAX_SENDERS];
 
 	n_txq = RTE_MAX(RTE_MIN(n_txq, PORT_MAX_QUEUES), 1);
 	routes_compute(next, p->n_senders, n_txq, p->tx_lock_forced);
-	routes_move(p, next, qsbr);
+	if (!routes_move(p, next, qsbr))
+		return false;
 	p->n_txq = n_txq;
 	p->ctl_txq = port_txq_for(p, p->ctl_sender);
+	return true;
 }
 
 void

@@ -199,9 +199,12 @@ ports_tick(void)
 		    !__atomic_exchange_n(&p->tx_routes_stale, false,
 					 __ATOMIC_ACQ_REL))
 			continue;
-		port_tx_set_queues(p, __atomic_load_n(&p->guest_queues,
-						      __ATOMIC_RELAXED),
-				   vhost_qsbr);
+		/* not done (a PMD not answering): again next tick */
+		if (!port_tx_set_queues(p, __atomic_load_n(&p->guest_queues,
+							   __ATOMIC_RELAXED),
+					vhost_qsbr))
+			__atomic_store_n(&p->tx_routes_stale, true,
+					 __ATOMIC_RELEASE);
 	}
 }
 
