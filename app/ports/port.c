@@ -284,8 +284,10 @@ port_stop(struct port *p)
 	p->stopped = true;
 	if (p->kind == PORT_ETHDEV) {
 		/* The PMDs let go of it: only the driver moves mbufs now.
-		 * What it gives back at close, against what it took, tells
+		 * First what it holds of what was sent (not its rings'), then
+		 * what it gives back at close, against what it took, tells
 		 * its rings from a datapath leak. */
+		port_ethdev_tx_drain(p);
 		uint32_t before = pool_in_use();
 		port_ethdev_stop(p);
 		uint32_t returned = before - pool_in_use();

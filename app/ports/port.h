@@ -64,6 +64,7 @@ struct port {
 	uint64_t added_ms;		/* when it joined (vxs_now_ms) */
 	bool dev_created;		/* its device exists: close it */
 	bool stopped;			/* port_stop() done */
+	bool dev_started;		/* ethdev: started (its queues exist) */
 	bool hotplugged;		/* we probed it: remove it with the port */
 
 	uint16_t n_rxq;
@@ -255,6 +256,9 @@ int port_ethdev_create(struct port *p, struct rte_mempool *pool,
 int port_pcap_check_devargs(const char *devargs, uint32_t max_frame,
 			    char *err, size_t errlen);
 int port_ethdev_start(struct port *p, char *err, size_t errlen);
+/* Takes back what the driver still holds of the mbufs sent (before
+ * port_ethdev_stop, once no PMD sends on the port): how many came back. */
+uint32_t port_ethdev_tx_drain(struct port *p);
 void port_ethdev_stop(struct port *p);
 
 /* vhost */

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 #include "port.h"
+#include "port_priv.h"
 #include "vlog.h"
 
 /* "0000:18:00.0" or "18:00.0": EAL already probed it (unless --no-pci). */
@@ -175,7 +177,43 @@ port_ethdev_start(struct port *p, char *err, size_t errlen)
 	/* Tunnel traffic is addressed to the VTEP MAC, which the topology
 	 * may set apart from the NIC's own; overlay ethdevs switch any MAC. */
 	rte_eth_promiscuous_enable(p->eth_port_id);
+	p->dev_started = true;
 	return 0;
+}
+
+/* A sent mbuf may stay with the driver after its tx burst returned:
+ * net_af_xdp (copy or zero-copy) keeps each one until it reads the
+ * socket's completion ring, which only its next tx burst does and its
+ * close never does (DPDK 22.11), so after the last burst the last frames
+ * were lost to the pool at every stop. The driver's tx_done_cleanup where
+ * it has one, else an empty tx burst (for net_af_xdp: a completion ring
+ * pull and a kick), until nothing more comes back for a few rounds. */
+#define TX_DRAIN_QUIET_ROUNDS 3
+#define TX_DRAIN_MAX_ROUNDS 50		/* 1 ms apart */
+
+uint32_t
+port_ethdev_tx_drain(struct port *p)
+{
+	const struct timespec tick = { 0, 1000000 };
+	struct rte_mbuf *none[1];
+	uint32_t start = pool_in_use(), last = start;
+
+	if (!p->dev_started)
+		return 0;
+	for (int round = 0, quiet = 0; round < TX_DRAIN_MAX_ROUNDS &&
+	     quiet < TX_DRAIN_QUIET_ROUNDS; round++) {
+		for (uint16_t q = 0; q < p->n_txq; q++)
+			if (rte_eth_tx_done_cleanup(p->eth_port_id, q, 0) < 0)
+				rte_eth_tx_burst(p->eth_port_id, q, none, 0);
+		uint32_t now = pool_in_use();
+		quiet = now < last ? 0 : quiet + 1;
+		last = now;
+		nanosleep(&tick, NULL);
+	}
+	if (start > last)
+		VLOG_INFO(ports, "%s: %u mbufs sent were still held by its "
+			  "driver at stop: taken back\n", p->name, start - last);
+	return start > last ? start - last : 0;
 }
 
 void
