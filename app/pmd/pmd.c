@@ -152,6 +152,10 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 		 * (pmd_poll_ask_next): rte_vhost allocates the whole ask */
 		bool ask = rx_ask && port_vhost_packed(q->port);
 		uint16_t burst = ask ? q->poll.ask : BATCH_MAX;
+		/* nothing may wait in a tx buffer while the PMD waits in
+		 * a driver (net_pcap on a FIFO) */
+		if (unlikely(q->port->rx_may_block))
+			dp_tx_flush_all(dp);
 		dp_where_set(&dp->io_where, DP_IN_RX, q->port->idx);
 		b.n = port_rx_burst(q->port, q->qid, pktmbuf_pool, b.pkts,
 				    burst);

@@ -243,7 +243,8 @@ struct pmd {
 	 * thread; with dp.io_where they say whether and where it is stuck */
 	pthread_t thread;		/* its lcore's thread (pmd_interrupt) */
 	uint64_t heartbeat_tsc;		/* the top of its latest iteration */
-	bool silent_logged;		/* pmd_watch_tick: logged as silent */
+	bool silent_logged;		/* pmd_watch_tick: logged as silent, */
+	uint64_t silent_hb;		/* ...at this heartbeat */
 };
 
 /* pmds[0..n_pmds-1] run; the array has room for CFG_MAX_CORES and is

@@ -145,15 +145,24 @@ pmd_watch_tick(void)
 	next = now + rte_get_tsc_hz() / 10;
 	for (uint16_t i = 0; i < n_pmds; i++) {
 		struct pmd *pmd = &pmds[i];
-		bool answering = pmd_answering(pmd);
-		if (answering == !pmd->silent_logged)
-			continue;
-		pmd->silent_logged = !answering;
-		if (answering) {
-			VLOG_INFO(pmd, "pmd %u (core %u): answering again\n",
-				  pmd->idx, pmd->lcore);
-			continue;
+		uint64_t hb = __atomic_load_n(&pmd->heartbeat_tsc,
+					      __ATOMIC_RELAXED);
+		/* a heartbeat since: it went round its loop again, even if
+		 * it is stuck once more (a command's wait may hide the
+		 * moment from these ticks) */
+		if (pmd->silent_logged) {
+			if (hb == pmd->silent_hb)
+				continue;
+			pmd->silent_logged = false;
+			VLOG_INFO(pmd, "pmd %u (core %u): answering again after "
+				  "%.1f s\n", pmd->idx, pmd->lcore,
+				  (double)(hb - pmd->silent_hb) /
+					  rte_get_tsc_hz());
 		}
+		if (pmd_answering(pmd))
+			continue;
+		pmd->silent_logged = true;
+		pmd->silent_hb = hb;
 		struct ds s;
 		ds_init(&s);
 		pmd_silence_text(pmd, &s);

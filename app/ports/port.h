@@ -65,6 +65,9 @@ struct port {
 	bool dev_created;		/* its device exists: close it */
 	bool stopped;			/* port_stop() done */
 	bool dev_started;		/* ethdev: started (its queues exist) */
+	/* its rx burst may wait (port_pcap_rx_may_block): a PMD sends what
+	 * it buffered before polling it (pmd.c) */
+	bool rx_may_block;
 	bool hotplugged;		/* we probed it: remove it with the port */
 
 	uint16_t n_rxq;
@@ -255,6 +258,8 @@ int port_ethdev_create(struct port *p, struct rte_mempool *pool,
  * err; max_frame: the data room of one mbuf. */
 int port_pcap_check_devargs(const char *devargs, uint32_t max_frame,
 			    char *err, size_t errlen);
+/* net_pcap reading a FIFO or a device: its rx burst waits for data */
+bool port_pcap_rx_may_block(const char *devargs);
 int port_ethdev_start(struct port *p, char *err, size_t errlen);
 /* Takes back what the driver still holds of the mbufs sent (before
  * port_ethdev_stop, once no PMD sends on the port): how many came back. */

@@ -96,6 +96,7 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 		return -1;
 	p->eth_port_id = id;
 	p->dev_created = true;		/* from here on, closed by port_stop */
+	p->rx_may_block = port_pcap_rx_may_block(p->cfg->devargs);
 	rc = rte_eth_dev_info_get(id, &info);
 	if (rc) {
 		snprintf(err, errlen, "%s: dev_info: %s", p->name,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "port.h"
 
 #define PCAP_MAGIC_US 0xa1b2c3d4u
@@ -69,21 +70,43 @@ out:
 	return rc;
 }
 
+/* net_pcap's rx_pcap path into path; false when there is none */
+static bool
+rx_pcap_path(const char *devargs, char *path, size_t len)
+{
+	const char *rx = strstr(devargs, "rx_pcap=");
+
+	if (strncmp(devargs, "net_pcap", 8) || !rx)
+		return false;
+	rx += strlen("rx_pcap=");
+	size_t n = strcspn(rx, ",");
+	if (n >= len)
+		return false;
+	memcpy(path, rx, n);
+	path[n] = '\0';
+	return true;
+}
+
 int
 port_pcap_check_devargs(const char *devargs, uint32_t max_frame, char *err,
 			size_t errlen)
 {
-	const char *rx = strstr(devargs, "rx_pcap=");
-	const char *inf = strstr(devargs, "infinite_rx=1");
 	char path[CFG_PATH_MAX];
 
-	if (strncmp(devargs, "net_pcap", 8) || !rx || !inf)
+	if (!strstr(devargs, "infinite_rx=1") ||
+	    !rx_pcap_path(devargs, path, sizeof path))
 		return 0;
-	rx += strlen("rx_pcap=");
-	size_t n = strcspn(rx, ",");
-	if (n >= sizeof path)
-		return 0;
-	memcpy(path, rx, n);
-	path[n] = '\0';
 	return check_pcap_records(path, max_frame, err, errlen);
+}
+
+bool
+port_pcap_rx_may_block(const char *devargs)
+{
+	char path[CFG_PATH_MAX];
+	struct stat st;
+
+	/* read once into memory (infinite_rx) or a regular file: no */
+	return !strstr(devargs, "infinite_rx=1") &&
+	       rx_pcap_path(devargs, path, sizeof path) &&
+	       stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
