@@ -34,6 +34,7 @@
 #include <rte_telemetry.h>
 #include "conntrack.h"
 #include "pmd.h"
+#include "pmd_watch.h"
 #include "stats_read.h"
 #include "telemetry.h"
 
@@ -173,6 +174,8 @@ pmd_stats_dict(struct rte_tel_data *d, const struct pmd *pmd)
 		snprintf(name, sizeof name, "drop_%s", drop_reason_name(r));
 		n += add_u64(d, name, counter_ld(&s->drops[r]));
 	}
+	/* 0: its counters as last seen (pmd_watch.h) */
+	n += add_u64(d, "answering", pmd_answering(pmd));
 	n += add_u64(d, "mbufs_in_use", mbufs_in_use());
 	return n;
 }

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "ds.h"
 #include "pmd_reconf.h"
+#include "pmd_watch.h"
 #include "pmd_rxq_sched.h"
 #include "vlog.h"
 
@@ -128,6 +129,16 @@ plan_apply(struct rxq_plan *pl, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	/* and every PMD answering: a plan half applied would lose queues */
+	for (uint16_t i = 0; i < n_pmds; i++)
+		if (!pmd_answering(&pmds[i])) {
+			struct ds s;
+			ds_init(&s);
+			pmd_silence_text(&pmds[i], &s);
+			snprintf(err, errlen, "%s: no rx queue moved", ds_cstr(&s));
+			ds_destroy(&s);
+			return -1;
+		}
 	for (pl->phase = 1; pl->phase <= 2; pl->phase++)
 		for (uint16_t i = 0; i < n_pmds; i++)
 			if (pmd_call(&pmds[i], plan_apply_req, pl)) {
