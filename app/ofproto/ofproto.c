@@ -209,6 +209,8 @@ retired_reclaim(bool force)
 	while (k < of.n_retired && (force || !of.qsbr ||
 	       rte_rcu_qsbr_check(of.qsbr, of.retired[k].token, false) == 1))
 		free(of.retired[k++].s);
+	if (!k)
+		return;
 	memmove(of.retired, of.retired + k,
 		(of.n_retired - k) * sizeof *of.retired);
 	of.n_retired -= k;
