@@ -309,7 +309,7 @@ nat_state(const struct ct_conn *c, bool reply)
 static __rte_always_inline uint8_t
 process_hit(struct conntrack *ct, struct rte_mbuf *m,
 	    const struct ct_pkt_meta *mt, const struct ct_key *k, bool related,
-	    struct ct_conn *c, bool reply, bool commit,
+	    struct ct_conn *c, bool reply,
 	    const struct ct_nat_spec *nat, uint64_t now,
 	    struct ct_conn_ref *out)
 {
@@ -339,9 +339,13 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 		fill_ref(out, NULL, false, k->zone);
 		return CS_TRACKED | CS_INVALID;
 	case CT_UPDATE_NEW:
+		/* Ended whether or not this packet commits, as OVS's
+		 * conn_update_state (conn_force_expire): kept, a closed
+		 * session would answer its next SYN from the old responder
+		 * as +est+rpl past every deny rule, and lend a new
+		 * connection its mark, label and NAT. */
 		rte_spinlock_unlock(&c->lock);
-		if (commit)
-			conn_replace(ct, c);
+		conn_replace(ct, c);
 		return CT_NO_SESSION;
 	}
 	if (nat && c->nat) {
@@ -380,7 +384,7 @@ process_miss(struct conntrack *ct, struct rte_mbuf *m,
 			 * committing (if it is gone already, this packet
 			 * stays +new, as in OVS) */
 			uint8_t st = process_hit(ct, m, mt, k, related, live,
-						 live_reply, false, nat, now,
+						 live_reply, nat, now,
 						 out);
 			if (st != CT_NO_SESSION)
 				return st;
@@ -655,7 +659,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				st = process_hit(ct, pkts[i], &meta[i],
 						 &keys[j], related[j],
 						 entry_conn(data[j]),
-						 entry_reply(data[j]), commit,
+						 entry_reply(data[j]),
 						 nat, now_tsc, ref);
 			if (st == CT_NO_SESSION) {
 				bool refused = false;

@@ -180,12 +180,24 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 	if (tcp_invalid_flags(f))
 		return CT_UPDATE_INVALID;
 
-	/* A SYN on a session both ends closed: a new connection. */
-	if ((f & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG &&
-	    dst->state >= CT_TCPS_FIN_WAIT_2 &&
-	    src->state >= CT_TCPS_FIN_WAIT_2) {
-		src->state = dst->state = CT_TCPS_CLOSED;
-		return CT_UPDATE_NEW;
+	/* A bare SYN, as OVS 3.1 (conntrack-tcp.c): on a session both ends
+	 * closed, a new connection (the caller ends this one, committed or
+	 * not); from an end that has sent nothing but SYNs (a retransmission,
+	 * a new ISN on an unanswered attempt, the other end of a
+	 * simultaneous open), +new with no window check and nothing else
+	 * learnt from it. */
+	if ((f & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG)) == RTE_TCP_SYN_FLAG) {
+		if (dst->state >= CT_TCPS_FIN_WAIT_2 &&
+		    src->state >= CT_TCPS_FIN_WAIT_2) {
+			src->state = dst->state = CT_TCPS_CLOSED;
+			return CT_UPDATE_NEW;
+		}
+		if (src->state <= CT_TCPS_SYN_SENT) {
+			src->state = CT_TCPS_SYN_SENT;
+			ct_conn_update_expiration(ct, c,
+						  CT_TM_TCP_FIRST_PACKET, now);
+			return CT_UPDATE_VALID_NEW;
+		}
 	}
 
 	if (!(f & RTE_TCP_SYN_FLAG)) {
@@ -264,10 +276,6 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 		if (f & RTE_TCP_RST_FLAG)
 			src->state = dst->state = CT_TCPS_TIME_WAIT;
 		ct_conn_update_expiration(ct, c, tcp_tm(src, dst), now);
-		/* The originator repeating its SYN before any answer. */
-		if (!reply && (f & RTE_TCP_SYN_FLAG) &&
-		    !(f & RTE_TCP_ACK_FLAG) && dst->state < CT_TCPS_SYN_SENT)
-			return CT_UPDATE_VALID_NEW;
 		return CT_UPDATE_VALID;
 	}
 	if ((dst->state < CT_TCPS_SYN_SENT ||

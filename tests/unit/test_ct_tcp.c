@@ -119,13 +119,116 @@ test_simultaneous_open(void)
 	struct conntrack *ct = ct_test_new("ct_simo", 64, NULL);
 
 	CHECK_EXPR(a2b(ct, F_SYN, 1000, 0, 65535, -1, 0, 0) == TRK_NEW);
-	CHECK_EXPR(b2a(ct, F_SYN, 9000, 0, 65535, -1, 0, 0) == TRK_RPL);
+	/* OVS 3.1: a bare SYN from an end that has sent nothing else is
+	 * +new, from either side (it was +est+rpl here: past deny rules) */
+	CHECK_EXPR(b2a(ct, F_SYN, 9000, 0, 65535, -1, 0, 0) == TRK_NEW);
 	CHECK_EXPR(a2b(ct, F_SYN | F_ACK, 1000, 9001, 65535, -1, 0, 0) ==
 		   TRK_EST);
 	CHECK_EXPR(b2a(ct, F_SYN | F_ACK, 9000, 1001, 65535, -1, 0, 0) ==
 		   TRK_RPL);
 	CHECK(strstr(ct_first_line(ct, Z), "state=ESTABLISHED") != NULL,
 	      "%s", ct_first_line(ct, Z));
+	CHECK_EXPR(conntrack_get_nconns(ct) == 1);
+	conntrack_destroy(ct);
+}
+
+/* Tracks a B->A or A->B segment without committing (a deny policy's
+ * ct()), with the session's reference in *ref when given. */
+static uint8_t
+seg_nocommit(bool from_b, uint8_t f, uint32_t seq, uint32_t ack,
+	     struct conntrack *ct, uint64_t now, struct ct_conn_ref *ref)
+{
+	struct rte_mbuf *m = from_b ? pkt_tcp(B, A, BP, AP, f, seq, ack, 65535,
+					      -1, 0)
+				    : pkt_tcp(A, B, AP, BP, f, seq, ack, 65535,
+					      -1, 0);
+	struct ct_pkt_meta mt;
+	uint8_t st = 0xff;
+
+	if (ct_pkt_meta_parse(m, &mt) == 0)
+		st = conntrack_execute_one(ct, m, &mt, Z, false, NULL, now,
+					   ref);
+	rte_pktmbuf_free(m);
+	return st;
+}
+
+/* FIN/ACK, ACK, FIN/ACK, ACK after handshake(): both ends FIN_WAIT_2. */
+static void
+fin_close(struct conntrack *ct, uint64_t now)
+{
+	CHECK_EXPR(a2b(ct, F_FIN | F_ACK, 1001, 5001, 65535, -1, 0, now) ==
+		   TRK_EST);
+	CHECK_EXPR(b2a(ct, F_ACK, 5001, 1002, 65535, -1, 0, now) == TRK_RPL);
+	CHECK_EXPR(b2a(ct, F_FIN | F_ACK, 5001, 1002, 65535, -1, 0, now) ==
+		   TRK_RPL);
+	CHECK_EXPR(a2b(ct, F_ACK, 1002, 5002, 65535, -1, 0, now) == TRK_EST);
+}
+
+/* Issue 23's bypass of sg(deny): a closed session was replaced only when
+ * the SYN that found it committed, so under a deny policy it stayed, both
+ * ends CLOSED, and the old responder's next SYN took the first-packet
+ * path: +est+rpl, through every deny rule, with the whole handshake
+ * after it. OVS ends the session at the first SYN, committed or not. */
+static void
+test_closed_session_reopened_by_responder(void)
+{
+	struct conntrack *ct = ct_test_new("ct_zombie", 64, NULL);
+
+	handshake(ct, 0);
+	fin_close(ct, SEC(1));
+	CHECK_EXPR(seg_nocommit(true, F_SYN, 7000, 0, ct, SEC(2), NULL) ==
+		   TRK_NEW);
+	CHECK_EXPR(conntrack_get_nconns(ct) == 0);
+	CHECK_EXPR(seg_nocommit(true, F_SYN, 7000, 0, ct, SEC(3), NULL) ==
+		   TRK_NEW);
+	/* nor can the answer or the rest of the handshake pass */
+	CHECK_EXPR(seg_nocommit(false, F_SYN | F_ACK, 3000, 7001, ct, SEC(3),
+				NULL) == TRK_INV);
+	CHECK_EXPR(seg_nocommit(true, F_ACK, 7001, 3001, ct, SEC(3), NULL) ==
+		   TRK_NEW);
+	CHECK_EXPR(conntrack_get_nconns(ct) == 0);
+	conntrack_destroy(ct);
+}
+
+/* The same-direction variant: a new connection on the 5-tuple of a
+ * closed one is a new session, not the old one with its mark. */
+static void
+test_closed_session_reopened_keeps_nothing(void)
+{
+	struct conntrack *ct = ct_test_new("ct_zombie2", 64, NULL);
+	struct ct_conn_ref ref = { 0 };
+
+	handshake(ct, 0);
+	CHECK_EXPR(seg_nocommit(false, F_ACK, 1001, 5001, ct, SEC(1), &ref) ==
+		   TRK_EST && ref.conn);
+	ct_conn_set_mark(ref.conn, 1, 1);	/* Neutron: ct_mark=1, dropped */
+	fin_close(ct, SEC(1));
+	/* a new SYN, not committed: +new, and the old session is gone */
+	memset(&ref, 0, sizeof ref);
+	CHECK_EXPR(seg_nocommit(false, F_SYN, 20000, 0, ct, SEC(2), &ref) ==
+		   TRK_NEW && !ref.conn);
+	/* committed: a session of its own, without the old mark */
+	CHECK_EXPR(a2b(ct, F_SYN, 20000, 0, 65535, -1, 0, SEC(2)) == TRK_NEW);
+	memset(&ref, 0, sizeof ref);
+	CHECK_EXPR(seg_nocommit(true, F_SYN | F_ACK, 9000, 20001, ct, SEC(2),
+				&ref) == TRK_RPL && ref.conn);
+	CHECK(ref.mark == 0, "mark %u", ref.mark);
+	CHECK_EXPR(conntrack_get_nconns(ct) == 1);
+	conntrack_destroy(ct);
+}
+
+/* OVS 3.1: a SYN with a new ISN on an unanswered attempt is +new (no
+ * window check), and the answer to it is accepted. */
+static void
+test_resent_syn_new_isn(void)
+{
+	struct conntrack *ct = ct_test_new("ct_isn", 64, NULL);
+
+	CHECK_EXPR(a2b(ct, F_SYN, 1000, 0, 65535, -1, 0, 0) == TRK_NEW);
+	CHECK_EXPR(a2b(ct, F_SYN, 3000000000u, 0, 65535, -1, 0, SEC(1)) ==
+		   TRK_NEW);
+	CHECK_EXPR(b2a(ct, F_SYN | F_ACK, 5000, 3000000001u, 65535, -1, 0,
+		       SEC(1)) == TRK_RPL);
 	CHECK_EXPR(conntrack_get_nconns(ct) == 1);
 	conntrack_destroy(ct);
 }
@@ -257,6 +360,9 @@ main(void)
 	test_syn_ack_cannot_create();
 	test_retransmitted_syn();
 	test_simultaneous_open();
+	test_closed_session_reopened_by_responder();
+	test_closed_session_reopened_keeps_nothing();
+	test_resent_syn_new_isn();
 	test_rst();
 	test_fin_close();
 	test_window_scaling();
