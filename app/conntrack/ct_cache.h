@@ -50,14 +50,11 @@ struct ct_cache {
 	struct ct_cache_set set[CT_CACHE_SETS];
 };
 
-/* rte_hash_crc(k, 16, 0): the table's own hash of the key. */
+/* The table's own hash of the key (ct_key_hash). */
 static inline uint32_t
 ct_key_sig(const struct ct_key *k)
 {
-	uint64_t w[2];
-
-	memcpy(w, k, sizeof w);
-	return rte_hash_crc_8byte(w[1], rte_hash_crc_8byte(w[0], 0));
+	return ct_key_hash(k);
 }
 
 static inline struct ct_cache *

@@ -1,25 +1,55 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * NAT: a new session under nat(src=...) or nat(dst=...) gets a reply
  * tuple no other session uses (address from the range, starting at a
- * hash of the original tuple so sessions spread; the original port kept
- * when free, else the first free one of the range, as OVS's
- * nat_get_unique_tuple), and its packets are rewritten both ways with
+ * keyed hash of the original tuple so sessions spread; the original port
+ * kept when free, else a free one of the range found in bounded time, as
+ * OVS's nat_get_unique_tuple), and its packets are rewritten both ways with
  * incremental IPv4 and L4 checksum updates (RFC 1624). ICMP errors
  * quoting a NATed packet are not translated (their inner header): they
  * are tracked as +rel only when they quote the untranslated side.
  */
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
+#include <rte_random.h>
 #include <rte_udp.h>
 #include "ct_private.h"
 
-/* At most this many candidate tuples are tried under the table lock. */
-#define NAT_MAX_ATTEMPTS 65536u
+/* The search runs under the table lock, so it is bounded as OVS 3.1's
+ * nat_get_unique_l4: at most NAT_PORT_TRIES ports from the hashed start,
+ * then, while the range is larger than what was tried and that is at
+ * least NAT_PORT_TRIES_MIN, half as many again from a random start (at
+ * most 128 + 64 + 32 + 16 lookups an address). OVS tries one address (the
+ * hashed one); up to NAT_ADDR_TRIES here, so a range of addresses
+ * whose first is full still serves. An exhausted range costs at most
+ * ~1,000 lookups under the lock (it was 65,536). */
+#define NAT_PORT_TRIES 128u
+#define NAT_PORT_TRIES_MIN 16u
+#define NAT_ADDR_TRIES 4u
 
 static bool
 has_ports(uint8_t proto)
 {
 	return proto == IPPROTO_TCP || proto == IPPROTO_UDP;
+}
+
+/* A free port in [pmin, pmax] for reply (through *port), OVS's schedule. */
+static bool
+pick_port(struct conntrack *ct, struct ct_key *reply, rte_be16_t *port,
+	  uint16_t pmin, uint16_t pmax, uint32_t start)
+{
+	uint32_t range = (uint32_t)pmax - pmin + 1;
+	uint32_t tries = RTE_MIN(range, NAT_PORT_TRIES);
+
+	for (;;) {
+		for (uint32_t j = 0; j < tries; j++) {
+			*port = rte_cpu_to_be_16(pmin + (start + j) % range);
+			if (!ct_table_has_key(ct, reply))
+				return true;
+		}
+		if (tries >= range || tries < NAT_PORT_TRIES_MIN)
+			return false;
+		tries /= 2;
+		start = (uint32_t)(rte_rand() % range);
+	}
 }
 
 bool
@@ -28,8 +58,7 @@ ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 {
 	uint32_t ip_max = nat->ip_max ? nat->ip_max : nat->ip_min;
 	uint32_t n_ip = ip_max - nat->ip_min + 1;
-	uint32_t h = rte_hash_crc(orig, sizeof *orig, 0);
-	uint32_t attempts = 0;
+	uint32_t h = ct_key_hash(orig);
 
 	if (ip_max < nat->ip_min)
 		return false;
@@ -53,18 +82,14 @@ ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 			pmin = pmax = orig_port;
 		}
 	}
-	uint32_t n_port = has_ports(orig->proto) ? (uint32_t)pmax - pmin + 1
-						 : 1;
 	if (has_ports(orig->proto) && pmax < pmin)
 		return false;
 
-	for (uint32_t i = 0; i < n_ip; i++) {
+	for (uint32_t i = 0; i < RTE_MIN(n_ip, NAT_ADDR_TRIES); i++) {
 		*addr = rte_cpu_to_be_32(nat->ip_min + (h + i) % n_ip);
 		if (!has_ports(orig->proto)) {
 			if (!ct_table_has_key(ct, reply))
 				return true;
-			if (++attempts >= NAT_MAX_ATTEMPTS)
-				return false;
 			continue;
 		}
 		/* The original port first, if the range holds it. */
@@ -73,14 +98,9 @@ ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 			if (!ct_table_has_key(ct, reply))
 				return true;
 		}
-		uint32_t start = (h >> 16) % n_port;
-		for (uint32_t j = 0; j < n_port; j++) {
-			*port = rte_cpu_to_be_16(pmin + (start + j) % n_port);
-			if (!ct_table_has_key(ct, reply))
-				return true;
-			if (++attempts >= NAT_MAX_ATTEMPTS)
-				return false;
-		}
+		uint32_t range = (uint32_t)pmax - pmin + 1;
+		if (pick_port(ct, reply, port, pmin, pmax, (h >> 16) % range))
+			return true;
 	}
 	return false;
 }

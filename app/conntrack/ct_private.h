@@ -11,11 +11,13 @@
 #include <netinet/in.h>
 #include <sys/queue.h>
 #include <pthread.h>
+#include <string.h>
 #include <rte_hash.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 #include "conntrack.h"
+#include "siphash.h"
 
 /* The hash key: one direction of a session. 16 bytes, no holes. */
 struct ct_key {
@@ -28,6 +30,21 @@ struct ct_key {
 	uint8_t pad;
 };
 _Static_assert(sizeof(struct ct_key) == 16, "ct_key is 16 bytes");
+
+/* The hash of a key, for the table, the session caches and the NAT port
+ * search: SipHash-1-3 under a random key drawn once per process
+ * (conntrack_create), so no tenant can choose keys that collide
+ * (siphash.h says why CRC32c, seeded or not, could not do that). */
+extern struct siphash_key ct_hash_key;
+
+static inline uint32_t
+ct_key_hash(const struct ct_key *k)
+{
+	uint64_t w[2];
+
+	memcpy(w, k, sizeof w);
+	return siphash13_16_u32(&ct_hash_key, w[0], w[1]);
+}
 
 /* Timeout classes (OVS's CT_TM_*); each maps to a policy attribute. */
 enum ct_tm {

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_random.h>
 #include "ct_est.h"
 
 static inline struct ct_conn *
@@ -25,6 +27,41 @@ entry_reply(void *data)
 	return (uintptr_t)data & CT_DIR_REPLY;
 }
 
+struct siphash_key ct_hash_key;
+
+/* rte_hash's hash function: the table's key is ct_hash_key */
+static uint32_t
+ct_table_hash(const void *key, uint32_t key_len, uint32_t init_val)
+{
+	(void)key_len, (void)init_val;
+	return ct_key_hash(key);
+}
+
+/* Once per process, before the first table: 16 random bytes from the
+ * kernel (the EAL's rte_rand is seeded from the TSC where getrandom is
+ * missing, which an outsider could guess). */
+static void
+ct_hash_key_init(void)
+{
+	static bool done;
+	uint8_t *b = (uint8_t *)&ct_hash_key;
+	size_t got = 0;
+
+	if (done)
+		return;
+	while (got < sizeof ct_hash_key) {
+		ssize_t n = getrandom(b + got, sizeof ct_hash_key - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof ct_hash_key) {
+		ct_hash_key.k0 ^= rte_rand();
+		ct_hash_key.k1 ^= rte_rand();
+	}
+	done = true;
+}
+
 struct conntrack *
 conntrack_create(const struct ct_params *p)
 {
@@ -34,6 +71,7 @@ conntrack_create(const struct ct_params *p)
 
 	if (max > (1u << 28))
 		return NULL;
+	ct_hash_key_init();
 	struct conntrack *ct = rte_zmalloc_socket("conntrack", sizeof *ct,
 						  RTE_CACHE_LINE_SIZE,
 						  p->socket_id);
@@ -56,7 +94,7 @@ conntrack_create(const struct ct_params *p)
 		.name = name,
 		.entries = 2 * ct->pool_size,
 		.key_len = sizeof(struct ct_key),
-		.hash_func = rte_hash_crc,
+		.hash_func = ct_table_hash,
 		.socket_id = p->socket_id,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			      RTE_HASH_EXTRA_FLAGS_MULTI_WRITER_ADD |
