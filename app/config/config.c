@@ -196,6 +196,7 @@ config_defaults(struct vxs_config *cfg)
 	cfg->flow_max_idle_ms = 10000;
 	cfg->max_megaflows = 65536;
 	cfg->ct_max_conns = CFG_CT_MAX_CONNS_DEFAULT;
+	cfg->ct_default_zone_limit = CFG_CT_ZONE_LIMIT_AUTO;
 	cfg->dp_opts = dp_opts_default();
 	cfg->pmd_idle_backoff_us = 50;
 	cfg->tx_flush_interval_us = 50;

@@ -24,6 +24,7 @@
 #define CFG_MAX_CORES 128
 #define CFG_MAX_VNIS 64
 #define CFG_CT_MAX_CONNS_DEFAULT 65536
+#define CFG_CT_ZONE_LIMIT_AUTO UINT32_MAX
 /* hugepage bytes one session of ct-max-conns takes (pool slot, both keys
  * in the hash; perf/ctbench measured ~350) */
 #define CFG_CT_BYTES_PER_CONN 384
@@ -155,6 +156,12 @@ struct vxs_config {
 	 * default CFG_CT_MAX_CONNS_DEFAULT: a hugepage pool sized up front,
 	 * about 350 bytes a session (OVS's default is 3,000,000) */
 	uint32_t ct_max_conns;
+	/* sessions one zone may hold unless dpctl/ct-set-limits says else
+	 * (ct-set-limits default=L); 0: unlimited, as OVS's default;
+	 * CFG_CT_ZONE_LIMIT_AUTO (the default): an eighth of ct-max-conns,
+	 * so no one zone (a VM, in OVN; a network, in Neutron) can fill
+	 * the table for every other */
+	uint32_t ct_default_zone_limit;
 	/* control tables: 0 = the default (ofproto.h, neigh.h, route.h) */
 	uint32_t max_flows;		/* OpenFlow rules, default 65536 */
 	uint32_t max_neighbours;	/* default 65536 */

@@ -54,6 +54,8 @@ const struct key_rule datapath_keys[] = {
 	{ "flow-max-idle-ms", K_UINT(CFG, flow_max_idle_ms, 1, 86400000u) },
 	{ "max-megaflows", K_UINT(CFG, max_megaflows, 1, 1u << 24) },
 	{ "ct-max-conns", K_UINT(CFG, ct_max_conns, 1, 50000000) },
+	{ "ct-default-zone-limit",
+	  K_UINT(CFG, ct_default_zone_limit, 0, 50000000) },
 	/* control table limits (neigh.h, route.h, ofproto.h) */
 	{ "max-flows", K_UINT(CFG, max_flows, 1, 1u << 24) },
 	{ "max-neighbours", K_UINT(CFG, max_neighbours, 1, 1u << 24) },

@@ -39,6 +39,10 @@ ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
 			 cfg->ct_max_conns, rte_strerror(rte_errno));
 		return -1;
 	}
+	uint32_t zl = cfg->ct_default_zone_limit;
+	if (zl == CFG_CT_ZONE_LIMIT_AUTO)
+		zl = RTE_MAX(cfg->ct_max_conns / 8, 1u);
+	conntrack_set_default_zone_limit(pmd_conntrack, zl);
 	if (recirc_id_init()) {		/* ct(table=)'s frozen states */
 		snprintf(err, errlen, "cannot create the recirculation id "
 			 "table: %s", rte_strerror(rte_errno));
@@ -249,6 +253,39 @@ cmd_ct_set_limits(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
+/* dpctl/ct-del-limits [DP] zone=N[,N]...: those zones back to the
+ * default limit, as OVS; all checked before any is changed */
+static int
+cmd_ct_del_limits(int argc, const char *argv[], bool json, struct ds *out,
+		  void *aux)
+{
+	(void)json, (void)aux;
+	const char *s = argv[argc - 1];
+	uint16_t zones[64];
+	int n = 0;
+
+	if (strncmp(s, "zone=", 5) || !s[5]) {
+		ds_put_format(out, "bad zones '%s' (zone=N[,N]...)", s);
+		return -1;
+	}
+	for (s += 5; *s; n++) {
+		char *end;
+		unsigned long z = strtoul(s, &end, 0);
+		if (end == s || (*end && *end != ',') || z > UINT16_MAX ||
+		    n == (int)RTE_DIM(zones)) {
+			ds_put_format(out, "bad zone list '%s' (zone=N[,N]..., "
+				      "0..65535, at most %d)", argv[argc - 1],
+				      (int)RTE_DIM(zones));
+			return -1;
+		}
+		zones[n] = (uint16_t)z;
+		s = *end ? end + 1 : end;
+	}
+	for (int i = 0; i < n; i++)
+		conntrack_set_zone_limit(pmd_conntrack, zones[i], 0);
+	return 0;
+}
+
 /* dpctl/ct-get-limits [DP] [zone=N]...: OVS's lines */
 static int
 cmd_ct_get_limits(int argc, const char *argv[], bool json, struct ds *out,
@@ -410,6 +447,8 @@ cmd_ct_register(void)
 			 cmd_ct_set_limits, NULL);
 	control_register("dpctl/ct-get-limits", "[DP] [zone=N]...", 0, 64,
 			 cmd_ct_get_limits, NULL);
+	control_register("dpctl/ct-del-limits", "[DP] zone=N[,N]...", 1, 2,
+			 cmd_ct_del_limits, NULL);
 	control_register("add-zone-tp", "[DP] zone=N [ATTR=SECS]...", 1, 13,
 			 cmd_add_zone_tp, NULL);
 	control_register("del-zone-tp", "[DP] zone=N", 1, 2, cmd_del_zone_tp,

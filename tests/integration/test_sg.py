@@ -77,6 +77,19 @@ def test_limits_refuse_and_count(rig):
     assert st["refused_zone_limit"] >= 1, st
     refused = drops(rig).get("sg_refused", 0) - before
     assert refused == st["refused_zone_limit"], (refused, st)
+    # ct-del-limits: zone 1 back to the default limit, which is an eighth
+    # of ct-max-conns unless the topology says else (no zone fills the
+    # table for all); then the connection is admitted
+    rig.sw.ctl("dpctl/ct-del-limits", "zone=1,7")
+    maxc = int(rig.sw.ctl("dpctl/ct-get-maxconns").strip())
+    lim = rig.sw.ctl("dpctl/ct-get-limits", "zone=1")
+    assert lim.startswith("default limit=%d\n" % (maxc // 8)), lim
+    assert "zone=1,limit=%d,count=" % (maxc // 8) in lim, lim
+    for bad in ("zone=", "zone=1,,2", "zone=70000", "zones=1"):
+        r = rig.sw.ctl("dpctl/ct-del-limits", bad, check=False)
+        assert rig.sw.last_ctl.returncode != 0, (bad, r)
+    c = apps.tcp_connect(vm.ns, OUT_IP, 5011, timeout=1.5)
+    assert c["result"] in ("connected", "refused"), c
 
 
 def test_zone_timeout_policy_commands(rig):
