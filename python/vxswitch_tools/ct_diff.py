@@ -1,0 +1,345 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Differential conntrack harness: the same scripted packet sequences
+(ct_cases.py) through Debian's OVS 3.1 userspace conntrack and through
+vxswitch, with the same OpenFlow rules; each packet's ct_state verdict,
+its output bytes and the final dpctl/dump-conntrack are compared.
+
+The rules (case_rules): table 0 is the case's (IP into ct(table=1,...));
+table 1 has one rule per ct_state with +trk (the 7 other bits each + or
+-: 128 rules) and one for -trk. Each writes the state's bits, as OVS
+numbers them (new 0x01 est 0x02 rel 0x04 rpl 0x08 inv 0x10 trk 0x20
+snat 0x40 dnat 0x80), into the source MAC 02:00:00:00:00:XX and outputs
+to port "out": every packet leaves with its verdict and its NATed bytes.
+A case's on_new actions (a commit) run first in the rules with +new-inv
+(OVS refuses ct(commit) in a rule that matches +inv: "actions are
+invalid with specified match"; vxswitch accepts it).
+
+Ports, on both sides: a (ofport 1, host A's side), b (2, host B's side),
+out (3). One packet at a time, each waited for until it left on "out" or
+was counted dropped, so no burst ever holds two packets of a case:
+  OVS       dummy ports, `ovs-appctl netdev-dummy/receive PORT HEX`, out
+            with options:tx_pcap (tests/integration/ovs_ref/ct/
+            make-ovs-ct-ref.py, which writes the references)
+  vxswitch  a and b are net_tap ports whose taps sit in a namespace of
+            their own (IPv6 off, no address: the kernel sends nothing),
+            written from the kernel side with AF_PACKET by a helper in
+            that namespace; out is net_pcap with tx_pcap (VxsSide)
+
+References: tests/integration/ovs_ref/ct/CASE.json, one per case.
+"""
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import ct_cases
+from .hostnet import netns, sh
+from .pcap import read_pcap_raw, write_pcap
+from .procs import REPO, wait_for
+
+REF_DIR = REPO / "tests" / "integration" / "ovs_ref" / "ct"
+PORTS = ("a", "b", "out")
+OUT = "out"
+CT_BITS = (("new", 0x01), ("est", 0x02), ("rel", 0x04), ("rpl", 0x08),
+           ("inv", 0x10), ("trk", 0x20), ("snat", 0x40), ("dnat", 0x80))
+TRK = 0x20
+VERDICT_MAC = "02:00:00:00:00:%02x"
+VERDICT_OUI = bytes.fromhex("0200000000")
+DROP = "drop"           # the verdict of a packet that never left on out
+WAIT_S = 3.0            # for one packet to leave or be counted dropped
+
+
+# ------------------------------------------------------------ verdicts
+
+def verdict_str(bits):
+    """ct_state bits as OVS prints a match on them: "+new+trk" (its
+    order: new est rel rpl inv trk snat dnat); "-trk" when untracked."""
+    if not bits & TRK:
+        return "-trk"
+    return "".join("+" + n for n, b in CT_BITS if bits & b)
+
+
+def verdict_of(frame):
+    """The verdict an output frame carries in its source MAC."""
+    if frame is None:
+        return DROP
+    if frame[6:11] != VERDICT_OUI:
+        return "?src=%s" % frame[6:12].hex(":")
+    return verdict_str(frame[11])
+
+
+def _match(bits):
+    """ct_state=+trk+new-est... for the bits of one state with +trk."""
+    return "+trk" + "".join(("+" if bits & b else "-") + n
+                            for n, b in CT_BITS if b != TRK)
+
+
+def verdict_rules(on_new=None, out=OUT):
+    """Table 1: 128 rules for the states with +trk, one for -trk."""
+    others = [b for _, b in CT_BITS if b != TRK]
+    rules = []
+    for combo in range(1 << len(others)):
+        bits = TRK | sum(b for i, b in enumerate(others) if combo >> i & 1)
+        pre = on_new + "," if on_new and bits & 0x11 == 0x01 else ""
+        rules.append("table=1,priority=100,ip,ct_state=%s,actions=%s"
+                     "mod_dl_src:%s,output:%s"
+                     % (_match(bits), pre, VERDICT_MAC % bits, out))
+    rules.append("table=1,priority=100,ip,ct_state=-trk,"
+                 "actions=mod_dl_src:%s,"
+                 "output:%s" % (VERDICT_MAC % 0, out))
+    return rules
+
+
+def case_rules(case):
+    """Every rule of a case, in ovs-ofctl's syntax (both sides load
+    exactly these)."""
+    return (list(case.table0) + ["table=0,priority=0,actions=drop"] +
+            verdict_rules(case.on_new))
+
+
+# ------------------------------------------------------- conntrack dump
+
+# the session's id (after the reply tuple; not an ICMP tuple's id=) and
+# its timeout
+_DUMP_VOLATILE = re.compile(r"(?<=\)),id=\d+|,timeout=\d+")
+
+
+def normalise_dump(lines):
+    """dpctl/dump-conntrack lines as compared: without the session's id=
+    and timeout= (OVS prints them only with -m/-s, which the comparison
+    never asks for), sorted (the order is the hash table's). Nothing else
+    is changed."""
+    return sorted(_DUMP_VOLATILE.sub("", ln.strip()) for ln in lines
+                  if ln.strip())
+
+
+# ---------------------------------------------------------- the runner
+
+def run_case(side, case):
+    """Runs one case on a side (load_rules, flush, send, dump); returns
+    the result as stored in a reference file."""
+    side.load_rules(case_rules(case))
+    side.flush()
+    pkts = []
+    for i, p in enumerate(case.packets):
+        out = side.send(p.port, p.frame)
+        pkts.append({"i": i, "port": p.port, "note": p.note,
+                     "in": p.frame.hex(), "verdict": verdict_of(out),
+                     "out": out.hex() if out is not None else None})
+    res = {"case": case.name, "doc": case.doc,
+           "table0": list(case.table0), "on_new": case.on_new,
+           "packets": pkts, "dump": normalise_dump(side.dump())}
+    if hasattr(side, "dump_verbose"):
+        # OVS's dump-conntrack -m (state_orig/state_reply, flags): for
+        # whoever reads a difference, not compared
+        res["dump_verbose"] = sorted(side.dump_verbose())
+    return res
+
+
+def compare(ref, got):
+    """Differences between a reference (OVS) and a result (vxswitch):
+    ({i: (ovs verdict, vxs verdict)} of the packets whose verdict
+    differs, [texts of every difference])."""
+    verdicts, texts = {}, []
+    if (ref["table0"], ref.get("on_new")) != (got["table0"],
+                                              got.get("on_new")) or \
+            [p["in"] for p in ref["packets"]] != \
+            [p["in"] for p in got["packets"]]:
+        return None, ["the reference was made from other rules or packets "
+                      "than ct_cases.py has now: regenerate it "
+                      "(tests/integration/ovs_ref/ct/make-ovs-ct-ref.py)"]
+    for r, g in zip(ref["packets"], got["packets"]):
+        if r["verdict"] != g["verdict"]:
+            verdicts[r["i"]] = (r["verdict"], g["verdict"])
+            texts.append("packet %d (%s): verdict OVS %s, vxswitch %s"
+                         % (r["i"], r["note"], r["verdict"], g["verdict"]))
+        elif r["out"] != g["out"]:
+            texts.append("packet %d (%s): output bytes differ\n  OVS      "
+                         "%s\n  vxswitch %s" % (r["i"], r["note"], r["out"],
+                                                g["out"]))
+    only_ref = [ln for ln in ref["dump"] if ln not in got["dump"]]
+    only_got = [ln for ln in got["dump"] if ln not in ref["dump"]]
+    for ln in only_ref:
+        texts.append("dump: only OVS has     %s" % ln)
+    for ln in only_got:
+        texts.append("dump: only vxswitch has %s" % ln)
+    return verdicts, texts
+
+
+# --------------------------------------------------------- references
+
+def ref_path(name):
+    return REF_DIR / ("%s.json" % name)
+
+
+def load_ref(name):
+    return json.loads(ref_path(name).read_text())
+
+
+def write_ref(result, version, outdir=REF_DIR):
+    r = dict(result)
+    r["ovs_version"] = version
+    r["generated_by"] = "tests/integration/ovs_ref/ct/make-ovs-ct-ref.py"
+    p = Path(outdir) / ("%s.json" % result["case"])
+    p.write_text(json.dumps(r, indent=1) + "\n")
+    return p
+
+
+# ------------------------------------------------------ vxswitch side
+
+# The injector, run in the taps' namespace: one AF_PACKET socket per tap
+# (protocol 0: it receives nothing), "PORT HEX" lines in, "ok" out.
+_INJECTOR = r"""
+import socket, sys
+socks = {}
+for arg in sys.argv[1:]:
+    port, dev = arg.split("=")
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+    s.bind((dev, 0))
+    socks[port] = s
+print("ready", flush=True)
+for line in sys.stdin:
+    port, frame = line.split()
+    socks[port].send(bytes.fromhex(frame))
+    print("ok", flush=True)
+"""
+
+
+def vxs_topology(taps, empty_pcap, out_pcap):
+    return {"eal": {"memory-mb": 256},
+            "ports": [{"name": "a", "type": "dpdk",
+                       "devargs": "net_tap0,iface=%s" % taps["a"]},
+                      {"name": "b", "type": "dpdk",
+                       "devargs": "net_tap1,iface=%s" % taps["b"]},
+                      {"name": OUT, "type": "dpdk",
+                       "devargs": "net_pcap0,rx_pcap=%s,tx_pcap=%s"
+                                  % (empty_pcap, out_pcap)}],
+            "flows": ["priority=0,actions=drop"]}
+
+
+class VxsSide:
+    """vxswitch as a side of the harness (see the module's docstring).
+
+        with VxsSide.started(make_switch, workdir) as side:
+            result = run_case(side, case)
+    make_switch(topology) -> a started vxswitch_tools.switch.Switch."""
+
+    name = "vxswitch"
+
+    def __init__(self, sw, ns, out_pcap, injector):
+        self.sw, self.ns, self.out_pcap = sw, ns, out_pcap
+        self.injector = injector
+        self.n_out = 0
+
+    @classmethod
+    @contextlib.contextmanager
+    def started(cls, make_switch, workdir, tag=None):
+        workdir = Path(workdir)
+        tag = tag or "%d" % (os.getpid() % 100000)
+        taps = {"a": "ctda%s" % tag, "b": "ctdb%s" % tag}
+        empty = write_pcap(workdir / "ct-diff-empty.pcap", [])
+        out_pcap = workdir / "ct-diff-out.pcap"
+        sw = make_switch(vxs_topology(taps, empty, out_pcap))
+        with netns("ctd%s" % tag) as ns:
+            # moved in, the taps take the namespace's defaults: IPv6 off
+            for k in ("all", "default"):
+                sh(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % k],
+                   ns=ns)
+            for dev in taps.values():
+                sh(["ip", "link", "set", dev, "netns", ns])
+                sh(["ip", "link", "set", dev, "up"], ns=ns)
+            inj = subprocess.Popen(
+                ["ip", "netns", "exec", ns, sys.executable, "-u", "-c",
+                 _INJECTOR] + ["%s=%s" % kv for kv in taps.items()],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                if inj.stdout.readline().strip() != "ready":
+                    raise AssertionError("the AF_PACKET injector did not "
+                                         "start in %s" % ns)
+                side = cls(sw, ns, out_pcap, inj)
+                side._wait_quiet()
+                yield side
+            finally:
+                inj.stdin.close()
+                try:
+                    inj.wait(5)
+                except subprocess.TimeoutExpired:
+                    inj.kill()
+                    inj.wait()
+
+    def _counters(self):
+        show = self.sw.ctl("show", json=True)
+        ports = {p["name"]: p for p in show["ports"]}
+        acc = show["accounting"]
+        return (sum(ports[p]["rx_packets"] for p in ("a", "b")),
+                ports[OUT]["tx_packets"], acc["dropped"] + acc["consumed"])
+
+    def _wait_quiet(self, quiet_s=0.5, timeout=10.0):
+        """Until nothing arrives on the taps for quiet_s (what the kernel
+        sent while they were still in the root namespace)."""
+        last, since = self._counters(), time.monotonic()
+        deadline = since + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self._counters()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
+                self.n_out = len(read_pcap_raw(self.out_pcap)) \
+                    if self.out_pcap.exists() else 0
+                return
+        raise AssertionError("the taps never went quiet: %s" % (last,))
+
+    def load_rules(self, rules):
+        self.sw.ctl("del-flows")
+        self.sw.ctl("add-flows", "-", input="\n".join(rules) + "\n")
+        self.sw.ctl("dpctl/del-flows")
+
+    def flush(self):
+        self.sw.ctl("dpctl/flush-conntrack")
+
+    def send(self, port, frame):
+        """One frame into port a or b; its output frame, or None if it
+        was dropped (counted dropped or consumed, or nothing in WAIT_S)."""
+        rx0, tx0, dr0 = self._counters()
+        self.injector.stdin.write("%s %s\n" % (port, frame.hex()))
+        self.injector.stdin.flush()
+        if self.injector.stdout.readline().strip() != "ok":
+            raise AssertionError("the injector died")
+        state = {}
+
+        def done():
+            rx, tx, dr = self._counters()
+            state.update(rx=rx, tx=tx, dr=dr)
+            return rx > rx0 and (tx > tx0 or dr > dr0)
+        try:
+            wait_for(done, WAIT_S, 0.005)
+        except TimeoutError:
+            if state.get("rx", rx0) <= rx0:
+                raise AssertionError("vxswitch never received the frame "
+                                     "on %s" % port) from None
+        if state["rx"] != rx0 + 1 or state["tx"] > tx0 + 1:
+            raise AssertionError("more than one frame moved: rx %d->%d tx "
+                                 "%d->%d" % (rx0, state["rx"], tx0,
+                                             state["tx"]))
+        if state["tx"] == tx0:
+            return None
+        frames = []
+        wait_for(lambda: frames.__setitem__(
+            slice(None), read_pcap_raw(self.out_pcap)) or
+            len(frames) > self.n_out, 2.0, 0.01,
+            what="the frame in %s" % self.out_pcap)
+        self.n_out += 1
+        return frames[self.n_out - 1]
+
+    def dump(self):
+        return self.sw.ctl("dpctl/dump-conntrack").splitlines()
+
+
+def run_all(side, cases=None):
+    return {c.name: run_case(side, c) for c in (cases or ct_cases.CASES)}
