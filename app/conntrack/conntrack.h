@@ -328,6 +328,8 @@ void conntrack_stats_print(struct conntrack *ct, FILE *f);
 struct ct_dump_ctx {
 	int32_t zone;
 	uint32_t pos;		/* rte_hash_iterate position */
+	bool verbose;		/* -m: both TCP peers' states (false at
+				 * conntrack_dump_start) */
 };
 void conntrack_dump_start(struct conntrack *ct, struct ct_dump_ctx *ctx,
 			  int32_t zone);

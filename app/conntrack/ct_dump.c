@@ -211,8 +211,10 @@ conntrack_dump_start(struct conntrack *ct, struct ct_dump_ctx *ctx,
 	(void)ct;
 	ctx->zone = zone;
 	ctx->pos = 0;
+	ctx->verbose = false;
 }
 
+/* OVS's ct_dpif_format_ipproto: these by name, the rest by number. */
 static const char *
 proto_name(uint8_t p)
 {
@@ -220,8 +222,27 @@ proto_name(uint8_t p)
 	case IPPROTO_TCP: return "tcp";
 	case IPPROTO_UDP: return "udp";
 	case IPPROTO_ICMP: return "icmp";
+	case IPPROTO_SCTP: return "sctp";
+	case IPPROTO_UDPLITE: return "udplite";
+	case IPPROTO_DCCP: return "dccp";
+	case IPPROTO_IGMP: return "igmp";
 	default: return NULL;
 	}
+}
+
+/* OVS's dump without -m prints one TCP state, the greater of the two
+ * peers', as the kernel's tracker would name it (coalesce_tcp_state:
+ * FIN_WAIT_2 as TIME_WAIT, SYN_RECV as ESTABLISHED). */
+static enum ct_tcp_state
+tcp_coalesced(uint8_t orig, uint8_t reply)
+{
+	uint8_t s = RTE_MAX(orig, reply);
+
+	if (s == CT_TCPS_FIN_WAIT_2)
+		return CT_TCPS_TIME_WAIT;
+	if (s == CT_TCPS_SYN_RECV)
+		return CT_TCPS_ESTABLISHED;
+	return s;
 }
 
 static int
@@ -237,13 +258,11 @@ fmt_tuple(char *b, size_t n, const char *what, const struct ct_key *k)
 		len += snprintf(b + len, n > (size_t)len ? n - len : 0,
 				",id=%u,type=%u,code=0)",
 				rte_be_to_cpu_16(k->sport), t);
-	} else if (k->proto == IPPROTO_TCP || k->proto == IPPROTO_UDP) {
+	} else {	/* ports, 0 for a protocol without (OVS) */
 		len += snprintf(b + len, n > (size_t)len ? n - len : 0,
 				",sport=%u,dport=%u)",
 				rte_be_to_cpu_16(k->sport),
 				rte_be_to_cpu_16(k->dport));
-	} else {
-		len += snprintf(b + len, n > (size_t)len ? n - len : 0, ")");
 	}
 	return len;
 }
@@ -271,7 +290,7 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 	if (pn)
 		len = snprintf(buf, size, "%s,", pn);
 	else
-		len = snprintf(buf, size, "proto=%u,", snap.key[0].proto);
+		len = snprintf(buf, size, "%u,", snap.key[0].proto);
 	len += fmt_tuple(buf + len, size > (size_t)len ? size - len : 0,
 			 "orig", &snap.key[0]);
 	len += snprintf(buf + len, size > (size_t)len ? size - len : 0, ",");
@@ -294,12 +313,13 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 				",labels=%#" PRIx64, snap.label[0]);
 	if (snap.key[0].proto == IPPROTO_TCP) {
 		uint8_t so = snap.p.tcp[0].state, sr = snap.p.tcp[1].state;
-		if (so == sr)
+		if (!ctx->verbose)
 			len += snprintf(buf + len,
 					size > (size_t)len ? size - len : 0,
 					",protoinfo=(state=%s)",
-					ct_tcp_state_names[so]);
-		else
+					ct_tcp_state_names[tcp_coalesced(so,
+									 sr)]);
+		else	/* -m: both peers, as OVS's verbose dump */
 			len += snprintf(buf + len,
 					size > (size_t)len ? size - len : 0,
 					",protoinfo=(state_orig=%s,"

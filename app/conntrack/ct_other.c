@@ -123,6 +123,68 @@ icmp_error_key(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	return ct_key_reply(&inner, k);
 }
 
+/* The one's-complement sum of m's L4 bytes [l4_ofs, +len), with the IPv4
+ * pseudo-header when pseudo: 0xffff when the checksum in them is right. */
+static uint16_t
+l4_sum(const struct rte_mbuf *m, const struct ct_pkt_meta *mt, bool pseudo)
+{
+	uint16_t raw = 0;
+
+	if (rte_raw_cksum_mbuf(m, mt->l4_ofs, mt->l4_len, &raw))
+		return 0;
+	if (!pseudo)
+		return raw;
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+				const struct rte_ipv4_hdr *, mt->l3_ofs);
+	uint32_t s = (uint32_t)raw + rte_ipv4_phdr_cksum(ip, 0);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
+/* OVS's conn_key_extract checks before a packet may touch a session:
+ * the IPv4 header's checksum, an IP total length the frame holds, L4
+ * lengths, and the TCP, UDP (unless 0) and ICMP checksums; a packet that
+ * fails any is +inv (a RST with a bad checksum must not close a session). */
+static bool
+packet_sane(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	    const uint8_t *l4)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+				const struct rte_ipv4_hdr *, mt->l3_ofs);
+
+	if ((uint32_t)mt->l4_ofs + mt->l4_len > rte_pktmbuf_pkt_len(m) ||
+	    rte_ipv4_cksum(ip) != 0)
+		return false;
+	switch (mt->nw_proto) {
+	case IPPROTO_TCP:
+		return l4_sum(m, mt, true) == 0xffff;
+	case IPPROTO_UDP: {
+		const struct rte_udp_hdr *u = (const void *)l4;
+		uint16_t len = rte_be_to_cpu_16(u->dgram_len);
+		if (len < sizeof *u || len > mt->l4_len)
+			return false;
+		return u->dgram_cksum == 0 || l4_sum(m, mt, true) == 0xffff;
+	}
+	case IPPROTO_ICMP:
+		return l4_sum(m, mt, false) == 0xffff;
+	default:
+		return true;
+	}
+}
+
+bool
+ct_udp_sane(const struct rte_mbuf *m, uint16_t l3_ofs)
+{
+	struct ct_pkt_meta mt = { .nw_proto = IPPROTO_UDP };
+
+	if (ct_pkt_meta_l4(&mt, m, l3_ofs) ||
+	    (uint32_t)mt.l4_ofs + sizeof(struct rte_udp_hdr) > m->data_len ||
+	    mt.l4_len < sizeof(struct rte_udp_hdr))
+		return false;
+	return packet_sane(m, &mt, rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							   mt.l4_ofs));
+}
+
 bool
 ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	       uint16_t zone, struct ct_key *k, bool *related)
@@ -151,12 +213,14 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		if (avail < sizeof *t)
 			return false;
 		uint32_t doff = (t->data_off >> 4) * 4u;
-		return doff >= sizeof *t && doff <= avail;
+		return doff >= sizeof *t && doff <= avail &&
+		       packet_sane(m, mt, l4);
 	}
 	case IPPROTO_UDP:
-		return avail >= sizeof(struct rte_udp_hdr);
+		return avail >= sizeof(struct rte_udp_hdr) &&
+		       packet_sane(m, mt, l4);
 	case IPPROTO_ICMP:
-		if (avail < ICMP_HDR_LEN)
+		if (avail < ICMP_HDR_LEN || !packet_sane(m, mt, l4))
 			return false;
 		if (icmp_is_error(l4[0])) {
 			*related = true;
@@ -165,7 +229,7 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		return l4_ports(l4, avail, IPPROTO_ICMP, k);
 	default:
 		k->sport = k->dport = 0;
-		return true;
+		return packet_sane(m, mt, l4);
 	}
 }
 

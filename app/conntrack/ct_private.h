@@ -226,6 +226,10 @@ extern const char *const ct_tcp_state_names[CT_TCPS_N];
 /* Builds the lookup key of a packet. Returns false for a packet the
  * tracker cannot key (malformed, fragment): +inv. *related is set for an
  * ICMP error whose key is then the reversed inner tuple. */
+/* The checks ct_key_extract makes of a UDP packet (IPv4 header checksum,
+ * lengths, UDP checksum unless 0), for the keys the established lane
+ * builds without it. */
+bool ct_udp_sane(const struct rte_mbuf *m, uint16_t l3_ofs);
 bool ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		    uint16_t zone, struct ct_key *k, bool *related);
 bool ct_key_reply(const struct ct_key *k, struct ct_key *r);

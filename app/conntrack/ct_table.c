@@ -550,6 +550,16 @@ flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
 	return true;
 }
 
+/* Where packet i's IPv4 header starts. */
+static __rte_always_inline uint16_t
+l3_ofs_of(const struct ct_src *src, uint16_t i)
+{
+	if (!src->fkeys)
+		return src->meta[i].l3_ofs;
+	return RTE_ETHER_HDR_LEN + (src->fkeys[i]->vlan_tci ? RTE_VLAN_HLEN
+							   : 0);
+}
+
 static void
 execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	     const struct ct_src *src, uint16_t n,
@@ -607,6 +617,8 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			uint16_t zone = zones ? zones[i] : zone_all;
 			uint16_t j = i - base;
 			bool keyed = (keyable >> j) & 1;
+			if (keyed && !ct_udp_sane(pkts[i], l3_ofs_of(src, i)))
+				goto invalid;
 			if (keyed) {
 				keys[nk] = lk[j];
 				sigs[nk] = lsig[j];
@@ -631,6 +643,9 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 							     fkeys[i], zone)
 					      : ct_est_key(&keys[nk], &meta[i],
 							   pkts[i], zone);
+				if (keyed &&
+				    !ct_udp_sane(pkts[i], l3_ofs_of(src, i)))
+					goto invalid;
 			}
 			if (fkeys) {
 				const struct flow_key *f = fkeys[i];
@@ -662,6 +677,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				idx[nk++] = i;
 				continue;
 			}
+invalid:
 			ct_counters(ct)->invalid++;
 			ct_state_out[i] = CS_TRACKED | CS_INVALID;
 			if (out)

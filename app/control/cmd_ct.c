@@ -95,7 +95,8 @@ parse_u32(const char *s, const char *what, uint32_t *v, struct ds *out)
 	return 0;
 }
 
-/* dpctl/dump-conntrack [DP] [zone=N] */
+/* dpctl/dump-conntrack [-m] [DP] [zone=N]: OVS's lines (-m: both TCP
+ * peers' states) */
 static int
 cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		   void *aux)
@@ -103,14 +104,27 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	(void)aux;
 	struct ct_dump_ctx ctx;
 	int32_t zone = -1;
+	bool verbose = false;
 	char line[512];
+	int a = 1;
 
-	if (argc > 1 && !strncmp(argv[argc - 1], "zone=", 5) &&
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "-m") || !strcmp(argv[a], "--more")) {
+			verbose = true;
+		} else {
+			ds_put_format(out, "dump-conntrack: unknown option "
+				      "'%s' (-m; -s, the per-session "
+				      "counters, is not kept)", argv[a]);
+			return -1;
+		}
+	}
+	if (argc > a && !strncmp(argv[argc - 1], "zone=", 5) &&
 	    parse_zone(argv[argc - 1], &zone, out))
 		return -1;
 	if (json)
 		json_begin_array(out);
 	conntrack_dump_start(pmd_conntrack, &ctx, zone);
+	ctx.verbose = verbose;
 	while (conntrack_dump_next(pmd_conntrack, &ctx, line, sizeof line)) {
 		if (json)
 			json_string(out, line);
@@ -430,7 +444,7 @@ cmd_ct_register(void)
 {
 	for (int id = 0; id < CT_MAX_POLICIES; id++)
 		zone_tp[id].zone = -1;
-	control_register("dpctl/dump-conntrack", "[DP] [zone=N]", 0, 2,
+	control_register("dpctl/dump-conntrack", "[-m] [DP] [zone=N]", 0, 3,
 			 cmd_dump_conntrack, NULL);
 	control_register("dpctl/flush-conntrack", "[DP] [zone=N]", 0, 2,
 			 cmd_flush_conntrack, NULL);

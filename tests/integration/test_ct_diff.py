@@ -31,35 +31,6 @@ from vxswitch_tools import ct_cases, ct_diff
 
 # case -> why it differs from OVS 3.1 (remove the entry once it matches)
 KNOWN_DIFFERENCES = {
-    # the dump's format: the tracker's TCP states are OVS's (its -m dump,
-    # dump_verbose in the reference, has the same state_orig/state_reply),
-    # but OVS prints one coalesced state without -m
-    # (ct_dpif_format_protoinfo_tcp: the greater of the two, FIN_WAIT_2
-    # shown as TIME_WAIT) where vxswitch prints FIN_WAIT_2 or both states
-    "tcp_basic": "dump: OVS prints state=TIME_WAIT for FIN_WAIT_2/"
-                 "FIN_WAIT_2, vxswitch state=FIN_WAIT_2",
-    "tcp_zombie_nocommit": "dump: OVS prints state=SYN_SENT for SYN_SENT/"
-                           "CLOSED, vxswitch state_orig=SYN_SENT,"
-                           "state_reply=CLOSED",
-    "tcp_passive_close": "dump: OVS prints state=TIME_WAIT for FIN_WAIT_2/"
-                         "FIN_WAIT_2, vxswitch state=FIN_WAIT_2",
-    "tcp_zombie_halfclose": "dump: OVS prints state=TIME_WAIT for "
-                            "FIN_WAIT_2/ESTABLISHED, vxswitch state_orig="
-                            "FIN_WAIT_2,state_reply=ESTABLISHED",
-    "tcp_bad_flags": "dump: OVS prints state=SYN_SENT for SYN_SENT/CLOSED, "
-                     "vxswitch state_orig=SYN_SENT,state_reply=CLOSED",
-    "icmp_error_tcp": "dump: OVS prints state=SYN_SENT for SYN_SENT/CLOSED, "
-                      "vxswitch state_orig=SYN_SENT,state_reply=CLOSED",
-    "two_zones": "dump: OVS prints state=ESTABLISHED for ESTABLISHED/"
-                 "SYN_SENT, vxswitch state_orig=ESTABLISHED,"
-                 "state_reply=SYN_SENT",
-    "gre_other": "dump: OVS prints 47,orig=(src=..,dst=..,sport=0,dport=0)"
-                 ", vxswitch proto=47,orig=(src=..,dst=..)",
-    # verdicts: vxswitch does not check L4 checksums
-    "tcp_bad_checksum": "a TCP segment with a wrong checksum is +inv in "
-                        "OVS, tracked as good by vxswitch (+new, +est)",
-    "udp_checksums": "a UDP datagram with a wrong checksum is +inv in OVS, "
-                     "+new in vxswitch",
 }
 
 

@@ -93,6 +93,12 @@ pkt_csum(struct rte_mbuf *m)
 		((struct rte_udp_hdr *)l4)->dgram_cksum = 0;
 		((struct rte_udp_hdr *)l4)->dgram_cksum =
 			rte_ipv4_udptcp_cksum(ip, l4);
+	} else if (ip->next_proto_id == IPPROTO_ICMP) {
+		uint8_t *icmp = l4;
+		uint32_t len = rte_be_to_cpu_16(ip->total_length) - sizeof *ip;
+		icmp[2] = icmp[3] = 0;
+		uint16_t c = (uint16_t)~rte_raw_cksum(icmp, len);
+		memcpy(icmp + 2, &c, 2);
 	}
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 }
@@ -116,6 +122,9 @@ pkt_csum_ok(struct rte_mbuf *m)
 		sum = (sum & 0xffff) + (sum >> 16);
 		return sum == 0xffff;
 	}
+	if (ip->next_proto_id == IPPROTO_ICMP)
+		return rte_raw_cksum(ip + 1, rte_be_to_cpu_16(ip->total_length) -
+				     sizeof *ip) == 0xffff;
 	return true;
 }
 

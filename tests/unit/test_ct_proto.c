@@ -110,12 +110,18 @@ test_other_frag_nonip(void)
 	struct ct_pkt_meta mt;
 
 	/* GRE (47): keyed by addresses only */
-	CHECK_EXPR(ct_run(ct, pkt_ip(A, B, 47, 8, &l4), 0, true, NULL, 0) ==
-		   TRK_NEW);
-	CHECK_EXPR(ct_run(ct, pkt_ip(B, A, 47, 8, &l4), 0, true, NULL, 0) ==
-		   TRK_RPL);
-	CHECK(strstr(ct_first_line(ct, -1), "proto=47,orig=(src=10.0.0.1,"
-		     "dst=10.0.0.2),reply=(src=10.0.0.2,dst=10.0.0.1)") != NULL,
+	struct rte_mbuf *g = pkt_ip(A, B, 47, 8, &l4);
+	pkt_csum(g);
+	CHECK_EXPR(ct_run(ct, g, 0, true, NULL, 0) == TRK_NEW);
+	g = pkt_ip(B, A, 47, 8, &l4);
+	pkt_csum(g);
+	CHECK_EXPR(ct_run(ct, g, 0, true, NULL, 0) == TRK_RPL);
+	/* a wrong IPv4 header checksum: +inv, as OVS */
+	g = pkt_ip(B, A, 47, 8, &l4);
+	CHECK_EXPR(ct_run(ct, g, 0, true, NULL, 0) == TRK_INV);
+	CHECK(strstr(ct_first_line(ct, -1), "47,orig=(src=10.0.0.1,"
+		     "dst=10.0.0.2,sport=0,dport=0),reply=(src=10.0.0.2,"
+		     "dst=10.0.0.1,sport=0,dport=0)") != NULL,
 	      "%s", ct_first_line(ct, -1));
 	/* a fragment: no reassembly here, +inv */
 	struct rte_mbuf *m = pkt_udp(A, B, 1, 2);
@@ -243,6 +249,60 @@ test_mixed_zones(void)
 	conntrack_destroy(ct);
 }
 
+/* OVS's conn_key_extract checks: what fails them is +inv and touches no
+ * session (issue 23: a RST with a bad checksum closed one). */
+static void
+test_checksums_and_lengths(void)
+{
+	struct conntrack *ct = ct_test_new("ct_csum", 64, NULL);
+	struct rte_mbuf *m;
+	struct rte_udp_hdr *u;
+
+	/* UDP: a wrong checksum is +inv and creates nothing */
+	m = pkt_udp(A, B, 5000, 53);
+	u = (struct rte_udp_hdr *)(pkt_iph(m) + 1);
+	u->dgram_cksum ^= rte_cpu_to_be_16(0x0101);
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_INV);
+	CHECK_EXPR(conntrack_get_nconns(ct) == 0);
+	/* no checksum (0) is valid over IPv4 */
+	m = pkt_udp(A, B, 5000, 53);
+	u = (struct rte_udp_hdr *)(pkt_iph(m) + 1);
+	u->dgram_cksum = 0;
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_NEW);
+	/* a UDP length past the IP payload */
+	m = pkt_udp(A, B, 5000, 53);
+	u = (struct rte_udp_hdr *)(pkt_iph(m) + 1);
+	u->dgram_len = rte_cpu_to_be_16(200);
+	pkt_csum(m);
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_INV);
+	/* an IP total length past the frame */
+	m = pkt_udp(A, B, 5000, 53);
+	pkt_iph(m)->total_length = rte_cpu_to_be_16(1400);
+	pkt_csum(m);
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_INV);
+
+	/* TCP: an established session; a RST with a bad checksum neither
+	 * passes nor closes it */
+	CHECK_EXPR(ct_run(ct, pkt_tcp(A, B, 1234, 80, F_SYN, 1000, 0, 65535,
+				      -1, 0), 0, true, NULL, 0) == TRK_NEW);
+	CHECK_EXPR(ct_run(ct, pkt_tcp(B, A, 80, 1234, F_SYN | F_ACK, 5000,
+				      1001, 65535, -1, 0), 0, true, NULL, 0) ==
+		   TRK_RPL);
+	m = pkt_tcp(B, A, 80, 1234, F_RST | F_ACK, 5001, 1001, 0, -1, 0);
+	((struct rte_tcp_hdr *)(pkt_iph(m) + 1))->cksum ^= 0xff;
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_INV);
+	CHECK(strstr(ct_first_line(ct, -1), "TIME_WAIT") == NULL,
+	      "%s", ct_first_line(ct, -1));
+	CHECK_EXPR(ct_run(ct, pkt_tcp(A, B, 1234, 80, F_ACK, 1001, 5001,
+				      65535, -1, 0), 0, true, NULL, 0) ==
+		   TRK_EST);
+	/* ICMP: a wrong checksum */
+	m = pkt_icmp(A, B, 8, 9);
+	((uint8_t *)(pkt_iph(m) + 1))[2] ^= 1;
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 0) == TRK_INV);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -254,5 +314,6 @@ main(void)
 	test_other_frag_nonip();
 	test_batch_and_flush();
 	test_mixed_zones();
+	test_checksums_and_lengths();
 	return unit_test_report();
 }

@@ -278,15 +278,16 @@ test_fin_close(void)
 	CHECK_EXPR(a2b(ct, F_FIN | F_ACK, 1001, 5001, 65535, -1, 0, 1) ==
 		   TRK_EST);
 	CHECK(strstr(ct_first_line(ct, Z),
-		     "state_orig=CLOSING,state_reply=ESTABLISHED") != NULL,
+		     "state=CLOSING") != NULL,
 	      "%s", ct_first_line(ct, Z));
 	CHECK_EXPR(b2a(ct, F_ACK, 5001, 1002, 65535, -1, 0, 2) == TRK_RPL);
 	CHECK_EXPR(b2a(ct, F_FIN | F_ACK, 5001, 1002, 65535, -1, 0, 3) ==
 		   TRK_RPL);
 	CHECK_EXPR(a2b(ct, F_ACK, 1002, 5002, 65535, -1, 0, 4) == TRK_EST);
-	/* both FINs acked: OVS's last state before TIME_WAIT (which pf
-	 * enters on RST only), with the tcp_close timeout */
-	CHECK(strstr(ct_first_line(ct, Z), "state=FIN_WAIT_2") != NULL,
+	/* both FINs acked: both peers FIN_WAIT_2 (pf enters TIME_WAIT on
+	 * RST only), with the tcp_close timeout; OVS's dump without -m
+	 * prints that as TIME_WAIT (coalesce_tcp_state) */
+	CHECK(strstr(ct_first_line(ct, Z), "state=TIME_WAIT") != NULL,
 	      "%s", ct_first_line(ct, Z));
 	CHECK_EXPR(conntrack_sweep(ct, SEC(29), 100) == 0);
 	CHECK_EXPR(conntrack_sweep(ct, SEC(31), 100) == 1);
