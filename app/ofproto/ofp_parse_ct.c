@@ -4,7 +4,8 @@
  *   ct(commit,zone=N|zone=NXM_NX_REGn[0..15],table=T,nat,
  *      nat(src|dst=IP[-IP][:PORT[-PORT]]),
  *      exec(set_field:V->ct_mark|ct_label, load:...))
- *   sg(allow|deny[,zone=N][,commit][,nat|nat(src|dst=...)]) (deny: bare nat only)
+ *   sg(allow|deny[,zone=N][,nat|nat(src|dst=...)]) (deny: bare nat only;
+ *   no commit: allow commits what it lets in, deny never)
  * with OVS's checks: exec() and nat with addresses need commit, and (in
  * ofp_check_pipeline_actions) the rule must match ip.
  */
@@ -178,6 +179,12 @@ ct_argument(struct parser *p, const char *what, char *arg, struct ofp_ct *ct)
 	size_t n = strlen(arg);
 
 	if (!strcmp(arg, "commit")) {
+		/* sg() decides what it commits: accepting the word would
+		 * read as if it changed something */
+		if (ct->is_sg)
+			return ofp_fail(p, "sg: no commit argument (sg(allow) "
+					"commits every new connection it lets "
+					"in; sg(deny) never commits)");
 		ct->commit = true;
 		return 0;
 	}
@@ -234,10 +241,10 @@ ofp_parse_ct(struct parser *p, char *inside, bool is_sg, struct ofp_action *a)
 	 * e.g. un-NAT the replies of the sessions an allow NATed) is all
 	 * it can take */
 	if (is_sg && !ct->allow &&
-	    (ct->commit || (ct->nat.kind && ct->nat.kind != OFP_NAT_PLAIN)))
-		return ofp_fail(p, "sg: deny takes no commit or nat(src|dst) "
-				"(a denied connection is never created; a bare "
-				"nat applies its session's)");
+	    ct->nat.kind && ct->nat.kind != OFP_NAT_PLAIN)
+		return ofp_fail(p, "sg: deny takes no nat(src|dst) (a denied "
+				"connection is never created; a bare nat "
+				"applies its session's)");
 	a->type = is_sg ? OFPACT_SG : OFPACT_CT;
 	a->slot = r->n_ct++;
 	return 0;
