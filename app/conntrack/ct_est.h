@@ -81,8 +81,7 @@ ct_est_lane(struct conntrack *ct, void *data, const struct ct_key *k,
 	uint64_t exp = __atomic_load_n(&c->expiration, __ATOMIC_RELAXED);
 	if (now >= exp)
 		return 0;
-	uint64_t next = now + __atomic_load_n(&ct->tm_tsc[c->policy][tm],
-					      __ATOMIC_RELAXED);
+	uint64_t next = now + ct_conn_timeout_tsc(ct, c, tm);
 	if (next > exp + ct->refresh_slack_tsc)
 		__atomic_store_n(&c->expiration, next, __ATOMIC_RELAXED);
 	if (out) {

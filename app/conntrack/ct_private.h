@@ -92,7 +92,6 @@ struct ct_conn {
 	uint8_t nat;		/* CS_SRC_NAT / CS_DST_NAT */
 	uint8_t dead;		/* keys gone from the table (under lock;
 				 * read without it by ct_cache.h) */
-	uint8_t policy;
 	uint8_t on_list;	/* sweeper only */
 	uint8_t other;		/* UDP/ICMP/other: enum ct_other_state;
 				 * here, in the first line with the keys,
@@ -181,13 +180,27 @@ ct_counters(struct conntrack *ct)
 	return &ct->cnt[lc < RTE_MAX_LCORE ? lc : RTE_MAX_LCORE];
 }
 
+/* The timeout of class tm for c: its zone's policy now (add-zone-tp,
+ * del-zone-tp), not one remembered at creation, so a policy deleted
+ * leaves its sessions on the defaults, as OVS (a deleted tp_id falls back
+ * to the default), and a policy id used again for another zone never
+ * hands them that zone's timeouts. */
+static inline uint64_t
+ct_conn_timeout_tsc(const struct conntrack *ct, const struct ct_conn *c,
+		    enum ct_tm tm)
+{
+	uint8_t id = __atomic_load_n(&ct->zone_policy[c->key[0].zone],
+				     __ATOMIC_RELAXED);
+	return __atomic_load_n(&ct->tm_tsc[id][tm], __ATOMIC_RELAXED);
+}
+
 /* Sets the session's expiration for class tm; under conn->lock. */
 static inline void
 ct_conn_update_expiration(struct conntrack *ct, struct ct_conn *c,
 			  enum ct_tm tm, uint64_t now)
 {
 	c->tm = tm;
-	__atomic_store_n(&c->expiration, now + ct->tm_tsc[c->policy][tm],
+	__atomic_store_n(&c->expiration, now + ct_conn_timeout_tsc(ct, c, tm),
 			 __ATOMIC_RELAXED);
 }
 

@@ -247,7 +247,6 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		c->key[1] = reply;
 	}
 	rte_spinlock_init(&c->lock);
-	c->policy = ct->zone_policy[k->zone];
 	proto_new(ct, c, m, mt, now);
 
 	/* Initialised before it is published: readers find it at once. */

@@ -303,6 +303,34 @@ test_checksums_and_lengths(void)
 	conntrack_destroy(ct);
 }
 
+/* A zone's sessions follow the zone's policy now: deleted, the defaults
+ * (OVS); its id used again for another zone gives them nothing of it
+ * (issue 23: they took the other zone's timeouts). */
+static void
+test_deleted_policy_id_reused(void)
+{
+	struct conntrack *ct = ct_test_new("ct_tp", 64, NULL);
+	uint32_t secs[CT_TP_N];
+
+	memcpy(secs, ct_tp_defaults, sizeof secs);
+	secs[CT_TP_UDP_FIRST] = secs[CT_TP_UDP_SINGLE] = 5;
+	CHECK_EXPR(conntrack_set_timeout_policy(ct, 1, secs) == 0);
+	CHECK_EXPR(conntrack_set_zone_policy(ct, 1, 1) == 0);
+	CHECK_EXPR(ct_run(ct, pkt_udp(A, B, 4000, 53), 1, true, NULL, 0) ==
+		   TRK_NEW);
+	/* del-zone-tp zone=1, then id 1 given to zone 2 with 1000 s */
+	CHECK_EXPR(conntrack_set_zone_policy(ct, 1, 0) == 0);
+	secs[CT_TP_UDP_FIRST] = secs[CT_TP_UDP_SINGLE] = 1000;
+	CHECK_EXPR(conntrack_set_timeout_policy(ct, 1, secs) == 0);
+	CHECK_EXPR(conntrack_set_zone_policy(ct, 2, 1) == 0);
+	/* zone 1's next packet: the default udp_single (60 s) */
+	CHECK_EXPR(ct_run(ct, pkt_udp(A, B, 4000, 53), 1, true, NULL,
+			  SEC(1)) == TRK_NEW);
+	CHECK_EXPR(conntrack_sweep(ct, SEC(60), 100) == 0);
+	CHECK_EXPR(conntrack_sweep(ct, SEC(62), 100) == 1);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -315,5 +343,6 @@ main(void)
 	test_batch_and_flush();
 	test_mixed_zones();
 	test_checksums_and_lengths();
+	test_deleted_policy_id_reused();
 	return unit_test_report();
 }
