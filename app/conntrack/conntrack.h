@@ -266,6 +266,24 @@ struct ct_tuple {
 uint32_t conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 			       const struct ct_tuple *t);
 
+/* dpctl/flush-conntrack's match, as OVS 3.1's ofp_ct_match: the zone (or
+ * any), the protocol (0: any), and each of the original and reply tuples
+ * (as dump-conntrack prints them) compared on the fields given only. */
+enum {
+	CT_FM_SRC = 1, CT_FM_DST = 2, CT_FM_SPORT = 4, CT_FM_DPORT = 8,
+};
+struct ct_flush_match {
+	int32_t zone;			/* -1: any */
+	uint8_t proto;			/* 0: any */
+	struct ct_flush_tuple {
+		uint8_t set;		/* CT_FM_* of the fields given */
+		rte_be32_t src, dst;
+		rte_be16_t sport, dport;	/* ICMP: id, type */
+	} tuple[2];			/* [0] orig=, [1] reply= */
+};
+uint32_t conntrack_flush_match(struct conntrack *ct,
+			       const struct ct_flush_match *m);
+
 /* Limits. max_conns above the mempool's size is refused (-ERANGE). A zone
  * limit of 0 means "the default zone limit"; the default zone limit of 0
  * means unlimited (ovs-appctl dpctl/ct-set-limits). */

@@ -262,6 +262,32 @@ conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 			      (void *)((uintptr_t)data & ~(uintptr_t)1));
 }
 
+static bool
+tuple_matches(const struct ct_flush_tuple *t, const struct ct_key *k)
+{
+	return (!(t->set & CT_FM_SRC) || t->src == k->src) &&
+	       (!(t->set & CT_FM_DST) || t->dst == k->dst) &&
+	       (!(t->set & CT_FM_SPORT) || t->sport == k->sport) &&
+	       (!(t->set & CT_FM_DPORT) || t->dport == k->dport);
+}
+
+static bool
+match_fields(const struct ct_conn *c, const void *arg)
+{
+	const struct ct_flush_match *m = arg;
+
+	return (m->zone < 0 || c->key[0].zone == m->zone) &&
+	       (!m->proto || c->key[0].proto == m->proto) &&
+	       tuple_matches(&m->tuple[0], &c->key[0]) &&
+	       tuple_matches(&m->tuple[1], &c->key[1]);
+}
+
+uint32_t
+conntrack_flush_match(struct conntrack *ct, const struct ct_flush_match *m)
+{
+	return flush_matching(ct, match_fields, m);
+}
+
 void
 ct_expiry_fini(struct conntrack *ct)
 {

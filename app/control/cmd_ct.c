@@ -136,20 +136,96 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	return 0;
 }
 
-/* dpctl/flush-conntrack [DP] [zone=N] */
+/* One ct tuple of flush-conntrack, OVS 3.1's ofp_ct_tuple_parse syntax:
+ * ct_nw_src=IP,ct_nw_dst=IP,ct_nw_proto=N,ct_tp_src=P,ct_tp_dst=P (ICMP:
+ * icmp_id, icmp_type, icmp_code), every field optional. */
+static int
+parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
+	       struct ds *out)
+{
+	char buf[256];
+
+	if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf) {
+		ds_put_format(out, "ct tuple too long: '%s'", arg);
+		return -1;
+	}
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+		uint32_t n;
+		if (!v || !v[1]) {
+			ds_put_format(out, "field %s missing value", kv);
+			return -1;
+		}
+		*v++ = '\0';
+		if (!strcmp(kv, "ct_nw_src") || !strcmp(kv, "ct_nw_dst")) {
+			struct in_addr a;
+			bool src = kv[6] == 's';
+			if (inet_pton(AF_INET, v, &a) != 1) {
+				ds_put_format(out, "%s: bad IPv4 address '%s'",
+					      kv, v);
+				return -1;
+			}
+			*(src ? &t->src : &t->dst) = a.s_addr;
+			t->set |= src ? CT_FM_SRC : CT_FM_DST;
+			continue;
+		}
+		if (parse_u32(v, kv, &n, out))
+			return -1;
+		if (!strcmp(kv, "ct_nw_proto") && n <= UINT8_MAX) {
+			*proto = (uint8_t)n;
+		} else if ((!strcmp(kv, "ct_tp_src") ||
+			    !strcmp(kv, "icmp_id")) && n <= UINT16_MAX) {
+			t->sport = rte_cpu_to_be_16((uint16_t)n);
+			t->set |= CT_FM_SPORT;
+		} else if ((!strcmp(kv, "ct_tp_dst") ||
+			    !strcmp(kv, "icmp_type")) && n <= UINT16_MAX) {
+			t->dport = rte_cpu_to_be_16((uint16_t)n);
+			t->set |= CT_FM_DPORT;
+		} else if (!strcmp(kv, "icmp_code") && n <= UINT8_MAX) {
+			continue;	/* queries are tracked with code 0 */
+		} else {
+			ds_put_format(out, "invalid ct tuple field '%s=%s' "
+				      "(ct_nw_src, ct_nw_dst, ct_nw_proto, "
+				      "ct_tp_src, ct_tp_dst, icmp_id, "
+				      "icmp_type, icmp_code)", kv, v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* dpctl/flush-conntrack [DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]:
+ * as OVS 3.1, every field of a tuple optional; everything checked before
+ * anything is flushed */
 static int
 cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		    void *aux)
 {
 	(void)json, (void)aux;
-	int32_t zone = -1;
+	struct ct_flush_match m = { .zone = -1 };
+	int a = 1, n_tuples = 0;
 
-	if (argc > 1 && parse_zone(argv[argc - 1], &zone, out))
+	if (a < argc && argv[a][0] && !strchr(argv[a], '='))
+		a++;			/* the datapath's name */
+	if (a < argc && !strncmp(argv[a], "zone=", 5) &&
+	    parse_zone(argv[a++], &m.zone, out))
 		return -1;
-	if (zone >= 0)
-		conntrack_flush_zone(pmd_conntrack, (uint16_t)zone);
-	else
+	for (; a < argc; a++, n_tuples++) {
+		if (n_tuples == 2) {
+			ds_put_cstr(out, "invalid arguments");
+			return -1;
+		}
+		if (argv[a][0] &&
+		    parse_ct_tuple(argv[a], &m.tuple[n_tuples], &m.proto, out))
+			return -1;
+	}
+	if (!n_tuples && m.zone >= 0)
+		conntrack_flush_zone(pmd_conntrack, (uint16_t)m.zone);
+	else if (!n_tuples)
 		conntrack_flush(pmd_conntrack);
+	else
+		conntrack_flush_match(pmd_conntrack, &m);
 	return 0;
 }
 
@@ -446,7 +522,8 @@ cmd_ct_register(void)
 		zone_tp[id].zone = -1;
 	control_register("dpctl/dump-conntrack", "[-m] [DP] [zone=N]", 0, 3,
 			 cmd_dump_conntrack, NULL);
-	control_register("dpctl/flush-conntrack", "[DP] [zone=N]", 0, 2,
+	control_register("dpctl/flush-conntrack",
+			 "[DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]", 0, 4,
 			 cmd_flush_conntrack, NULL);
 	control_register("dpctl/ct-stats-show", "[DP]", 0, 1,
 			 cmd_ct_stats_show, NULL);

@@ -60,6 +60,33 @@ def test_flush_forgets_sessions(rig):
     assert rig.sw.ctl("dpctl/ct-get-nconns").strip().isdigit()
 
 
+def test_flush_by_tuple(rig):
+    """flush-conntrack with OVS 3.1's ct tuples: only the sessions whose
+    original (and reply) tuple has every field given go; a bad field is
+    refused by name and nothing is flushed."""
+    vm = rig.vm(1)
+    for sport in (7001, 7002, 7003):
+        apps.udp_send(vm.ns, sport, OUT_IP, 9000)
+    udp = lambda: sorted(l for l in conns(rig) if l.startswith("udp,"))
+    assert len(udp()) == 3, conns(rig)
+    for bad in ("ct_nw_src=300.1.1.1", "ct_tp_src=70000", "frob=1",
+                "ct_nw_proto"):
+        r = rig.sw.ctl("dpctl/flush-conntrack", "zone=1", bad, check=False)
+        assert rig.sw.last_ctl.returncode != 0, (bad, r)
+    assert len(udp()) == 3, udp()
+    rig.sw.ctl("dpctl/flush-conntrack", "zone=1",
+               "ct_nw_src=%s,ct_nw_proto=17,ct_tp_src=7001" % vm.ip)
+    left = udp()
+    assert len(left) == 2 and not any("sport=7001," in l for l in left), left
+    # a reply tuple: the session whose replies go to port 7002
+    rig.sw.ctl("dpctl/flush-conntrack", "ct_nw_proto=17", "ct_tp_dst=7002")
+    left = udp()
+    assert len(left) == 1 and "sport=7003," in left[0], left
+    # another zone: nothing
+    rig.sw.ctl("dpctl/flush-conntrack", "zone=2", "ct_nw_proto=17")
+    assert len(udp()) == 1, udp()
+
+
 def test_limits_refuse_and_count(rig):
     vm = rig.vm(1)
     out = rig.out_ns
