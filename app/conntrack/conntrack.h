@@ -331,11 +331,12 @@ struct ct_stats {
 	uint64_t invalid;		/* packets marked +inv */
 	uint64_t n_conns;
 	uint64_t n_tcp, n_udp, n_icmp, n_other;
-	uint64_t tcp_state[CT_TCPS_N];	/* by the state shown in dumps */
+	uint64_t tcp_state[CT_TCPS_N];	/* by the one state dumps print */
 };
 void conntrack_get_stats(struct conntrack *ct, struct ct_stats *s);
-/* ovs-appctl dpctl/ct-stats-show's text. */
-void conntrack_stats_print(struct conntrack *ct, FILE *f);
+/* ovs-appctl dpctl/ct-stats-show's text (verbose: -m, then vxswitch's own
+ * counters). */
+void conntrack_stats_print(struct conntrack *ct, FILE *f, bool verbose);
 
 /* dpctl/dump-conntrack: one line per session, in OVS's format, e.g.
  * tcp,orig=(src=10.0.0.1,dst=10.0.0.2,sport=1234,dport=80),reply=(src=

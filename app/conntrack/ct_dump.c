@@ -174,25 +174,31 @@ conntrack_get_stats(struct conntrack *ct, struct ct_stats *s)
 }
 
 void
-conntrack_stats_print(struct conntrack *ct, FILE *f)
+conntrack_stats_print(struct conntrack *ct, FILE *f, bool verbose)
 {
 	struct ct_stats s;
 
+	/* OVS 3.1's dpctl_ct_stats_show, line for line */
 	conntrack_get_stats(ct, &s);
 	fprintf(f, "Connections Stats:\n    Total: %" PRIu64 "\n", s.n_conns);
 	if (s.n_tcp) {
-		fprintf(f, "    TCP: %" PRIu64 "\n", s.n_tcp);
-		for (int i = 0; i < CT_TCPS_N; i++)
+		fprintf(f, "  TCP: %" PRIu64 "\n", s.n_tcp);
+		if (verbose)
+			fprintf(f, "    Conn per TCP states:\n");
+		for (int i = 0; verbose && i < CT_TCPS_N; i++)
 			if (s.tcp_state[i])
-				fprintf(f, "      %s: %" PRIu64 "\n",
+				fprintf(f, "\t  [%s]=%" PRIu64 "\n",
 					ct_tcp_state_names[i], s.tcp_state[i]);
 	}
 	if (s.n_udp)
-		fprintf(f, "    UDP: %" PRIu64 "\n", s.n_udp);
+		fprintf(f, "  UDP: %" PRIu64 "\n", s.n_udp);
 	if (s.n_icmp)
-		fprintf(f, "    ICMP: %" PRIu64 "\n", s.n_icmp);
+		fprintf(f, "  ICMP: %" PRIu64 "\n", s.n_icmp);
 	if (s.n_other)
-		fprintf(f, "    OTHER: %" PRIu64 "\n", s.n_other);
+		fprintf(f, "  Other: %" PRIu64 "\n", s.n_other);
+	if (!verbose)
+		return;
+	/* what OVS does not count: -m only (and --json) */
 	fprintf(f, "Created: %" PRIu64 "\nExpired: %" PRIu64
 		"\nFlushed: %" PRIu64 "\nRefused (table full): %" PRIu64
 		"\nRefused (zone limit): %" PRIu64
@@ -230,20 +236,7 @@ proto_name(uint8_t p)
 	}
 }
 
-/* OVS's dump without -m prints one TCP state, the greater of the two
- * peers', as the kernel's tracker would name it (coalesce_tcp_state:
- * FIN_WAIT_2 as TIME_WAIT, SYN_RECV as ESTABLISHED). */
-static enum ct_tcp_state
-tcp_coalesced(uint8_t orig, uint8_t reply)
-{
-	uint8_t s = RTE_MAX(orig, reply);
 
-	if (s == CT_TCPS_FIN_WAIT_2)
-		return CT_TCPS_TIME_WAIT;
-	if (s == CT_TCPS_SYN_RECV)
-		return CT_TCPS_ESTABLISHED;
-	return s;
-}
 
 static int
 fmt_tuple(char *b, size_t n, const char *what, const struct ct_key *k)
@@ -317,8 +310,8 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 			len += snprintf(buf + len,
 					size > (size_t)len ? size - len : 0,
 					",protoinfo=(state=%s)",
-					ct_tcp_state_names[tcp_coalesced(so,
-									 sr)]);
+					ct_tcp_state_names[ct_tcp_coalesced(so,
+									    sr)]);
 		else	/* -m: both peers, as OVS's verbose dump */
 			len += snprintf(buf + len,
 					size > (size_t)len ? size - len : 0,

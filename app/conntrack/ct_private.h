@@ -232,6 +232,10 @@ enum ct_update ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 			     const struct ct_pkt_meta *mt, bool reply,
 			     uint64_t now);
 /* The single state dumps show for a TCP session (OVS's is the max). */
+/* The one TCP state OVS prints without -m (dump-conntrack, ct-stats-show):
+ * the greater peer's, FIN_WAIT_2 as TIME_WAIT and SYN_RECV as ESTABLISHED
+ * (ct-dpif.c, coalesce_tcp_state: as the kernel's tracker names them). */
+enum ct_tcp_state ct_tcp_coalesced(uint8_t orig, uint8_t reply);
 enum ct_tcp_state ct_tcp_show_state(const struct ct_conn *c);
 extern const char *const ct_tcp_state_names[CT_TCPS_N];
 

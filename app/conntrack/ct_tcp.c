@@ -298,9 +298,19 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 }
 
 enum ct_tcp_state
+ct_tcp_coalesced(uint8_t orig, uint8_t reply)
+{
+	uint8_t s = RTE_MAX(orig, reply);
+
+	if (s == CT_TCPS_FIN_WAIT_2)
+		return CT_TCPS_TIME_WAIT;
+	if (s == CT_TCPS_SYN_RECV)
+		return CT_TCPS_ESTABLISHED;
+	return s;
+}
+
+enum ct_tcp_state
 ct_tcp_show_state(const struct ct_conn *c)
 {
-	/* OVS prints state= when both peers agree, else both; the one
-	 * figure the counters need is the less advanced peer's. */
-	return RTE_MIN(c->p.tcp[0].state, c->p.tcp[1].state);
+	return ct_tcp_coalesced(c->p.tcp[0].state, c->p.tcp[1].state);
 }

@@ -233,9 +233,15 @@ static int
 cmd_ct_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 		  void *aux)
 {
-	UNUSED_ARGS;
+	(void)aux;
 	struct ct_stats s;
+	bool verbose = false;
 
+	/* [-m|verbose] [DP]: OVS's options (no zone here) */
+	for (int a = 1; a < argc; a++)
+		if (!strcmp(argv[a], "-m") || !strcmp(argv[a], "--more") ||
+		    !strcmp(argv[a], "verbose"))
+			verbose = true;
 	conntrack_get_stats(pmd_conntrack, &s);
 	if (!json) {
 		char *buf = NULL;
@@ -245,7 +251,7 @@ cmd_ct_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 			ds_put_cstr(out, "out of memory");
 			return -1;
 		}
-		conntrack_stats_print(pmd_conntrack, f);
+		conntrack_stats_print(pmd_conntrack, f, verbose);
 		fclose(f);
 		ds_put_cstr(out, buf);
 		free(buf);
@@ -525,7 +531,7 @@ cmd_ct_register(void)
 	control_register("dpctl/flush-conntrack",
 			 "[DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]", 0, 4,
 			 cmd_flush_conntrack, NULL);
-	control_register("dpctl/ct-stats-show", "[DP]", 0, 1,
+	control_register("dpctl/ct-stats-show", "[-m] [DP]", 0, 2,
 			 cmd_ct_stats_show, NULL);
 	control_register("dpctl/ct-set-maxconns", "[DP] N", 1, 2,
 			 cmd_ct_set_maxconns, NULL);

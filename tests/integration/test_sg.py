@@ -170,3 +170,11 @@ def test_telemetry_ct_stats(rig):
     assert tel["created"] >= 1 and tel["n_icmp"] == 1, tel
     assert tel["refused_zone_limit"] >= 1 and tel["max_conns"] > 0, tel
     assert bad == {"/vxswitch/ct_stats": None}, bad
+    # the text is OVS 3.1's dpctl_ct_stats_show, line for line; -m adds
+    # the per-state lines and then vxswitch's own counters
+    n = ctl["n_conns"]
+    text = rig.sw.ctl("dpctl/ct-stats-show")
+    assert text.startswith("Connections Stats:\n    Total: %d\n" % n), text
+    assert "  ICMP: 1\n" in text and "Created" not in text, text
+    more = rig.sw.ctl("dpctl/ct-stats-show", "-m")
+    assert more.startswith(text) and "Created: " in more, more

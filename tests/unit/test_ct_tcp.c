@@ -255,7 +255,7 @@ test_rst(void)
 	CHECK_EXPR(a2b(ct, F_SYN, 77000, 0, 65535, -1, 0, SEC(1)) == TRK_NEW);
 	conntrack_get_stats(ct, &s);
 	CHECK(s.created == 2 && s.n_conns == 1 &&
-	      s.tcp_state[CT_TCPS_CLOSED] == 1, "created %lu n %lu",
+	      s.tcp_state[CT_TCPS_SYN_SENT] == 1, "created %lu n %lu",
 	      (unsigned long)s.created, (unsigned long)s.n_conns);
 	/* TIME_WAIT lasts tcp_close (30 s) from the RST, not 24 h */
 	conntrack_destroy(ct);
