@@ -83,7 +83,8 @@ static void
 put_path_lines(struct ds *out, const struct pmd_stats *s)
 {
 	uint64_t rx = s ? counter_ld(&s->packets) : 0;
-	uint64_t recirc = 0;	/* ct(table=) passes are not counted */
+	/* the inner pass of a tnl_pop and each ct(table=) pass */
+	uint64_t recirc = s ? counter_ld(&s->recirculations) : 0;
 	uint64_t txb = s ? counter_ld(&s->tx_batches) : 0;
 	uint64_t txp = s ? counter_ld(&s->tx_packets) : 0;
 

@@ -221,9 +221,11 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	ctx->recirc = &recirc[cur];
 	lookup_and_execute(ctx, b, keys, NULL, &inner, false);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
-	if (inner.b.n)
+	if (inner.b.n) {
+		ctx->stats->recirculations += inner.b.n;
 		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL,
 				   false);
+	}
 	/* step 3: what ct(table=) recirculated, pass after pass; the last
 	 * allowed pass has nowhere to recirculate to */
 	for (unsigned depth = 1; recirc[cur].b.n; depth++) {
@@ -231,6 +233,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 		cur ^= 1;
 		pkt_batch_init(&recirc[cur].b);
 		ctx->recirc = depth < DP_MAX_RECIRC ? &recirc[cur] : NULL;
+		ctx->stats->recirculations += now->b.n;
 		lookup_and_execute(ctx, &now->b, now->keys, NULL, NULL, true);
 	}
 	ctx->recirc = NULL;

@@ -141,6 +141,10 @@ pmd_burst_bucket(uint16_t n)
  * X(field, text, label). */
 #define PMD_STATS(X)                                                          \
 	X(packets,        PMD_TEXT_NONE, "") /* OVS: packets received */      \
+	/* packets entering a second or later pass: a tnl_pop's inner pass \
+	 * and each ct(table=) recirculation, as OVS counts them (both are \
+	 * recirculations there): avg. datapath passes per packet */       \
+	X(recirculations, PMD_TEXT_NONE, "")                                  \
 	X(tunnel_pops,    PMD_TEXT_MORE,                                      \
 	  "tunnel pops (inner lookups, same pass)")                           \
 	X(tunnel_pushes,  PMD_TEXT_MORE,   "tunnel pushes")                   \

@@ -68,6 +68,19 @@ def test_recirculated_megaflows(rig):
     assert "+est-rel+rpl" in text and "ct_zone(0x1)" in text, text
     assert rig.drops() == {}, rig.drops()
 
+    # passes, as OVS counts them: every IP packet from the VM takes a
+    # ct(table=) recirculation, every one from the tunnel an inner pass
+    # and one: more than 1.9 passes a packet (sg(), test_sg, stays at 1
+    # from the VM and 2 from the tunnel)
+    st = rig.sw.ctl("dpif-netdev/pmd-stats-show", json=True)
+    rx = sum(p["packets"] for p in st)
+    rc = sum(p["recirculations"] for p in st)
+    assert rc > 0.9 * rx, (rx, rc)
+    text = rig.sw.ctl("dpif-netdev/pmd-stats-show")
+    passes = [float(ln.split(":")[1]) for ln in text.splitlines()
+              if "avg. datapath passes per packet" in ln]
+    assert passes and max(passes) > 1.9, text
+
 
 def test_recirc_bounded(rig):
     """A ct(table=) loop is cut after 6 recirculations: every packet
