@@ -4,9 +4,11 @@
  * keyed hash of the original tuple so sessions spread; the original port
  * kept when free, else a free one of the range found in bounded time, as
  * OVS's nat_get_unique_tuple), and its packets are rewritten both ways with
- * incremental IPv4 and L4 checksum updates (RFC 1624). ICMP errors
- * quoting a NATed packet are not translated (their inner header): they
- * are tracked as +rel only when they quote the untranslated side.
+ * incremental IPv4 and L4 checksum updates (RFC 1624). An ICMP error
+ * about a NATed session is translated too, outer address and the packet
+ * it quotes (ct_nat_icmp_error), so path-MTU discovery works behind NAT.
+ * ICMP echo ids are not translated (OVS 3.1 does not; only OVS master
+ * translates them).
  */
 #include <rte_ip.h>
 #include <rte_random.h>
@@ -195,4 +197,63 @@ ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 	/* UDP: a checksum that comes out 0 is sent as 0xffff. */
 	if (proto == IPPROTO_UDP && l4csum && !get16(l4csum))
 		put16(l4csum, 0xffff);
+}
+
+/* OVS's nat_packet() with related set: with k the session's key of the
+ * error's direction (key[0] for a reply, key[1] else) and the NAT as
+ * seen that way (an SNAT session's replies are un-DNATed), the outer
+ * source becomes k's destination (SRC) or the outer destination k's source
+ * (DST); the quoted packet, which went the other way, gets k's addresses
+ * and ports back (OVS: nat_inner_packet with the reversed key and
+ * action); then the ICMP checksum is computed again over the message. */
+void
+ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
+		  const struct ct_pkt_meta *mt, bool reply)
+{
+	const struct ct_key *k = &c->key[reply ? 0 : 1];
+	uint8_t act = c->nat;
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, mt->l3_ofs);
+	uint8_t *icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, mt->l4_ofs);
+	uint32_t icmp_len = RTE_MIN((uint32_t)mt->l4_len,
+				    (uint32_t)m->data_len - mt->l4_ofs);
+	uint8_t *outer_csum[1] = { ip + 10 };
+
+	if (reply)
+		act = act == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;
+	if (act == CS_SRC_NAT)
+		replace32(ip + 12, k->dst, outer_csum, 1);
+	else
+		replace32(ip + 16, k->src, outer_csum, 1);
+
+	/* the quoted header: ct_key_extract checked it is all there, its
+	 * IPv4 header and the first 4 bytes after (8 for an echo) */
+	uint8_t *in = icmp + 8;
+	uint32_t ihl = (in[0] & 0x0f) * 4u;
+	uint8_t *in_l4 = in + ihl;
+	uint32_t quoted_l4 = icmp_len - 8 - ihl;
+	uint8_t *csums[2] = { in + 10, NULL };
+	int n_csum = 1;
+	bool ports = in[9] == IPPROTO_TCP || in[9] == IPPROTO_UDP;
+
+	/* the quoted L4 checksum, when the quote holds it (UDP: 0 is none) */
+	if (in[9] == IPPROTO_TCP && quoted_l4 >= 18)
+		csums[n_csum++] = in_l4 + 16;
+	else if (in[9] == IPPROTO_UDP && quoted_l4 >= 8 && get16(in_l4 + 6))
+		csums[n_csum++] = in_l4 + 6;
+	/* the quoted packet went the other way, so the field NAT changed in
+	 * it is the other one: its destination where the outer source
+	 * changed, its source where the outer destination did */
+	if (act == CS_SRC_NAT)
+		replace32(in + 16, k->dst, csums, n_csum);
+	else
+		replace32(in + 12, k->src, csums, n_csum);
+	if (ports) {
+		uint8_t *l4csum = n_csum > 1 ? csums[1] : NULL;
+		replace16(in_l4, k->sport, l4csum);
+		replace16(in_l4 + 2, k->dport, l4csum);
+	}
+	put16(icmp + 2, 0);
+	/* rte_raw_cksum sums the bytes as they lie: stored as it comes */
+	uint16_t sum = (uint16_t)~rte_raw_cksum(icmp, icmp_len);
+	memcpy(icmp + 2, &sum, 2);
 }

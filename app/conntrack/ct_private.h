@@ -263,6 +263,12 @@ bool ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 /* Rewrites packet m of session c travelling in direction reply. */
 void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 		   const struct ct_pkt_meta *mt, bool reply);
+/* An ICMP error related to a NATed session c, travelling in direction
+ * reply: its outer address and the packet it quotes translated as OVS
+ * 3.1's nat_packet(related) does, with the IPv4, quoted L4 and ICMP
+ * checksums. */
+void ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
+		       const struct ct_pkt_meta *mt, bool reply);
 bool ct_table_has_key(struct conntrack *ct, const struct ct_key *k);
 
 /* ct_expiry.c */

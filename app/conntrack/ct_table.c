@@ -389,6 +389,8 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 		state |= nat_state(c, reply);
 		if (!related)
 			ct_nat_packet(c, m, mt, reply);
+		else
+			ct_nat_icmp_error(c, m, mt, reply);
 	}
 	fill_ref(out, c, reply, k->zone);
 	rte_spinlock_unlock(&c->lock);

@@ -68,6 +68,51 @@ test_udp_no_checksum(void)
 	conntrack_destroy(ct);
 }
 
+/* An ICMP error about an SNATed datagram (a router's "fragmentation
+ * needed" to PUB): +rel+rpl+dnat, and translated as OVS 3.1 does, so it
+ * reaches VM quoting VM's own datagram (path-MTU discovery behind NAT):
+ * outer destination VM, quoted source VM:4000 with the quoted UDP
+ * checksum the VM sent, every checksum right. */
+static void
+test_icmp_error_translated(void)
+{
+	struct conntrack *ct = ct_test_new("nat_icmperr", 16, NULL);
+	struct ct_nat_spec snat = { .snat = true, .ip_min = PUB,
+				    .port_min = 20000, .port_max = 20000 };
+	struct ct_nat_spec plain = { 0 };
+	struct rte_mbuf *m = pkt_udp(VM, OUT, 4000, 53);
+	uint16_t sent_csum = l4_u16(m, 6);
+
+	CHECK_EXPR(track(ct, m, true, &snat, false) ==
+		   (TRK_NEW | CS_SRC_NAT));
+	CHECK_EXPR(pkt_iph(m)->src_addr == rte_cpu_to_be_32(PUB) &&
+		   l4_u16(m, 0) == 20000);
+	/* the router's error quotes the datagram as it left: m */
+	struct rte_mbuf *e = pkt_icmp_error(IP(198, 51, 100, 1), PUB, 3, m);
+	CHECK_EXPR(track(ct, e, false, &plain, false) ==
+		   (CS_TRACKED | CS_RELATED | CS_REPLY_DIR | CS_DST_NAT));
+	struct rte_ipv4_hdr *ip = pkt_iph(e);
+	uint8_t *icmp = (uint8_t *)(ip + 1);
+	struct rte_ipv4_hdr *in = (struct rte_ipv4_hdr *)(icmp + 8);
+	uint8_t *in_udp = (uint8_t *)(in + 1);
+	CHECK_EXPR(ip->dst_addr == rte_cpu_to_be_32(VM) &&
+		   ip->src_addr == rte_cpu_to_be_32(IP(198, 51, 100, 1)));
+	CHECK_EXPR(rte_ipv4_cksum(ip) == 0);
+	CHECK_EXPR(rte_raw_cksum(icmp, 8 + 20 + 8) == 0xffff);
+	CHECK_EXPR(in->src_addr == rte_cpu_to_be_32(VM) &&
+		   in->dst_addr == rte_cpu_to_be_32(OUT));
+	CHECK_EXPR(rte_ipv4_cksum(in) == 0);
+	CHECK(((in_udp[0] << 8) | in_udp[1]) == 4000 &&
+	      ((in_udp[2] << 8) | in_udp[3]) == 53,
+	      "quoted ports %u %u", (in_udp[0] << 8) | in_udp[1],
+	      (in_udp[2] << 8) | in_udp[3]);
+	CHECK(((in_udp[6] << 8) | in_udp[7]) == sent_csum,
+	      "quoted checksum %#x, the VM sent %#x",
+	      (in_udp[6] << 8) | in_udp[7], sent_csum);
+	rte_pktmbuf_free(e);
+	conntrack_destroy(ct);
+}
+
 static void
 test_icmp_echo(void)
 {
@@ -182,6 +227,7 @@ main(void)
 		return 1;
 	test_udp_no_checksum();
 	test_icmp_echo();
+	test_icmp_error_translated();
 	test_natted_lookup();
 	test_mixed();
 	return unit_test_report();
