@@ -126,12 +126,13 @@ def echo(src, dst, typ, ident, seq, port=None):
         ident, seq))
 
 
-def icmp_error(src, dst, quoted, typ=3, code=3, port=None, note=None):
+def icmp_error(src, dst, quoted, typ=3, code=3, port=None, note=None,
+               src_ip=None, dst_ip=None):
     """An ICMP error src -> dst quoting the IP datagram of Pkt `quoted`
     (whole, as Linux quotes a short datagram)."""
     inner = bytes(quoted.frame)[14:]
-    f = (_eth(src, dst) / _ip(src, dst) / ICMP(type=typ, code=code) /
-         Raw(inner))
+    f = (_eth(src, dst) / _ip(src, dst, src_ip, dst_ip) /
+         ICMP(type=typ, code=code) / Raw(inner))
     return Pkt(port or src.port, bytes(f),
                note or "%s>%s icmp unreachable(%d/%d) quoting [%s]"
                % (src.name, dst.name, typ, code, quoted.note))
@@ -371,6 +372,33 @@ def _cases():
             tcp(A, B, "A", ISN_A + 1, ISN_B + 1, dst_ip=SVC),
             udp(A, B, 5000, 53, dst_ip=SVC),
             udp(B, A, 53, 5000)],
+        on_new="ct(commit,zone=1,nat(dst=%s))" % B.ip)
+
+    # ICMP errors about NATed sessions: translated back (outer address,
+    # the quoted datagram and its checksums), so PMTU discovery and
+    # port unreachables work behind NAT
+    out = udp(A, B, 5000, 53, src_ip=A_PUB)
+    add("nat_snat_icmp_error", "SNAT of A's UDP to 203.0.113.7; a "
+        "router's fragmentation-needed to the public address quoting the "
+        "datagram as it left; B's port unreachable too",
+        track_only(extra=",nat"), [
+            udp(A, B, 5000, 53),
+            icmp_error(R, A, out, 3, 4, port="b", dst_ip=A_PUB,
+                       note="R>A_PUB icmp frag-needed quoting [%s]"
+                       % out.note),
+            icmp_error(B, A, out, port="b", dst_ip=A_PUB,
+                       note="B>A_PUB icmp port-unreachable quoting [%s]"
+                       % out.note)],
+        on_new="ct(commit,zone=1,nat(src=%s))" % A_PUB)
+
+    sent = udp(A, B, 5000, 53, dst_ip=SVC)
+    to_b = udp(A, B, 5000, 53)
+    add("nat_dnat_icmp_error", "DNAT of 203.0.113.80 to B; B's port "
+        "unreachable quoting the datagram as B got it",
+        track_only(extra=",nat"), [
+            sent, icmp_error(B, A, to_b, port="b",
+                             note="B>A icmp port-unreachable quoting [%s]"
+                             % to_b.note)],
         on_new="ct(commit,zone=1,nat(dst=%s))" % B.ip)
     return cs
 
