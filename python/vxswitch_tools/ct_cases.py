@@ -21,6 +21,7 @@ Commit policies (table 0, ct_diff.py generates table 1):
                     "commit +new only", as OVS users write it
 """
 
+import random
 from dataclasses import dataclass, field
 
 from scapy.layers.inet import GRE, ICMP, IP, TCP, UDP
@@ -403,6 +404,104 @@ def _cases():
     return cs
 
 
-CASES = _cases()
+# ------------------------------------------------------- fuzz cases
+#
+# Seeded random mutations of real sequences, stored as references like
+# the scripted cases (make-ovs-ct-ref.py runs them through OVS): a TCP
+# connection (handshake, data both ways, close) with packets dropped,
+# repeated, swapped, their flags, sequence or acknowledgement numbers
+# changed, or RSTs and SYNs thrown in, under a random commit policy; and
+# UDP/ICMP exchanges with random directions, ports and ids. The seed
+# fixes every byte, so a reference stays valid until the generator
+# changes (then: make-ovs-ct-ref.py again).
+
+FUZZ_SEED = 20231
+FUZZ_TCP_CASES = 20
+FUZZ_OTHER_CASES = 4
+_FLAGS = ["S", "SA", "A", "PA", "FA", "R", "RA", "F", "", "SF", "SR", "U",
+          "FPU", "SAF"]
+_DELTAS = [1, -1, 2, 100, -100, 65535, 70000, -70000, 2 ** 31]
+
+
+def _fuzz_tcp(rng, name):
+    d, a, b = data_both_ways()
+    base = [(A, "S", ISN_A, 0, 0), (B, "SA", ISN_B, ISN_A + 1, 0),
+            (A, "A", ISN_A + 1, ISN_B + 1, 0),
+            (A, "PA", ISN_A + 1, ISN_B + 1, 100),
+            (B, "A", ISN_B + 1, ISN_A + 101, 0),
+            (B, "PA", ISN_B + 1, ISN_A + 101, 200),
+            (A, "A", ISN_A + 101, ISN_B + 201, 0),
+            (A, "FA", a, b, 0), (B, "FA", b, a + 1, 0),
+            (A, "A", a + 1, b + 1, 0)]
+    if rng.random() < 0.3:	# the reverse tuple opened afterwards
+        base += [(B, "S", 9000, 0, 0), (A, "SA", 7000, 9001, 0),
+                 (B, "A", 9001, 7001, 0)]
+    segs = [list(x) for x in base]
+    done = []
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(segs))
+        op = rng.choice(["drop", "dup", "swap", "flags", "seq", "ack",
+                         "insert"])
+        if op == "drop" and len(segs) > 3:
+            del segs[i]
+        elif op == "dup":
+            segs.insert(i, list(segs[i]))
+        elif op == "swap" and i + 1 < len(segs):
+            segs[i], segs[i + 1] = segs[i + 1], segs[i]
+        elif op == "flags":
+            segs[i][1] = rng.choice(_FLAGS)
+        elif op == "seq":
+            segs[i][2] = (segs[i][2] + rng.choice(_DELTAS)) % 2 ** 32
+        elif op == "ack":
+            segs[i][3] = (segs[i][3] + rng.choice(_DELTAS)) % 2 ** 32
+        elif op == "insert":
+            who = rng.choice([A, B])
+            segs.insert(i, [who, rng.choice(["R", "RA", "S"]),
+                            rng.randrange(2 ** 32), segs[i][3], 0])
+        else:
+            continue
+        done.append("%s@%d" % (op, i))
+    policy = rng.choice(["commit_all", "commit_new", "a_commits"])
+    table0, on_new = {
+        "commit_all": (commit_all(), None),
+        "commit_new": (track_only(), "ct(commit,zone=1)"),
+        "a_commits": (per_port("commit,table=1,zone=1",
+                               "table=1,zone=1"), None),
+    }[policy]
+    pkts = [tcp(src, B if src is A else A, flags, seq, ack,
+                b"d" * n) for src, flags, seq, ack, n in segs]
+    return Case(name, "fuzz: TCP connection, %s; %s" % (
+        policy, ", ".join(done) or "unchanged"), table0, pkts, on_new)
+
+
+def _fuzz_other(rng, name):
+    pkts = []
+    for _ in range(rng.randint(4, 10)):
+        src = rng.choice([A, B])
+        dst = B if src is A else A
+        kind = rng.choice(["udp", "echo", "reply"])
+        if kind == "udp":
+            pkts.append(udp(src, dst, rng.choice([5000, 5001, 53]),
+                            rng.choice([53, 5000, 5001])))
+        else:
+            pkts.append(echo(src, dst, 8 if kind == "echo" else 0,
+                             rng.choice([7, 8]), rng.randrange(4)))
+    policy = rng.choice(["commit_all", "commit_new"])
+    table0, on_new = {"commit_all": (commit_all(), None),
+                      "commit_new": (track_only(), "ct(commit,zone=1)")
+                      }[policy]
+    return Case(name, "fuzz: UDP and ICMP echo both ways, %s" % policy,
+                table0, pkts, on_new)
+
+
+def fuzz_cases(seed=FUZZ_SEED):
+    rng = random.Random(seed)
+    return ([_fuzz_tcp(rng, "fuzz_tcp_%02d" % i)
+             for i in range(FUZZ_TCP_CASES)] +
+            [_fuzz_other(rng, "fuzz_other_%02d" % i)
+             for i in range(FUZZ_OTHER_CASES)])
+
+
+CASES = _cases() + fuzz_cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
