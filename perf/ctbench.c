@@ -46,6 +46,9 @@ set_tcp(struct rte_mbuf *m, uint8_t flags, uint32_t seq, uint32_t ack)
 	t->tcp_flags = flags;
 	t->sent_seq = rte_cpu_to_be_32(seq);
 	t->recv_ack = rte_cpu_to_be_32(ack);
+	t->cksum = 0;	/* the tracker checks it, as OVS */
+	t->cksum = rte_ipv4_udptcp_cksum(rte_pktmbuf_mtod_offset(m,
+		const struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr)), t);
 }
 
 /* Sends packets of sessions [0, n) (or random ones) through ct; returns

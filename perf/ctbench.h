@@ -44,6 +44,10 @@ set_tuple(struct rte_mbuf *m, struct ct_pkt_meta *mt, uint32_t i, bool reply)
 	ip->dst_addr = mt->nw_dst = reply ? a : b;
 	ports[0] = mt->tp_src = reply ? pb : pa;
 	ports[1] = mt->tp_dst = reply ? pa : pb;
+	/* the tracker checks it (as OVS); UDP goes without a checksum (0),
+	 * TCP's is made by set_tcp after its fields */
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
 }
 
 static inline struct rte_mbuf *
@@ -68,6 +72,9 @@ make_pkt(uint8_t proto, struct ct_pkt_meta *mt)
 		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(ip + 1);
 		t->data_off = 5 << 4;
 		t->rx_win = rte_cpu_to_be_16(65535);
+	} else {
+		((struct rte_udp_hdr *)(ip + 1))->dgram_len =
+			rte_cpu_to_be_16(sizeof(struct rte_udp_hdr));
 	}
 	ct_pkt_meta_parse(m, mt);
 	return m;
