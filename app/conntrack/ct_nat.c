@@ -19,10 +19,14 @@
  * nat_get_unique_l4: at most NAT_PORT_TRIES ports from the hashed start,
  * then, while the range is larger than what was tried and that is at
  * least NAT_PORT_TRIES_MIN, half as many again from a random start (at
- * most 128 + 64 + 32 + 16 lookups an address). OVS tries one address (the
- * hashed one); up to NAT_ADDR_TRIES here, so a range of addresses
- * whose first is full still serves. An exhausted range costs at most
- * ~1,000 lookups under the lock (it was 65,536). */
+ * most 128 + 64 + 32 + 16 + 8 = 248 lookups an address). OVS tries one
+ * address (the
+ * hashed one); up to NAT_ADDR_TRIES here, so a range of addresses whose
+ * first is full still serves. An exhausted range costs at most ~1,000
+ * lookups under the lock (it was 65,536), and is then remembered for a
+ * millisecond (ct_nat_exhausted): a tenant opening sessions into its
+ * exhausted range at line rate would otherwise hold the table lock that
+ * every PMD creates sessions under (perf/ct_hostile). */
 #define NAT_PORT_TRIES 128u
 #define NAT_PORT_TRIES_MIN 16u
 #define NAT_ADDR_TRIES 4u
@@ -256,4 +260,52 @@ ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
 	/* rte_raw_cksum sums the bytes as they lie: stored as it comes */
 	uint16_t sum = (uint16_t)~rte_raw_cksum(icmp, icmp_len);
 	memcpy(icmp + 2, &sum, 2);
+}
+
+/* What an exhausted pick depends on: the range and the reply tuple's
+ * other end (for SNAT the peer, for DNAT the client), the protocol and
+ * the zone. */
+static uint64_t
+exhausted_key(const struct ct_nat_spec *nat, const struct ct_key *orig)
+{
+	struct ct_key k = *orig;
+
+	if (nat->snat)
+		k.src = 0, k.sport = 0;
+	else
+		k.dst = 0, k.dport = 0;
+	uint64_t w[2];
+	memcpy(w, &k, sizeof w);
+	return siphash_16(&ct_hash_key, w[0] ^ ((uint64_t)nat->ip_min << 32 |
+						nat->ip_max),
+			  w[1] ^ ((uint64_t)nat->port_min << 48 |
+				  (uint64_t)nat->port_max << 32 | nat->snat),
+			  1, 3) | 1;
+}
+
+#define NAT_EXHAUSTED_MS 1
+
+bool
+ct_nat_exhausted(const struct conntrack *ct, const struct ct_nat_spec *nat,
+		 const struct ct_key *orig, uint64_t now)
+{
+	uint64_t what = exhausted_key(nat, orig);
+	const struct ct_nat_exhausted *e =
+		&ct->nat_exhausted[what % CT_NAT_EXHAUSTED_SLOTS];
+
+	return __atomic_load_n(&e->what, __ATOMIC_RELAXED) == what &&
+	       now < __atomic_load_n(&e->until, __ATOMIC_RELAXED);
+}
+
+void
+ct_nat_exhausted_note(struct conntrack *ct, const struct ct_nat_spec *nat,
+		      const struct ct_key *orig, uint64_t now)
+{
+	uint64_t what = exhausted_key(nat, orig);
+	struct ct_nat_exhausted *e =
+		&ct->nat_exhausted[what % CT_NAT_EXHAUSTED_SLOTS];
+
+	__atomic_store_n(&e->what, what, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->until, now + ct->tsc_hz / 1000 * NAT_EXHAUSTED_MS,
+			 __ATOMIC_RELAXED);
 }

@@ -46,6 +46,9 @@ ct_key_hash(const struct ct_key *k)
 	return siphash13_16_u32(&ct_hash_key, w[0], w[1]);
 }
 
+/* Recently exhausted NAT ranges remembered (ct_nat.c). */
+#define CT_NAT_EXHAUSTED_SLOTS 64
+
 /* Timeout classes (OVS's CT_TM_*); each maps to a policy attribute. */
 enum ct_tm {
 	CT_TM_TCP_FIRST_PACKET,
@@ -151,6 +154,13 @@ struct conntrack {
 	uint64_t flushed;		/* under lock */
 	uint32_t *zone_limit;		/* [65536] */
 	uint32_t *zone_count;		/* [65536], under lock */
+	/* NAT ranges a pick found exhausted towards a peer lately, so the
+	 * next new sessions like it are refused without the lock (ct_nat.c,
+	 * ct_nat_exhausted); written under lock, read without */
+	struct ct_nat_exhausted {
+		uint64_t until;		/* TSC; 0: empty */
+		uint64_t what;		/* ct_nat_exhausted_key() */
+	} nat_exhausted[CT_NAT_EXHAUSTED_SLOTS];
 
 	uint8_t *zone_policy;		/* [65536] */
 	uint64_t tm_tsc[CT_MAX_POLICIES][CT_TM_N];
@@ -260,6 +270,14 @@ enum ct_update ct_other_update(struct conntrack *ct, struct ct_conn *c,
  * false if none is free. */
 bool ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 		 const struct ct_key *orig, struct ct_key *reply);
+/* Whether a pick for nat and orig failed less than a millisecond ago
+ * (read without the lock); ct_nat_pick records its failures. */
+bool ct_nat_exhausted(const struct conntrack *ct,
+		      const struct ct_nat_spec *nat, const struct ct_key *orig,
+		      uint64_t now);
+void ct_nat_exhausted_note(struct conntrack *ct,
+			   const struct ct_nat_spec *nat,
+			   const struct ct_key *orig, uint64_t now);
 /* Rewrites packet m of session c travelling in direction reply. */
 void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 		   const struct ct_pkt_meta *mt, bool reply);

@@ -210,13 +210,32 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	struct ct_pmd_counters *cnt = ct_counters(ct);
 	struct ct_conn *c = NULL;
 	struct ct_key reply;
-	uint32_t zl;
+	uint32_t zl = zone_limit_of(ct, k->zone);
+
+	/* Refusals decided without the lock, read racily (a session freed
+	 * meanwhile admits a later packet): a tenant refused at line rate
+	 * must not hold the lock every PMD creates sessions under
+	 * (perf/ct_hostile: a victim's new connections waited milliseconds) */
+	*live = NULL;
+	if (zl && __atomic_load_n(&ct->zone_count[k->zone],
+				  __ATOMIC_RELAXED) >= zl) {
+		cnt->refused_zone_limit++;
+		return NULL;
+	}
+	if (__atomic_load_n(&ct->n_conns, __ATOMIC_RELAXED) >=
+	    __atomic_load_n(&ct->max_conns, __ATOMIC_RELAXED)) {
+		cnt->refused_full++;
+		return NULL;
+	}
+	if (nat && nat->ip_min && ct_nat_exhausted(ct, nat, k, now)) {
+		cnt->refused_nat++;
+		return NULL;
+	}
 
 	rte_spinlock_lock(&ct->lock);
 	*live = claim_key(ct, k, now, live_reply);
 	if (*live)
 		goto out;
-	zl = zone_limit_of(ct, k->zone);
 	if (zl && ct->zone_count[k->zone] >= zl) {
 		cnt->refused_zone_limit++;
 		goto out;
@@ -233,6 +252,7 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	c->key[0] = *k;
 	if (nat && nat->ip_min) {
 		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
+			ct_nat_exhausted_note(ct, nat, k, now);
 			cnt->refused_nat++;
 			goto refuse;
 		}
