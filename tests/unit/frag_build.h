@@ -36,6 +36,7 @@ static inline void
 frag_dgram_udp(struct frag_dgram *d, uint32_t src, uint32_t dst, uint16_t sp,
 	       uint16_t dp, uint16_t id, uint32_t len)
 {
+	memset(d, 0, sizeof *d);	/* MACs zero unless the caller sets */
 	d->l4_len = 8 + len;
 	d->ip = calloc(1, 20 + d->l4_len);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d->ip;
@@ -61,6 +62,7 @@ static inline void
 frag_dgram_icmp(struct frag_dgram *d, uint32_t src, uint32_t dst,
 		uint8_t type, uint16_t eid, uint16_t id, uint32_t len)
 {
+	memset(d, 0, sizeof *d);
 	d->l4_len = 8 + len;
 	d->ip = calloc(1, 20 + d->l4_len);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d->ip;

@@ -7,8 +7,11 @@
  * malformed, max-nfrags, the zone's share; the 15 s timeout and the
  * purges through the drain list; NAT decided on the reassembled packet
  * carried into every fragment (addresses in all, ports and the L4
- * checksum in the first), both directions; every fragment accounted for.
+ * checksum in the first), both directions; every fragment accounted for;
+ * two threads feeding the fragments of the same datagrams at once (two
+ * PMDs): each datagram finished exactly once, nothing lost.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include "ct_ipf.h"
 #include "ct_test.h"
@@ -471,6 +474,69 @@ test_64k(void)
 	CHECK_EXPR(nfrag() == 0);
 }
 
+/* Two threads (as two PMDs) give the store the fragments of the same
+ * datagrams at once, each a part of every one; whoever finishes one
+ * takes it out. Every datagram is finished exactly once, and every
+ * fragment comes out. */
+#define MT_DGRAMS 300
+#define MT_FRAGS 3
+
+struct mt_arg {
+	struct rte_mbuf *(*f)[MT_FRAGS];
+	int part;		/* 0: fragments 0 and 2; 1: fragment 1 */
+	unsigned finished, out;
+};
+
+static void *
+mt_feed(void *p)
+{
+	struct mt_arg *a = p;
+	struct rte_mbuf *out[MT_FRAGS];
+
+	for (int d = 0; d < MT_DGRAMS; d++) {
+		for (int i = 0; i < MT_FRAGS; i++) {
+			struct ct_ipf_dgram *dg = NULL;
+			if ((i == 1) != (a->part == 1))
+				continue;
+			add(a->f[d][i], 3, 0, &dg);
+			if (!dg)
+				continue;
+			a->finished += ct_ipf_dgram_complete(dg);
+			uint16_t n = take_all(dg, out);
+			a->out += n;
+			rte_pktmbuf_free_bulk(out, n);
+		}
+	}
+	return NULL;
+}
+
+static void
+test_threads(void)
+{
+	static struct rte_mbuf *f[MT_DGRAMS][MT_FRAGS];
+	struct frag_dgram d;
+	struct mt_arg a[2] = { { .f = f, .part = 0 }, { .f = f, .part = 1 } };
+	pthread_t t[2];
+	uint64_t done = counter(CT_IPF_COMPLETED);
+
+	CHECK_EXPR(ct_ipf_set_max_nfrags(ipf, CT_IPF_MAX_NFRAGS_UBOUND) == 0);
+	for (int i = 0; i < MT_DGRAMS; i++) {
+		frag_dgram_udp(&d, A, B, 6000, 53, (uint16_t)(1000 + i), 4000);
+		CHECK_EXPR(frag_cut(&d, mbufs, 1480, f[i]) == MT_FRAGS);
+		frag_dgram_free(&d);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, mt_feed, &a[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK(a[0].finished + a[1].finished == MT_DGRAMS,
+	      "finished %u + %u", a[0].finished, a[1].finished);
+	CHECK_EXPR(a[0].out + a[1].out == MT_DGRAMS * MT_FRAGS);
+	CHECK_EXPR(counter(CT_IPF_COMPLETED) - done == MT_DGRAMS * MT_FRAGS);
+	CHECK_EXPR(nfrag() == 0);
+	CHECK_EXPR(ct_ipf_set_max_nfrags(ipf, CT_IPF_MAX_NFRAGS_DEFAULT) == 0);
+}
+
 int
 main(void)
 {
@@ -487,6 +553,7 @@ main(void)
 	test_timeout();
 	test_nat();
 	test_64k();
+	test_threads();
 	ct_ipf_destroy(ipf);
 	CHECK(rte_mempool_in_use_count(mbufs) == 0, "%u mbufs in use",
 	      rte_mempool_in_use_count(mbufs));
