@@ -32,6 +32,10 @@ PMDs' held term on vxswitch); the fragment that completes it brings out
 every fragment of the datagram, its verdict then the verdicts of all
 ("+new+trk +new+trk +new+trk") and its "out" their bytes, a list.
 
+The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
+six v4 counters, accepted, completed, expired, too small, overlapped,
+purged) are compared too.
+
 References: tests/integration/ovs_ref/ct/CASE.json, one per case.
 """
 
@@ -98,6 +102,19 @@ def packet_result(frames, held):
             [f.hex() for f in frames])
 
 
+IPF_COUNTERS = ("accepted", "completed", "expired", "too small",
+                "overlapped", "purged")
+
+
+def parse_ipf_status(text):
+    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 lines."""
+    got = {}
+    for c in IPF_COUNTERS:
+        m = re.search(r"v4 frags %s: (\d+)" % c, text)
+        got[c] = int(m.group(1)) if m else None
+    return got
+
+
 def _match(bits):
     """ct_state=+trk+new-est... for the bits of one state with +trk."""
     return "+trk" + "".join(("+" if bits & b else "-") + n
@@ -150,6 +167,7 @@ def run_case(side, case):
     the result as stored in a reference file."""
     side.load_rules(case_rules(case))
     side.flush()
+    ipf0 = parse_ipf_status(side.ipf_status())
     pkts = []
     for i, p in enumerate(case.packets):
         verdict, out = packet_result(*side.send(p.port, p.frame))
@@ -159,6 +177,8 @@ def run_case(side, case):
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
+    ipf = parse_ipf_status(side.ipf_status())
+    res["ipf"] = {c: ipf[c] - ipf0[c] for c in IPF_COUNTERS}
     if hasattr(side, "dump_verbose"):
         # OVS's dump-conntrack -m (state_orig/state_reply, flags): for
         # whoever reads a difference, not compared
@@ -189,6 +209,9 @@ def compare(ref, got):
                                                 g["out"]))
     only_ref = [ln for ln in ref["dump"] if ln not in got["dump"]]
     only_got = [ln for ln in got["dump"] if ln not in ref["dump"]]
+    if "ipf" in ref and ref["ipf"] != got.get("ipf"):
+        texts.append("ipf-get-status counters: OVS %s, vxswitch %s"
+                     % (ref["ipf"], got.get("ipf")))
     for ln in only_ref:
         texts.append("dump: only OVS has     %s" % ln)
     for ln in only_got:
@@ -378,6 +401,9 @@ class VxsSide:
 
     def dump(self):
         return self.sw.ctl("dpctl/dump-conntrack").splitlines()
+
+    def ipf_status(self):
+        return self.sw.ctl("dpctl/ipf-get-status")
 
 
 def run_all(side, cases=None):

@@ -5,8 +5,9 @@
 case in this folder, with each packet's verdict (ct_state as table 1 of
 ct_diff.case_rules wrote it into the source MAC), its output frame and
 the final `ovs-appctl dpctl/dump-conntrack` (compared) and its -m form
-(dump_verbose: both TCP half states, for reading; not compared), plus
-the OVS version.
+(dump_verbose: both TCP half states, for reading; not compared), the
+fragment store's counters the case moved (ipf-get-status; compared),
+plus the OVS version.
 tests/integration/test_ct_diff.py compares vxswitch with them.
 
 OVS runs as make-ovs-ref.sh runs it: Debian's ovs-vswitchd with
@@ -132,6 +133,9 @@ class OvsSide:
 
     def dump(self):
         return self.run("ovs-appctl", "dpctl/dump-conntrack").splitlines()
+
+    def ipf_status(self):
+        return self.run("ovs-appctl", "dpctl/ipf-get-status")
 
     def dump_verbose(self):
         return self.run("ovs-appctl", "dpctl/dump-conntrack",
