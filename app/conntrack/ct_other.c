@@ -190,7 +190,8 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	       uint16_t zone, struct ct_key *k, bool *related)
 {
 	*related = false;
-	/* Fragments are not reassembled (OVS's ipf is not here): +inv. */
+	/* A fragment here is one the fragment store (ct_ipf.h) refused, or
+	 * reassembly is off: +inv, as OVS's conn_key_extract. */
 	if (mt->nw_frag & FLOW_NW_FRAG_ANY)
 		return false;
 	if (mt->l4_ofs >= m->data_len)

@@ -14,6 +14,7 @@
 #include "cmd_util.h"
 #include "conntrack.h"
 #include "control.h"
+#include "ct_ipf.h"
 #include "ct_ctl.h"
 #include "json_out.h"
 #include "pmd.h"
@@ -23,6 +24,8 @@
  * a million sessions are gone through in a few seconds, and a pass costs
  * well under a millisecond. */
 #define CT_SWEEP_BUDGET 8192
+/* Fragment datagrams a pass may expire: the store holds at most 5000 */
+#define IPF_SWEEP_BUDGET 1024
 
 int
 ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
@@ -43,6 +46,12 @@ ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
 	if (zl == CFG_CT_ZONE_LIMIT_AUTO)
 		zl = RTE_MAX(cfg->ct_max_conns / 8, 1u);
 	conntrack_set_default_zone_limit(pmd_conntrack, zl);
+	/* IPv4 fragments held for sg() and ct(), as OVS's ipf */
+	pmd_ipf = ct_ipf_create(SOCKET_ID_ANY, 0);
+	if (!pmd_ipf) {
+		snprintf(err, errlen, "cannot create the fragment store");
+		return -1;
+	}
 	if (recirc_id_init()) {		/* ct(table=)'s frozen states */
 		snprintf(err, errlen, "cannot create the recirculation id "
 			 "table: %s", rte_strerror(rte_errno));
@@ -56,6 +65,9 @@ ct_ctl_tick(void)
 {
 	if (pmd_conntrack)
 		conntrack_sweep(pmd_conntrack, rte_rdtsc(), CT_SWEEP_BUDGET);
+	/* expired datagrams go to the drain list; the PMDs drop them */
+	if (pmd_ipf)
+		ct_ipf_sweep(pmd_ipf, rte_rdtsc(), IPF_SWEEP_BUDGET);
 }
 
 void
@@ -63,6 +75,8 @@ ct_ctl_fini(void)
 {
 	conntrack_destroy(pmd_conntrack);
 	pmd_conntrack = NULL;
+	ct_ipf_destroy(pmd_ipf);	/* the PMDs are gone: frees what is held */
+	pmd_ipf = NULL;
 }
 
 /* "zone=N" */
@@ -197,7 +211,8 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 
 /* dpctl/flush-conntrack [DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]:
  * as OVS 3.1, every field of a tuple optional; everything checked before
- * anything is flushed */
+ * anything is flushed. Without a tuple, the fragments held for the
+ * tracker in the zone (or all) go too, which the PMDs drop (ipf_purged) */
 static int
 cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		    void *aux)
@@ -220,12 +235,15 @@ cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		    parse_ct_tuple(argv[a], &m.tuple[n_tuples], &m.proto, out))
 			return -1;
 	}
-	if (!n_tuples && m.zone >= 0)
+	if (!n_tuples && m.zone >= 0) {
 		conntrack_flush_zone(pmd_conntrack, (uint16_t)m.zone);
-	else if (!n_tuples)
+		ct_ipf_purge_zone(pmd_ipf, (uint16_t)m.zone);
+	} else if (!n_tuples) {
 		conntrack_flush(pmd_conntrack);
-	else
+		ct_ipf_purge_all(pmd_ipf);
+	} else {
 		conntrack_flush_match(pmd_conntrack, &m);
+	}
 	return 0;
 }
 

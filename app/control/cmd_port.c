@@ -11,6 +11,7 @@
 #include <string.h>
 #include <rte_lcore.h>
 #include "cmd_util.h"
+#include "ct_ipf.h"
 #include "control.h"
 #include "core_list.h"
 #include "json_out.h"
@@ -156,6 +157,10 @@ port_del(struct port *p, struct ds *out)
 	ports_remove_begin(p);
 	ofproto_publish();		/* translated without it... */
 	pmd_rxqs_forget_port(p);	/* ...by every PMD, which lets go */
+	/* fragments it brought wait for datagrams that will not complete:
+	 * the PMDs drop them (ipf_purged) */
+	if (pmd_ipf)
+		ct_ipf_purge_port(pmd_ipf, (uint16_t)p->ofport);
 	ports_remove_end(p, pmd_qsbr);
 	state_changed();
 	return 0;

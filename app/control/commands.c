@@ -32,5 +32,6 @@ commands_register(void)
 	cmd_tnl_register();
 	cmd_port_register();
 	cmd_ct_register();
+	cmd_ipf_register();
 	cmd_state_register();
 }

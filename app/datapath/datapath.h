@@ -26,6 +26,10 @@
  *                                       a stage after grouping (every
  *                                       group's leading sg(), one tracker
  *                                       call a pass), else as an action
+ *   (frags)    dp_ipf.c                 IPv4 fragments held for sg() and
+ *                                       ct() until their datagram is
+ *                                       whole (a group with fragments
+ *                                       runs its sg() as an action)
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
  *   encap      vxlan_encap.c            tnl_push
@@ -54,7 +58,8 @@
 #include "megaflow.h"
 #include "pkt_batch.h"
 
-struct dp_inner;
+struct ct_ipf;
+struct dp_recirc;
 struct dp_snapshot;
 struct dpcls;
 struct emc;
@@ -195,7 +200,10 @@ struct dp_ctx {
 	struct offload_mgr *offload;
 	struct conntrack *ct;		/* the sessions sg() looks packets up
 					 * in; shared by every PMD */
-	struct dp_inner *recirc;	/* where ct(table=) puts packets for
+	struct ct_ipf *ipf;		/* the IPv4 fragments sg() and ct()
+					 * hold for the tracker (dp_ipf.h);
+					 * shared by every PMD; NULL: none */
+	struct dp_recirc *recirc;	/* where ct(table=) puts packets for
 					 * the next pass; NULL outside a burst
 					 * or past DP_MAX_RECIRC (dp_pipeline.c) */
 	struct megaflow **mark_table;	/* [mark]: PMD-owned, no RCU needed */
@@ -272,5 +280,9 @@ int dp_offload_attach(struct dp_ctx *ctx, struct offload_mgr *m);
 void dp_offload_detach(struct dp_ctx *ctx);
 /* Once per PMD loop: the offload thread's answers. */
 void dp_offload_poll(struct dp_ctx *ctx);
+
+/* PMD housekeeping (dp_ipf.c): drops, a bounded number a call, the
+ * fragments the store gave up (expired, purged). */
+void dp_ipf_drain(struct dp_ctx *ctx);
 
 #endif

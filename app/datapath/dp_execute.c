@@ -5,6 +5,7 @@
  */
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "dp_ipf.h"
 #include "dp_stages.h"
 #include "vxlan_tnl.h"
 
@@ -69,15 +70,51 @@ tnl_clone(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 	dp_tx_enqueue(ctx, port_idx, copies.pkts, copies.n);
 }
 
+static void run_actions(struct dp_ctx *ctx, const struct megaflow *f,
+			struct pkt_batch *b, const struct flow_key keys[],
+			const uint32_t hashes[], const uint8_t idx[],
+			struct dp_inner *inner, uint8_t sg_done, uint8_t from);
+
+/* The fragments of the datagrams an sg() or ct() at action from - 1
+ * finished and let by (dp_ipf.h): the actions after it, a burst's worth
+ * at a time (a datagram may have more fragments than a burst). Each
+ * fragment takes the finishing fragment's position: its hash, its key
+ * for what follows. Nests at most once per sg()/ct() of the megaflow. */
+static void
+run_frags(struct dp_ctx *ctx, const struct megaflow *f,
+	  struct dp_ipf_done *frags, const struct flow_key keys[],
+	  const uint32_t hashes[], struct dp_inner *inner, uint8_t sg_done,
+	  uint8_t from)
+{
+	for (uint16_t d = 0; d < frags->n; d++) {
+		struct pkt_batch fb;
+		uint8_t fidx[BATCH_MAX];
+		while (dp_ipf_next(ctx, frags, d, &fb, fidx))
+			run_actions(ctx, f, &fb, keys, hashes, fidx, inner,
+				    sg_done, from);
+	}
+	dp_ipf_done_end(ctx, frags);
+}
+
 void
 dp_execute_actions(struct dp_ctx *ctx, const struct megaflow *f,
 		   struct pkt_batch *b, const struct flow_key keys[],
 		   const uint32_t hashes[], const uint8_t idx[],
 		   struct dp_inner *inner, uint8_t sg_done)
 {
+	run_actions(ctx, f, b, keys, hashes, idx, inner, sg_done, 0);
+}
+
+/* The actions from index from on. */
+static void
+run_actions(struct dp_ctx *ctx, const struct megaflow *f,
+	    struct pkt_batch *b, const struct flow_key keys[],
+	    const uint32_t hashes[], const uint8_t idx[],
+	    struct dp_inner *inner, uint8_t sg_done, uint8_t from)
+{
 	const struct dp_actions *acts = &f->actions;
 
-	for (uint8_t i = 0; i < acts->n && b->n; i++) {
+	for (uint8_t i = from; i < acts->n && b->n; i++) {
 		const struct dp_action *a = &acts->act[i];
 		bool last = i == acts->n - 1;
 
@@ -119,10 +156,16 @@ dp_execute_actions(struct dp_ctx *ctx, const struct megaflow *f,
 		case DP_ACT_DROP:
 			dp_drop_batch(ctx, b, a->reason);
 			return;
-		case DP_ACT_SG:	/* keeps the packets the group lets by */
+		case DP_ACT_SG: {	/* keeps the packets it lets by */
+			struct dp_ipf_done frags;	/* 3 KB: not zeroed */
+			frags.n = 0;
 			dp_sg_filter(ctx, a, dp_action_nat(acts, a), b, keys,
-				     idx);
+				     idx, &frags);
+			if (unlikely(frags.n))
+				run_frags(ctx, f, &frags, keys, hashes, inner,
+					  sg_done, i + 1);
 			break;
+		}
 		case DP_ACT_CT: {
 			uint8_t m = DP_CT_MARK_SLOT(a->slot);
 			const struct dp_ct_mark *mark =
@@ -131,14 +174,20 @@ dp_execute_actions(struct dp_ctx *ctx, const struct megaflow *f,
 			const struct dp_ct_label *label =
 				l ? &acts->ct_labels[l - 1] : NULL;
 			const struct dp_nat *nat = dp_action_nat(acts, a);
+			struct dp_ipf_done frags;
+			frags.n = 0;
 			if (i + 1 < acts->n &&
 			    acts->act[i + 1].type == DP_ACT_RECIRC) {
 				dp_ct_execute(ctx, a, nat, mark, label,
-					      &acts->act[i + 1], b, keys, idx);
+					      &acts->act[i + 1], b, keys, idx,
+					      &frags);
 				return;	/* the next pass owns them */
 			}
 			dp_ct_execute(ctx, a, nat, mark, label, NULL, b,
-				      keys, idx);
+				      keys, idx, &frags);
+			if (unlikely(frags.n))
+				run_frags(ctx, f, &frags, keys, hashes, inner,
+					  sg_done, i + 1);
 			break;
 		}
 		case DP_ACT_RECIRC:	/* xlate puts one only after a ct */

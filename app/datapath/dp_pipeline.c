@@ -18,6 +18,7 @@
  * EMC skips it, and the inner pass its hash unless a megaflow pushes a
  * tunnel; with cls-port-hint dpcls tries the in_port's subtable first.
  */
+#include <string.h>
 #include <rte_cycles.h>
 #include "dp_hash.h"
 #include "dp_snapshot.h"
@@ -191,7 +192,8 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 {
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch malformed;
-	struct dp_inner inner, recirc[2];
+	struct dp_inner inner;
+	struct dp_recirc recirc[2];
 	unsigned cur = 0;
 
 	ctx->stage_tsc = rte_rdtsc();
@@ -217,7 +219,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	/* step 1: the burst as received */
 	pkt_batch_init(&inner.b);
 	inner.n_runs = 0;
-	pkt_batch_init(&recirc[cur].b);
+	recirc[cur].n = 0;
 	ctx->recirc = &recirc[cur];
 	lookup_and_execute(ctx, b, keys, NULL, &inner, false);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
@@ -228,13 +230,22 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	}
 	/* step 3: what ct(table=) recirculated, pass after pass; the last
 	 * allowed pass has nowhere to recirculate to */
-	for (unsigned depth = 1; recirc[cur].b.n; depth++) {
-		struct dp_inner *now = &recirc[cur];
+	for (unsigned depth = 1; recirc[cur].n; depth++) {
+		struct dp_recirc *now = &recirc[cur];
 		cur ^= 1;
-		pkt_batch_init(&recirc[cur].b);
+		recirc[cur].n = 0;
 		ctx->recirc = depth < DP_MAX_RECIRC ? &recirc[cur] : NULL;
-		ctx->stats->recirculations += now->b.n;
-		lookup_and_execute(ctx, &now->b, now->keys, NULL, NULL, true);
+		ctx->stats->recirculations += now->n;
+		/* a burst's worth at a time: fragments a datagram finished
+		 * can make a pass longer than a burst */
+		for (uint16_t base = 0; base < now->n; base += BATCH_MAX) {
+			struct pkt_batch chunk;
+			chunk.n = RTE_MIN(now->n - base, BATCH_MAX);
+			memcpy(chunk.pkts, &now->pkts[base],
+			       chunk.n * sizeof chunk.pkts[0]);
+			lookup_and_execute(ctx, &chunk, &now->keys[base],
+					   NULL, NULL, true);
+		}
 	}
 	ctx->recirc = NULL;
 }

@@ -50,6 +50,17 @@ struct dp_inner {
 	struct flow_key keys[BATCH_MAX];
 };
 
+/* What ct(table=) recirculates for the next pass: a burst's packets and
+ * the fragments of the datagrams they finished (dp_ipf.h), so more than
+ * a burst; the next pass looks them up BATCH_MAX at a time
+ * (dp_pipeline.c). Past DP_RECIRC_CAP a packet is dropped (recirc_limit). */
+#define DP_RECIRC_CAP (BATCH_MAX * 8)
+struct dp_recirc {
+	uint16_t n;
+	struct rte_mbuf *pkts[DP_RECIRC_CAP];
+	struct flow_key keys[DP_RECIRC_CAP];
+};
+
 /* The outer megaflow of inner packet i. */
 static inline const struct megaflow *
 dp_inner_outer(const struct dp_inner *in, uint16_t i)
@@ -155,8 +166,13 @@ void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
 		uint16_t tnl_idx, struct pkt_batch *b,
 		const struct flow_key keys[], const uint8_t idx[],
 		struct dp_inner *inner);
+struct dp_ipf_done;
 /* sg() (sg_filter.c): keeps in b, in order, the packets the security
- * group lets by (idx[] kept in step); counts the others' drops. */
+ * group lets by (idx[] kept in step); counts the others' drops. Its IPv4
+ * fragments go to the fragment store (dp_ipf.h): the datagrams they
+ * finish and sg() lets by come back in frags (frags->n = 0 first; NULL:
+ * fragments are not held, the tracker finds them +inv), for the caller
+ * to run the actions after sg() on. */
 /* The sg stage, between grouping and actions: the leading sg() of every
  * group of the pass, one tracker call for all their packets; each
  * group keeps the packets it lets by and notes sg_done. */
@@ -164,7 +180,8 @@ void dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[],
 		 uint16_t n_groups, const struct flow_key keys[]);
 void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		  const struct dp_nat *nat, struct pkt_batch *b,
-		  const struct flow_key keys[], const uint8_t idx[]);
+		  const struct flow_key keys[], const uint8_t idx[],
+		  struct dp_ipf_done *frags);
 
 /* ct() (ct_recirc.c): tracks b's packets as a (DP_ACT_CT) says, NATing
  * them as nat (a's nat(...) slot, NULL none) says and writing mark (its
@@ -172,14 +189,18 @@ void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
  * committed sessions. With
  * recirc (the DP_ACT_RECIRC after it) consumes b: the packets go to
  * ctx->recirc with their ct fields and recirc id in their keys, or are
- * dropped (recirc_limit) when it is NULL. Without, b goes on unchanged. */
+ * dropped (recirc_limit) when it is NULL. Without, b goes on unchanged.
+ * IPv4 fragments go to the fragment store (dp_ipf.h); the fragments of
+ * the datagrams they finish go to ctx->recirc with recirc, else come
+ * back in frags (as dp_sg_filter's) to go on after ct(). */
 #define DP_MAX_RECIRC 6		/* passes after the first, as OVS's
 				 * MAX_RECIRC_DEPTH */
 void dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		   const struct dp_nat *nat, const struct dp_ct_mark *mark,
 		   const struct dp_ct_label *label,
 		   const struct dp_action *recirc, struct pkt_batch *b,
-		   const struct flow_key keys[], const uint8_t idx[]);
+		   const struct flow_key keys[], const uint8_t idx[],
+		   struct dp_ipf_done *frags);
 
 /* encap (vxlan_encap.c): pushes t on every packet of b, hashes[idx[j]]
  * giving the source port. */

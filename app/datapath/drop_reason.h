@@ -22,7 +22,16 @@
  *    DP_MAX_RECIRC times in one burst (a loop of ct(table=) in the
  *    tables), or a ct(table=T) this datapath cannot freeze: registers
  *    set, in_port or tunnel fields changed before it, or actions after it
- *    (ct_recirc.c says why). */
+ *    (ct_recirc.c says why), or more packets than one recirculation
+ *    pass takes (DP_RECIRC_CAP: a burst finishing many fragmented
+ *    datagrams, dp_ipf.h);
+ *  - ipf_expired: a fragment held for the tracker (app/conntrack/ct_ipf.h)
+ *    whose datagram was not complete within 15 s (OVS forwards those
+ *    +inv; sg() would drop them as sg_invalid);
+ *  - ipf_purged: a fragment held for the tracker whose datagram was
+ *    flushed (dpctl/flush-conntrack, its port removed).
+ *  Fragments the store refuses go on to the tracker, which finds them
+ *  +inv (sg_invalid under sg()), as in OVS; ipf-get-status counts why. */
 #ifndef VXS_DROP_REASON_H
 #define VXS_DROP_REASON_H
 
@@ -51,7 +60,9 @@
 	X(SG_DENY,        "sg_deny")        /* sg(deny): no session         */ \
 	X(SG_INVALID,     "sg_invalid")     /* sg(): tracker said +inv      */ \
 	X(RECIRC_LIMIT,   "recirc_limit")   /* recirculation too deep       */ \
-	X(SG_REFUSED,     "sg_refused")     /* sg(allow): no session made   */
+	X(SG_REFUSED,     "sg_refused")     /* sg(allow): no session made   */ \
+	X(IPF_EXPIRED,    "ipf_expired")    /* fragment's datagram timed out*/ \
+	X(IPF_PURGED,     "ipf_purged")     /* fragment held, then flushed  */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

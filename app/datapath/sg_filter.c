@@ -24,6 +24,13 @@
  * behind an output, a tunnel push or another sg() runs as an action
  * (dp_sg_filter), on its group alone.
  *
+ * IPv4 fragments (dp_ipf.h) are held until their datagram is whole; the
+ * reassembled packet is tracked as the rest of its batch, and its
+ * verdict is every fragment's: sg() lets them all by (the actions after
+ * it run on them, dp_execute.c) or drops them all. A group holding a
+ * fragment runs its sg() as an action, not in the stage: the datagrams
+ * it finishes need the actions after sg() of their own group.
+ *
  * sg(...,nat(src|dst=...)) or sg(...,nat), in either place: a new
  * connection it lets in gets its translated tuple, and every packet of a
  * NATed session is rewritten, both directions (app/conntrack/ct_nat.c),
@@ -33,6 +40,7 @@
  */
 #include <rte_cycles.h>
 #include "dp_ct.h"
+#include "dp_ipf.h"
 #include "dp_stages.h"
 
 /* SG_PASS is 0: a burst's verdicts ORed say whether any stops */
@@ -79,10 +87,50 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 	dp_count_drops(ctx, DROP_SG_REFUSED, n_drop[SG_REFUSED]);
 }
 
+static const uint8_t sg_drop_reason[] = {
+	[SG_DENY] = DROP_SG_DENY,
+	[SG_INVALID] = DROP_SG_INVALID,
+	[SG_REFUSED] = DROP_SG_REFUSED,
+};
+
+/* The datagrams b's fragments finished: their reassembled packets
+ * tracked as the batch (call: zone, commit, NAT), each one's verdict its
+ * fragments' own. frags keeps those sg() lets by, settled (state, NAT
+ * in their headers); the others' fragments are dropped. */
+static void
+sg_frags(struct dp_ctx *ctx, const struct ct_flow_call *call_b, bool allow,
+	 struct dp_ipf_done *frags)
+{
+	struct rte_mbuf *pkts[BATCH_MAX];
+	const struct flow_key *fk[BATCH_MAX];
+	uint8_t which[BATCH_MAX], state[BATCH_MAX];
+	uint8_t verdict[BATCH_MAX];
+	uint64_t refused = 0;
+	struct ct_flow_call call = *call_b;
+	uint16_t n = dp_ipf_reassembled(frags, pkts, fk, which);
+
+	call.refused = &refused;
+	if (n)
+		conntrack_execute_flows(ctx->ct, pkts, fk, n, &call,
+					rte_rdtsc(), state);
+	for (uint16_t d = 0; d < frags->n; d++)
+		verdict[d] = SG_INVALID;	/* made invalid: +inv */
+	for (uint16_t j = 0; j < n; j++)
+		verdict[which[j]] = sg_verdict(state[j], allow,
+					       (refused >> j) & 1);
+	for (uint16_t j = 0; j < n; j++)
+		dp_ipf_settle(frags, which[j], state[j]);
+	for (uint16_t d = 0; d < frags->n; d++) {
+		if (verdict[d] != SG_PASS)
+			dp_ipf_drop(ctx, frags, d, sg_drop_reason[verdict[d]]);
+	}
+}
+
 void
 dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	     const struct dp_nat *nat, struct pkt_batch *b,
-	     const struct flow_key keys[], const uint8_t idx[])
+	     const struct flow_key keys[], const uint8_t idx[],
+	     struct dp_ipf_done *frags)
 {
 	bool allow = a->slot & DP_SG_ALLOW;
 	const struct flow_key *fk[BATCH_MAX];
@@ -93,6 +141,8 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		dp_drop_batch(ctx, b, DROP_SG_INVALID);
 		return;
 	}
+	if (unlikely(frags && dp_ipf_wanted(ctx, b, keys, idx)))
+		dp_ipf_take(ctx, a->port, b, keys, (uint8_t *)idx, frags);
 	for (uint16_t i = 0; i < b->n; i++)
 		fk[i] = &keys[idx ? idx[i] : i];
 	/* sg(allow) commits what it lets in; sg(deny) never creates one */
@@ -101,8 +151,9 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 		.zone = a->port, .commit = allow,
 		.nat = dp_ct_nat_spec(nat, &spec), .refused = &refused,
 	};
-	conntrack_execute_flows(ctx->ct, b->pkts, fk, b->n, &call, rte_rdtsc(),
-				state);
+	if (b->n)
+		conntrack_execute_flows(ctx->ct, b->pkts, fk, b->n, &call,
+					rte_rdtsc(), state);
 	uint8_t stopped = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow, (refused >> i) & 1);
@@ -110,6 +161,9 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	}
 	if (stopped)
 		sg_apply(ctx, b, (uint8_t *)idx, state);
+	/* after the batch, as OVS appends reassembled packets to it */
+	if (unlikely(frags && frags->n))
+		sg_frags(ctx, &call, allow, frags);
 }
 
 /* Each group whose megaflow meets an sg() first (dp_actions.sg_at: nothing
@@ -134,6 +188,10 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 		return;
 	for (uint16_t k = 0; k < n_groups; k++) {
 		g[k].sg_done = g[k].flow->actions.sg_at;
+		/* fragments to hold: the action takes the group */
+		if (g[k].sg_done &&
+		    unlikely(dp_ipf_wanted(ctx, &g[k].b, keys, g[k].idx)))
+			g[k].sg_done = 0;
 		n_sg += g[k].sg_done != 0;
 	}
 	if (n_sg < 2) {	/* one group: its own action is one call too */

@@ -25,6 +25,7 @@ uint16_t n_pmds;
 struct rte_mempool *pktmbuf_pool;
 struct rte_rcu_qsbr *pmd_qsbr;
 struct conntrack *pmd_conntrack;
+struct ct_ipf *pmd_ipf;
 struct rte_ring *ctl_event_ring;
 
 #define PMD_SWEEP_INTERVAL_MS 100	/* idle expiry, subtable ranking */
@@ -242,6 +243,9 @@ pmd_housekeeping(struct pmd *pmd)
 
 	if (now >= pmd->load.next_tsc)
 		pmd_load_roll(pmd, now);
+	/* every round (one load when there is nothing): expired fragments
+	 * hold mbufs */
+	dp_ipf_drain(&pmd->dp);
 	if (now < pmd->next_sweep_tsc)
 		return;
 	pmd->next_sweep_tsc = now + rte_get_tsc_hz() / 1000 *
@@ -345,6 +349,7 @@ pmd_alloc(struct pmd *pmd, const struct vxs_config *cfg, uint32_t opts,
 	pmd->dp.mbuf_pool = pktmbuf_pool;
 	pmd->dp.events = ctl_event_ring;
 	pmd->dp.ct = pmd_conntrack;
+	pmd->dp.ipf = pmd_ipf;
 	pmd->dp.rand_state = 0x9e3779b9u ^ pmd->lcore;
 	int rc = dp_ctx_init(&pmd->dp, cfg, PORT_MAX, socket, why, sizeof why);
 	if (!rc && (!pmd->port_stats || !pmd->rxqs)) {

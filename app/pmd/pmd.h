@@ -116,12 +116,20 @@ pmd_burst_bucket(uint16_t n)
 /* Packet accounting, per PMD. Every packet a PMD receives from a port ends
  * in exactly one of: sent (a port's tx took it), consumed (an ARP reply for
  * our VTEP, learned from), or dropped under one drop reason (drop_reason.h);
- * until then it is in flight (in a tx buffer: between bursts nothing else
- * holds one). Accounting is per copy: an output that is not a rule's last
+ * until then it is in flight (in a tx buffer) or held (an IPv4 fragment
+ * the fragment store keeps for the tracker until its datagram is whole:
+ * dp_ipf.h). Accounting is per copy: an output that is not a rule's last
  * makes a copy (copies), and each copy ends on its own like a received
  * packet, so a packet output to N ports counts N - 1 copies and N ends:
  *
  *   packets + copies = tx_packets + arp_consumed + sum(drops) + in_flight
+ *                      + held
+ *
+ * held = ipf_stored - ipf_released: the fragments this PMD gave to the
+ * store less those it took out of it. The store is shared: a datagram
+ * begun on one PMD may be finished (its fragments sent) by another, so
+ * one PMD's held may be negative; summed over the PMDs it is what the
+ * store holds (dpctl/ipf-get-status "num frag"), 0 once it is empty.
  *
  * pmd_accounting_read() takes the terms from the PMD between two bursts
  * (pmd_call), where the equation holds exactly (pmd-stats-show, tests and
@@ -187,7 +195,12 @@ pmd_burst_bucket(uint16_t n)
 	/* no memory to queue a DEL the offload ring refused */               \
 	X(offload_dels_lost, PMD_TEXT_NONE, "")                               \
 	/* ctl_event_ring full: ARP learn or miss, or retired counters, lost */ \
-	X(ctl_events_lost, PMD_TEXT_NONE, "")
+	X(ctl_events_lost, PMD_TEXT_NONE, "")                                 \
+	/* IPv4 fragments given to the fragment store (dp_ipf.h), and taken  \
+	 * back out of it by this PMD (to go on, or dropped): the store may   \
+	 * finish on one PMD a datagram begun on another */                   \
+	X(ipf_stored,     PMD_TEXT_MORE, "IPv4 fragments held for conntrack") \
+	X(ipf_released,   PMD_TEXT_MORE, "IPv4 fragments back from conntrack")
 
 enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_MORE };
 
@@ -272,6 +285,9 @@ extern struct rte_rcu_qsbr *pmd_qsbr;
 /* The session table every PMD's sg() uses (created after pmds_init, as
  * it frees through pmd_qsbr; NULL: none). */
 extern struct conntrack *pmd_conntrack;
+/* The fragment store every PMD's sg() and ct() use (with pmd_conntrack;
+ * NULL: none, fragments are +inv). */
+extern struct ct_ipf *pmd_ipf;
 extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 
 /* The PMDs' shared state, once: the RCU variable (room for CFG_MAX_CORES
@@ -308,6 +324,8 @@ void pmd_clear_stats(struct pmd *pmd);
 struct pmd_accounting {
 	uint64_t received, copies;			/* what came in */
 	uint64_t sent, consumed, dropped, in_flight;	/* where it is */
+	int64_t held;		/* given to the fragment store less taken
+				 * back (pmd_stats: ipf_stored - ipf_released) */
 };
 
 /* The equation's terms, read in the PMD between bursts (pmd_call): 0; or,
@@ -331,8 +349,9 @@ void pmd_accounting_text(struct ds *out, struct pmd *pmd);
 static inline bool
 pmd_accounting_balanced(const struct pmd_accounting *a)
 {
-	return a->received + a->copies ==
-	       a->sent + a->consumed + a->dropped + a->in_flight;
+	return (int64_t)(a->received + a->copies) ==
+	       (int64_t)(a->sent + a->consumed + a->dropped + a->in_flight) +
+	       a->held;
 }
 
 #endif

@@ -19,6 +19,7 @@ pmd_accounting_peek_stats(const struct pmd_stats *s, struct pmd_accounting *a)
 		.copies = ld(&s->copies),
 		.sent = ld(&s->tx_packets),
 		.consumed = ld(&s->arp_consumed),
+		.held = (int64_t)(ld(&s->ipf_stored) - ld(&s->ipf_released)),
 	};
 	for (int r = 0; r < DROP_N_REASONS; r++)
 		a->dropped += ld(&s->drops[r]);
@@ -62,6 +63,7 @@ put_json(struct ds *out, const struct pmd_accounting *a, bool exact)
 	json_key(out, "consumed"); json_u64(out, a->consumed);
 	json_key(out, "dropped"); json_u64(out, a->dropped);
 	json_key(out, "in_flight"); json_u64(out, a->in_flight);
+	json_key(out, "held"); json_i64(out, a->held);
 	json_key(out, "balanced"); json_bool(out, pmd_accounting_balanced(a));
 	json_key(out, "exact"); json_bool(out, exact);
 	json_end_object(out);
@@ -94,6 +96,7 @@ pmd_accounting_json_all(struct ds *out)
 		sum.consumed += a.consumed;
 		sum.dropped += a.dropped;
 		sum.in_flight += a.in_flight;
+		sum.held += a.held;
 	}
 	put_json(out, &sum, exact);
 }
@@ -105,8 +108,8 @@ pmd_accounting_text(struct ds *out, struct pmd *pmd)
 	bool exact = !pmd_accounting_read(pmd, &a);
 
 	ds_put_format(out, "  accounting: received %lu + copies %lu = sent %lu"
-		      " + consumed %lu + dropped %lu + in flight %lu (%s)\n",
-		      a.received, a.copies, a.sent, a.consumed, a.dropped,
-		      a.in_flight, !exact ? "as last seen: not answering"
+		      " + consumed %lu + dropped %lu + in flight %lu + held %ld"
+		      " (%s)\n", a.received, a.copies, a.sent, a.consumed,
+		      a.dropped, a.in_flight, (long)a.held, !exact ? "as last seen: not answering"
 		      : pmd_accounting_balanced(&a) ? "balanced" : "MISMATCH");
 }

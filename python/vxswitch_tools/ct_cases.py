@@ -11,6 +11,13 @@ and :0b); R 10.0.0.254 a router on B's side (ICMP errors); NAT addresses
 203.0.113.7 (A's public address) and 203.0.113.80 (a service DNATed to B).
 TCP windows are 65535 with no window scaling.
 
+IPv4 fragments (frags()): a datagram cut as its sender's stack cuts it
+(scapy's fragment(), IP payload in pieces of a multiple of 8 bytes), each
+fragment its own Pkt, in offset order or another. A fragment the switch
+holds until its datagram is whole has the verdict "held"; the one that
+completes it brings every fragment out, each with the verdict of the
+reassembled packet (ct_diff.run_case).
+
 Commit policies (table 0, ct_diff.py generates table 1):
   commit_all()      ct(commit,table=1,zone=Z): every IP packet committed
   track_only()      ct(table=1,zone=Z): nothing committed
@@ -24,7 +31,7 @@ Commit policies (table 0, ct_diff.py generates table 1):
 import random
 from dataclasses import dataclass, field
 
-from scapy.layers.inet import GRE, ICMP, IP, TCP, UDP
+from scapy.layers.inet import GRE, ICMP, IP, TCP, UDP, fragment
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -83,8 +90,8 @@ def _eth(src, dst):
     return Ether(src=src.mac, dst=dst.mac)
 
 
-def _ip(src, dst, src_ip=None, dst_ip=None, **kw):
-    return IP(src=src_ip or src.ip, dst=dst_ip or dst.ip, id=1, **kw)
+def _ip(src, dst, src_ip=None, dst_ip=None, ident=1, **kw):
+    return IP(src=src_ip or src.ip, dst=dst_ip or dst.ip, id=ident, **kw)
 
 
 def tcp(src, dst, flags, seq, ack=0, data=b"", sport=None, dport=None,
@@ -109,9 +116,9 @@ def tcp(src, dst, flags, seq, ack=0, data=b"", sport=None, dport=None,
 
 
 def udp(src, dst, sport, dport, data=b"x" * 8, src_ip=None, dst_ip=None,
-        port=None, note=None, chksum=None):
+        port=None, note=None, chksum=None, ident=1):
     """chksum: written instead of the right one (0: none, valid in IPv4)."""
-    f = (_eth(src, dst) / _ip(src, dst, src_ip, dst_ip) /
+    f = (_eth(src, dst) / _ip(src, dst, src_ip, dst_ip, ident) /
          UDP(sport=sport, dport=dport, chksum=chksum) / Raw(data))
     return Pkt(port or src.port, bytes(f),
                note or "%s>%s udp %d>%d%s" % (
@@ -119,9 +126,9 @@ def udp(src, dst, sport, dport, data=b"x" * 8, src_ip=None, dst_ip=None,
                    "" if chksum is None else " checksum=%#x" % chksum))
 
 
-def echo(src, dst, typ, ident, seq, port=None):
-    f = (_eth(src, dst) / _ip(src, dst) /
-         ICMP(type=typ, id=ident, seq=seq) / Raw(b"ping" * 4))
+def echo(src, dst, typ, ident, seq, port=None, data=b"ping" * 4, ip_id=1):
+    f = (_eth(src, dst) / _ip(src, dst, ident=ip_id) /
+         ICMP(type=typ, id=ident, seq=seq) / Raw(data))
     return Pkt(port or src.port, bytes(f), "%s>%s icmp %s id=%d seq=%d" % (
         src.name, dst.name, {8: "echo-request", 0: "echo-reply"}[typ],
         ident, seq))
@@ -144,6 +151,20 @@ def gre(src, dst, port=None):
     f = _eth(src, dst) / _ip(src, dst) / GRE(proto=0x0800) / inner
     return Pkt(port or src.port, bytes(f),
                "%s>%s gre (ip proto 47)" % (src.name, dst.name))
+
+
+def frags(pkt, size=1400, order=None):
+    """Pkt's IP datagram as fragments of size bytes of IP payload (a
+    multiple of 8; the last gets the rest), as Pkts in offset order, or in
+    order (indices into that)."""
+    eth = Ether(pkt.frame)
+    pieces = fragment(eth[IP], fragsize=size)
+    out = [Pkt(pkt.port, bytes(Ether(src=eth.src, dst=eth.dst) / p),
+               "%s [fragment %d/%d, offset %d%s]" % (
+                   pkt.note, i + 1, len(pieces), p.frag * 8,
+                   ", more" if p.flags.MF else ""))
+           for i, p in enumerate(pieces)]
+    return [out[i] for i in order] if order else out
 
 
 # ------------------------------------------------------ TCP sequences
@@ -401,6 +422,40 @@ def _cases():
                              note="B>A icmp port-unreachable quoting [%s]"
                              % to_b.note)],
         on_new="ct(commit,zone=1,nat(dst=%s))" % B.ip)
+
+    # -- IPv4 fragments (OVS's ipf): held until the datagram is whole
+    big = b"f" * 3000
+    add("frag_udp", "a 3000-byte UDP datagram A->B in 3 fragments, in "
+        "order; the answer in 3 fragments, last first",
+        commit_all(), frags(udp(A, B, 5000, 53, big, ident=11)) +
+        frags(udp(B, A, 53, 5000, big, ident=12), order=[2, 1, 0]))
+
+    add("frag_icmp_echo", "ping -s 3000: the echo request and its reply "
+        "in 3 fragments each, the request's middle one first",
+        commit_all(), frags(echo(A, B, 8, 77, 1, data=big, ip_id=21),
+                            order=[1, 0, 2]) +
+        frags(echo(B, A, 0, 77, 1, data=big, ip_id=22)))
+
+    add("frag_dup_small", "fragments of 600 bytes (under min-frag 1200, "
+        "not the last) are +inv; an exact copy of a held fragment is "
+        "+inv and the datagram completes without it",
+        commit_all(), frags(udp(A, B, 5001, 53, big, ident=31),
+                            size=600)[:2] +
+        [frags(udp(A, B, 5002, 53, big, ident=32))[i] for i in (0, 0, 1, 2)])
+
+    add("frag_track_only", "fragmented UDP both ways, tracked, never "
+        "committed: every fragment +new", track_only(),
+        frags(udp(A, B, 5003, 53, big, ident=41)) +
+        frags(udp(B, A, 53, 5003, big, ident=42)))
+
+    add("frag_nat_snat", "SNAT of A to 203.0.113.7 (ct(nat,table=1), "
+        "ct(commit,nat(src=...)) for +new) on fragmented UDP: addresses "
+        "rewritten in every fragment, the port and checksum in the first; "
+        "the answer's fragments un-NATed",
+        track_only(extra=",nat"),
+        frags(udp(A, B, 5004, 53, big, ident=51)) +
+        frags(udp(B, A, 53, 7000, big, dst_ip=A_PUB, ident=52)),
+        on_new="ct(commit,zone=1,nat(src=%s:7000))" % A_PUB)
     return cs
 
 

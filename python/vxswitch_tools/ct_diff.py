@@ -25,6 +25,17 @@ was counted dropped, so no burst ever holds two packets of a case:
             written from the kernel side with AF_PACKET by a helper in
             that namespace; out is net_pcap with tx_pcap (VxsSide)
 
+An IPv4 fragment may leave nothing and be counted nowhere: the switch
+holds it until its datagram is whole (OVS's ipf; its verdict is "held",
+told by the fragment store's count: dpctl/ipf-get-status on OVS, the
+PMDs' held term on vxswitch); the fragment that completes it brings out
+every fragment of the datagram, its verdict then the verdicts of all
+("+new+trk +new+trk +new+trk") and its "out" their bytes, a list.
+
+The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
+six v4 counters, accepted, completed, expired, too small, overlapped,
+purged) are compared too.
+
 References: tests/integration/ovs_ref/ct/CASE.json, one per case.
 """
 
@@ -51,6 +62,7 @@ TRK = 0x20
 VERDICT_MAC = "02:00:00:00:00:%02x"
 VERDICT_OUI = bytes.fromhex("0200000000")
 DROP = "drop"           # the verdict of a packet that never left on out
+HELD = "held"           # ... of a fragment the switch holds (reassembly)
 WAIT_S = 3.0            # for one packet to leave or be counted dropped
 
 
@@ -71,6 +83,36 @@ def verdict_of(frame):
     if frame[6:11] != VERDICT_OUI:
         return "?src=%s" % frame[6:12].hex(":")
     return verdict_str(frame[11])
+
+
+def is_fragment(frame):
+    """An IPv4 fragment (Ethernet, no VLAN)?"""
+    return (len(frame) >= 34 and frame[12:14] == b"\x08\x00" and
+            (int.from_bytes(frame[20:22], "big") & 0x3fff) != 0)
+
+
+def packet_result(frames, held):
+    """(verdict, out) of a packet that brought out frames (a list) or
+    none, held or not."""
+    if not frames:
+        return (HELD if held else DROP), None
+    if len(frames) == 1:
+        return verdict_of(frames[0]), frames[0].hex()
+    return (" ".join(verdict_of(f) for f in frames),
+            [f.hex() for f in frames])
+
+
+IPF_COUNTERS = ("accepted", "completed", "expired", "too small",
+                "overlapped", "purged")
+
+
+def parse_ipf_status(text):
+    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 lines."""
+    got = {}
+    for c in IPF_COUNTERS:
+        m = re.search(r"v4 frags %s: (\d+)" % c, text)
+        got[c] = int(m.group(1)) if m else None
+    return got
 
 
 def _match(bits):
@@ -125,15 +167,18 @@ def run_case(side, case):
     the result as stored in a reference file."""
     side.load_rules(case_rules(case))
     side.flush()
+    ipf0 = parse_ipf_status(side.ipf_status())
     pkts = []
     for i, p in enumerate(case.packets):
-        out = side.send(p.port, p.frame)
+        verdict, out = packet_result(*side.send(p.port, p.frame))
         pkts.append({"i": i, "port": p.port, "note": p.note,
-                     "in": p.frame.hex(), "verdict": verdict_of(out),
-                     "out": out.hex() if out is not None else None})
+                     "in": p.frame.hex(), "verdict": verdict,
+                     "out": out})
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
+    ipf = parse_ipf_status(side.ipf_status())
+    res["ipf"] = {c: ipf[c] - ipf0[c] for c in IPF_COUNTERS}
     if hasattr(side, "dump_verbose"):
         # OVS's dump-conntrack -m (state_orig/state_reply, flags): for
         # whoever reads a difference, not compared
@@ -164,6 +209,9 @@ def compare(ref, got):
                                                 g["out"]))
     only_ref = [ln for ln in ref["dump"] if ln not in got["dump"]]
     only_got = [ln for ln in got["dump"] if ln not in ref["dump"]]
+    if "ipf" in ref and ref["ipf"] != got.get("ipf"):
+        texts.append("ipf-get-status counters: OVS %s, vxswitch %s"
+                     % (ref["ipf"], got.get("ipf")))
     for ln in only_ref:
         texts.append("dump: only OVS has     %s" % ln)
     for ln in only_got:
@@ -273,11 +321,14 @@ class VxsSide:
                     inj.wait()
 
     def _counters(self):
+        """(received on a and b, sent on out, dropped or consumed,
+        held for reassembly)"""
         show = self.sw.ctl("show", json=True)
         ports = {p["name"]: p for p in show["ports"]}
         acc = show["accounting"]
         return (sum(ports[p]["rx_packets"] for p in ("a", "b")),
-                ports[OUT]["tx_packets"], acc["dropped"] + acc["consumed"])
+                ports[OUT]["tx_packets"], acc["dropped"] + acc["consumed"],
+                acc.get("held", 0))
 
     def _wait_quiet(self, quiet_s=0.5, timeout=10.0):
         """Until nothing arrives on the taps for quiet_s (what the kernel
@@ -304,9 +355,11 @@ class VxsSide:
         self.sw.ctl("dpctl/flush-conntrack")
 
     def send(self, port, frame):
-        """One frame into port a or b; its output frame, or None if it
-        was dropped (counted dropped or consumed, or nothing in WAIT_S)."""
-        rx0, tx0, dr0 = self._counters()
+        """One frame into port a or b; (the frames it brought out on out,
+        held): none when it was dropped (counted dropped or consumed, or
+        nothing in WAIT_S) or held (a fragment the store keeps); several
+        when it completed a fragmented datagram."""
+        rx0, tx0, dr0, held0 = self._counters()
         self.injector.stdin.write("%s %s\n" % (port, frame.hex()))
         self.injector.stdin.flush()
         if self.injector.stdout.readline().strip() != "ok":
@@ -314,31 +367,43 @@ class VxsSide:
         state = {}
 
         def done():
-            rx, tx, dr = self._counters()
-            state.update(rx=rx, tx=tx, dr=dr)
-            return rx > rx0 and (tx > tx0 or dr > dr0)
+            rx, tx, dr, held = self._counters()
+            state.update(rx=rx, tx=tx, dr=dr, held=held)
+            return rx > rx0 and (tx > tx0 or dr > dr0 or held > held0)
         try:
             wait_for(done, WAIT_S, 0.005)
         except TimeoutError:
             if state.get("rx", rx0) <= rx0:
                 raise AssertionError("vxswitch never received the frame "
                                      "on %s" % port) from None
-        if state["rx"] != rx0 + 1 or state["tx"] > tx0 + 1:
+        if state["tx"] > tx0 + 1:
+            # a datagram's fragments: until the count stands still
+            last = None
+            while last != state["tx"]:
+                last = state["tx"]
+                time.sleep(0.05)
+                done()
+        if state["rx"] != rx0 + 1 or (state["tx"] > tx0 + 1 and
+                                      not is_fragment(frame)):
             raise AssertionError("more than one frame moved: rx %d->%d tx "
                                  "%d->%d" % (rx0, state["rx"], tx0,
                                              state["tx"]))
-        if state["tx"] == tx0:
-            return None
+        n_new = state["tx"] - tx0
+        if not n_new:
+            return [], state["held"] > held0
         frames = []
         wait_for(lambda: frames.__setitem__(
             slice(None), read_pcap_raw(self.out_pcap)) or
-            len(frames) > self.n_out, 2.0, 0.01,
-            what="the frame in %s" % self.out_pcap)
-        self.n_out += 1
-        return frames[self.n_out - 1]
+            len(frames) >= self.n_out + n_new, 2.0, 0.01,
+            what="the frames in %s" % self.out_pcap)
+        self.n_out += n_new
+        return frames[self.n_out - n_new:self.n_out], False
 
     def dump(self):
         return self.sw.ctl("dpctl/dump-conntrack").splitlines()
+
+    def ipf_status(self):
+        return self.sw.ctl("dpctl/ipf-get-status")
 
 
 def run_all(side, cases=None):

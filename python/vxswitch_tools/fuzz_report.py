@@ -11,7 +11,8 @@ SANITIZER_RE = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
 # the lines below may carry the console's "vxswitch: " prefix)
 ACCOUNTING_RE = re.compile(
     r"accounting: received (\d+) \+ copies (\d+) = sent (\d+) \+ "
-    r"consumed (\d+) \+ dropped (\d+) \+ in flight (\d+)")
+    r"consumed (\d+) \+ dropped (\d+) \+ in flight (\d+)"
+    r"(?: \+ held (-?\d+))?")
 
 
 class Row:
@@ -73,7 +74,9 @@ def exit_counters(log):
     """The counters --stats-on-exit printed (after the PMDs stopped):
     {"ports": {name: {type, rx, tx, tx_dropped}}, "pmd_packets": N,
     "drops": {reason: N}, "accounting": [(received, copies, sent,
-    consumed, dropped, in_flight) per PMD]} or None."""
+    consumed, dropped, in_flight, held) per PMD]} or None (held: IPv4
+    fragments the PMD gave the fragment store less those it took back,
+    pmd.h)."""
     cut = log.rfind("vxswitch: shutting down")
     if cut < 0:
         return None
@@ -88,19 +91,19 @@ def exit_counters(log):
             drops[k] = drops.get(k, 0) + int(v)
     return {"ports": ports, "drops": drops,
             "pmd_packets": sum(map(int, EXIT_PKTS_RE.findall(text))),
-            "accounting": [tuple(map(int, m))
+            "accounting": [tuple(int(v or 0) for v in m)
                            for m in ACCOUNTING_RE.findall(text)]}
 
 
 def conservation_gap(c):
     """The switch's own equation (pmd.h) on its exit counters, summed over
     the PMDs' absolute gaps: (received + copies) - (sent + consumed +
-    dropped + in flight), 0 when every packet ended in exactly one
+    dropped + in flight + held), 0 when every packet ended in exactly one
     counter. None: no accounting line was printed."""
     if not c or not c["accounting"]:
         return None
-    return sum(abs(rx + cp - (tx + cons + drop + fl))
-               for rx, cp, tx, cons, drop, fl in c["accounting"])
+    return sum(abs(rx + cp - (tx + cons + drop + fl + held))
+               for rx, cp, tx, cons, drop, fl, held in c["accounting"])
 
 
 def sanitizer_reports(text):

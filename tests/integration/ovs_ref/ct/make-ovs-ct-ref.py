@@ -5,8 +5,9 @@
 case in this folder, with each packet's verdict (ct_state as table 1 of
 ct_diff.case_rules wrote it into the source MAC), its output frame and
 the final `ovs-appctl dpctl/dump-conntrack` (compared) and its -m form
-(dump_verbose: both TCP half states, for reading; not compared), plus
-the OVS version.
+(dump_verbose: both TCP half states, for reading; not compared), the
+fragment store's counters the case moved (ipf-get-status; compared),
+plus the OVS version.
 tests/integration/test_ct_diff.py compares vxswitch with them.
 
 OVS runs as make-ovs-ref.sh runs it: Debian's ovs-vswitchd with
@@ -102,8 +103,15 @@ class OvsSide:
         txt = self.run("ovs-ofctl", "dump-ports", BR, port)
         return int(re.search(r"rx pkts=(\d+)", txt).group(1))
 
+    def _nfrag(self):
+        """Fragments OVS's ipf holds (dpctl/ipf-get-status "num frag")."""
+        txt = self.run("ovs-appctl", "dpctl/ipf-get-status")
+        return int(re.search(r"num frag: (\d+)", txt).group(1))
+
     def send(self, port, frame):
+        """(frames out, held): as ct_diff.VxsSide.send."""
         rx0 = self._rx(port)
+        nfrag0 = self._nfrag() if ct_diff.is_fragment(frame) else 0
         self.run("ovs-appctl", "netdev-dummy/receive", port, frame.hex())
         deadline = time.monotonic() + ct_diff.WAIT_S
         while self._rx(port) == rx0:
@@ -115,15 +123,19 @@ class OvsSide:
         # only after it ran the batch
         frames = read_pcap_raw(self.out_pcap) if self.out_pcap.exists() \
             else []
-        if len(frames) > self.n_out + 1:
+        new = frames[self.n_out:]
+        if len(new) > 1 and not ct_diff.is_fragment(frame):
             raise RuntimeError("more than one frame out for one in")
-        if len(frames) == self.n_out:
-            return None
-        self.n_out += 1
-        return frames[-1]
+        self.n_out = len(frames)
+        if new:
+            return new, False
+        return [], ct_diff.is_fragment(frame) and self._nfrag() > nfrag0
 
     def dump(self):
         return self.run("ovs-appctl", "dpctl/dump-conntrack").splitlines()
+
+    def ipf_status(self):
+        return self.run("ovs-appctl", "dpctl/ipf-get-status")
 
     def dump_verbose(self):
         return self.run("ovs-appctl", "dpctl/dump-conntrack",
