@@ -312,7 +312,8 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 					",protoinfo=(state=%s)",
 					ct_tcp_state_names[ct_tcp_coalesced(so,
 									    sr)]);
-		else	/* -m: both peers, as OVS's verbose dump */
+		else	/* -m: both peers' states (OVS's -m also prints ids,
+			 * status, window scales and flags: not kept here) */
 			len += snprintf(buf + len,
 					size > (size_t)len ? size - len : 0,
 					",protoinfo=(state_orig=%s,"

@@ -106,6 +106,12 @@ IPF_COUNTERS = ("accepted", "completed", "expired", "too small",
                 "overlapped", "purged")
 
 
+def shape(text):
+    """Text lines with every number replaced by N: the layout compared
+    where the numbers are the whole run's, not the case's."""
+    return [re.sub(r"\d+", "N", ln) for ln in text.splitlines()]
+
+
 def parse_ipf_status(text):
     """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 lines."""
     got = {}
@@ -177,8 +183,15 @@ def run_case(side, case):
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
-    ipf = parse_ipf_status(side.ipf_status())
+    text = side.ipf_status()
+    ipf = parse_ipf_status(text)
     res["ipf"] = {c: ipf[c] - ipf0[c] for c in IPF_COUNTERS}
+    # the commands' text: ct-stats-show of the case's sessions exactly,
+    # its -m form (vxswitch adds its own counters after OVS's lines) and
+    # ipf-get-status by layout (its counters run over the whole run)
+    res["stats"] = side.ct_stats().splitlines()
+    res["stats_m"] = side.ct_stats("-m").splitlines()
+    res["ipf_text"] = shape(text)
     if hasattr(side, "dump_verbose"):
         # OVS's dump-conntrack -m (state_orig/state_reply, flags): for
         # whoever reads a difference, not compared
@@ -212,6 +225,16 @@ def compare(ref, got):
     if "ipf" in ref and ref["ipf"] != got.get("ipf"):
         texts.append("ipf-get-status counters: OVS %s, vxswitch %s"
                      % (ref["ipf"], got.get("ipf")))
+    if "stats" in ref and ref["stats"] != got.get("stats"):
+        texts.append("ct-stats-show: OVS %s, vxswitch %s"
+                     % (ref["stats"], got.get("stats")))
+    if "stats_m" in ref and \
+            ref["stats_m"] != got.get("stats_m", [])[:len(ref["stats_m"])]:
+        texts.append("ct-stats-show -m: OVS %s, vxswitch %s"
+                     % (ref["stats_m"], got.get("stats_m")))
+    if "ipf_text" in ref and ref["ipf_text"] != got.get("ipf_text"):
+        texts.append("ipf-get-status layout: OVS %s, vxswitch %s"
+                     % (ref["ipf_text"], got.get("ipf_text")))
     for ln in only_ref:
         texts.append("dump: only OVS has     %s" % ln)
     for ln in only_got:
@@ -404,6 +427,9 @@ class VxsSide:
 
     def ipf_status(self):
         return self.sw.ctl("dpctl/ipf-get-status")
+
+    def ct_stats(self, *opts):
+        return self.sw.ctl("dpctl/ct-stats-show", *opts)
 
 
 def run_all(side, cases=None):

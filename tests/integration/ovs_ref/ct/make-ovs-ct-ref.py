@@ -137,6 +137,9 @@ class OvsSide:
     def ipf_status(self):
         return self.run("ovs-appctl", "dpctl/ipf-get-status")
 
+    def ct_stats(self, *opts):
+        return self.run("ovs-appctl", "dpctl/ct-stats-show", *opts)
+
     def dump_verbose(self):
         return self.run("ovs-appctl", "dpctl/dump-conntrack",
                         "-m").splitlines()
