@@ -612,6 +612,24 @@ ct_ipf_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass)
 	       n);
 }
 
+/* Up to max of dg's fragments, in order, into pkts; their records back
+ * on the free list. Under the lock. */
+static uint16_t
+frags_pop(struct ct_ipf *ipf, struct ct_ipf_dgram *dg, struct rte_mbuf **pkts,
+	  uint16_t max)
+{
+	uint16_t n = 0;
+
+	while (n < max && dg->frags) {
+		struct ipf_frag *f = dg->frags;
+		pkts[n++] = f->m;
+		dg->frags = f->next;
+		f->next = ipf->free_frags;
+		ipf->free_frags = f;
+	}
+	return n;
+}
+
 uint16_t
 ct_ipf_dgram_take(struct ct_ipf *ipf, struct ct_ipf_dgram *dg,
 		  struct rte_mbuf **pkts, uint16_t max)
@@ -621,13 +639,7 @@ ct_ipf_dgram_take(struct ct_ipf *ipf, struct ct_ipf_dgram *dg,
 	if (!dg->frags)
 		return 0;
 	rte_spinlock_lock(&ipf->lock);
-	while (n < max && dg->frags) {
-		struct ipf_frag *f = dg->frags;
-		pkts[n++] = f->m;
-		dg->frags = f->next;
-		f->next = ipf->free_frags;
-		ipf->free_frags = f;
-	}
+	n = frags_pop(ipf, dg, pkts, max);
 	frags_gone(ipf, dg, n);
 	rte_spinlock_unlock(&ipf->lock);
 	count(ipf, dg->complete ? CT_IPF_COMPLETED : CT_IPF_INVALID, n);
@@ -749,15 +761,8 @@ ct_ipf_drain(struct ct_ipf *ipf, struct rte_mbuf **pkts, uint16_t max,
 	dg = TAILQ_FIRST(&ipf->drain);
 	*purged = dg && dg->purged;
 	while (n < max && dg && dg->purged == *purged) {
-		uint16_t k = 0;
-		while (n < max && dg->frags) {
-			struct ipf_frag *f = dg->frags;
-			pkts[n++] = f->m;
-			dg->frags = f->next;
-			f->next = ipf->free_frags;
-			ipf->free_frags = f;
-			k++;
-		}
+		uint16_t k = frags_pop(ipf, dg, pkts + n, max - n);
+		n += k;
 		frags_gone(ipf, dg, k);
 		ipf->n_draining -= k;
 		if (dg->frags)
