@@ -125,9 +125,10 @@ class Rig:
             assert (f["mark"] != 0) == f["offloaded"], f
         return flows
 
-    def inner(self, vm):
-        """The megaflows that deliver to VM vm (behind the tnl_pop)."""
-        return [f for f in self.megaflows()
+    def inner(self, vm, flows=None):
+        """The megaflows that deliver to VM vm (behind the tnl_pop), of
+        one dump (flows) or a new one."""
+        return [f for f in (self.megaflows() if flows is None else flows)
                 if "in_port(vxlan)" in f["match"]
                 and f["actions"] == "vhost-user%d" % vm]
 
