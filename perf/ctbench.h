@@ -50,12 +50,14 @@ set_tuple(struct rte_mbuf *m, struct ct_pkt_meta *mt, uint32_t i, bool reply)
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 }
 
+/* A packet of proto with payload zero bytes after its L4 header. */
 static inline struct rte_mbuf *
-make_pkt(uint8_t proto, struct ct_pkt_meta *mt)
+make_pkt_len(uint8_t proto, struct ct_pkt_meta *mt, uint16_t payload)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mbufs);
-	uint16_t l4 = proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr)
-					   : sizeof(struct rte_udp_hdr);
+	uint16_t l4 = (proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr)
+					    : sizeof(struct rte_udp_hdr)) +
+		      payload;
 	uint16_t len = sizeof(struct rte_ether_hdr) +
 		       sizeof(struct rte_ipv4_hdr) + l4;
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
@@ -78,6 +80,12 @@ make_pkt(uint8_t proto, struct ct_pkt_meta *mt)
 	}
 	ct_pkt_meta_parse(m, mt);
 	return m;
+}
+
+static inline struct rte_mbuf *
+make_pkt(uint8_t proto, struct ct_pkt_meta *mt)
+{
+	return make_pkt_len(proto, mt, 0);
 }
 
 /* --threads: two lcores on the same tracker (ctbench_threads.c). */

@@ -329,6 +329,10 @@ struct ct_stats {
 	uint64_t refused_nat;		/* no free NAT tuple */
 	uint64_t refused_collision;	/* reply key taken by another */
 	uint64_t invalid;		/* packets marked +inv */
+	uint64_t lane;			/* packets the established lane
+					 * took (ct_est.h) */
+	uint64_t lane_tcp_locked;	/* of them, TCP segments that moved
+					 * a window, under the lock */
 	uint64_t n_conns;
 	uint64_t n_tcp, n_udp, n_icmp, n_other;
 	uint64_t tcp_state[CT_TCPS_N];	/* by the one state dumps print */

@@ -147,6 +147,8 @@ conntrack_get_stats(struct conntrack *ct, struct ct_stats *s)
 		s->refused_zone_limit += ct->cnt[i].refused_zone_limit;
 		s->refused_nat += ct->cnt[i].refused_nat;
 		s->refused_collision += ct->cnt[i].refused_collision;
+		s->lane += ct->cnt[i].lane;
+		s->lane_tcp_locked += ct->cnt[i].lane_tcp_locked;
 	}
 	rte_spinlock_lock(&ct->lock);
 	s->created = ct->created;
@@ -204,10 +206,12 @@ conntrack_stats_print(struct conntrack *ct, FILE *f, bool verbose)
 		"\nRefused (zone limit): %" PRIu64
 		"\nRefused (no NAT tuple): %" PRIu64
 		"\nRefused (reply tuple taken): %" PRIu64
-		"\nInvalid packets: %" PRIu64 "\n",
+		"\nInvalid packets: %" PRIu64
+		"\nEstablished lane: %" PRIu64 " packets (%" PRIu64
+		" TCP segments under the lock)\n",
 		s.created, s.expired, s.flushed, s.refused_full,
 		s.refused_zone_limit, s.refused_nat, s.refused_collision,
-		s.invalid);
+		s.invalid, s.lane, s.lane_tcp_locked);
 }
 
 void

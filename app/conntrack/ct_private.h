@@ -86,7 +86,9 @@ enum ct_update {
 };
 
 /* A session. key[0] is the original direction, key[1] the reply
- * direction as packets will carry it (after NAT). */
+ * direction as packets will carry it (after NAT). The established lane
+ * (ct_est.h) reads the first line (keys, generation, expiration, UDP's
+ * state) and, for TCP, the second (the peers, mark and label). */
 struct ct_conn {
 	struct ct_key key[2];
 	rte_spinlock_t lock;	/* the protocol state, expiration, mark */
@@ -96,28 +98,33 @@ struct ct_conn {
 	uint8_t dead;		/* keys gone from the table (under lock;
 				 * read without it by ct_cache.h) */
 	uint8_t on_list;	/* sweeper only */
-	uint8_t other;		/* UDP/ICMP/other: enum ct_other_state;
-				 * here, in the first line with the keys,
-				 * generation and expiration, so the
-				 * established lane (ct_est.h) reads one
-				 * line of the session */
+	uint8_t other;		/* UDP/ICMP/other: enum ct_other_state */
 	uint8_t pad;
 	uint32_t gen;		/* bumped when freed; survives reuse
 				 * (ct_cache.h) */
 	uint64_t expiration;	/* tsc; written under lock */
-	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
-	int32_t pos[2];		/* key slots to free (set when removed) */
-	uint32_t mark;
-	uint64_t label[2];
-	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
+	uint32_t tcp_wseq;	/* p.tcp's seqlock: odd while a writer
+				 * (under lock) changes the peers; the TCP
+				 * lane reads them without the lock
+				 * (ct_tcp_lane); survives reuse */
+	uint32_t pad2;
 	union {
 		struct ct_tcp_peer tcp[2];	/* [0] original sender */
 	} p;
+	uint32_t mark;
+	uint64_t label[2];
+	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
+	int32_t pos[2];		/* key slots to free (set when removed) */
+	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
 } __rte_cache_aligned;
 
 _Static_assert(offsetof(struct ct_conn, expiration) + 8 <= 64 &&
-	       offsetof(struct ct_conn, other) < 64,
-	       "the established lane reads the session's first line only");
+	       offsetof(struct ct_conn, other) < 64 &&
+	       offsetof(struct ct_conn, tcp_wseq) + 4 <= 64,
+	       "the established lane reads the session's first line");
+_Static_assert(offsetof(struct ct_conn, p) == 64 &&
+	       offsetof(struct ct_conn, label) + 16 <= 128,
+	       "the TCP lane reads the peers, mark and label in the second");
 
 TAILQ_HEAD(ct_conn_list, ct_conn);
 
@@ -133,6 +140,9 @@ struct ct_pmd_counters {
 	uint64_t refused_zone_limit;
 	uint64_t refused_nat;
 	uint64_t refused_collision;
+	uint64_t lane;			/* packets the established lane took */
+	uint64_t lane_tcp_locked;	/* of them, TCP segments that moved
+					 * a window (under the lock) */
 } __rte_cache_aligned;
 
 struct conntrack {
@@ -241,6 +251,12 @@ enum ct_update ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 			     const struct rte_mbuf *m,
 			     const struct ct_pkt_meta *mt, bool reply,
 			     uint64_t now);
+/* The established lane's TCP segment of session c (ct_tcp.c says which):
+ * its ct_state, or 0 for the full path. l4_ofs, l4_len: its TCP header
+ * and length (ct_l4_sane). */
+uint8_t ct_tcp_lane(struct conntrack *ct, struct ct_conn *c, bool reply,
+		    const struct rte_mbuf *m, uint16_t l4_ofs, uint16_t l4_len,
+		    uint64_t now);
 /* The single state dumps show for a TCP session (OVS's is the max). */
 /* The one TCP state OVS prints without -m (dump-conntrack, ct-stats-show):
  * the greater peer's, FIN_WAIT_2 as TIME_WAIT and SYN_RECV as ESTABLISHED
@@ -256,7 +272,11 @@ extern const char *const ct_tcp_state_names[CT_TCPS_N];
 /* The checks ct_key_extract makes of a UDP packet (IPv4 header checksum,
  * lengths, UDP checksum unless 0), for the keys the established lane
  * builds without it. */
-bool ct_udp_sane(const struct rte_mbuf *m, uint16_t l3_ofs);
+/* The checks ct_key_extract() makes (OVS's), for the lane's UDP and TCP
+ * packets, whose key comes from the flow key: true if sane, *l4_ofs and
+ * *l4_len then set. */
+bool ct_l4_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
+		uint16_t *l4_ofs, uint16_t *l4_len);
 bool ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		    uint16_t zone, struct ct_key *k, bool *related);
 bool ct_key_reply(const struct ct_key *k, struct ct_key *r);

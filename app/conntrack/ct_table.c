@@ -117,8 +117,10 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		goto out;
 	}
 	uint32_t gen = c->gen;	/* ct_cache.h: it outlives the session */
+	uint32_t wseq = c->tcp_wseq;	/* and the peers' seqlock */
 	memset(c, 0, sizeof *c);
 	c->gen = gen;
+	c->tcp_wseq = wseq;
 	c->key[0] = *k;
 	if (nat && nat->ip_min) {
 		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
@@ -430,14 +432,15 @@ struct ct_src {
 };
 
 /* The lane's key of a packet, from its flow key alone: ct_est_key()'s
- * conditions (the datapath's extraction checked the UDP header). */
+ * conditions (ct_l4_sane checks the L4 header next). */
 static __rte_always_inline bool
 flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
 {
 	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    f->nw_proto != IPPROTO_UDP || f->nw_frag)
+	    !ct_est_proto(f->nw_proto) || f->nw_frag)
 		return false;
-	ct_est_udp_key(k, f->nw_src, f->nw_dst, f->tp_src, f->tp_dst, zone);
+	ct_est_l4_key(k, f->nw_src, f->nw_dst, f->tp_src, f->tp_dst, zone,
+		      f->nw_proto);
 	return true;
 }
 
@@ -475,6 +478,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		uint16_t chunk = RTE_MIN(n - base, CT_BULK);
 		uint32_t nk = 0;
 		uint64_t known = 0, hits = 0;	/* the lane's cache probes */
+		uint32_t lane = 0;		/* packets it took */
 		bool committed = false;	/* a new session, maybe */
 
 		/* The lane's keys, cache probes and sessions for the whole
@@ -499,16 +503,22 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		for (uint64_t m = keyable; m; m &= m - 1) {
 			unsigned j = (unsigned)__builtin_ctzll(m);
 			le[j] = ct_cache_find(cc, lsig[j]);
-			if (le[j])
-				rte_prefetch0((const void *)(le[j]->conn_dir &
-							     ~CT_DIR_REPLY));
+			if (!le[j])
+				continue;
+			const uint8_t *c = (const uint8_t *)
+				(le[j]->conn_dir & ~CT_DIR_REPLY);
+			rte_prefetch0(c);
+			if (lk[j].proto == IPPROTO_TCP)	/* the peers */
+				rte_prefetch0(c + RTE_CACHE_LINE_SIZE);
 		}
 
 		for (uint16_t i = base; i < base + chunk; i++) {
 			uint16_t zone = zones ? zones[i] : zone_all;
 			uint16_t j = i - base;
 			bool keyed = (keyable >> j) & 1;
-			if (keyed && !ct_udp_sane(pkts[i], l3_ofs_of(src, i)))
+			uint16_t l4_ofs, l4_len;
+			if (keyed && !ct_l4_sane(pkts[i], l3_ofs_of(src, i),
+						 lk[j].proto, &l4_ofs, &l4_len))
 				goto invalid;
 			if (keyed) {
 				keys[nk] = lk[j];
@@ -517,11 +527,14 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 								       &lk[j])
 						: NULL;
 				uint8_t st = d ? ct_est_lane(ct, d, &keys[nk],
+							     pkts[i], l4_ofs,
+							     l4_len,
 							     now_tsc,
 							     out ? &out[i] :
 							     NULL) : 0;
 				if (st) {
 					ct_state_out[i] = st;
+					lane++;
 					continue;
 				}
 				known |= 1ull << nk;
@@ -534,8 +547,10 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 							     fkeys[i], zone)
 					      : ct_est_key(&keys[nk], &meta[i],
 							   pkts[i], zone);
+				uint16_t lo, ll;
 				if (keyed &&
-				    !ct_udp_sane(pkts[i], l3_ofs_of(src, i)))
+				    !ct_l4_sane(pkts[i], l3_ofs_of(src, i),
+						keys[nk].proto, &lo, &ll))
 					goto invalid;
 			}
 			if (fkeys) {
@@ -574,6 +589,8 @@ invalid:
 			if (out)
 				fill_ref(&out[i], NULL, false, zone);
 		}
+		if (lane)
+			ct_counters(ct)->lane += lane;
 		if (!nk)
 			continue;
 		hits = lookup_keys(ct, cc, keys, sigs, nk, data, known, hits);

@@ -100,9 +100,40 @@ ct_tcp_valid_new(const struct rte_mbuf *m, const struct ct_pkt_meta *mt)
 	       (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG);
 }
 
+/* The peers' seqlock (ct_conn.tcp_wseq), written under the session's
+ * lock: odd while they change, so that the lane's lock-free read
+ * (ct_tcp_lane) sees both peers as one packet left them or tries again
+ * under the lock. */
+static inline void
+tcp_write_begin(struct ct_conn *c)
+{
+	__atomic_store_n(&c->tcp_wseq, c->tcp_wseq + 1, __ATOMIC_RELAXED);
+	rte_smp_wmb();
+}
+
+static inline void
+tcp_write_end(struct ct_conn *c)
+{
+	rte_smp_wmb();
+	__atomic_store_n(&c->tcp_wseq, c->tcp_wseq + 1, __ATOMIC_RELAXED);
+}
+
+static void tcp_new(struct conntrack *ct, struct ct_conn *c,
+		    const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+		    uint64_t now);
+
 void
 ct_tcp_new(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
 	   const struct ct_pkt_meta *mt, uint64_t now)
+{
+	tcp_write_begin(c);
+	tcp_new(ct, c, m, mt, now);
+	tcp_write_end(c);
+}
+
+static void
+tcp_new(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
+	const struct ct_pkt_meta *mt, uint64_t now)
 {
 	struct ct_tcp_peer *src = &c->p.tcp[0], *dst = &c->p.tcp[1];
 	struct tcp_view v;
@@ -163,10 +194,63 @@ tcp_slide(struct ct_tcp_peer *src, struct ct_tcp_peer *dst, uint32_t end,
 		dst->seqhi = ack + RTE_MAX(win << sws, 1u);
 }
 
-enum ct_update
-ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
-	      const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
-	      bool reply, uint64_t now)
+/* Whether tcp_slide() would change anything. */
+static inline bool
+tcp_slide_changes(const struct ct_tcp_peer *src, const struct ct_tcp_peer *dst,
+		  uint32_t end, uint32_t ack, uint32_t win, uint8_t sws)
+{
+	return src->max_win < win || SEQ_GT(end, src->seqlo) ||
+	       (SEQ_GEQ(ack + (win << sws), dst->seqhi) &&
+		dst->seqhi != ack + RTE_MAX(win << sws, 1u));
+}
+
+/* The window scale factors of a packet without SYN: both ends' when both
+ * offered scaling, the largest when the session was picked up mid-stream
+ * (scaling unknown), else none. */
+static inline void
+tcp_scales(const struct ct_tcp_peer *src, const struct ct_tcp_peer *dst,
+	   uint8_t *sws, uint8_t *dws)
+{
+	if ((src->wscale & CT_WSCALE_FLAG) && (dst->wscale & CT_WSCALE_FLAG)) {
+		*sws = src->wscale & CT_WSCALE_MASK;
+		*dws = dst->wscale & CT_WSCALE_MASK;
+	} else if ((src->wscale & CT_WSCALE_UNKNOWN) &&
+		   (dst->wscale & CT_WSCALE_UNKNOWN)) {
+		*sws = *dws = TCP_MAX_WSCALE;
+	}
+}
+
+/* pf's window check, as OVS: an ACK-less packet's ack and an empty
+ * segment's sequence eased first (*seq, *end, *ack are what the caller
+ * goes on with); true if the packet is in window. */
+static inline bool
+tcp_window_ok(const struct ct_tcp_peer *src, const struct ct_tcp_peer *dst,
+	      uint8_t f, uint32_t *seq, uint32_t *end, uint32_t *ack,
+	      uint8_t sws, uint8_t dws, bool check_ackskew)
+{
+	uint32_t orig_seq = *seq;
+
+	if (!(f & RTE_TCP_ACK_FLAG))
+		*ack = dst->seqlo;	/* passes the ack skew check */
+	else if (*ack == 0 && (f & RTE_TCP_RST_FLAG))
+		*ack = dst->seqlo;	/* broken stacks: RST|ACK with ack 0 */
+	if (*seq == *end) {
+		/* No data: ease the sequence checks. */
+		*seq = src->seqlo;
+		*end = *seq;
+	}
+	int32_t ackskew = check_ackskew ? (int32_t)(dst->seqlo - *ack) : 0;
+	bool rst_ok = !(f & RTE_TCP_RST_FLAG) || orig_seq == src->seqlo ||
+		      orig_seq == src->seqlo + 1 || orig_seq + 1 == src->seqlo;
+	return SEQ_GEQ(src->seqhi, *end) &&
+	       SEQ_GEQ(*seq, src->seqlo - ((uint32_t)dst->max_win << dws)) &&
+	       ackskew >= -MAX_ACK_WINDOW &&
+	       ackskew <= (MAX_ACK_WINDOW << sws) && rst_ok;
+}
+
+static enum ct_update
+tcp_update(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
+	   const struct ct_pkt_meta *mt, bool reply, uint64_t now)
 {
 	struct ct_tcp_peer *src = &c->p.tcp[reply ? 1 : 0];
 	struct ct_tcp_peer *dst = &c->p.tcp[reply ? 0 : 1];
@@ -200,18 +284,10 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 		}
 	}
 
-	if (!(f & RTE_TCP_SYN_FLAG)) {
-		if ((src->wscale & CT_WSCALE_FLAG) &&
-		    (dst->wscale & CT_WSCALE_FLAG)) {
-			sws = src->wscale & CT_WSCALE_MASK;
-			dws = dst->wscale & CT_WSCALE_MASK;
-		} else if ((src->wscale & CT_WSCALE_UNKNOWN) &&
-			   (dst->wscale & CT_WSCALE_UNKNOWN)) {
-			sws = dws = TCP_MAX_WSCALE;
-		}
-	}
+	if (!(f & RTE_TCP_SYN_FLAG))
+		tcp_scales(src, dst, &sws, &dws);
 
-	uint32_t seq = v.seq, orig_seq = v.seq, ack = v.ack;
+	uint32_t seq = v.seq, ack = v.ack;
 	uint32_t end = seq + v.payload;
 	if (f & RTE_TCP_SYN_FLAG)
 		end++;
@@ -245,24 +321,8 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 			src->max_win = (uint16_t)win;
 	}
 
-	if (!(f & RTE_TCP_ACK_FLAG))
-		ack = dst->seqlo;	/* passes the ack skew check */
-	else if (ack == 0 && (f & RTE_TCP_RST_FLAG))
-		ack = dst->seqlo;	/* broken stacks: RST|ACK with ack 0 */
-
-	if (seq == end) {
-		/* No data: ease the sequence checks. */
-		seq = src->seqlo;
-		end = seq;
-	}
-
-	int32_t ackskew = check_ackskew ? (int32_t)(dst->seqlo - ack) : 0;
-	bool rst_ok = !(f & RTE_TCP_RST_FLAG) || orig_seq == src->seqlo ||
-		      orig_seq == src->seqlo + 1 || orig_seq + 1 == src->seqlo;
-	if (SEQ_GEQ(src->seqhi, end) &&
-	    SEQ_GEQ(seq, src->seqlo - ((uint32_t)dst->max_win << dws)) &&
-	    ackskew >= -MAX_ACK_WINDOW &&
-	    ackskew <= (MAX_ACK_WINDOW << sws) && rst_ok) {
+	if (tcp_window_ok(src, dst, f, &seq, &end, &ack, sws, dws,
+			  check_ackskew)) {
 		/* In window. */
 		tcp_slide(src, dst, end, ack, win, sws);
 		if ((f & RTE_TCP_FIN_FLAG) && src->state < CT_TCPS_CLOSING)
@@ -295,6 +355,114 @@ ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
 		return CT_UPDATE_VALID;
 	}
 	return CT_UPDATE_INVALID;
+}
+
+enum ct_update
+ct_tcp_update(struct conntrack *ct, struct ct_conn *c,
+	      const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+	      bool reply, uint64_t now)
+{
+	tcp_write_begin(c);
+	enum ct_update r = tcp_update(ct, c, m, mt, reply, now);
+	tcp_write_end(c);
+	return r;
+}
+
+/* The established lane's TCP part (ct_est.h): a segment of a session
+ * both ends have ESTABLISHED, not NATed, with ACK and nothing else that
+ * can change a state (PSH, ECE, CWR aside).
+ *
+ * The peers are read without the lock, as one writer left them (the
+ * seqlock), and pf's window check is run on them as ct_tcp_update()
+ * would: for such a segment that is all it does. If the segment is in
+ * window and moves nothing (no new data, no larger window, no further
+ * ack: a duplicate ACK, a retransmission, a keepalive), the check is its
+ * whole verdict, and all it writes is the expiration, as the UDP lane: no
+ * lock. One that moves a window takes the session's lock and, if no
+ * writer came between (the seqlock unchanged), applies what it computed;
+ * else it runs ct_tcp_update() on the peers as they are now. Either way
+ * the windows stay exactly OVS's: the two directions may be on two PMDs,
+ * and their updates (each side's seqlo and the other's seqhi) must be
+ * ordered, as OVS's conn->lock and Linux's ct->lock order them. What the
+ * lane saves is the key extraction, the table probe, the full path's call
+ * chain and, under the lock, everything but the slide.
+ *
+ * Returns the packet's ct_state, or 0 (the full path takes it). */
+uint8_t
+ct_tcp_lane(struct conntrack *ct, struct ct_conn *c, bool reply,
+	    const struct rte_mbuf *m, uint16_t l4_ofs, uint16_t l4_len,
+	    uint64_t now)
+{
+	const struct rte_tcp_hdr *h = rte_pktmbuf_mtod_offset(m,
+					const struct rte_tcp_hdr *, l4_ofs);
+	const uint8_t quiet = RTE_TCP_PSH_FLAG | RTE_TCP_ECE_FLAG |
+			      RTE_TCP_CWR_FLAG;
+	uint8_t f = h->tcp_flags;
+	uint8_t est = CS_TRACKED | CS_ESTABLISHED | (reply ? CS_REPLY_DIR : 0);
+
+	if ((f & ~quiet) != RTE_TCP_ACK_FLAG || c->nat)
+		return 0;
+
+	uint32_t wseq = __atomic_load_n(&c->tcp_wseq, __ATOMIC_ACQUIRE);
+	struct ct_tcp_peer p[2];
+	memcpy(p, c->p.tcp, sizeof p);
+	rte_smp_rmb();
+	uint64_t exp = __atomic_load_n(&c->expiration, __ATOMIC_RELAXED);
+	if ((wseq & 1) ||
+	    __atomic_load_n(&c->tcp_wseq, __ATOMIC_RELAXED) != wseq)
+		return 0;	/* a writer is at it: the full path */
+	const struct ct_tcp_peer *src = &p[reply], *dst = &p[!reply];
+	if (src->state != CT_TCPS_ESTABLISHED ||
+	    dst->state != CT_TCPS_ESTABLISHED || now >= exp)
+		return 0;
+
+	uint8_t sws = 0, dws = 0;
+	tcp_scales(src, dst, &sws, &dws);
+	uint32_t seq = rte_be_to_cpu_32(h->sent_seq);
+	uint32_t ack = rte_be_to_cpu_32(h->recv_ack);
+	uint32_t win = rte_be_to_cpu_16(h->rx_win);
+	uint32_t end = seq + l4_len - (h->data_off >> 4) * 4u;
+	if (!tcp_window_ok(src, dst, f, &seq, &end, &ack, sws, dws, true))
+		return 0;	/* the full path says what it is */
+	if (!tcp_slide_changes(src, dst, end, ack, win, sws)) {
+		uint64_t next = now + ct_conn_timeout_tsc(ct, c,
+						CT_TM_TCP_ESTABLISHED);
+		if (next > exp + ct->refresh_slack_tsc)
+			__atomic_store_n(&c->expiration, next,
+					 __ATOMIC_RELAXED);
+		return est;
+	}
+
+	enum ct_update r = CT_UPDATE_VALID;
+	rte_spinlock_lock(&c->lock);
+	if (c->dead || ct_conn_expired(c, now)) {
+		rte_spinlock_unlock(&c->lock);
+		return 0;
+	}
+	tcp_write_begin(c);
+	if (c->tcp_wseq == wseq + 1) {
+		/* the peers are still the snapshot: its verdict stands */
+		tcp_slide(&c->p.tcp[reply], &c->p.tcp[!reply], end, ack, win,
+			  sws);
+		ct_conn_update_expiration(ct, c, CT_TM_TCP_ESTABLISHED, now);
+	} else if (c->p.tcp[0].state == CT_TCPS_ESTABLISHED &&
+		   c->p.tcp[1].state == CT_TCPS_ESTABLISHED) {
+		const struct ct_pkt_meta mt = { .l4_ofs = l4_ofs,
+						.l4_len = l4_len };
+		r = tcp_update(ct, c, m, &mt, reply, now);
+	} else {
+		r = CT_UPDATE_NEW;	/* not ours any more */
+	}
+	tcp_write_end(c);
+	rte_spinlock_unlock(&c->lock);
+	if (r == CT_UPDATE_NEW)
+		return 0;	/* nothing written: the full path */
+	ct_counters(ct)->lane_tcp_locked++;
+	/* no SYN: neither VALID_NEW nor NEW from tcp_update */
+	if (r == CT_UPDATE_VALID)
+		return est;
+	ct_counters(ct)->invalid++;
+	return CS_TRACKED | CS_INVALID;
 }
 
 enum ct_tcp_state

@@ -279,6 +279,7 @@ cmd_ct_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 #define F(x) json_key(out, #x); json_u64(out, s.x);
 	F(n_conns) F(created) F(expired) F(flushed) F(refused_full)
 	F(refused_zone_limit) F(refused_nat) F(refused_collision) F(invalid)
+	F(lane) F(lane_tcp_locked)
 	F(n_tcp) F(n_udp) F(n_icmp) F(n_other)
 #undef F
 	json_key(out, "max_conns");

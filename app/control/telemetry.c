@@ -284,6 +284,7 @@ tel_ct_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 #define F(x) rte_tel_data_add_dict_u64(d, #x, s.x);
 	F(n_conns) F(created) F(expired) F(flushed) F(refused_full)
 	F(refused_zone_limit) F(refused_nat) F(refused_collision) F(invalid)
+	F(lane) F(lane_tcp_locked)
 	F(n_tcp) F(n_udp) F(n_icmp) F(n_other)
 #undef F
 	rte_tel_data_add_dict_u64(d, "max_conns", conntrack_get_maxconns(ct));
