@@ -36,6 +36,13 @@ The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
 six v4 counters, accepted, completed, expired, too small, overlapped,
 purged) are compared too.
 
+So are dpctl/dump-conntrack -m (exactly: OVS's userspace datapath prints
+id=0,status=0 and the TCP detail), -s and -m -s (each timeout=N by the
+default timeout it counts down from, normalise_timeouts: the two sides
+dump seconds apart in wall-clock time), and, for a case with
+flush-conntrack steps (Case.flushes), each step's success and the dump
+after it.
+
 References: tests/integration/ovs_ref/ct/CASE.json, one per case.
 """
 
