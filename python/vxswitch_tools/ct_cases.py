@@ -98,23 +98,27 @@ def _ip(src, dst, src_ip=None, dst_ip=None, ident=1, **kw):
 
 
 def tcp(src, dst, flags, seq, ack=0, data=b"", sport=None, dport=None,
-        src_ip=None, dst_ip=None, port=None, note=None, chksum=None):
+        src_ip=None, dst_ip=None, port=None, note=None, chksum=None,
+        wscale=None):
     """A TCP segment src -> dst. Ports default to A:40000 <-> B:80 in the
-    direction of src. chksum: a wrong checksum to write instead."""
+    direction of src. chksum: a wrong checksum to write instead. wscale:
+    the window scale option with that shift."""
     if sport is None:
         sport = 40000 if src is A else 80
     if dport is None:
         dport = 80 if src is A else 40000
     f = (_eth(src, dst) / _ip(src, dst, src_ip, dst_ip) /
          TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack,
-             window=WIN, chksum=chksum))
+             window=WIN, chksum=chksum,
+             options=[("WScale", wscale)] if wscale is not None else []))
     if data:
         f = f / Raw(data)
     txt = "%s>%s %d>%d %s seq=%d%s%s%s" % (
         src.name, dst.name, sport, dport, flags or "(no flags)", seq,
         " ack=%d" % ack if "A" in flags else "",
         " len=%d" % len(data) if data else "",
-        " bad checksum" if chksum is not None else "")
+        " bad checksum" if chksum is not None else "") + (
+        " wscale=%d" % wscale if wscale is not None else "")
     return Pkt(port or src.port, bytes(f), note or txt)
 
 
@@ -272,6 +276,26 @@ def _cases():
             tcp(B, A, "A", ISN_B + 1, ISN_A + 21)])
 
     a, b = ISN_A + 1, ISN_B + 1
+    # window scaling: dump-conntrack -m's wscale_orig/wscale_reply and
+    # flags_orig/flags_reply (WINDOW_SCALE) compared with OVS's
+    add("tcp_wscale", "window scaling both ways (A shift 7, B shift 2): "
+        "handshake, data both ways with scaled windows, open at the end",
+        commit_all(), [
+            tcp(A, B, "S", ISN_A, wscale=7),
+            tcp(B, A, "SA", ISN_B, ISN_A + 1, wscale=2),
+            tcp(A, B, "A", ISN_A + 1, ISN_B + 1),
+            tcp(A, B, "PA", ISN_A + 1, ISN_B + 1, b"w" * 100),
+            tcp(B, A, "PA", ISN_B + 1, ISN_A + 101, b"v" * 50),
+            tcp(A, B, "A", ISN_A + 101, ISN_B + 51)])
+    add("tcp_wscale_one_side", "A offers window scaling (shift 7), B does "
+        "not: no scaling either way; data both ways",
+        commit_all(), [
+            tcp(A, B, "S", ISN_A, wscale=7),
+            tcp(B, A, "SA", ISN_B, ISN_A + 1),
+            tcp(A, B, "A", ISN_A + 1, ISN_B + 1),
+            tcp(A, B, "PA", ISN_A + 1, ISN_B + 1, b"w" * 100),
+            tcp(B, A, "A", ISN_B + 1, ISN_A + 101)])
+
     add("tcp_out_of_window", "after the handshake: A's data 200000 bytes "
         "beyond the window, B acking data never sent, then valid data",
         commit_all(), handshake() + [
