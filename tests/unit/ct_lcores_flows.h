@@ -14,7 +14,9 @@
 #include "frag_build.h"
 
 #define MAX_W 8			/* worker lcores at most */
-#define MAX_CONNS 16384
+/* the table: room for 8192 sessions a worker (a few thousand in all
+ * are live at once on a 2-CPU VM), 65536 at most */
+#define CONNS_PER_WORKER 8192
 #define BURST 32
 #define N_TCP 12		/* TCP connections a worker drives */
 #define N_ICMP 3
