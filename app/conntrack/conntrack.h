@@ -255,7 +255,10 @@ uint32_t conntrack_sweep(struct conntrack *ct, uint64_t now_tsc,
 			 uint32_t budget);
 
 /* Flushes: every session; those of one zone; the one whose original or
- * reply key is (zone, tuple). Return how many sessions were removed. */
+ * reply key is (zone, tuple) (ICMP: sport the id, dport the type of the
+ * tuple's packets, as OVS's tuple_to_conn_key: 8 finds an echo request's
+ * session by its original tuple, 0 by its reply tuple). Return how many
+ * sessions were removed. */
 uint32_t conntrack_flush(struct conntrack *ct);
 uint32_t conntrack_flush_zone(struct conntrack *ct, uint16_t zone);
 struct ct_tuple {
@@ -266,11 +269,16 @@ struct ct_tuple {
 uint32_t conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 			       const struct ct_tuple *t);
 
-/* dpctl/flush-conntrack's match, as OVS 3.1's ofp_ct_match: the zone (or
- * any), the protocol (0: any), and each of the original and reply tuples
- * (as dump-conntrack prints them) compared on the fields given only. */
+/* dpctl/flush-conntrack's match, as OVS 3.1's ofp_ct_match and
+ * ct_dpif_entry_cmp: the zone (or any), the protocol (0: any), and each
+ * of the original and reply tuples (as dump-conntrack prints them)
+ * compared on the fields given with a value other than 0 only; with
+ * proto ICMP, the id, type and code of both tuples compared always (0
+ * when not given: so in 3.1 a tuple with an echo id never matches the
+ * reply tuple, left 0, and nothing is flushed). */
 enum {
 	CT_FM_SRC = 1, CT_FM_DST = 2, CT_FM_SPORT = 4, CT_FM_DPORT = 8,
+	CT_FM_CODE = 16,	/* an ICMP code other than 0: matches none */
 };
 struct ct_flush_match {
 	int32_t zone;			/* -1: any */
@@ -351,8 +359,13 @@ void conntrack_stats_print(struct conntrack *ct, FILE *f, bool verbose);
 struct ct_dump_ctx {
 	int32_t zone;
 	uint32_t pos;		/* rte_hash_iterate position */
-	bool verbose;		/* -m: both TCP peers' states (false at
-				 * conntrack_dump_start) */
+	bool verbose;		/* -m: OVS's id=, status= and both TCP
+				 * peers' states, window scales and flags
+				 * (false at conntrack_dump_start) */
+	bool stats;		/* -s: OVS's timeout= (seconds left; the
+				 * userspace tracker keeps no per-session
+				 * counters or timestamps, so OVS prints
+				 * none; false at conntrack_dump_start) */
 };
 void conntrack_dump_start(struct conntrack *ct, struct ct_dump_ctx *ctx,
 			  int32_t zone);

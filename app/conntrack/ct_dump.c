@@ -222,6 +222,7 @@ conntrack_dump_start(struct conntrack *ct, struct ct_dump_ctx *ctx,
 	ctx->zone = zone;
 	ctx->pos = 0;
 	ctx->verbose = false;
+	ctx->stats = false;
 }
 
 /* OVS's ct_dpif_format_ipproto: these by name, the rest by number. */
@@ -264,19 +265,41 @@ fmt_tuple(char *b, size_t n, const char *what, const struct ct_key *k)
 	return len;
 }
 
+/* OVS's ct_dpif_tcp_flags, by bit (format_flags: "0" when none, '|'
+ * between), from a peer's wscale as tcp_peer_to_protoinfo_flags: the
+ * userspace tracker sets only these two. */
+static const char *
+tcp_flags_str(uint8_t wscale)
+{
+	bool ws = wscale & CT_WSCALE_FLAG, lib = wscale & CT_WSCALE_UNKNOWN;
+
+	return ws && lib ? "WINDOW_SCALE|BE_LIBERAL" : ws ? "WINDOW_SCALE" :
+	       lib ? "BE_LIBERAL" : "0";
+}
+
+#define PUT(...) (len += snprintf(buf + len,				\
+				  size > (size_t)len ? size - len : 0,	\
+				  __VA_ARGS__))
+
+/* One session as OVS 3.1's ct_dpif_format_entry prints what the
+ * userspace tracker fills (conn_to_ct_dpif_entry): no counters or
+ * timestamps (-s prints neither while they are 0), id 0 and status 0
+ * (-m), timeout= the seconds left, rounded down (-s). */
 int
 conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 		    char *buf, size_t size)
 {
 	struct ct_conn *c;
 	struct ct_conn snap;
-	int len;
+	uint64_t now = 0;
+	int len = 0;
 
 	pthread_mutex_lock(&ct->sweep_mutex);
 	c = iterate(ct, ctx);
 	if (c) {
 		rte_spinlock_lock(&c->lock);
 		snap = *c;
+		now = rte_rdtsc();
 		rte_spinlock_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&ct->sweep_mutex);
@@ -285,45 +308,53 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 
 	const char *pn = proto_name(snap.key[0].proto);
 	if (pn)
-		len = snprintf(buf, size, "%s,", pn);
+		PUT("%s,", pn);
 	else
-		len = snprintf(buf, size, "%u,", snap.key[0].proto);
+		PUT("%u,", snap.key[0].proto);
 	len += fmt_tuple(buf + len, size > (size_t)len ? size - len : 0,
 			 "orig", &snap.key[0]);
-	len += snprintf(buf + len, size > (size_t)len ? size - len : 0, ",");
+	PUT(",");
 	/* reply=: the tuple of reply packets, as OVS prints it. */
 	len += fmt_tuple(buf + len, size > (size_t)len ? size - len : 0,
 			 "reply", &snap.key[1]);
+	if (ctx->verbose)
+		PUT(",id=0");	/* the userspace tracker's: never set */
 	if (snap.key[0].zone)
-		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
-				",zone=%u", snap.key[0].zone);
+		PUT(",zone=%u", snap.key[0].zone);
+	if (ctx->verbose)
+		PUT(",status=0");
+	if (ctx->stats) {
+		uint64_t exp = snap.expiration;
+		PUT(",timeout=%" PRIu64,
+		    exp > now ? (exp - now) / ct->tsc_hz : 0);
+	}
 	if (snap.mark)
-		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
-				",mark=%u", snap.mark);
+		PUT(",mark=%u", snap.mark);
 	/* the shortest hex, as OVS's ds_put_hex: labels=0x1 */
 	if (snap.label[1])
-		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
-				",labels=0x%" PRIx64 "%016" PRIx64,
-				snap.label[1], snap.label[0]);
+		PUT(",labels=0x%" PRIx64 "%016" PRIx64, snap.label[1],
+		    snap.label[0]);
 	else if (snap.label[0])
-		len += snprintf(buf + len, size > (size_t)len ? size - len : 0,
-				",labels=%#" PRIx64, snap.label[0]);
+		PUT(",labels=%#" PRIx64, snap.label[0]);
 	if (snap.key[0].proto == IPPROTO_TCP) {
-		uint8_t so = snap.p.tcp[0].state, sr = snap.p.tcp[1].state;
-		if (!ctx->verbose)
-			len += snprintf(buf + len,
-					size > (size_t)len ? size - len : 0,
-					",protoinfo=(state=%s)",
-					ct_tcp_state_names[ct_tcp_coalesced(so,
-									    sr)]);
-		else	/* -m: both peers' states (OVS's -m also prints ids,
-			 * status, window scales and flags: not kept here) */
-			len += snprintf(buf + len,
-					size > (size_t)len ? size - len : 0,
-					",protoinfo=(state_orig=%s,"
-					"state_reply=%s)",
-					ct_tcp_state_names[so],
-					ct_tcp_state_names[sr]);
+		const struct ct_tcp_peer *o = &snap.p.tcp[0],
+					 *r = &snap.p.tcp[1];
+		if (!ctx->verbose) {
+			PUT(",protoinfo=(state=%s)",
+			    ct_tcp_state_names[ct_tcp_coalesced(o->state,
+								r->state)]);
+		} else {	/* ct_dpif_format_protoinfo_tcp_verbose */
+			PUT(",protoinfo=(state_orig=%s,state_reply=%s",
+			    ct_tcp_state_names[o->state],
+			    ct_tcp_state_names[r->state]);
+			if ((o->wscale | r->wscale) & CT_WSCALE_MASK)
+				PUT(",wscale_orig=%u,wscale_reply=%u",
+				    o->wscale & CT_WSCALE_MASK,
+				    r->wscale & CT_WSCALE_MASK);
+			PUT(",flags_orig=%s,flags_reply=%s)",
+			    tcp_flags_str(o->wscale),
+			    tcp_flags_str(r->wscale));
+		}
 	}
 	return len >= (int)size ? (int)size - 1 : len;
 }

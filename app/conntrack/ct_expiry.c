@@ -253,8 +253,6 @@ conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 	};
 	void *data;
 
-	if (k.proto == IPPROTO_ICMP)	/* a query: the echo request */
-		k.dport = rte_cpu_to_be_16(8);
 	if (rte_hash_lookup_data(ct->table, &k, &data) < 0)
 		return 0;
 	/* The session stays allocated: only this thread frees. */
@@ -263,23 +261,28 @@ conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 }
 
 static bool
-tuple_matches(const struct ct_flush_tuple *t, const struct ct_key *k)
+tuple_matches(const struct ct_flush_tuple *t, const struct ct_key *k,
+	      bool icmp)
 {
-	return (!(t->set & CT_FM_SRC) || t->src == k->src) &&
-	       (!(t->set & CT_FM_DST) || t->dst == k->dst) &&
-	       (!(t->set & CT_FM_SPORT) || t->sport == k->sport) &&
-	       (!(t->set & CT_FM_DPORT) || t->dport == k->dport);
+	if ((t->src && t->src != k->src) || (t->dst && t->dst != k->dst))
+		return false;
+	if (icmp)	/* OVS 3.1: id, type and code exactly, given or not */
+		return t->sport == k->sport && t->dport == k->dport &&
+		       !(t->set & CT_FM_CODE);
+	return (!t->sport || t->sport == k->sport) &&
+	       (!t->dport || t->dport == k->dport);
 }
 
 static bool
 match_fields(const struct ct_conn *c, const void *arg)
 {
 	const struct ct_flush_match *m = arg;
+	bool icmp = m->proto == IPPROTO_ICMP;
 
 	return (m->zone < 0 || c->key[0].zone == m->zone) &&
 	       (!m->proto || c->key[0].proto == m->proto) &&
-	       tuple_matches(&m->tuple[0], &c->key[0]) &&
-	       tuple_matches(&m->tuple[1], &c->key[1]);
+	       tuple_matches(&m->tuple[0], &c->key[0], icmp) &&
+	       tuple_matches(&m->tuple[1], &c->key[1], icmp);
 }
 
 uint32_t

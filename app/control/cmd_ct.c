@@ -109,8 +109,9 @@ parse_u32(const char *s, const char *what, uint32_t *v, struct ds *out)
 	return 0;
 }
 
-/* dpctl/dump-conntrack [-m] [DP] [zone=N]: OVS's lines (-m: both TCP
- * peers' states) */
+/* dpctl/dump-conntrack [-m] [-s] [DP] [zone=N]: OVS 3.1's lines (-m:
+ * id=0, status=0 and both TCP peers' states, window scales and flags;
+ * -s: timeout=, the seconds the session has left) */
 static int
 cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		   void *aux)
@@ -118,17 +119,25 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	(void)aux;
 	struct ct_dump_ctx ctx;
 	int32_t zone = -1;
-	bool verbose = false;
+	bool verbose = false, stats = false;
 	char line[512];
 	int a = 1;
 
-	for (; a < argc && argv[a][0] == '-'; a++) {
-		if (!strcmp(argv[a], "-m") || !strcmp(argv[a], "--more")) {
+	/* options as OVS's dpctl_unixctl_handler: --more, --statistics,
+	 * short ones alone or together (-m -s, -ms) */
+	for (; a < argc && argv[a][0] == '-' && argv[a][1]; a++) {
+		if (!strcmp(argv[a], "--more")) {
 			verbose = true;
+		} else if (!strcmp(argv[a], "--statistics")) {
+			stats = true;
+		} else if (argv[a][1] != '-' &&
+			   strspn(argv[a] + 1, "ms") == strlen(argv[a] + 1)) {
+			verbose |= strchr(argv[a], 'm') != NULL;
+			stats |= strchr(argv[a], 's') != NULL;
 		} else {
 			ds_put_format(out, "dump-conntrack: unknown option "
-				      "'%s' (-m; -s, the per-session "
-				      "counters, is not kept)", argv[a]);
+				      "'%s' (-m, -s, --more, --statistics)",
+				      argv[a]);
 			return -1;
 		}
 	}
@@ -139,6 +148,7 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 		json_begin_array(out);
 	conntrack_dump_start(pmd_conntrack, &ctx, zone);
 	ctx.verbose = verbose;
+	ctx.stats = stats;
 	while (conntrack_dump_next(pmd_conntrack, &ctx, line, sizeof line)) {
 		if (json)
 			json_string(out, line);
@@ -188,6 +198,11 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 			return -1;
 		if (!strcmp(kv, "ct_nw_proto") && n <= UINT8_MAX) {
 			*proto = (uint8_t)n;
+		} else if (!strncmp(kv, "icmp_", 5) &&
+			   *proto != IPPROTO_ICMP) {
+			ds_put_cstr(out, "invalid L4 fields (icmp_* after "
+				    "ct_nw_proto=1 only, as OVS)");
+			return -1;
 		} else if ((!strcmp(kv, "ct_tp_src") ||
 			    !strcmp(kv, "icmp_id")) && n <= UINT16_MAX) {
 			t->sport = rte_cpu_to_be_16((uint16_t)n);
@@ -197,7 +212,8 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 			t->dport = rte_cpu_to_be_16((uint16_t)n);
 			t->set |= CT_FM_DPORT;
 		} else if (!strcmp(kv, "icmp_code") && n <= UINT8_MAX) {
-			continue;	/* queries are tracked with code 0 */
+			if (n)	/* queries are tracked with code 0 */
+				t->set |= CT_FM_CODE;
 		} else {
 			ds_put_format(out, "invalid ct tuple field '%s=%s' "
 				      "(ct_nw_src, ct_nw_dst, ct_nw_proto, "
@@ -206,7 +222,28 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 			return -1;
 		}
 	}
+	if (!*proto && (t->sport || t->dport)) {
+		ds_put_cstr(out, "port is set without protocol");
+		return -1;
+	}
 	return 0;
+}
+
+/* OVS 3.1's ofp_ct_tuple_is_five_tuple: both addresses and, but for
+ * ICMP, both ports (0 is not given) */
+static bool
+five_tuple(const struct ct_flush_tuple *t, uint8_t proto)
+{
+	return t->src && t->dst &&
+	       (proto == IPPROTO_ICMP || (t->sport && t->dport));
+}
+
+/* ... and ofp_ct_tuple_is_zero */
+static bool
+tuple_is_zero(const struct ct_flush_tuple *t, uint8_t proto)
+{
+	return !t->src && !t->dst &&
+	       (proto == IPPROTO_ICMP || (!t->sport && !t->dport));
 }
 
 /* dpctl/flush-conntrack [DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]:
@@ -241,6 +278,25 @@ cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	} else if (!n_tuples) {
 		conntrack_flush(pmd_conntrack);
 		ct_ipf_purge_all(pmd_ipf);
+	} else if (five_tuple(&m.tuple[0], m.proto) &&
+		   tuple_is_zero(&m.tuple[1], m.proto)) {
+		/* OVS 3.1's ct_dpif_flush_tuple: a whole original tuple and
+		 * no reply tuple is one lookup, in the zone given or zone 0,
+		 * of an original or reply key; none is an error */
+		const struct ct_flush_tuple *t = &m.tuple[0];
+		struct ct_tuple k = { .src = t->src, .dst = t->dst,
+				      .sport = t->sport, .dport = t->dport,
+				      .proto = m.proto };
+		if ((t->set & CT_FM_CODE) ||
+		    !conntrack_flush_tuple(pmd_conntrack,
+					   m.zone >= 0 ? (uint16_t)m.zone : 0,
+					   &k)) {
+			ds_put_cstr(out, "failed to flush conntrack (No such "
+				    "file or directory): no session has that "
+				    "original or reply tuple in that zone "
+				    "(0 unless zone= is given)");
+			return -1;
+		}
 	} else {
 		conntrack_flush_match(pmd_conntrack, &m);
 	}
@@ -545,7 +601,8 @@ cmd_ct_register(void)
 {
 	for (int id = 0; id < CT_MAX_POLICIES; id++)
 		zone_tp[id].zone = -1;
-	control_register("dpctl/dump-conntrack", "[-m] [DP] [zone=N]", 0, 3,
+	control_register("dpctl/dump-conntrack",
+			 "[-m] [-s] [DP] [zone=N]", 0, 4,
 			 cmd_dump_conntrack, NULL);
 	control_register("dpctl/flush-conntrack",
 			 "[DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]", 0, 4,

@@ -66,6 +66,9 @@ class Case:
     table0: list
     packets: list = field(default_factory=list)
     on_new: str = None  # actions before the verdict for +new states
+    # after the packets: dpctl/flush-conntrack's arguments, one list a
+    # step; each step's success and the dump after it are compared
+    flushes: list = field(default_factory=list)
 
 
 def commit_all(zone=1, extra=""):
@@ -95,23 +98,27 @@ def _ip(src, dst, src_ip=None, dst_ip=None, ident=1, **kw):
 
 
 def tcp(src, dst, flags, seq, ack=0, data=b"", sport=None, dport=None,
-        src_ip=None, dst_ip=None, port=None, note=None, chksum=None):
+        src_ip=None, dst_ip=None, port=None, note=None, chksum=None,
+        wscale=None):
     """A TCP segment src -> dst. Ports default to A:40000 <-> B:80 in the
-    direction of src. chksum: a wrong checksum to write instead."""
+    direction of src. chksum: a wrong checksum to write instead. wscale:
+    the window scale option with that shift."""
     if sport is None:
         sport = 40000 if src is A else 80
     if dport is None:
         dport = 80 if src is A else 40000
     f = (_eth(src, dst) / _ip(src, dst, src_ip, dst_ip) /
          TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack,
-             window=WIN, chksum=chksum))
+             window=WIN, chksum=chksum,
+             options=[("WScale", wscale)] if wscale is not None else []))
     if data:
         f = f / Raw(data)
     txt = "%s>%s %d>%d %s seq=%d%s%s%s" % (
         src.name, dst.name, sport, dport, flags or "(no flags)", seq,
         " ack=%d" % ack if "A" in flags else "",
         " len=%d" % len(data) if data else "",
-        " bad checksum" if chksum is not None else "")
+        " bad checksum" if chksum is not None else "") + (
+        " wscale=%d" % wscale if wscale is not None else "")
     return Pkt(port or src.port, bytes(f), note or txt)
 
 
@@ -216,8 +223,8 @@ def zombie_tail():
 def _cases():
     cs = []
 
-    def add(name, doc, table0, packets, on_new=None):
-        cs.append(Case(name, doc, table0, packets, on_new))
+    def add(name, doc, table0, packets, on_new=None, flushes=()):
+        cs.append(Case(name, doc, table0, packets, on_new, list(flushes)))
 
     d, a, b = data_both_ways()
     add("tcp_basic", "3-way handshake, data both ways, FIN/FIN/ACK close",
@@ -269,6 +276,26 @@ def _cases():
             tcp(B, A, "A", ISN_B + 1, ISN_A + 21)])
 
     a, b = ISN_A + 1, ISN_B + 1
+    # window scaling: dump-conntrack -m's wscale_orig/wscale_reply and
+    # flags_orig/flags_reply (WINDOW_SCALE) compared with OVS's
+    add("tcp_wscale", "window scaling both ways (A shift 7, B shift 2): "
+        "handshake, data both ways with scaled windows, open at the end",
+        commit_all(), [
+            tcp(A, B, "S", ISN_A, wscale=7),
+            tcp(B, A, "SA", ISN_B, ISN_A + 1, wscale=2),
+            tcp(A, B, "A", ISN_A + 1, ISN_B + 1),
+            tcp(A, B, "PA", ISN_A + 1, ISN_B + 1, b"w" * 100),
+            tcp(B, A, "PA", ISN_B + 1, ISN_A + 101, b"v" * 50),
+            tcp(A, B, "A", ISN_A + 101, ISN_B + 51)])
+    add("tcp_wscale_one_side", "A offers window scaling (shift 7), B does "
+        "not: no scaling either way; data both ways",
+        commit_all(), [
+            tcp(A, B, "S", ISN_A, wscale=7),
+            tcp(B, A, "SA", ISN_B, ISN_A + 1),
+            tcp(A, B, "A", ISN_A + 1, ISN_B + 1),
+            tcp(A, B, "PA", ISN_A + 1, ISN_B + 1, b"w" * 100),
+            tcp(B, A, "A", ISN_B + 1, ISN_A + 101)])
+
     add("tcp_out_of_window", "after the handshake: A's data 200000 bytes "
         "beyond the window, B acking data never sent, then valid data",
         commit_all(), handshake() + [
@@ -456,6 +483,51 @@ def _cases():
         frags(udp(A, B, 5004, 53, big, ident=51)) +
         frags(udp(B, A, 53, 7000, big, dst_ip=A_PUB, ident=52)),
         on_new="ct(commit,zone=1,nat(src=%s:7000))" % A_PUB)
+
+    # flush-conntrack with OVS 3.1's ct tuples (ct_dpif_flush_tuple): a
+    # whole original tuple and no reply tuple is one lookup, of an
+    # original or reply key, in the zone given or zone 0, an error when
+    # none; anything else compares the fields given (not 0) of every
+    # session's two tuples, ICMP's id, type and code always
+    a_tcp = "ct_nw_src=10.0.0.1,ct_nw_dst=10.0.0.2,ct_nw_proto=6"
+    add("flush_tuples", "sessions in zone 0 (port a) and zone 2 (port b), "
+        "then flush-conntrack by whole and partial tuples, with and "
+        "without zone=; each step's exit status and dump compared",
+        per_port("commit,table=1", "commit,table=1,zone=2"),
+        [tcp(A, B, "S", ISN_A),
+         udp(A, B, 5000, 53), udp(A, B, 5001, 53), udp(A, B, 5002, 54),
+         echo(A, B, 8, 7, 1),
+         tcp(A, B, "S", ISN_A, port="b",
+             note="A>B 40000>80 S seq=1000 (on port b: zone 2)"),
+         udp(A, B, 5000, 53, port="b",
+             note="A>B udp 5000>53 (on port b: zone 2)"),
+         echo(A, B, 8, 7, 1, port="b"),
+         udp(B, A, 53, 6000)],
+        flushes=[
+            # no zone=: zone 0's only
+            [a_tcp + ",ct_tp_src=40000,ct_tp_dst=80"],
+            # the reply tuple as the original: found by its reply key
+            ["zone=2", "ct_nw_src=10.0.0.2,ct_nw_dst=10.0.0.1,"
+             "ct_nw_proto=6,ct_tp_src=80,ct_tp_dst=40000"],
+            # no such session: an error, nothing flushed
+            ["ct_nw_src=10.0.0.1,ct_nw_dst=10.0.0.2,ct_nw_proto=17,"
+             "ct_tp_src=5009,ct_tp_dst=53"],
+            # a port without a protocol: refused
+            ["ct_tp_src=5000"],
+            # partial, in a zone
+            ["zone=2", "ct_nw_proto=17,ct_tp_src=5000"],
+            # ICMP partial: the reply tuple's id must be 0 too (3.1)
+            ["ct_nw_proto=1,icmp_id=7,icmp_type=8"],
+            # ICMP whole: a lookup in zone 2
+            ["zone=2", "ct_nw_src=10.0.0.1,ct_nw_dst=10.0.0.2,"
+             "ct_nw_proto=1,icmp_id=7,icmp_type=8"],
+            # no original tuple, a reply tuple
+            ["", "ct_nw_proto=17,ct_tp_dst=5001"],
+            # addresses only: every zone
+            ["ct_nw_src=10.0.0.2"],
+            # a zone, no tuple
+            ["zone=0"],
+        ])
     return cs
 
 

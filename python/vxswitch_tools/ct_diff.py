@@ -36,6 +36,13 @@ The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
 six v4 counters, accepted, completed, expired, too small, overlapped,
 purged) are compared too.
 
+So are dpctl/dump-conntrack -m (exactly: OVS's userspace datapath prints
+id=0,status=0 and the TCP detail), -s and -m -s (each timeout=N by the
+default timeout it counts down from, normalise_timeouts: the two sides
+dump seconds apart in wall-clock time), and, for a case with
+flush-conntrack steps (Case.flushes), each step's success and the dump
+after it.
+
 References: tests/integration/ovs_ref/ct/CASE.json, one per case.
 """
 
@@ -43,6 +50,7 @@ import contextlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -159,11 +167,46 @@ _DUMP_VOLATILE = re.compile(r"(?<=\)),id=\d+|,timeout=\d+")
 
 def normalise_dump(lines):
     """dpctl/dump-conntrack lines as compared: without the session's id=
-    and timeout= (OVS prints them only with -m/-s, which the comparison
-    never asks for), sorted (the order is the hash table's). Nothing else
-    is changed."""
+    and timeout= (OVS prints them only with -m/-s, which this dump never
+    asks for), sorted (the order is the hash table's). Nothing else is
+    changed."""
     return sorted(_DUMP_VOLATILE.sub("", ln.strip()) for ln in lines
                   if ln.strip())
+
+
+# The timeouts a session counts down from (OVS 3.1's defaults,
+# ct_dpif_netdev_tp_def; no case sets a timeout policy): tcp_syn_sent,
+# tcp_syn_recv, tcp_close 30, tcp_time_wait 45, udp_first/single and
+# icmp_first 60, udp_multiple and icmp_reply 30, tcp_fin_wait 900,
+# tcp_established 86400.
+TIMEOUT_CLASSES = (30, 45, 60, 900, 86400)
+# How far a timeout may have counted down when it is dumped: the time
+# since the session's last packet, at most a case's run (a few seconds on
+# either side), well under the 15 s between two classes.
+TIMEOUT_SLACK_S = 10
+
+
+def timeout_class(n):
+    """The class a dumped timeout=N counts down from: the smallest default
+    timeout >= N, when N is within TIMEOUT_SLACK_S of it; else None."""
+    for c in TIMEOUT_CLASSES:
+        if n <= c:
+            return c if c - n <= TIMEOUT_SLACK_S else None
+    return None
+
+
+def normalise_timeouts(lines):
+    """dump-conntrack -s lines as compared: each ,timeout=N (seconds left,
+    rounded down, read at the wall-clock moment of the dump, so OVS's and
+    vxswitch's differ by the time their runs took) replaced by
+    ,timeout~C, C its class (timeout_class); a timeout in no class is
+    kept as ,timeout=N?, which differs from anything the other side
+    prints. Sorted; nothing else changed."""
+    def cls(m):
+        c = timeout_class(int(m.group(1)))
+        return ",timeout~%d" % c if c else ",timeout=%s?" % m.group(1)
+    return sorted(re.sub(r",timeout=(\d+)", cls, ln.strip())
+                  for ln in lines if ln.strip())
 
 
 # ---------------------------------------------------------- the runner
@@ -192,10 +235,23 @@ def run_case(side, case):
     res["stats"] = side.ct_stats().splitlines()
     res["stats_m"] = side.ct_stats("-m").splitlines()
     res["ipf_text"] = shape(text)
-    if hasattr(side, "dump_verbose"):
-        # OVS's dump-conntrack -m (state_orig/state_reply, flags): for
-        # whoever reads a difference, not compared
-        res["dump_verbose"] = sorted(side.dump_verbose())
+    # dump-conntrack's options: -m exactly (id=0, status=0, both TCP
+    # states, window scales, flags), -s and -m -s with their timeouts by
+    # class (normalise_timeouts; the raw lines kept for reading)
+    res["dump_m"] = sorted(ln.strip() for ln in side.dump("-m")
+                           if ln.strip())
+    for key, opts in (("dump_s", ("-s",)), ("dump_ms", ("-m", "-s"))):
+        raw = side.dump(*opts)
+        res[key] = normalise_timeouts(raw)
+        res[key + "_raw"] = sorted(ln.strip() for ln in raw if ln.strip())
+    # then the case's flush-conntrack steps, each: did it succeed, what
+    # is left
+    if case.flushes:
+        res["flushes"] = []
+        for args in case.flushes:
+            ok = side.flush_args(args)
+            res["flushes"].append({"args": list(args), "ok": ok,
+                                   "dump": normalise_dump(side.dump())})
     return res
 
 
@@ -239,6 +295,26 @@ def compare(ref, got):
         texts.append("dump: only OVS has     %s" % ln)
     for ln in only_got:
         texts.append("dump: only vxswitch has %s" % ln)
+    for key, what in (("dump_m", "dump -m"), ("dump_s", "dump -s"),
+                      ("dump_ms", "dump -m -s")):
+        if key in ref and ref[key] != got.get(key):
+            texts.append("%s: OVS %s, vxswitch %s (raw: OVS %s, vxswitch "
+                         "%s)" % (what, ref[key], got.get(key),
+                                  ref.get(key + "_raw"),
+                                  got.get(key + "_raw")))
+    if ref.get("flushes") != got.get("flushes"):
+        for i, (r, g) in enumerate(zip(ref.get("flushes") or [],
+                                       got.get("flushes") or [])):
+            if r != g:
+                texts.append("flush-conntrack step %d %s: OVS %s %s, "
+                             "vxswitch %s %s" % (
+                                 i, r["args"],
+                                 "ok" if r["ok"] else "failed", r["dump"],
+                                 "ok" if g["ok"] else "failed", g["dump"]))
+        if len(ref.get("flushes") or []) != len(got.get("flushes") or []):
+            texts.append("flush-conntrack steps: OVS %d, vxswitch %d" % (
+                len(ref.get("flushes") or []),
+                len(got.get("flushes") or [])))
     return verdicts, texts
 
 
@@ -422,8 +498,42 @@ class VxsSide:
         self.n_out += n_new
         return frames[self.n_out - n_new:self.n_out], False
 
-    def dump(self):
-        return self.sw.ctl("dpctl/dump-conntrack").splitlines()
+    def dump(self, *opts):
+        return self.sw.ctl("dpctl/dump-conntrack", *opts).splitlines()
+
+    def flush_args(self, args):
+        """dpctl/flush-conntrack ARGS...; whether it succeeded. An empty
+        argument (OVS's way to give a reply tuple only) cannot travel on
+        vxswitch-ctl's socket: those go on the OVS-style unixctl one, as
+        ovs-appctl sends them."""
+        if "" in args:
+            return self._unixctl("dpctl/flush-conntrack", list(args))
+        self.sw.ctl("dpctl/flush-conntrack", *args, check=False)
+        return self.sw.last_ctl.returncode == 0
+
+    def _unixctl(self, method, params):
+        """One JSON-RPC request on the daemon's unixctl socket
+        (vxswitch.PID.ctl beside its control socket); True if it
+        answered with a result, not an error."""
+        path = self.sw.ctl_socket.parent / ("vxswitch.%d.ctl"
+                                            % self.sw.proc.pid)
+        req = json.dumps({"id": 1, "method": method, "params": params})
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(str(path))
+            s.sendall(req.encode())
+            buf, dec = b"", json.JSONDecoder()
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    raise AssertionError("unixctl closed: %r" % buf)
+                buf += chunk
+                try:
+                    answer, _ = dec.raw_decode(buf.decode())
+                    break
+                except ValueError:
+                    continue
+        return answer.get("error") is None
 
     def ipf_status(self):
         return self.sw.ctl("dpctl/ipf-get-status")

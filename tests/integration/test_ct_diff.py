@@ -8,8 +8,13 @@ with the rules both sides load (ct_diff.case_rules: the case's ct() in
 table 0, table 1 writing the ct_state bits into the source MAC). Per
 packet, the verdict (ct_state, as OVS prints it) and the output bytes
 must be OVS's, and so must the final dpctl/dump-conntrack (lines sorted;
-a session's own id= and timeout= removed, though neither side prints
-them without -m/-s; nothing else normalised).
+nothing else normalised), its -m form exactly (id=0, status=0, TCP
+states, window scales, flags), its -s and -m -s forms with each
+timeout=N replaced by the default timeout it counts down from (N at most
+10 s below 30, 45, 60, 900 or 86400: the dumps are taken seconds apart in
+wall-clock time on the two sides, ct_diff.normalise_timeouts), and, for
+a case with flush-conntrack steps (flush_tuples), each step's success
+and the dump after it.
 OVS's results are the references in ovs_ref/ct/CASE.json, made by
 ovs_ref/ct/make-ovs-ct-ref.py (root, openvswitch-switch; CI has no OVS).
 

@@ -4,10 +4,11 @@
 (python/vxswitch_tools/ct_diff.py, cases in ct_cases.py): one JSON per
 case in this folder, with each packet's verdict (ct_state as table 1 of
 ct_diff.case_rules wrote it into the source MAC), its output frame and
-the final `ovs-appctl dpctl/dump-conntrack` (compared) and its -m form
-(dump_verbose: both TCP half states, for reading; not compared), the
+the final `ovs-appctl dpctl/dump-conntrack`, its -m, -s and -m -s forms
+(compared; -s's timeouts by class, ct_diff.normalise_timeouts), the
 fragment store's counters the case moved (ipf-get-status; compared),
-plus the OVS version.
+each flush-conntrack step of a case that has them (exit status and the
+dump after; compared), plus the OVS version.
 tests/integration/test_ct_diff.py compares vxswitch with them.
 
 OVS runs as make-ovs-ref.sh runs it: Debian's ovs-vswitchd with
@@ -131,8 +132,18 @@ class OvsSide:
             return new, False
         return [], ct_diff.is_fragment(frame) and self._nfrag() > nfrag0
 
-    def dump(self):
-        return self.run("ovs-appctl", "dpctl/dump-conntrack").splitlines()
+    def dump(self, *opts):
+        return self.run("ovs-appctl", "dpctl/dump-conntrack",
+                        *opts).splitlines()
+
+    def flush_args(self, args):
+        """ovs-appctl dpctl/flush-conntrack ARGS...; whether it
+        succeeded."""
+        r = subprocess.run(["ip", "netns", "exec", self.ns, "ovs-appctl",
+                            "dpctl/flush-conntrack"] + list(args),
+                           env=self.env, capture_output=True, text=True,
+                           timeout=30)
+        return r.returncode == 0
 
     def ipf_status(self):
         return self.run("ovs-appctl", "dpctl/ipf-get-status")
@@ -140,9 +151,6 @@ class OvsSide:
     def ct_stats(self, *opts):
         return self.run("ovs-appctl", "dpctl/ct-stats-show", *opts)
 
-    def dump_verbose(self):
-        return self.run("ovs-appctl", "dpctl/dump-conntrack",
-                        "-m").splitlines()
 
 
 @contextlib.contextmanager
