@@ -65,7 +65,7 @@ secret_draw(struct flow_hash_secret *s)
 	}
 	if (got < sizeof *s)
 		for (unsigned i = 0; i < RTE_DIM(s->k); i++)
-			s->k[i] ^= (uint32_t)rte_rand();
+			s->k[i] ^= rte_rand();
 	s->fin ^= got < sizeof *s ? rte_rand() : 0;
 	s->fin |= 1;	/* multiply-shift wants an odd multiplier */
 }

@@ -31,10 +31,10 @@ flow_hash_key(const struct flow_key *k)
 }
 
 /* The dpcls subtables' secret, drawn per classifier at its creation
- * (dpcls_create): NH's two 32-bit keys per key word, and an odd
- * multiplier for the final fold. */
+ * (dpcls_create): one 64-bit key per key word, and an odd multiplier for
+ * the final fold. */
 struct flow_hash_secret {
-	uint32_t k[2 * FLOW_KEY_WORDS];
+	uint64_t k[FLOW_KEY_WORDS];
 	uint64_t fin;
 };
 
@@ -47,14 +47,19 @@ struct flow_hash_secret {
  * linear over GF(2), so keys with one CRC follow from a linear system, and
  * no basis changes which keys collide (crc(b,x) ^ crc(b,y) does not depend
  * on b): every such megaflow would land in one chain and every lookup in
- * the subtable scan it. This is NH (UMAC's inner hash, Black et al. 1999):
- * the sum over used words of (lo32(w) + k[2i]) * (hi32(w) + k[2i+1]),
- * 32-bit adds and a 32x32->64 multiply, mod 2^64. For a secret key drawn
- * at random, two distinct keys collide with probability 2^-32 whatever an
- * outsider chose (NH is 2^-32-almost-universal). A multiply-shift by an
- * odd secret folds the 64 bits to 32, so the bucket bits (the low ones)
- * depend on all of them (NH's own low bits do not mix: the low bit of a
- * product is the AND of its factors' low bits). About 6 instructions a
+ * the subtable scan it.
+ *
+ * This is NH (UMAC's inner hash, Black et al. 1999): per used word w, with
+ * s = w + k[i] mod 2^64, add lo32(s) * hi32(s) (a 32x32->64 multiply) to
+ * a 64-bit sum. NH proper adds the halves' keys separately, mod 2^32; one
+ * 64-bit add saves a register and two instructions a word (the secret
+ * stays in registers in the unrolled lookups), and the carry it lets into
+ * the high half is fixed once the low key is, so the usual argument still
+ * holds: two distinct keys collide with probability about 2^-31 over a
+ * random secret, whatever an outsider chose. A multiply-shift by an odd
+ * secret folds the sum to 32 bits, so the bucket bits (the low ones)
+ * depend on all of it (NH's own low bits do not mix: the low bit of a
+ * product is the AND of its factors' low bits). About 7 instructions a
  * used word against CRC's 2 (perf/results/callgrind-dpcls-hash.txt). */
 static inline __attribute__((always_inline)) uint32_t
 flow_hash_masked(const struct flow_key *k, const struct flow_key *m,
@@ -65,11 +70,9 @@ flow_hash_masked(const struct flow_key *k, const struct flow_key *m,
 #pragma GCC unroll 8
 	for (int i = 0; i < FLOW_KEY_WORDS; i++)
 		if (wordmap & (1u << i)) {
-			uint64_t w = k->w[i] & m->w[i];
-			uint32_t lo = (uint32_t)w + s->k[2 * i];
-			uint32_t hi = (uint32_t)(w >> 32) + s->k[2 * i + 1];
+			uint64_t x = (k->w[i] & m->w[i]) + s->k[i];
 
-			h += (uint64_t)lo * hi;
+			h += (x & 0xffffffffu) * (x >> 32);
 		}
 	return (uint32_t)((h * s->fin) >> 32);
 }
