@@ -24,7 +24,13 @@ ctl_table_init(struct ctl_table *t, const char *name, uint32_t limit,
 	t->qsbr = qsbr;
 
 	/* The extendable bucket table lets every key slot be used (plain
-	 * cuckoo can refuse an insert well before it is full). */
+	 * cuckoo can refuse an insert well before it is full). Unkeyed CRC:
+	 * routes are the operator's; a neighbour's key is a 4-byte address,
+	 * learned only from ARP on the underlay (policed), and CRC32-C of 4
+	 * bytes is a bijection: no two addresses share a hash, and the ones
+	 * sharing a bucket and a signature (hence both cuckoo buckets) differ
+	 * only in the hash bits between the two (4 at the default size, more
+	 * in a smaller table) (doc/hash-tables.md). */
 	struct rte_hash_parameters hp = {
 		.name = name,
 		.entries = t->n_slots,
