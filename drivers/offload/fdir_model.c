@@ -23,7 +23,6 @@
 #include <string.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <sys/random.h>
 #include <rte_random.h>
 #include <rte_spinlock.h>
 #include "fdir_model_priv.h"
@@ -74,29 +73,6 @@ pool_give(struct fdir_model_pool *p)
 
 /* ---- create / free ---- */
 
-/* From the kernel's generator; rte_rand (seeded from the TSC where
- * getrandom is missing) only as the fallback, as for the tracker's key. */
-static void
-hsecret_draw(struct nh_secret *s)
-{
-	uint8_t *b = (uint8_t *)s;
-	size_t got = 0;
-
-	while (got < sizeof *s) {
-		ssize_t n = getrandom(b + got, sizeof *s - got, 0);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < sizeof *s) {
-		for (unsigned i = 0; i < NH_MAX_WORDS; i++)
-			s->k[i] ^= rte_rand();
-		s->fin ^= rte_rand();
-	}
-	s->fin |= 1;
-}
-
 struct fdir_model *
 fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		  struct rte_rcu_qsbr *qsbr)
@@ -135,7 +111,7 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		return NULL;
 	}
 	m->qsbr = qsbr;
-	hsecret_draw(&m->hsecret);
+	nh_secret_draw(&m->hsecret, rte_rand);
 	rte_spinlock_init(&m->wlock);
 	m->guar = lim->guar;
 	if (lim->pool) {
