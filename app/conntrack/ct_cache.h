@@ -3,7 +3,10 @@
  * packet of a connection seen recently skips the shared table's lock-free
  * lookup (perf/results/dpbench-sg-cache.txt: about 130 instructions a
  * packet in rte_hash's LF bulk lookup, plus its hash call). Indexed by the
- * key's CRC, the same CRC rte_hash uses, so a miss passes it on.
+ * table's own hash of the key (ct_key_hash: SipHash-1-3 under the
+ * per-process random key), so a miss passes it on, and a tenant can no
+ * more aim at a set than at a table bucket; a set only evicts, never
+ * chains (doc/hash-tables.md).
  *
  * 4-way set-associative, one 64-byte line a set: 2048 sets of 4 entries.
  * Direct-mapped, 1,000 sessions (2,000 keys) in 8,192 slots left about a
@@ -29,7 +32,6 @@
 #ifndef VXS_CT_CACHE_H
 #define VXS_CT_CACHE_H
 
-#include <rte_hash_crc.h>
 #include "ct_private.h"
 
 #define CT_CACHE_ENTRIES 8192	/* 128 KiB an lcore, OVS's EMC size */

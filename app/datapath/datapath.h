@@ -147,6 +147,10 @@ dp_where_set(uint32_t *io_where, enum dp_where w, uint16_t port_idx)
 	__atomic_store_n(io_where, DP_WHERE_AT(w, port_idx), __ATOMIC_RELAXED);
 }
 
+/* Uncached megaflows one burst may execute (dp_ctx.transient): past
+ * them a refused install drops the packet as upcall_fail. */
+#define DP_TRANSIENT_MAX 64
+
 struct dp_ctx {
 	uint16_t idx;			/* its PMD's index: tx queue, offload
 					 * request ring */
@@ -163,6 +167,11 @@ struct dp_ctx {
 	uint32_t n_megaflows;
 	uint64_t next_flow_id;
 	uint64_t max_idle_tsc;		/* idle megaflows expire after */
+	/* megaflows translated for this burst but refused by the classifier
+	 * (a chain at DPCLS_MAX_CHAIN): executed, never cached, freed at the
+	 * end of the burst (upcall.c) */
+	struct megaflow *transient[DP_TRANSIENT_MAX];
+	uint16_t n_transient;
 
 	/* tx (dp_tx.c) */
 	struct dp_txbuf *txbufs;	/* one per port */

@@ -248,4 +248,5 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 		}
 	}
 	ctx->recirc = NULL;
+	dp_upcall_release(ctx);
 }

@@ -137,9 +137,13 @@ uint16_t dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts,
 
 /* upcall (upcall.c): translates key and installs its megaflow; NULL when
  * the table is full. outer: in an inner pass, the megaflow that
- * decapsulated the packet (offload requests), else NULL. */
+ * decapsulated the packet (offload requests), else NULL. A megaflow the
+ * classifier refuses for its chain length (dpcls.h, DPCLS_MAX_CHAIN) comes
+ * back ->dead, uncached, to execute for this packet only; such megaflows
+ * are freed by dp_upcall_release() at the end of the burst. */
 struct megaflow *dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 			   const struct megaflow *outer);
+void dp_upcall_release(struct dp_ctx *ctx);
 
 /* megaflow.c: a megaflow from the PMD's table, NULL when it is full; one
  * given back to it. */

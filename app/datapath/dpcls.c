@@ -12,9 +12,18 @@
  * megaflow->next, power-of-two buckets, doubled when load exceeds 1) needs
  * no atomics, no key copies and no extra memory per flow beyond one
  * pointer, and an insert never fails for lack of a cuckoo path.
+ *
+ * An outsider chooses the keys (a tenant's 5-tuples, where its rules make a
+ * megaflow per 5-tuple), so the chains are defended twice: the hash is
+ * keyed with a secret drawn here per classifier (flow_hash.h says why CRC
+ * was not enough), and no chain grows past DPCLS_MAX_CHAIN (an insert that
+ * would is refused and counted; the PMD still executes the packet's
+ * actions, uncached: dp_upcall).
  */
 #include <errno.h>
+#include <sys/random.h>
 #include <rte_common.h>
+#include <rte_random.h>
 #include <rte_malloc.h>
 #include "dpcls.h"
 #include "flow_hash.h"
@@ -30,11 +39,36 @@ struct dpcls {
 	uint32_t max_flows;
 	int socket_id;
 	bool force_generic;
+	uint64_t chain_refused;			/* inserts refused: -EMLINK */
+	struct flow_hash_secret secret;		/* every subtable's copy */
 	/* cls-port-hint: per in_port (direct-mapped, by in_port), the
 	 * subtable that last served it; NULL when unknown or destroyed */
 	struct dpcls_subtable *hint[DPCLS_HINT_SLOTS];
 	uint16_t hint_port[DPCLS_HINT_SLOTS];
 };
+
+/* From the kernel's generator: the EAL's rte_rand is seeded from the TSC
+ * where getrandom is missing, which an outsider could guess; it is only
+ * the fallback (as for the conntrack key, ct_init.c). */
+static void
+secret_draw(struct flow_hash_secret *s)
+{
+	uint8_t *b = (uint8_t *)s;
+	size_t got = 0;
+
+	while (got < sizeof *s) {
+		ssize_t n = getrandom(b + got, sizeof *s - got, 0);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof *s)
+		for (unsigned i = 0; i < RTE_DIM(s->k); i++)
+			s->k[i] ^= rte_rand();
+	s->fin ^= got < sizeof *s ? rte_rand() : 0;
+	s->fin |= 1;	/* multiply-shift wants an odd multiplier */
+}
 
 struct dpcls *
 dpcls_create(int socket_id, uint32_t max_flows)
@@ -45,6 +79,7 @@ dpcls_create(int socket_id, uint32_t max_flows)
 		return NULL;
 	cls->max_flows = max_flows;
 	cls->socket_id = socket_id;
+	secret_draw(&cls->secret);
 	return cls;
 }
 
@@ -171,6 +206,7 @@ subtable_create(struct dpcls *cls, const struct flow_key *mask)
 	}
 	st->bucket_mask = DPCLS_MIN_BUCKETS - 1;
 	st->mask = *mask;
+	st->secret = cls->secret;
 	st->wordmap = flow_mask_wordmap(mask);
 	if (cls->force_generic) {
 		st->lookup = dpcls_lookup_generic;
@@ -202,7 +238,7 @@ subtable_destroy(struct dpcls *cls, struct dpcls_subtable *st)
 static uint32_t
 subtable_hash(const struct dpcls_subtable *st, const struct flow_key *key)
 {
-	return flow_hash_masked(key, &st->mask, st->wordmap);
+	return flow_hash_masked(key, &st->mask, st->wordmap, &st->secret);
 }
 
 int
@@ -213,6 +249,7 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	flow_key_mask(&f->key, &f->key, &f->mask);
 
 	struct dpcls_subtable *st = subtable_find(cls, &f->mask);
+	uint32_t chain = 0;
 
 	if (st && subtable_find_flow(st, subtable_hash(st, &f->key), &f->key))
 		return -EEXIST;
@@ -229,6 +266,14 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	struct megaflow **head;
 
 	f->hash = subtable_hash(st, &f->key);
+	/* after the rehash: the chain it would join now */
+	for (struct megaflow *g = *bucket_of(st, f->hash); g; g = g->next)
+		chain++;
+	if (chain >= DPCLS_MAX_CHAIN) {
+		/* st is not empty: the chain is not, so st stays */
+		cls->chain_refused++;
+		return -EMLINK;
+	}
 	f->subtable = st;
 	head = bucket_of(st, f->hash);
 	f->next = *head;
@@ -349,6 +394,32 @@ dpcls_find(struct dpcls *cls, const struct flow_key *masked_key,
 	return subtable_find_flow(st, subtable_hash(st, &key), &key);
 }
 
+uint64_t
+dpcls_chain_refused(const struct dpcls *cls)
+{
+	return cls->chain_refused;
+}
+
+uint32_t
+dpcls_max_chain(const struct dpcls *cls)
+{
+	uint32_t max = 0;
+
+	for (uint32_t i = 0; i < cls->n_subtables; i++) {
+		const struct dpcls_subtable *st = cls->subtables[i];
+
+		for (uint32_t b = 0; b <= st->bucket_mask; b++) {
+			uint32_t n = 0;
+
+			for (const struct megaflow *f = st->buckets[b]; f;
+			     f = f->next)
+				n++;
+			max = RTE_MAX(max, n);
+		}
+	}
+	return max;
+}
+
 uint32_t
 dpcls_count(const struct dpcls *cls)
 {
@@ -447,4 +518,10 @@ void
 dpcls_force_generic(struct dpcls *cls, bool on)
 {
 	cls->force_generic = on;
+}
+
+void
+dpcls_set_secret(struct dpcls *cls, const struct flow_hash_secret *s)
+{
+	cls->secret = *s;
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "flow_hash.h"
 #include "flow_key.h"
 #include "megaflow.h"
 
@@ -32,10 +33,27 @@ struct dpcls *dpcls_create(int socket_id, uint32_t max_flows);
 /* Frees the subtables, not the megaflows. */
 void dpcls_destroy(struct dpcls *cls);
 
+/* The longest hash chain an insert may make. The subtable hash is keyed
+ * with a per-classifier random secret (flow_hash.h), so with a load of at
+ * most 1 a chain of 16 is about as likely as a random 16-way collision
+ * (under 1e-7 for a million megaflows in a subtable); the cap is what
+ * bounds a lookup if the secret is ever guessed or a rehash could not be
+ * allocated (the table then stays at a higher load). */
+#define DPCLS_MAX_CHAIN 16u
+
 /* f->key must be masked by f->mask (dpcls re-masks it in place, which is a
  * no-op for a correct caller). Returns 0, -ENOSPC (max_flows reached),
- * -EEXIST (same key and mask present) or -ENOMEM. */
+ * -EEXIST (same key and mask present), -EMLINK (its chain already holds
+ * DPCLS_MAX_CHAIN megaflows: refused and counted in
+ * dpcls_chain_refused(); the caller still has the packet's actions) or
+ * -ENOMEM. */
 int dpcls_insert(struct dpcls *cls, struct megaflow *f);
+
+/* Inserts refused with -EMLINK since creation. */
+uint64_t dpcls_chain_refused(const struct dpcls *cls);
+
+/* The longest chain of any subtable now (tests, perf). */
+uint32_t dpcls_max_chain(const struct dpcls *cls);
 
 /* Unlinks f; a subtable left empty is freed. f must be in cls. */
 void dpcls_remove(struct dpcls *cls, struct megaflow *f);
@@ -84,6 +102,11 @@ void dpcls_foreach_subtable(const struct dpcls *cls,
 /* Which lookup a new subtable with this wordmap gets. */
 const char *dpcls_lookup_name_for(uint8_t wordmap);
 
+/* Test hook: subtables created from now on hash with secret s instead of
+ * the one drawn at random in dpcls_create (so a test can know which keys
+ * collide, as an attacker who guessed it would). */
+void dpcls_set_secret(struct dpcls *cls, const struct flow_hash_secret *s);
+
 /* Test hook: subtables created from now on use the generic lookup. */
 void dpcls_force_generic(struct dpcls *cls, bool on);
 
@@ -91,6 +114,8 @@ void dpcls_force_generic(struct dpcls *cls, bool on);
 
 struct dpcls_subtable {
 	struct flow_key mask;		/* first: lookups read it per key */
+	/* the classifier's, copied: the lookups reach it through st */
+	struct flow_hash_secret secret;
 	struct megaflow **buckets;	/* chains through megaflow->next */
 	uint32_t bucket_mask;		/* n_buckets - 1, a power of two */
 	uint32_t n_flows;

@@ -64,7 +64,8 @@ lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	for (uint32_t m = keys_map; m; m &= m - 1) {
 		unsigned i = __builtin_ctz(m);
 
-		slots[i] = flow_hash_masked(&keys[i], &st->mask, wordmap) &
+		slots[i] = flow_hash_masked(&keys[i], &st->mask, wordmap,
+					    &st->secret) &
 			   bucket_mask;
 		rte_prefetch0(&buckets[slots[i]]);
 	}

@@ -9,6 +9,12 @@
  *
  * Whether to insert at all (OVS's emc-insert-inv-prob) is the PMD's policy,
  * not the cache's.
+ *
+ * Indexed by the unkeyed CRC32-C microflow hash (flow_hash_key), which an
+ * outsider can aim: it can make its keys take a victim's two slots. That
+ * only evicts (the victim's packets go to dpcls, a slower lookup, never a
+ * longer one: two probes whatever the keys), so it stays CRC, which is
+ * also the VXLAN source port on the wire (doc/hash-tables.md).
  */
 #ifndef VXS_EMC_H
 #define VXS_EMC_H

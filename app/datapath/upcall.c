@@ -3,7 +3,15 @@
  * translated by the slow path (xlate, against the PMD's snapshot) and its
  * megaflow installed in this PMD's classifier, from the PMD's own table of
  * preallocated megaflows (megaflow.c).
+ *
+ * An install the classifier refuses because the megaflow's hash chain is
+ * full (DPCLS_MAX_CHAIN: someone found colliding keys despite the keyed
+ * hash) does not lose the packet: the megaflow is executed for it as OVS
+ * executes an upcall it could not install, marked dead so that the EMC
+ * does not cache it, and freed at the end of the burst. Counted in
+ * pmd-stats-show (megaflows_chain_refused).
  */
+#include <errno.h>
 #include <string.h>
 #include <rte_cycles.h>
 #include "dp_offload.h"
@@ -49,7 +57,16 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	memcpy(f->recirc_refs, xo.recirc_refs, sizeof f->recirc_refs);
 	f->id = ++ctx->next_flow_id;
 	f->created_tsc = rte_rdtsc();
-	if (dpcls_insert(ctx->cls, f)) {
+	int rc = dpcls_insert(ctx->cls, f);
+
+	if (rc == -EMLINK && ctx->n_transient < DP_TRANSIENT_MAX) {
+		ctx->stats->megaflows_chain_refused++;
+		f->dead = true;
+		ctx->transient[ctx->n_transient++] = f;
+		return f;
+	}
+	if (rc) {
+		ctx->stats->megaflows_chain_refused += rc == -EMLINK;
 		dp_megaflow_free(ctx, f);
 		return NULL;
 	}
@@ -57,4 +74,13 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 			 __ATOMIC_RELAXED);
 	dp_offload_request(ctx, f, outer);
 	return f;
+}
+
+/* No packet of the burst is left: none executes them again, and the EMC
+ * never held them (dead). */
+void
+dp_upcall_release(struct dp_ctx *ctx)
+{
+	while (ctx->n_transient)
+		dp_megaflow_free(ctx, ctx->transient[--ctx->n_transient]);
 }

@@ -4,10 +4,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <rte_hash_crc.h>
+#include <rte_random.h>
 #include "ctl_table.h"
+#include "nh_hash.h"
 
 #define SLACK_MIN 1024u
+
+/* Every control table's hash (rte_hash has no per-table argument for
+ * it): NH under a secret drawn at the first ctl_table_init, before any
+ * key is hashed. Keys are what the datapath learns (a neighbour's
+ * address, from underlay ARP) or the operator sets (routes); keyed, so
+ * no one can choose addresses that share cuckoo buckets and pile into
+ * an extendable chain the PMDs walk (doc/hash-tables.md). */
+static struct nh_secret ctl_secret;
+static bool ctl_secret_drawn;
+
+static uint32_t
+ctl_hash(const void *key, uint32_t key_len, uint32_t init_val)
+{
+	uint64_t w[NH_MAX_WORDS] = { 0 };
+
+	(void)init_val;
+	memcpy(w, key, key_len);	/* <= sizeof w: ctl_table_init */
+	return nh_hash_words(&ctl_secret, w, (key_len + 7) / 8);
+}
 
 int
 ctl_table_init(struct ctl_table *t, const char *name, uint32_t limit,
@@ -16,8 +36,13 @@ ctl_table_init(struct ctl_table *t, const char *name, uint32_t limit,
 	uint32_t slack = RTE_MAX(SLACK_MIN, limit / 16);
 
 	memset(t, 0, sizeof *t);
-	if (!limit || limit > UINT32_MAX - slack)
+	if (!limit || limit > UINT32_MAX - slack || !key_len ||
+	    key_len > 8 * NH_MAX_WORDS)
 		return -EINVAL;
+	if (!ctl_secret_drawn) {
+		nh_secret_draw(&ctl_secret, rte_rand);
+		ctl_secret_drawn = true;
+	}
 	t->limit = limit;
 	t->n_slots = limit + slack;
 	t->esize = RTE_ALIGN_CEIL(esize, 8);
@@ -29,7 +54,7 @@ ctl_table_init(struct ctl_table *t, const char *name, uint32_t limit,
 		.name = name,
 		.entries = t->n_slots,
 		.key_len = key_len,
-		.hash_func = rte_hash_crc,
+		.hash_func = ctl_hash,
 		.socket_id = SOCKET_ID_ANY,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			      RTE_HASH_EXTRA_FLAGS_EXT_TABLE,

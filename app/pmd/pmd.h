@@ -200,7 +200,12 @@ pmd_burst_bucket(uint16_t n)
 	 * back out of it by this PMD (to go on, or dropped): the store may   \
 	 * finish on one PMD a datagram begun on another */                   \
 	X(ipf_stored,     PMD_TEXT_MORE, "IPv4 fragments held for conntrack") \
-	X(ipf_released,   PMD_TEXT_MORE, "IPv4 fragments back from conntrack")
+	X(ipf_released,   PMD_TEXT_MORE, "IPv4 fragments back from conntrack") \
+	/* upcalls whose megaflow dpcls refused (a hash chain at its cap,     \
+	 * DPCLS_MAX_CHAIN): executed uncached, or upcall_fail past           \
+	 * DP_TRANSIENT_MAX a burst */                                        \
+	X(megaflows_chain_refused, PMD_TEXT_MORE,                             \
+	  "megaflows not installed: dpcls chain full")
 
 enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_MORE };
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
-#include <rte_hash_crc.h>
+#include <rte_random.h>
 #include <rte_spinlock.h>
 #include "fdir_model_priv.h"
 
@@ -111,6 +111,7 @@ fdir_model_create(uint16_t eth_port_id, const struct fdir_model_limits *lim,
 		return NULL;
 	}
 	m->qsbr = qsbr;
+	nh_secret_draw(&m->hsecret, rte_rand);
 	rte_spinlock_init(&m->wlock);
 	m->guar = lim->guar;
 	if (lim->pool) {
@@ -178,10 +179,25 @@ fdir_model_free(struct fdir_model *m)
 
 /* ---- the table ---- */
 
+/* The rx callback looks every packet up here and the rules come from
+ * megaflows, whose keys a tenant chooses: an unkeyed CRC (linear: keys
+ * with one CRC follow from a linear system) would let it put all of its
+ * rules in one chain, walked for every packet. NH under the model's random
+ * secret instead (nh_hash.h); a chain is otherwise bounded only by the
+ * capacity (guaranteed + pool, at most FDIR_E810_TOTAL_FILTERS). */
+_Static_assert(sizeof(struct fdir_key) % 8 == 0 &&
+	       sizeof(struct fdir_key) <= 8 * NH_MAX_WORDS, "fdir_key words");
+_Static_assert(sizeof(struct fdir_dup_key) % 8 == 0 &&
+	       sizeof(struct fdir_dup_key) <= 8 * NH_MAX_WORDS,
+	       "fdir_dup_key words");
+
 static inline uint32_t
-key_hash(const struct fdir_key *k)
+key_hash(const struct fdir_model *m, const struct fdir_key *k)
 {
-	return rte_hash_crc(k, sizeof *k, 0x5eed);
+	uint64_t w[sizeof *k / 8];
+
+	memcpy(w, k, sizeof w);
+	return nh_hash_words(&m->hsecret, w, RTE_DIM(w));
 }
 
 static inline bool
@@ -194,7 +210,7 @@ struct fdir_model_rule *
 fdir_model_table_find(struct fdir_model *m, const struct fdir_key *k)
 {
 	struct fdir_model_rule *r = __atomic_load_n(
-		&m->buckets[key_hash(k) & m->bucket_mask], __ATOMIC_ACQUIRE);
+		&m->buckets[key_hash(m, k) & m->bucket_mask], __ATOMIC_ACQUIRE);
 
 	for (; r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE))
 		if (key_eq(&r->key, k))
@@ -202,10 +218,18 @@ fdir_model_table_find(struct fdir_model *m, const struct fdir_key *k)
 	return NULL;
 }
 
+/* Writer only, but from the same keys: keyed as key_hash(), with the
+ * secret's last words so the two tables do not share collisions. */
 static inline uint32_t
-dup_hash(const struct fdir_dup_key *k)
+dup_hash(const struct fdir_model *m, const struct fdir_dup_key *k)
 {
-	return rte_hash_crc(k, sizeof *k, 0xd00b);
+	uint64_t w[sizeof *k / 8];
+	struct nh_secret s = m->hsecret;
+
+	for (unsigned i = 0; i < RTE_DIM(w); i++)
+		s.k[i] = m->hsecret.k[NH_MAX_WORDS - 1 - i];
+	memcpy(w, k, sizeof w);
+	return nh_hash_words(&s, w, RTE_DIM(w));
 }
 
 /* ice_fdir_entry_lookup() on ice's key: writer only */
@@ -213,7 +237,7 @@ static struct fdir_model_rule *
 dup_find(struct fdir_model *m, const struct fdir_dup_key *k)
 {
 	struct fdir_model_rule *r =
-		m->dup_buckets[dup_hash(k) & m->bucket_mask];
+		m->dup_buckets[dup_hash(m, k) & m->bucket_mask];
 
 	for (; r; r = r->dup_next)
 		if (!memcmp(&r->dup, k, sizeof *k))
@@ -385,7 +409,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		m->st.guar_used++;
 	h->dup = p.dup;
 	m->n_rules[t]++;
-	b = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	b = &m->dup_buckets[dup_hash(m, &h->dup) & m->bucket_mask];
 	h->dup_next = *b;
 	*b = h;
 
@@ -394,7 +418,7 @@ fdir_model_create_rule(struct fdir_model *m, const struct offload_rule *r,
 		m->all->all_prev = h;
 	m->all = h;
 
-	b = &m->buckets[key_hash(&h->key) & m->bucket_mask];
+	b = &m->buckets[key_hash(m, &h->key) & m->bucket_mask];
 	h->next = *b;
 	__atomic_store_n(b, h, __ATOMIC_RELEASE);	/* publish */
 	m->st.installed++;
@@ -414,7 +438,7 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 		return fail(error, EINVAL, RTE_FLOW_ERROR_TYPE_HANDLE, NULL,
 			    "no rule");
 	rte_spinlock_lock(&m->wlock);
-	pp = &m->buckets[key_hash(&h->key) & m->bucket_mask];
+	pp = &m->buckets[key_hash(m, &h->key) & m->bucket_mask];
 	while (*pp && *pp != h)
 		pp = &(*pp)->next;
 	if (!*pp) {
@@ -423,7 +447,7 @@ fdir_model_destroy_rule(struct fdir_model *m, struct fdir_model_rule *h,
 			    "Can't find entry.");
 	}
 	__atomic_store_n(pp, h->next, __ATOMIC_RELEASE);	/* unlink */
-	for (pp = &m->dup_buckets[dup_hash(&h->dup) & m->bucket_mask];
+	for (pp = &m->dup_buckets[dup_hash(m, &h->dup) & m->bucket_mask];
 	     *pp != h; pp = &(*pp)->dup_next)
 		;
 	*pp = h->dup_next;

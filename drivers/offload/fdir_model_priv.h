@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_spinlock.h>
 #include "fdir_model.h"
+#include "nh_hash.h"
 #include "ice_fdir_msgs.h"
 
 /* input-set fields */
@@ -106,6 +107,9 @@ struct fdir_model {
 	uint16_t cb_port, n_cbs;
 
 	uint32_t bucket_mask;
+	/* keys rule keys and dup keys: the rules come from megaflows, whose
+	 * keys a tenant chooses (fdir_model.c, key_hash) */
+	struct nh_secret hsecret;
 	struct fdir_model_rule **buckets;
 	struct fdir_model_rule **dup_buckets;	/* writer only */
 };

@@ -46,6 +46,11 @@ omt_create(uint32_t max_marks)
 		 * real bound */
 		.entries = max_marks < 16 ? 16 : max_marks,
 		.key_len = sizeof(struct offload_pattern),
+		/* Unkeyed CRC, though tenants shape the patterns: only the
+		 * offload thread probes this (a packet's mark is an index
+		 * into entries), so colliding patterns slow rule installs,
+		 * by at most max_marks compares, and stall no PMD
+		 * (doc/hash-tables.md). */
 		.hash_func = rte_hash_crc,
 		.socket_id = SOCKET_ID_ANY,
 		/* no insert may fail while a mark is free */

@@ -66,6 +66,9 @@ void test_foreach_remove(void);
 void test_rank(void);
 void test_edge_cases(void);
 
+/* test_dpcls_hostile.c */
+void test_hostile(unsigned n);
+
 /* test_dpcls_emc.c */
 void test_emc(unsigned n_keys);
 

@@ -9,7 +9,8 @@
  *
  * This file: the random sequence, keys, masks, megaflows and main; the
  * oracle comparison is in test_dpcls_oracle.c, the targeted dpcls tests in
- * test_dpcls_targeted.c, the EMC tests in test_dpcls_emc.c.
+ * test_dpcls_targeted.c, the EMC tests in test_dpcls_emc.c, colliding
+ * keys and the chain cap in test_dpcls_hostile.c.
  */
 #include "dpcls_test.h"
 
@@ -225,6 +226,7 @@ main(int argc, char **argv)
 	test_random_vs_oracle((unsigned)(3000 * scale) + 50,
 			      (unsigned)(30000 * scale) + 500);
 	test_emc((unsigned)(20000 * scale) + 64);
+	test_hostile(4096);
 
 	rte_eal_cleanup();
 	return unit_test_report();
