@@ -444,6 +444,19 @@ flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
 	return true;
 }
 
+/* A TCP session's bit in a chunk's mask, the same both ways: the lane
+ * takes no packet of a session an earlier packet of the chunk left to the
+ * full path, which runs after the lane (a segment judged before the one
+ * ahead of it could be out of a window that one moves). A collision only
+ * sends a packet the full path's way. */
+static __rte_always_inline uint64_t
+session_bit(const struct ct_key *k)
+{
+	uint32_t h = (k->src ^ k->dst) ^
+		     ((uint32_t)(k->sport ^ k->dport) << 16) ^ k->zone;
+	return 1ull << ((h * 0x9e3779b1u) >> 26);
+}
+
 /* Where packet i's IPv4 header starts. */
 static __rte_always_inline uint16_t
 l3_ofs_of(const struct ct_src *src, uint16_t i)
@@ -479,6 +492,8 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 		uint32_t nk = 0;
 		uint64_t known = 0, hits = 0;	/* the lane's cache probes */
 		uint32_t lane = 0;		/* packets it took */
+		uint64_t deferred = 0;	/* session_bit()s of TCP packets
+					 * left to the full path */
 		bool committed = false;	/* a new session, maybe */
 
 		/* The lane's keys, cache probes and sessions for the whole
@@ -526,17 +541,23 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				void *d = le[j] ? ct_cache_entry_check(le[j],
 								       &lk[j])
 						: NULL;
-				uint8_t st = d ? ct_est_lane(ct, d, &keys[nk],
-							     pkts[i], l4_ofs,
-							     l4_len,
-							     now_tsc,
-							     out ? &out[i] :
-							     NULL) : 0;
+				/* the lane runs before the full path's
+				 * packets of the chunk: a TCP session one of
+				 * those went to must keep its order */
+				bool tcp = lk[j].proto == IPPROTO_TCP;
+				uint64_t sb = tcp ? session_bit(&lk[j]) : 0;
+				uint8_t st = d && !(deferred & sb) ?
+					     ct_est_lane(ct, d, &keys[nk],
+							 pkts[i], l4_ofs,
+							 l4_len, now_tsc,
+							 out ? &out[i] : NULL)
+					     : 0;
 				if (st) {
 					ct_state_out[i] = st;
 					lane++;
 					continue;
 				}
+				deferred |= sb;
 				known |= 1ull << nk;
 				if (d) {
 					data[nk] = d;

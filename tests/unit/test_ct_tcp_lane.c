@@ -8,7 +8,9 @@
  * (sequence windows, scaling, states). The conversations are mostly
  * well-formed data and ACKs both ways, with retransmissions, acks behind
  * and ahead, segments outside the window, window changes, ECN bits, and
- * now and then a FIN or RST that takes the session off the lane; through
+ * now and then a FIN or RST that takes the session off the lane, often
+ * several of one session in one burst (the lane runs before the full
+ * path's packets of a burst, and must keep a session's order); through
  * both entry points (conntrack_execute, conntrack_execute_flows). The lane
  * must have taken most segments, both without the lock (nothing moved)
  * and under it.
@@ -223,8 +225,13 @@ test_lane_equals_full_path(bool flows)
 	while (segs < N_SEGS) {
 		struct seg g[32 + 3];
 		unsigned n = 0, want = 1 + rnd(32);
-		while (n + 3 <= want + 2 && n < 32)
-			n += next_segs(&sess[rnd(N_SESS)], &g[n]);
+		while (n + 3 <= want + 2 && n < 32) {
+			/* a few of one session's segments in a row: the
+			 * lane must keep their order with the full path's */
+			struct sess *s = &sess[rnd(N_SESS)];
+			for (unsigned k = 1 + rnd(4); k && n + 3 <= 34; k--)
+				n += next_segs(s, &g[n]);
+		}
 		n = RTE_MIN(n, 32u);
 		uint8_t sl[32], sr[32];
 		run_burst(lane, g, n, flows, now, sl);
