@@ -8,6 +8,7 @@
 #ifndef VXS_CT_LCORES_FLOWS_H
 #define VXS_CT_LCORES_FLOWS_H
 
+#include <rte_spinlock.h>
 #include <rte_rcu_qsbr.h>
 #include "ct_test.h"
 #include "ct_ipf.h"
@@ -64,6 +65,12 @@ struct tcp_conn {
 				 * 3 B RST */
 	uint32_t a_nxt, a_ack, a_left;
 	uint32_t b_nxt, b_ack, b_left;
+	/* the helper's after-burst update and the driver's (re)open, one
+	 * at a time: once B is done the driver may close and re-open while
+	 * the helper, preempted, is still between its stores, and a late
+	 * b_nxt = old + len would hand the new connection the old one's
+	 * numbers (seen on 3 lcores sharing 2 CPUs) */
+	rte_spinlock_t lk;
 };
 
 struct icmp_flow {
@@ -88,6 +95,8 @@ struct pinfo {
 	uint8_t tcp_next;	/* driver's TCP step: the phase after */
 	bool helper;		/* the helper's DATA segment */
 	bool bogus;		/* out of the window: +inv, no change */
+	uint32_t gen;		/* the helper's: its connection's gen when
+				 * it built the segment */
 	uint32_t len;		/* data bytes */
 	uint32_t ack;
 	uint64_t prev_tsc;	/* the flow's last_tsc before it */
@@ -173,6 +182,7 @@ tcp_setup(struct worker *w, unsigned s, bool new_tuple)
 {
 	struct tcp_conn *c = &w->tcp[s];
 
+	rte_spinlock_lock(&c->lk);
 	__atomic_store_n(&c->gen, c->gen + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (new_tuple || !c->sport) {
@@ -187,6 +197,7 @@ tcp_setup(struct worker *w, unsigned s, bool new_tuple)
 	c->a_nxt = rnd(w, ~0u);
 	c->b_nxt = rnd(w, ~0u);
 	__atomic_store_n(&c->phase, HS0, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&c->lk);
 	w->tcp_opens++;
 }
 
@@ -306,6 +317,7 @@ tcp_helper_pkt(struct worker *w, struct tcp_conn *c, struct pinfo *p)
 	if (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) != DATA)
 		return NULL;
 	struct rte_mbuf *m = tcp_helper_seg(w, c, p);
+	p->gen = gen;
 	/* a seqlock's read side: had the driver closed and re-opened the
 	 * connection while we read (this lcore preempted), the numbers
 	 * would be two connections' */
@@ -349,14 +361,18 @@ tcp_after(struct worker *w, struct pinfo *p)
 	if (p->bogus)
 		return;
 	if (p->helper) {
-		__atomic_store_n(&c->b_ack, p->ack, __ATOMIC_RELEASE);
-		__atomic_store_n(&c->b_nxt, c->b_nxt + p->len,
-				 __ATOMIC_RELEASE);
-		if (p->len) {
-			w->tcp_data[1]++;
-			__atomic_store_n(&c->b_left, c->b_left - 1,
+		rte_spinlock_lock(&c->lk);
+		if (c->gen == p->gen) {	/* else: re-opened meanwhile */
+			__atomic_store_n(&c->b_ack, p->ack, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->b_nxt, c->b_nxt + p->len,
 					 __ATOMIC_RELEASE);
+			if (p->len) {
+				w->tcp_data[1]++;
+				__atomic_store_n(&c->b_left, c->b_left - 1,
+						 __ATOMIC_RELEASE);
+			}
 		}
+		rte_spinlock_unlock(&c->lk);
 		return;
 	}
 	switch (c->phase) {
