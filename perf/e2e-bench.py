@@ -10,6 +10,8 @@ vxswitch and, side by side, through Open vSwitch with DPDK.
         --vm-queue-size 128 --tag q256
     perf/e2e-bench.py --compare --sg none,sg,ct --ovs-sg none,ct \
         --vms 2,32 --flows 32,1k     # security groups: perf/e2e_sg.py
+    perf/e2e-bench.py --compare --sg none,sg,ct --ovs-sg none,ct \
+        --proto udp,tcp --vms 2 --flows 32   # the same, UDP then TCP
 
 Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
 with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
@@ -242,6 +244,9 @@ class VxRun:
         path.write_text("\n".join(rules) + "\n")
         self.sw.ctl("del-flows")
         self.sw.ctl("add-flows", path)
+        self.sg_flush()
+
+    def sg_flush(self):
         self.sw.ctl("dpctl/del-flows")
         self.sw.ctl("dpctl/flush-conntrack")
 
@@ -254,6 +259,9 @@ class VxRun:
 
     def dp_flows(self):
         return self.sw.ctl("dpctl/dump-flows")
+
+    def sg_conntrack(self):
+        return self.sw.ctl("dpctl/dump-conntrack")
 
     def stop(self):
         if self.sw is None:
@@ -556,6 +564,12 @@ def parse_args(argv=None):
                     "perf/results/e2e-sg-TAG.*")
     ap.add_argument("--ovs-sg", default="ct", metavar="MODES",
                     help="with --sg: OVS's modes, of none,ct (default ct)")
+    ap.add_argument("--proto", default="udp", metavar="PROTOS",
+                    help="with --sg: the NIC's traffic, udp (default), tcp "
+                    "(established-TCP data segments, gen-traffic.py --proto"
+                    " tcp) or udp,tcp: each in turn (a start of switch and "
+                    "VMs each), the group allowing all of them in; tables "
+                    "and ratios per protocol")
     ap.add_argument("--probe-every", type=int, default=1024,
                     help="with --sg: one denied probe per this many NIC "
                     "packets (default 1024)")
@@ -595,6 +609,11 @@ def parse_args(argv=None):
             ap.error("security group mode %r: one of none, sg, ct" % m)
     if "sg" in a.ovs_sg_modes:
         ap.error("--ovs-sg: OVS has no sg() action")
+    a.protos = list(dict.fromkeys(a.proto.split(",")))
+    if not set(a.protos) <= set(e2e_sg.PROTOS):
+        ap.error("--proto: udp, tcp or udp,tcp")
+    if a.protos != ["udp"] and not a.sg:
+        ap.error("--proto tcp needs --sg (the loop without a group is UDP)")
     if a.probe_every < 2:
         ap.error("--probe-every must be at least 2")
     # 5tswap: a VM's answer is the reply direction of the connection

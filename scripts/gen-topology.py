@@ -72,6 +72,9 @@ def parse_args(argv):
     p.add_argument("--sg-port", type=int, default=5001,
                    help="UDP port the --sg group allows in (default 5001, "
                    "gen-traffic.py's)")
+    p.add_argument("--sg-proto", default="udp", metavar="PROTOS",
+                   help="protocols the --sg group allows in to --sg-port: "
+                   "udp (default), tcp or udp,tcp (gen-traffic.py --proto)")
     p.add_argument("--no-vm-ports", action="store_true",
                    help="leave the VMs' ports out (the flows stay): each is "
                    "added when its VM starts (vxswitch-ctl add-port, as "
@@ -94,6 +97,8 @@ def parse_args(argv):
             p.error("--plan %s has no PMD cores" % args.plan)
     if args.vms < 1:
         p.error("--vms must be at least 1")
+    if not set(args.sg_proto.split(",")) <= {"udp", "tcp"}:
+        p.error("--sg-proto: udp, tcp or udp,tcp")
     if args.nic_rxqs is None:
         args.nic_rxqs = len(args.pmd_cores)
     if args.main_lcore in args.pmd_cores:
@@ -146,7 +151,8 @@ def topology(a):
         from vxswitch_tools import sg_policy
         flows = sg_policy.flows(a.sg, a.vms, vni=a.vni,
                                 remote_ip=a.remote_ip, local_ip=str(vtep.ip),
-                                inner_net=a.inner_net, port=a.sg_port)
+                                inner_net=a.inner_net, port=a.sg_port,
+                                protos=a.sg_proto.split(","))
     else:
         flows = []
     for i in (() if a.sg else vms):

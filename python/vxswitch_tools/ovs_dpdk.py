@@ -186,6 +186,9 @@ class OvsRun:
         # in place for minutes at 32 VMs)
         run(["ovs-ofctl", "--bundle", "replace-flows", br, path],
             env=self.env)
+        self.sg_flush()
+
+    def sg_flush(self):
         self.appctl("dpctl/flush-conntrack")
         # the megaflows go through the revalidators: dpctl/del-flows
         # behind their back leaves the flows' ukeys, and every upcall of
@@ -199,6 +202,9 @@ class OvsRun:
 
     def dp_flows(self):
         return self.appctl("dpctl/dump-flows")
+
+    def sg_conntrack(self):
+        return self.appctl("dpctl/dump-conntrack")
 
     def sg_policy_drops(self):
         """Packets of the megaflows whose action is drop (what the rules

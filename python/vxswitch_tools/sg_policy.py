@@ -14,7 +14,8 @@ seed's N-VM VXLAN overlay (ports vhost-user<i> and vxlan, VM i at
 
 The group on every VM port (the usual "web server" group): egress allowed
 (any IPv4); ingress allowed for UDP to --port (the port gen-traffic.py's
-flows use, 5001) and for packets of connections either side opened;
+flows use, 5001; with protos=("udp", "tcp"), e2e-bench --proto udp,tcp,
+for TCP to it too) and for packets of connections either side opened;
 everything else to the VM is dropped. Zone Z = i + 1: one per port, so
 the two directions of a VM's connections meet in one zone.
 
@@ -45,12 +46,21 @@ def vm_mac(i):
     return "52:54:00:00:%02x:%02x" % ((i >> 8) & 0xFF, i & 0xFF)
 
 
+PROTOS = ("udp", "tcp")
+
+
 def flows(mode, n_vms, vni=1001, remote_ip="172.1.0.0",
-          local_ip="172.1.0.100", inner_net="192.1.0.0", port=5001):
-    """The rules (ovs-ofctl add-flow syntax) of one mode for n_vms VMs."""
+          local_ip="172.1.0.100", inner_net="192.1.0.0", port=5001,
+          protos=("udp",)):
+    """The rules (ovs-ofctl add-flow syntax) of one mode for n_vms VMs;
+    protos: the protocols allowed in to `port` (one ingress rule each)."""
     if mode not in MODES:
         raise ValueError("security group mode %r: one of %s"
                          % (mode, ", ".join(MODES)))
+    for pr in protos:
+        if pr not in PROTOS:
+            raise ValueError("protocol %r: one of %s"
+                             % (pr, ", ".join(PROTOS)))
     encap = ("set_tunnel:%d,set_field:%s->tun_dst,set_field:%s->tun_src,"
              "output:vxlan" % (vni, remote_ip, local_ip))
     out = []
@@ -63,13 +73,14 @@ def flows(mode, n_vms, vni=1001, remote_ip="172.1.0.0",
                     % (ip, p)]
         elif mode == "sg":
             out += ["priority=100,ip,%s,actions=sg(allow,zone=%d),%s"
-                    % (own, z, encap),
-                    "priority=100,udp,in_port=vxlan,nw_dst=%s,tp_dst=%d,"
-                    "actions=sg(allow,zone=%d),output:%s" % (ip, port, z, p),
-                    "priority=90,ip,in_port=vxlan,nw_dst=%s,"
+                    % (own, z, encap)]
+            out += ["priority=100,%s,in_port=vxlan,nw_dst=%s,tp_dst=%d,"
+                    "actions=sg(allow,zone=%d),output:%s"
+                    % (pr, ip, port, z, p) for pr in protos]
+            out += ["priority=90,ip,in_port=vxlan,nw_dst=%s,"
                     "actions=sg(deny,zone=%d),output:%s" % (ip, z, p)]
         else:
-            out += _ct_port(p, ip, own, z, port)
+            out += _ct_port(p, ip, own, z, port, protos)
     if mode == "ct":
         out += _ct_common(encap)
     else:
@@ -80,7 +91,7 @@ def flows(mode, n_vms, vni=1001, remote_ip="172.1.0.0",
     return out
 
 
-def _ct_port(p, ip, own, z, port):
+def _ct_port(p, ip, own, z, port, protos=("udp",)):
     """One VM port's rules in Neutron's tables. Where Neutron keeps the
     port in reg5 and the zone in reg6 (ct(zone=NXM_NX_REG6[0..15])), the
     port is matched (in_port on egress, nw_dst on ingress) and the zone
@@ -117,14 +128,15 @@ def _ct_port(p, ip, own, z, port):
         "table=%d,priority=90,ct_state=-trk,ip,nw_dst=%s,"
         "actions=ct(table=%d,zone=%d)" % (T_BASE_INGRESS, ip,
                                           T_RULES_INGRESS, z),
-        # 82: the group's ingress rule "UDP to `port`" (new: commit and
-        # deliver; established original direction: deliver), the reply
+    ] + [rule for pr in protos for rule in (
+        # 82: the group's ingress rules "UDP (TCP) to `port`" (new: commit
+        # and deliver; established original direction: deliver), the reply
         # direction of what the VM opened, anything else is dropped
-        "table=%d,priority=70,ct_state=+new-est,udp,nw_dst=%s,tp_dst=%d,"
+        "table=%d,priority=70,ct_state=+new-est,%s,nw_dst=%s,tp_dst=%d,"
         "actions=ct(commit,zone=%d),output:%s"
-        % (T_RULES_INGRESS, ip, port, z, p),
-        "table=%d,priority=70,ct_state=+est-rel-rpl,udp,nw_dst=%s,tp_dst=%d,"
-        "actions=output:%s" % (T_RULES_INGRESS, ip, port, p),
+        % (T_RULES_INGRESS, pr, ip, port, z, p),
+        "table=%d,priority=70,ct_state=+est-rel-rpl,%s,nw_dst=%s,tp_dst=%d,"
+        "actions=output:%s" % (T_RULES_INGRESS, pr, ip, port, p))] + [
         "table=%d,priority=50,ct_state=+est-rel+rpl,ct_zone=%d,ip,nw_dst=%s,"
         "actions=output:%s" % (T_RULES_INGRESS, z, ip, p),
     ]

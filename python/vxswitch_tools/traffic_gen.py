@@ -23,6 +23,17 @@ proto)) (murmur3's finaliser, for a non-linear hash like the kernel's);
 then as Linux's udp_flow_src_port(): h ^= h << 16; sport = ((h * (max -
 min + 1)) >> 32) + min, over 49152-65535 by default.
 
+--proto tcp makes the inner packets TCP instead of UDP (same addresses and
+ports): ACK+PSH data segments with a payload, window 65535, no options,
+and sequence number = acknowledgment number, a constant per flow
+(TCP_SEQ_BASE + flow index * TCP_SEQ_STEP): segments of connections
+already established, as a conntrack that picks up mid-stream takes them
+(OVS's tcp_valid_new: any non-SYN, non-SYN+ACK segment may create a
+session). A VM that swaps addresses and ports (testpmd's 5tswap) answers
+with the same seq and ack, which is in window in the reply direction, and
+the pcap's loop re-sends the same segment: an in-window retransmission.
+The --vm frames of flow j carry the same seq/ack as the --nic ones.
+
 --size is the total frame length without FCS (outer frame for --nic/--bad,
 the VM's frame for --vm; default 128 and 78 = 128 - 50 bytes of outer
 headers, so a VM frame encapsulates to 128). Inner UDP and IPv4 checksums
@@ -50,8 +61,14 @@ KINDS = {
 }
 
 ETH_LEN, IP_LEN, UDP_LEN, VXLAN_LEN = 14, 20, 8, 8
+TCP_LEN = 20
 OUTER_LEN = ETH_LEN + IP_LEN + UDP_LEN + VXLAN_LEN  # 50
 INNER_HDR_LEN = ETH_LEN + IP_LEN + UDP_LEN          # 42
+# --proto: (IP protocol number, L4 header length, checksum offset in it)
+PROTOS = {"udp": (17, UDP_LEN, 6), "tcp": (6, TCP_LEN, 16)}
+# --proto tcp: seq = ack = TCP_SEQ_BASE + j * TCP_SEQ_STEP for flow j
+TCP_SEQ_BASE, TCP_SEQ_STEP = 0x10000000, 0x10000
+TCP_WINDOW = 65535
 VM_PORT = 5001
 REMOTE_PORT_BASE = 40000
 FLOWS_PER_REMOTE_IP = 1024
@@ -114,6 +131,15 @@ def _sum16(b):
     return sum(struct.unpack("!%dH" % (len(b) // 2), b))
 
 
+def tcp_seq(j):
+    """--proto tcp: flow j's sequence (= acknowledgment) number."""
+    return (TCP_SEQ_BASE + j * TCP_SEQ_STEP) & 0xFFFFFFFF
+
+
+def inner_hdr_len(proto):
+    return ETH_LEN + IP_LEN + PROTOS[proto][1]
+
+
 def flow_of_packet(k, nflows, burst):
     return (k // burst) % nflows
 
@@ -124,15 +150,24 @@ class Gen:
     def __init__(self, a):
         self.a = a
         self.lo, self.hi = a.sport_min, a.sport_max
+        self.proto = getattr(a, "proto", "udp")
+        self.ipproto, self.l4len, self.csum_off = PROTOS[self.proto]
+        self.hdr_len = inner_hdr_len(self.proto)
 
     # -- templates -------------------------------------------------------
     def _inner(self, src_mac, dst_mac, src_ip, dst_ip, sport, dport, size):
-        from scapy.layers.inet import IP, UDP
+        from scapy.layers.inet import IP, TCP, UDP
         from scapy.layers.l2 import Ether
-        pay = max(0, size - INNER_HDR_LEN)
+        pay = max(0, size - self.hdr_len)
+        if self.proto == "tcp":
+            # seq and ack are patched in per flow (build); 0 here
+            l4 = TCP(sport=sport, dport=dport, seq=0, ack=0, flags="PA",
+                     window=TCP_WINDOW)
+        else:
+            l4 = UDP(sport=sport, dport=dport)
         p = (Ether(src=src_mac, dst=dst_mac) /
-             IP(src=src_ip, dst=dst_ip, ttl=64, id=0) /
-             UDP(sport=sport, dport=dport) / (b"\x00" * pay))
+             IP(src=src_ip, dst=dst_ip, ttl=64, id=0) / l4 /
+             (b"\x00" * pay))
         return bytes(p)
 
     def _outer(self, inner, sport, vni=None, udp_dport=None, flags=0x08,
@@ -155,9 +190,9 @@ class Gen:
         """Per VM: (bytearray frame, base sums) for the NIC direction."""
         a = self.a
         inner_size = size - OUTER_LEN
-        if inner_size < INNER_HDR_LEN:
+        if inner_size < self.hdr_len:
             sys.exit("--size %d too small: VXLAN frames need >= %d bytes"
-                     % (size, OUTER_LEN + INNER_HDR_LEN))
+                     % (size, OUTER_LEN + self.hdr_len))
         t = []
         for i in range(nvms):
             inner = self._inner(a.inner_src_mac, vm_mac(i, a.vm_mac_base),
@@ -170,16 +205,15 @@ class Gen:
 
     def vm_template(self, vm, size):
         a = self.a
-        if size < INNER_HDR_LEN:
-            sys.exit("--size %d too small: need >= %d" % (size, INNER_HDR_LEN))
+        if size < self.hdr_len:
+            sys.exit("--size %d too small: need >= %d" % (size, self.hdr_len))
         inner = self._inner(vm_mac(vm, a.vm_mac_base), a.inner_src_mac,
                             vm_ip(vm, a.vm_ip_base),
                             remote_ip(0, a.remote_base), VM_PORT,
                             remote_port(0), size)
         return self._prep(bytearray(inner), 0, vary_src=False)
 
-    @staticmethod
-    def _prep(frame, off, vary_src):
+    def _prep(self, frame, off, vary_src):
         """Precomputes the checksum sums of everything that does not vary.
 
         NIC direction: the remote side (inner src IP, src port) varies.
@@ -194,11 +228,15 @@ class Gen:
         ip_base = _sum16(bytes(hdr))
         udp_len = len(frame) - udp
         u = bytearray(frame[udp:])
-        u[6:8] = b"\0\0"
+        c = self.csum_off
+        u[c:c + 2] = b"\0\0"
         var_port = 0 if vary_src else 2
         u[var_port:var_port + 2] = b"\0\0"
         other_ip = frame[ip + 16:ip + 20] if vary_src else frame[ip + 12:ip + 16]
-        udp_base = _sum16(bytes(u)) + _sum16(other_ip) + 17 + udp_len
+        # the L4 checksum's sum of what does not vary (TCP: seq and ack
+        # are 0 in the template and added per flow)
+        udp_base = (_sum16(bytes(u)) + _sum16(other_ip) + self.ipproto
+                    + udp_len)
         fixed_ip = struct.unpack("!I", other_ip)[0]
         fixed_port = struct.unpack("!H", frame[udp + (2 if vary_src else 0):
                                                udp + (4 if vary_src else 2)])[0]
@@ -216,17 +254,23 @@ class Gen:
         s_ip = _fold(t["ip_base"] + (rip >> 16) + (rip & 0xFFFF))
         struct.pack_into("!H", b, ipo + 10, (~s_ip) & 0xFFFF)
         struct.pack_into("!H", b, t["var_port"], rport)
-        s_udp = _fold(t["udp_base"] + (rip >> 16) + (rip & 0xFFFF) + rport)
-        c = (~s_udp) & 0xFFFF
-        struct.pack_into("!H", b, ipo + IP_LEN + 6, c or 0xFFFF)
+        s_udp = t["udp_base"] + (rip >> 16) + (rip & 0xFFFF) + rport
+        if self.ipproto == 6:
+            sq = tcp_seq(j)
+            struct.pack_into("!II", b, ipo + IP_LEN + 4, sq, sq)
+            s_udp += 2 * ((sq >> 16) + (sq & 0xFFFF))
+        c = (~_fold(s_udp)) & 0xFFFF
+        if self.ipproto == 17:
+            c = c or 0xFFFF     # UDP: 0 means no checksum
+        struct.pack_into("!H", b, ipo + IP_LEN + self.csum_off, c)
         if t["off"]:
             # outer source port from the inner 5-tuple
             if t["vary_src"]:
                 sp = vxlan_sport(rip, t["fixed_ip"], rport, t["fixed_port"],
-                                 17, self.lo, self.hi)
+                                 self.ipproto, self.lo, self.hi)
             else:
                 sp = vxlan_sport(t["fixed_ip"], rip, t["fixed_port"], rport,
-                                 17, self.lo, self.hi)
+                                 self.ipproto, self.lo, self.hi)
             struct.pack_into("!H", b, ETH_LEN + IP_LEN, sp)
         return bytes(b)
 
@@ -334,6 +378,10 @@ def parse_args(argv=None):
                     help="consecutive packets per flow (default 1)")
     ap.add_argument("--size", type=int, default=0,
                     help="frame length without FCS (default 128; --vm: 78)")
+    ap.add_argument("--proto", choices=sorted(PROTOS), default="udp",
+                    help="inner L4 protocol (default udp); tcp: ACK+PSH "
+                    "data segments of established connections, seq = ack "
+                    "constant per flow (see above)")
     ap.add_argument("--out", "-o", help="output pcap")
     ap.add_argument("--vni", type=int, default=1001)
     ap.add_argument("--udp-port", type=int, default=4789,
@@ -391,14 +439,14 @@ def main(argv=None):
             count = a.count or a.flows
             gen_flows(g, g.nic_templates(a.vms, a.size), a.flows, count,
                       a.burst, w)
-            what = ("%d VXLAN packets, %d flows over %d VMs, %d B"
-                    % (count, a.flows, a.vms, a.size))
+            what = ("%d VXLAN packets, %d %s flows over %d VMs, %d B"
+                    % (count, a.flows, a.proto.upper(), a.vms, a.size))
         elif a.vm is not None:
             count = a.count or a.flows
             gen_flows(g, [g.vm_template(a.vm, a.size)], a.flows, count,
                       a.burst, w)
-            what = ("%d packets from VM %d, %d flows, %d B"
-                    % (count, a.vm, a.flows, a.size))
+            what = ("%d packets from VM %d, %d %s flows, %d B"
+                    % (count, a.vm, a.flows, a.proto.upper(), a.size))
         else:
             gen_bad(g, a, w)
             what = "%d '%s' packets" % (w.n, a.bad)

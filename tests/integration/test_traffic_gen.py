@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
@@ -203,6 +203,57 @@ def test_vm_and_nic_flows_mirror(tmp_path):
         s, d, sp, dp, _ = inner5(a)
         assert (b[IP].src, b[IP].dst, b[UDP].sport, b[UDP].dport) == \
             (d, s, dp, sp)
+
+
+def test_nic_tcp_matches_scapy_built_packets(tmp_path):
+    """--proto tcp: established-TCP data segments (ACK+PSH, seq = ack
+    constant per flow), byte for byte what scapy builds, checksums valid,
+    the outer source port hashed with protocol 6."""
+    pkts = gen(tmp_path, "--nic", "--vms", 3, "--flows", 3100, "--proto",
+               "tcp")
+    for k in (0, 1, 2, 5, 1024 * 3 + 1, 3099):
+        vm, j = k % 3, k // 3
+        src = "192.2.0.%d" % (j // 1024)
+        sport = 40000 + j % 1024
+        osport = GT.vxlan_sport(GT.ip2int(src), GT.ip2int("192.1.0.%d" % vm),
+                                sport, 5001, 6)
+        seq = GT.tcp_seq(j)
+        ref = (Ether(src=REMOTE_MAC, dst=VTEP_MAC) /
+               IP(src=REMOTE_IP, dst=VTEP_IP, ttl=64, id=0, flags="DF") /
+               UDP(sport=osport, dport=4789, chksum=0) /
+               VXLAN(flags=0x08, vni=1001) /
+               Ether(src="a0:00:00:00:00:02", dst=vxlib.vm_mac(vm)) /
+               IP(src=src, dst="192.1.0.%d" % vm, ttl=64, id=0) /
+               TCP(sport=sport, dport=5001, seq=seq, ack=seq, flags="PA",
+                   window=65535) / (b"\0" * 24))
+        assert bytes(pkts[k]) == bytes(ref), k
+    seqs = set()
+    for p in pkts[:64]:
+        t = p[VXLAN][TCP]
+        assert str(t.flags) == "PA" and t.seq == t.ack
+        assert len(bytes(t.payload)) == 24
+        seqs.add((p[VXLAN][IP].dst, t.sport, t.seq))
+        q = Ether(bytes(p))
+        want = q[VXLAN][TCP].chksum
+        q[VXLAN][TCP].chksum = None
+        assert Ether(bytes(q))[VXLAN][TCP].chksum == want
+    assert len(seqs) == 64
+
+
+def test_vm_and_nic_tcp_flows_mirror(tmp_path):
+    """--proto tcp: VM i's flow j is the NIC's flow j with addresses and
+    ports swapped and the same seq/ack (what testpmd's 5tswap answers)."""
+    nic = gen(tmp_path, "--nic", "--vms", 1, "--flows", 50, "--proto", "tcp",
+              name="n.pcap")
+    vm = gen(tmp_path, "--vm", 0, "--flows", 50, "--proto", "tcp",
+             name="v.pcap")
+    for a, b in zip(nic, vm):
+        ia, tb = a[VXLAN][IP], b[TCP]
+        assert (b[IP].src, b[IP].dst, tb.sport, tb.dport, b[IP].proto) == \
+            (ia.dst, ia.src, ia[TCP].dport, ia[TCP].sport, 6)
+        assert (tb.seq, tb.ack, tb.flags) == (ia[TCP].seq, ia[TCP].ack,
+                                               ia[TCP].flags)
+        assert len(bytes(b)) == 78 and checksums_ok(b)
 
 
 # ----------------------------------------------------------------- --bad
