@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include "secret_bytes.h"
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -23,28 +23,15 @@ ct_table_hash(const void *key, uint32_t key_len, uint32_t init_val)
 	return ct_key_hash(key);
 }
 
-/* Once per process, before the first table: 16 random bytes from the
- * kernel (the EAL's rte_rand is seeded from the TSC where getrandom is
- * missing, which an outsider could guess). */
+/* Once per process, before the first table (secret_bytes.h). */
 static void
 ct_hash_key_init(void)
 {
 	static bool done;
-	uint8_t *b = (uint8_t *)&ct_hash_key;
-	size_t got = 0;
 
 	if (done)
 		return;
-	while (got < sizeof ct_hash_key) {
-		ssize_t n = getrandom(b + got, sizeof ct_hash_key - got, 0);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < sizeof ct_hash_key) {
-		ct_hash_key.k0 ^= rte_rand();
-		ct_hash_key.k1 ^= rte_rand();
-	}
+	secret_bytes(&ct_hash_key, sizeof ct_hash_key, rte_rand);
 	done = true;
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <sys/random.h>
+#include "secret_bytes.h"
 #include <netinet/in.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -140,10 +140,7 @@ ct_ipf_create(int socket_id, uint64_t tsc_hz)
 		return NULL;
 	}
 	rte_spinlock_init(&ipf->lock);
-	if (getrandom(&ipf->hkey, sizeof ipf->hkey, 0) != sizeof ipf->hkey) {
-		ipf->hkey.k0 ^= rte_rand();
-		ipf->hkey.k1 ^= rte_rand();
-	}
+	secret_bytes(&ipf->hkey, sizeof ipf->hkey, rte_rand);
 	ipf->timeout_tsc = (tsc_hz ? tsc_hz : rte_get_tsc_hz()) *
 			   CT_IPF_TIMEOUT_S;
 	ipf->v4_enabled = true;

@@ -21,7 +21,7 @@
  * actions, uncached: dp_upcall).
  */
 #include <errno.h>
-#include <sys/random.h>
+#include "secret_bytes.h"
 #include <rte_common.h>
 #include <rte_random.h>
 #include <rte_malloc.h>
@@ -47,26 +47,11 @@ struct dpcls {
 	uint16_t hint_port[DPCLS_HINT_SLOTS];
 };
 
-/* From the kernel's generator: the EAL's rte_rand is seeded from the TSC
- * where getrandom is missing, which an outsider could guess; it is only
- * the fallback (as for the conntrack key, ct_init.c). */
+/* From the kernel's generator (secret_bytes.h). */
 static void
 secret_draw(struct flow_hash_secret *s)
 {
-	uint8_t *b = (uint8_t *)s;
-	size_t got = 0;
-
-	while (got < sizeof *s) {
-		ssize_t n = getrandom(b + got, sizeof *s - got, 0);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < sizeof *s)
-		for (unsigned i = 0; i < RTE_DIM(s->k); i++)
-			s->k[i] ^= rte_rand();
-	s->fin ^= got < sizeof *s ? rte_rand() : 0;
+	secret_bytes(s, sizeof *s, rte_rand);
 	s->fin |= 1;	/* multiply-shift wants an odd multiplier */
 }
 

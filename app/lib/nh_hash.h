@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/random.h>
+#include "secret_bytes.h"
 
 #define NH_MAX_WORDS 8
 
@@ -36,27 +36,12 @@ nh_hash_words(const struct nh_secret *s, const uint64_t *w, unsigned n)
 	return (uint32_t)((h * s->fin) >> 32);
 }
 
-/* Fills s from the kernel's generator; where that fails (no getrandom),
- * XORs in fallback() (the caller's: rte_rand, seeded from the TSC, which
- * an outsider could guess, hence only the fallback). */
+/* Fills s from the kernel's generator (secret_bytes.h; fallback: the
+ * caller's rte_rand). */
 static inline void
 nh_secret_draw(struct nh_secret *s, uint64_t (*fallback)(void))
 {
-	uint8_t *b = (uint8_t *)s;
-	size_t got = 0;
-
-	while (got < sizeof *s) {
-		ssize_t n = getrandom(b + got, sizeof *s - got, 0);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < sizeof *s) {
-		for (unsigned i = 0; i < NH_MAX_WORDS; i++)
-			s->k[i] ^= fallback();
-		s->fin ^= fallback();
-	}
+	secret_bytes(s, sizeof *s, fallback);
 	s->fin |= 1;	/* multiply-shift wants an odd multiplier */
 }
 
