@@ -124,10 +124,7 @@ static struct worker workers[MAX_W];
 static uint32_t
 rnd(struct worker *w, uint32_t n)
 {
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return (uint32_t)((w->rng * 2685821657736338717ull) >> 33) % n;
+	return (uint32_t)(unit_xorshift64s(&w->rng) >> 33) % n;
 }
 
 /* As test_ct_fuzz: a state OVS's tracker can give, without NAT. */

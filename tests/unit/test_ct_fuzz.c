@@ -43,11 +43,7 @@ struct worker {
 static uint32_t
 rnd(struct worker *w, uint32_t n)
 {
-	/* xorshift64*: reproducible from the seed, per thread */
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return (uint32_t)((w->rng * 2685821657736338717ull) >> 33) % n;
+	return (uint32_t)(unit_xorshift64s(&w->rng) >> 33) % n;
 }
 
 static const uint8_t tcp_flags[] = {

@@ -32,10 +32,7 @@ static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint32_t
 rnd(uint32_t n)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (uint32_t)(((rng * 0x2545f4914f6cdd1dull) >> 32) % n);
+	return (uint32_t)((unit_xorshift64s(&rng) >> 32) % n);
 }
 
 struct end {

@@ -36,6 +36,17 @@ static unsigned n_passed, n_failed;
 /* The condition itself is the message. */
 #define CHECK_EXPR(cond) CHECK(cond, "%s", #cond)
 
+/* xorshift64*, the randomized tests' generator: reproducible from the
+ * seed in *s (never 0), so a failure replays. */
+static inline uint64_t
+unit_xorshift64s(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
 /* rte_eal_init for a test named name with mem_mb of plain memory. */
 static inline int
 unit_test_eal_init(const char *name, const char *mem_mb)
