@@ -173,28 +173,37 @@ packet_sane(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 }
 
 bool
-ct_l4_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
-	   uint16_t *l4_ofs, uint16_t *l4_len)
+ct_udp_sane(const struct rte_mbuf *m, uint16_t l3_ofs)
 {
-	struct ct_pkt_meta mt = { .nw_proto = proto };
-	uint32_t hdr = proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr)
-					    : sizeof(struct rte_udp_hdr);
+	struct ct_pkt_meta mt = { .nw_proto = IPPROTO_UDP };
+
+	if (ct_pkt_meta_l4(&mt, m, l3_ofs) ||
+	    (uint32_t)mt.l4_ofs + sizeof(struct rte_udp_hdr) > m->data_len ||
+	    mt.l4_len < sizeof(struct rte_udp_hdr))
+		return false;
+	return packet_sane(m, &mt, rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							   mt.l4_ofs));
+}
+
+bool
+ct_tcp_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint16_t *l4_ofs,
+	    uint16_t *l4_len)
+{
+	struct ct_pkt_meta mt = { .nw_proto = IPPROTO_TCP };
+	const uint32_t hdr = sizeof(struct rte_tcp_hdr);
 
 	if (ct_pkt_meta_l4(&mt, m, l3_ofs) ||
 	    (uint32_t)mt.l4_ofs + hdr > m->data_len || mt.l4_len < hdr)
 		return false;
-	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						    mt.l4_ofs);
-	if (proto == IPPROTO_TCP) {
-		uint32_t doff = (((const struct rte_tcp_hdr *)l4)->data_off
-				 >> 4) * 4u;
-		if (doff < hdr || doff > mt.l4_len ||
-		    (uint32_t)mt.l4_ofs + doff > m->data_len)
-			return false;
-	}
+	const struct rte_tcp_hdr *t = rte_pktmbuf_mtod_offset(m,
+					const struct rte_tcp_hdr *, mt.l4_ofs);
+	uint32_t doff = (t->data_off >> 4) * 4u;
+	if (doff < hdr || doff > mt.l4_len ||
+	    (uint32_t)mt.l4_ofs + doff > m->data_len)
+		return false;
 	*l4_ofs = mt.l4_ofs;
 	*l4_len = mt.l4_len;
-	return packet_sane(m, &mt, l4);
+	return packet_sane(m, &mt, (const uint8_t *)t);
 }
 
 bool

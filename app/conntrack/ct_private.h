@@ -273,10 +273,22 @@ extern const char *const ct_tcp_state_names[CT_TCPS_N];
  * lengths, UDP checksum unless 0), for the keys the established lane
  * builds without it. */
 /* The checks ct_key_extract() makes (OVS's), for the lane's UDP and TCP
- * packets, whose key comes from the flow key: true if sane, *l4_ofs and
- * *l4_len then set. */
-bool ct_l4_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
-		uint16_t *l4_ofs, uint16_t *l4_len);
+ * packets, whose key comes from the flow key: true if sane; TCP's also
+ * sets *l4_ofs and *l4_len (its lane reads the header). Two functions, not
+ * one with the protocol as an argument: that cost UDP's lane 27
+ * instructions a packet (callgrind). */
+bool ct_udp_sane(const struct rte_mbuf *m, uint16_t l3_ofs);
+bool ct_tcp_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint16_t *l4_ofs,
+		 uint16_t *l4_len);
+
+/* Either, by protocol. */
+static inline bool
+ct_l4_sane(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
+	   uint16_t *l4_ofs, uint16_t *l4_len)
+{
+	return proto == IPPROTO_UDP ? ct_udp_sane(m, l3_ofs)
+				    : ct_tcp_sane(m, l3_ofs, l4_ofs, l4_len);
+}
 bool ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		    uint16_t zone, struct ct_key *k, bool *related);
 bool ct_key_reply(const struct ct_key *k, struct ct_key *r);

@@ -531,10 +531,15 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			uint16_t zone = zones ? zones[i] : zone_all;
 			uint16_t j = i - base;
 			bool keyed = (keyable >> j) & 1;
-			uint16_t l4_ofs, l4_len;
-			if (keyed && !ct_l4_sane(pkts[i], l3_ofs_of(src, i),
-						 lk[j].proto, &l4_ofs, &l4_len))
+			bool tcp = keyed && lk[j].proto == IPPROTO_TCP;
+			uint16_t l4_ofs, l4_len;	/* TCP's */
+			if (tcp ? !ct_tcp_sane(pkts[i], l3_ofs_of(src, i),
+					       &l4_ofs, &l4_len)
+				: keyed && !ct_udp_sane(pkts[i],
+							l3_ofs_of(src, i)))
 				goto invalid;
+			if (!tcp)
+				l4_ofs = l4_len = 0;	/* not read */
 			if (keyed) {
 				keys[nk] = lk[j];
 				sigs[nk] = lsig[j];
@@ -544,7 +549,6 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				/* the lane runs before the full path's
 				 * packets of the chunk: a TCP session one of
 				 * those went to must keep its order */
-				bool tcp = lk[j].proto == IPPROTO_TCP;
 				uint64_t sb = tcp ? session_bit(&lk[j]) : 0;
 				uint8_t st = d && !(deferred & sb) ?
 					     ct_est_lane(ct, d, &keys[nk],
