@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Profiles a running switch's PMD core over a window, as the seed does
-# (shared/seeds/002_*: `perf stat -C 2 -e LLC-load,LLC-load-miss sleep 10`).
+# Profiles a running switch's PMD core over a window, as the seed (Intel's
+# 32-VM VXLAN study) does: `perf stat -C 2 -e LLC-load,LLC-load-miss sleep 10`.
 #
 #   perf/profile.sh [-c CORE] [-s SECONDS] [-S CTL_SOCKET | --ovs UNIXCTL]
 #                   [--no-clear]

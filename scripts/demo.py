@@ -249,7 +249,7 @@ class Switch:
             time.sleep(0.1)
 
     def stop(self):
-        """SIGTERM, as the README says; returns (exit code, the 'mbufs in
+        """SIGTERM, as doc/running.md says; returns (exit code, the 'mbufs in
         use at exit' line)."""
         if self.proc is None:
             return None, None

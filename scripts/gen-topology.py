@@ -78,7 +78,8 @@ def parse_args(argv):
     p.add_argument("--no-vm-ports", action="store_true",
                    help="leave the VMs' ports out (the flows stay): each is "
                    "added when its VM starts (vxswitch-ctl add-port, as "
-                   "scripts/guests.py start does; README, Life of a VM)")
+                   "scripts/guests.py start does; doc/running.md, Life of a "
+                   "VM)")
     p.add_argument("--plan", help="core plan from scripts/host-plan.py: "
                    "its PMD cores, main lcore, socket-mem and NIC replace "
                    "those options")

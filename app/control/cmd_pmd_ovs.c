@@ -3,7 +3,7 @@
  * (lib/dpif-netdev.c): their arguments, "[-pmd CORE] [-secs SECS] [DP]",
  * and pmd-stats-show's text, line for line as OVS prints it, so that the
  * operators' scripts read it unchanged. Counters vxswitch has no notion
- * of print 0 (README, "ovs-appctl"). */
+ * of print 0 (doc/operating.md, "ovs-appctl"). */
 #include <stdlib.h>
 #include <string.h>
 #include <rte_lcore.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * One burst through the datapath, as in ARCHITECTURE.md (datapath.h names
- * each stage's file):
+ * One burst through the datapath, as in doc/architecture.md (datapath.h
+ * names each stage's file):
  *
  *   rx -> [mark path, ARP] -> miniflow extract -> hash -> EMC -> dpcls
  *     -> upcall (misses) -> group by megaflow -> sg (the pass's sg()

@@ -21,7 +21,7 @@
  * posts a completion to every holder. A DEL drops its megaflow's hold: the
  * rule is destroyed, and its mark recycled, when the last holder goes.
  *
- * Contract with the PMD (mark table, see README "Next: who does what"):
+ * Contract with the PMD (mark table, see README.md, "Who does what"):
  *  - a completion names the megaflow by id: the PMD ignores a completion
  *    for a megaflow it no longer has (deleted while the ADD was in flight;
  *    its DEL also drops its hold on the rule);

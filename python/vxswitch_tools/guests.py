@@ -26,7 +26,7 @@ scripts/host-plan.py) each guest's vCPU and QEMU's emulator threads are
 pinned to the cores the plan gives and its memory bound to the NIC's NUMA
 node.
 
-Ports follow the guests (README, "Life of a VM"): `start` plugs each
+Ports follow the guests (doc/running.md, "Life of a VM"): `start` plugs each
 guest's switch port before `virsh start` (vxswitch-ctl add-port NAME
 type=dpdkvhostuserclient options:vhost-server-path=SOCK
 [options:n_rxq=QUEUES], as Nova's os-vif runs ovs-vsctl add-port before

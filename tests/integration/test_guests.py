@@ -26,7 +26,7 @@ guest_figures.json in the test's tmp dir and printed (-s).
 test_libvirt_guest: the same guest from scripts/guests.py's domain XML,
 under a libvirtd that the script starts in a private mount namespace (no
 host-wide change), through the life cycle that guests.py start/destroy
-follow (README, "Life of a VM"): the switch runs with the guest's flows
+follow (doc/running.md, "Life of a VM"): the switch runs with the guest's flows
 and no port for it; define; start = add-port (from the XML's <metadata>)
 then virsh start; ping through the switch; destroy = virsh destroy then
 del-port (the port is gone, its flows stay); start again (the port comes

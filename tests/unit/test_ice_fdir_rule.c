@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The E810 Flow Director rule builder (drivers/offload/ice_fdir_rule.c):
- *  (a) the seed's two rules (seeds/002, "Rte_flow semantics of outer flow
- *      and inner flow"), item by item, in the form the ice FDIR accepts;
- *      every place where OVS's rule differs from ours is asserted and
- *      explained;
+ *  (a) the seed's two rules (Intel's 32-VM VXLAN study, "Rte_flow
+ *      semantics of outer flow and inner flow"), item by item, in the
+ *      form the ice FDIR accepts; every place where OVS's rule differs
+ *      from ours is asserted and explained;
  *  (b) what must stay in software;
  *  (c) attr.group as the port's probe found it.
  */
