@@ -36,8 +36,9 @@ int check_flows(const struct vxs_config *cfg);
 void state_path_of(const struct options *o, const struct vxs_config *cfg,
 		   char *buf, size_t len);
 
-/* The SHA-256 of the topology as it starts (hex), and its full path
- * (full: PATH_MAX bytes). -1 after a message on the log. */
+/* The SHA-256 of the topology as it starts (hex; "" if it is not a
+ * regular file), and its full path (full: PATH_MAX bytes). -1 after a
+ * message on the log. */
 int topology_origin(const struct options *o, char *hex, char *full);
 
 /* The state file at path, if any, decides what runs (state_origin.h):

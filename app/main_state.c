@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "config_save.h"
 #include "main.h"
@@ -154,7 +155,11 @@ load_state(const struct options *o, struct vxs_config *cfg,
 		return STATE_EXIT_CHANGED;
 	}
 	const char *from = o->check ? "the start" : "now on";
-	if (verdict == STATE_START_UNRECORDED)
+	if (verdict == STATE_START_UNRECORDED && !topo_hex[0])
+		VLOG_WARN(main, "the topology %s is not a regular file: the "
+			  "state file %s is restored as before, not compared "
+			  "with it\n", o->config, path);
+	else if (verdict == STATE_START_UNRECORDED)
 		VLOG_WARN(main, "the state file %s records no topology (an "
 			  "older vxswitch wrote it): restored as before, "
 			  "although the topology %s may have been edited "
@@ -197,7 +202,11 @@ int
 topology_origin(const struct options *o, char *hex, char *full)
 {
 	char err[CFG_ERR_MAX];
+	struct stat sb;
 
+	hex[0] = '\0';
+	if (stat(o->config, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return 0;	/* a pipe is read once: by config_load */
 	if (state_file_sha256(o->config, hex, err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);
 		return -1;

@@ -87,7 +87,7 @@ state_decide(const struct state_origin *o, const char *topology_hex,
 		return STATE_START_TOPOLOGY;
 	if (choice == STATE_CHOICE_RESET)
 		return STATE_START_RESET;
-	if (o->sha256[0] == '\0')
+	if (o->sha256[0] == '\0' || topology_hex[0] == '\0')
 		return STATE_START_UNRECORDED;
 	if (strcmp(o->sha256, topology_hex) == 0)
 		return STATE_START_STATE;

@@ -27,6 +27,9 @@
  *   older vxswitch)                warning naming both files; it then
  *                                  records this topology
  *
+ * A topology that is not a regular file (a pipe, read once) has no
+ * digest: its state file is restored as one with none.
+ *
  * --reset-state also moves aside a state file of the same topology (it
  * asks for the topology alone). Content, not time: a topology touched or
  * rewritten with the same bytes is the same topology; a changed comment
@@ -86,7 +89,8 @@ enum state_start {
 	STATE_START_REFUSED,	/* the topology changed: exit 5 */
 };
 
-/* The decision; o is NULL when there is no state file. */
+/* The decision; o is NULL when there is no state file, topology_hex ""
+ * when the topology has no digest. */
 enum state_start state_decide(const struct state_origin *o,
 			      const char *topology_hex,
 			      enum state_choice choice);

@@ -182,6 +182,11 @@ decisions(void)
 		CHECK(got == t[i].want, "case %zu: %d, want %d", i, got,
 		      t[i].want);
 	}
+	/* a topology with no digest (a pipe): nothing to compare with */
+	CHECK_EXPR(state_decide(&other, "", STATE_CHOICE_NONE) ==
+		   STATE_START_UNRECORDED);
+	CHECK_EXPR(state_decide(&other, "", STATE_CHOICE_RESET) ==
+		   STATE_START_RESET);
 }
 
 static void
