@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,10 +23,10 @@
 #include <rte_mbuf.h>
 #include "commands.h"
 #include "config.h"
-#include "config_save.h"
 #include "control.h"
 #include "ct_ctl.h"
 #include "flow_timeouts.h"
+#include "main.h"
 #include "core_list.h"
 #include "daemon.h"
 #include "offload_ctl.h"
@@ -39,7 +40,6 @@
 #include "telemetry.h"
 #include "version.h"
 #include "vlog.h"
-#include "xlate.h"
 
 static volatile sig_atomic_t quit_signal, reopen_signal;
 
@@ -85,10 +85,16 @@ usage(FILE *f)
 "\n"
 "  -c, --config FILE      topology file (YAML; see topology/)\n"
 "      --check            validate the topology and its flows (and the state\n"
-"                         file, when there is one), then exit\n"
+"                         file, when there is one), say which a start would\n"
+"                         run, then exit (with the status a start would have)\n"
 "      --state-file PATH  where the running state is kept and restored from\n"
 "                         (default: datapath.state-file, else FILE.state)\n"
 "      --no-state         neither restore nor write a state file\n"
+"      --reset-state      start from the topology; a state file is moved\n"
+"                         aside, kept as PATH.<UTC time>\n"
+"      --keep-state       restore the state file even if the topology was\n"
+"                         edited after it was written (it is refused with\n"
+"                         exit status 5 otherwise)\n"
 "      --pmd-cores LIST   override datapath.pmd-cores (e.g. 1 or 2-5)\n"
 "      --ctl-socket PATH  override datapath.ctl-socket\n"
 "      --eal-args ARGS    extra EAL arguments, appended (one string)\n"
@@ -108,20 +114,12 @@ usage(FILE *f)
 "  -h, --help             this help\n"
 "      --version          print the version\n"
 "\n"
+"Exit status: 0 clean shutdown, 1 start-up failed, 2 bad command line or\n"
+"topology, 3 mbufs leaked, 4 a PMD did not stop, 5 the topology changed\n"
+"after its state file was written (see --reset-state, --keep-state).\n"
+"\n"
 "Control it with vxswitch-ctl (see vxswitch-ctl --help).\n");
 }
-
-struct options {
-	const char *config;
-	const char *pmd_cores;
-	const char *ctl_socket;
-	const char *eal_args;
-	const char *pidfile;
-	const char *log_file;
-	const char *state_file;
-	double duration;
-	bool check, detach, stats_on_exit, no_state;
-};
 
 /* --pidfile[=FILE] and --log-file[=FILE] also take "--pidfile FILE" (the
  * daemon takes no other arguments, so a word that is not an option can
@@ -140,7 +138,8 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
-	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG };
+	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG,
+	       O_KEEP_STATE, O_RESET_STATE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -155,6 +154,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "vhost-msg-timeout", required_argument, NULL, O_VHOST_TMO },
 		{ "state-file", required_argument, NULL, O_STATE },
 		{ "no-state", no_argument, NULL, O_NO_STATE },
+		{ "keep-state", no_argument, NULL, O_KEEP_STATE },
+		{ "reset-state", no_argument, NULL, O_RESET_STATE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -181,6 +182,17 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_STATS: o->stats_on_exit = true; break;
 		case O_STATE: o->state_file = optarg; break;
 		case O_NO_STATE: o->no_state = true; break;
+		case O_KEEP_STATE: case O_RESET_STATE: {
+			enum state_choice ch = c == O_KEEP_STATE
+				? STATE_CHOICE_KEEP : STATE_CHOICE_RESET;
+			if (o->state_choice && o->state_choice != ch) {
+				VLOG_ERR(main, "--keep-state and --reset-state"
+					" choose opposite files: give one\n");
+				return -1;
+			}
+			o->state_choice = ch;
+			break;
+		}
 		case O_VHOST_TMO: {
 			char *end;
 			unsigned long ms = strtoul(optarg, &end, 10);
@@ -209,6 +221,11 @@ parse_options(int argc, char **argv, struct options *o)
 		VLOG_ERR(main, "--config FILE is required\n");
 		return -1;
 	}
+	if (o->no_state && o->state_choice) {
+		VLOG_ERR(main, "--no-state reads no state file: it takes "
+			"neither --keep-state nor --reset-state\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -223,55 +240,6 @@ parse_core_list(const char *s, struct vxs_config *cfg)
 	cfg->n_pmd_cores = 0;
 	return core_list_parse(s, CFG_MAX_CORES, cfg->pmd_cores,
 			       &cfg->n_pmd_cores, seen, &twice) ? -1 : 0;
-}
-
-/* ---- flows checked against the topology's own port names ---------------- */
-
-static uint32_t
-cfg_port_by_name(const char *name, void *aux)
-{
-	const struct vxs_config *cfg = aux;
-	const struct cfg_port *p = config_find_port(cfg, name);
-	if (!p) {	/* a port to come, with its number kept (config.h) */
-		for (uint32_t i = 0; i < cfg->n_ofport_names; i++)
-			if (!strcmp(cfg->ofport_names[i].name, name))
-				return cfg->ofport_names[i].ofport;
-		return 0;
-	}
-	if (!strcmp(p->name, cfg->underlay_port))
-		return 0;
-	return p->ofport;
-}
-
-static bool
-cfg_port_is_tunnel(uint32_t ofport, void *aux)
-{
-	const struct vxs_config *cfg = aux;
-	for (uint16_t i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].ofport == ofport)
-			return cfg->ports[i].type == CFG_PORT_VXLAN;
-	return false;
-}
-
-static int
-check_flows(const struct vxs_config *cfg)
-{
-	const struct ofp_port_map map = { .port_by_name = cfg_port_by_name,
-					  .aux = (void *)cfg };
-	char err[CFG_ERR_MAX];
-	struct ofp_rule r;
-
-	for (uint16_t i = 0; i < cfg->n_flows; i++) {
-		if (ofp_parse_flow(cfg->flows[i].text, OFP_PARSE_ADD, &map, &r,
-				   err, sizeof err) ||
-		    xlate_check_rule(&r, cfg_port_is_tunnel, (void *)cfg, err,
-				     sizeof err)) {
-			VLOG_ERR(main, "%s:%d:%d: %s\n", cfg->file,
-				cfg->flows[i].line, cfg->flows[i].col, err);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* ---- mbufs ------------------------------------------------------------- */
@@ -415,73 +383,16 @@ exit_pmd_stuck(void)
 	_exit(4);
 }
 
-/* ---- the running state (state.h) ---------------------------------------- */
-
-/* --state-file, else datapath.state-file (relative: to the topology's
- * folder), else "<topology>.state"; "" with --no-state. */
-static void
-state_path_of(const struct options *o, const struct vxs_config *cfg,
-	      char *buf, size_t len)
-{
-	const char *slash = strrchr(o->config, '/');
-
-	buf[0] = '\0';
-	if (o->no_state)
-		return;
-	if (o->state_file)
-		snprintf(buf, len, "%s", o->state_file);
-	else if (cfg->state_file[0] == '/' || (cfg->state_file[0] && !slash))
-		snprintf(buf, len, "%s", cfg->state_file);
-	else if (!cfg->state_file[0])
-		state_default_path(o->config, buf, len);
-	else if (snprintf(buf, len, "%.*s/%s", (int)(slash - o->config),
-			  o->config, cfg->state_file) >= (int)len)
-		buf[0] = '\0';	/* too long: no state rather than another */
-}
-
-/* A state file that exists replaces the topology; one that does not load
- * stops the switch (an operator must look: it is neither used, nor
- * overwritten). With --check, both are checked. 0, or the exit code. */
-static int
-load_state(const struct options *o, struct vxs_config *cfg,
-	   const char *path)
-{
-	struct vxs_config saved;
-	char err[CFG_ERR_MAX], when[64];
-
-	if (!path[0] || access(path, F_OK) != 0)
-		return 0;
-	if (o->check) {
-		if (check_flows(cfg))
-			return 2;
-		printf("%s: ok (%u ports, %u flows)\n", cfg->file,
-		       cfg->n_ports, cfg->n_flows);
-	}
-	if (config_load(path, &saved, err, sizeof err)) {
-		VLOG_ERR(main, "%s\n", err);
-		VLOG_ERR(main, "the running state in %s does not "
-			"load: correct it, or remove it to start from the "
-			"topology %s\n", path, o->config);
-		return 2;
-	}
-	config_saved_time(path, when, sizeof when);
-	if (!o->check)
-		VLOG_INFO(main, "restoring running state from %s (saved %s);"
-		       " remove it to start from the topology\n", path,
-		       when[0] ? when : "at an unknown time");
-	config_free(cfg);
-	*cfg = saved;
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct options opt = { 0 };
 	struct vxs_config cfg;
 	char err[CFG_ERR_MAX], state_path[CFG_PATH_MAX];
+	char topo_hex[SHA256_HEX_LEN + 1], topo_full[PATH_MAX];
 	char **eal_argv;
 	int eal_argc, rc = 1;
+	enum state_start verdict = STATE_START_TOPOLOGY;
 
 	if (vlog_init()) {
 		fprintf(stderr, "vxswitch: cannot set up logging\n");
@@ -494,7 +405,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 	state_path_of(&opt, &cfg, state_path, sizeof state_path);
-	if ((rc = load_state(&opt, &cfg, state_path)) != 0)
+	if (topology_origin(&opt, topo_hex, topo_full))
+		return exit_early(&cfg, 2);
+	if ((rc = load_state(&opt, &cfg, state_path, topo_hex,
+			     &verdict)) != 0)
 		return exit_early(&cfg, rc);
 	if (state_keep_loaded(&cfg)) {
 		VLOG_ERR(main, "out of memory\n");
@@ -529,6 +443,9 @@ main(int argc, char **argv)
 		       cfg.n_flows);
 		return exit_early(&cfg, 0);
 	}
+	if (verdict == STATE_START_RESET &&
+	    (rc = reset_state(&opt, state_path)) != 0)
+		return exit_early(&cfg, rc);
 	if (opt.log_file && vlog_set_file(opt.log_file, err, sizeof err)) {
 		VLOG_ERR(main, "%s", err);
 		return exit_early(&cfg, 1);
@@ -581,6 +498,9 @@ main(int argc, char **argv)
 	commands_register();
 	vlog_commands_register();
 	state_init(&cfg, state_path);
+	state_set_origin(topo_full, topo_hex);
+	if (verdict == STATE_START_UNRECORDED || verdict == STATE_START_KEPT)
+		state_changed();	/* to record this topology */
 	telemetry_register();
 	if (offload_init(err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);

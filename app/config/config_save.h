@@ -17,18 +17,19 @@
 /* The comment line that carries the time a file was written. */
 #define CONFIG_SAVED_PREFIX "# saved: "
 
-/* Writes cfg to f, after comment lines naming 'generator' and the time.
- * Returns 0, or -1 with a message in err (nothing is half-valid: a value
+/* Writes cfg to f, after comment lines naming 'generator' and the time,
+ * then 'notes' (NULL, or more comment lines: "# ...\n" each). Returns 0, or -1 with a message in err (nothing is half-valid: a value
  * the loader would read differently, such as one containing "${", is
  * refused before anything is written). */
 int config_save(const struct vxs_config *cfg, FILE *f, const char *generator,
-		char *err, size_t errlen);
+		const char *notes, char *err, size_t errlen);
 
 /* config_save() to path atomically: path.tmp, fsync, rename over path,
  * fsync of the directory. A failure leaves path as it was; so does a new
  * version that config_load() would refuse (it is left in path.tmp). */
 int config_save_file(const struct vxs_config *cfg, const char *path,
-		     const char *generator, char *err, size_t errlen);
+		     const char *generator, const char *notes, char *err,
+		     size_t errlen);
 
 /* The time written in a file config_save() wrote ("" if none). */
 void config_saved_time(const char *path, char *buf, size_t len);

@@ -4,7 +4,8 @@
  * time) as a struct vxs_config, written as a topology file
  * (config_save.h) by `vxswitch-ctl save-config FILE` and, after every
  * run-time change, to the state file (by default <topology>.state), which
- * a restarted vxswitch loads instead of its topology (main.c).
+ * a restarted vxswitch loads instead of its topology (main.c) if the
+ * topology is still the one it came from (state_origin.h).
  *
  * Whatever changes the running state calls state_changed(); the control
  * loop's state_tick() then rewrites the state file, atomically (write,
@@ -48,6 +49,11 @@ void state_fini(void);
 int state_build(struct vxs_config *out, char *err, size_t errlen);
 /* state_build, written atomically to path. */
 int state_save(const char *path, char *err, size_t errlen);
+
+/* What the files state_save() writes record of the topology the switch
+ * started from (state_origin.h): its path and the SHA-256 of its bytes
+ * at start. Not called (or NULL): nothing recorded. */
+void state_set_origin(const char *topology, const char *sha256_hex);
 
 /* The state file's default path: "<topology>.state". */
 void state_default_path(const char *topology, char *buf, size_t len);

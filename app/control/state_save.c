@@ -4,6 +4,7 @@
  * run-time change.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "port.h"
 #include "route.h"
 #include "state.h"
+#include "state_origin.h"
 #include "version.h"
 #include "vlog.h"
 
@@ -34,6 +36,7 @@ static struct {
 	bool failing;			/* the last write failed (said once) */
 	uint64_t writes, write_failures;
 	char last_error[CFG_ERR_MAX];
+	char notes[PATH_MAX + 128];	/* state_origin_notes(), or "" */
 } st;
 
 void
@@ -55,6 +58,15 @@ const struct vxs_config *
 state_loaded_config(void)
 {
 	return st.have_loaded ? &st.loaded : NULL;
+}
+
+void
+state_set_origin(const char *topology, const char *sha256_hex)
+{
+	st.notes[0] = '\0';
+	if (topology && sha256_hex && sha256_hex[0])
+		state_origin_notes(topology, sha256_hex, st.notes,
+				   sizeof st.notes);
 }
 
 void
@@ -326,7 +338,8 @@ state_save(const char *path, char *err, size_t errlen)
 		return -1;
 	snprintf(gen, sizeof gen, "vxswitch %s from its running state",
 		 VXSWITCH_VERSION);
-	int rc = config_save_file(&c, path, gen, err, errlen);
+	int rc = config_save_file(&c, path, gen, st.notes[0] ? st.notes : NULL,
+				  err, errlen);
 	config_free(&c);
 	return rc;
 }

@@ -219,13 +219,17 @@ def test_sd_notify(build_dir, hugepages, rundir, tmp_path):
 
 def test_no_bare_printf():
     """The daemon prints through the log (vlog.h); what may still print
-    directly: --help/--version/--check output (main.c), the log's own
-    fallback, and what writes to a FILE it is handed (a report, a saved
-    topology), not to stdout/stderr."""
+    directly: --help/--version/--check output (main.c, main_state.c), the
+    log's own fallback, and what writes to a FILE it is handed (a report, a
+    saved topology), not to stdout/stderr."""
     allowed = {
         "app/main.c": {'printf("vxswitch %s\\n", VXSWITCH_VERSION)',  # --version
                        'printf("%s: ok (%u ports, %u flows)\\n"',       # --check
                        '"vxswitch: cannot set up logging\\n"'},
+        # --check: which of the topology and its state file a start runs
+        "app/main_state.c": {'printf("%s: ok (%u ports, %u flows)\\n"',
+                             'printf("%s: --reset-state: a start moves',
+                             'printf("%s: a start restores it'},
         "app/lib/ds.c": {"ds: out of memory"},
     }
     bad = []

@@ -90,7 +90,7 @@ round_trip(const char *path)
 		return;
 	}
 	snprintf(out, sizeof out, "%s/%s.saved", tmpdir, strrchr(path, '/') + 1);
-	CHECK(config_save_file(&a, out, "test_config_save", err,
+	CHECK(config_save_file(&a, out, "test_config_save", NULL, err,
 			       sizeof err) == 0, "%s: save: %s", path, err);
 	if (config_load(out, &b, err, sizeof err)) {
 		CHECK(false, "%s: saved file does not load: %s", path, err);
@@ -138,7 +138,8 @@ quoting(void)
 		CHECK(false, "quoting fixture: %s", err);
 		return;
 	}
-	CHECK(config_save_file(&a, out, "t", err, sizeof err) == 0, "%s", err);
+	CHECK(config_save_file(&a, out, "t", NULL, err, sizeof err) == 0, "%s",
+	      err);
 	if (config_load(out, &b, err, sizeof err) == 0) {
 		CHECK_EXPR(configs_equal(&a, &b, "quoting"));
 		config_free(&b);
@@ -148,7 +149,7 @@ quoting(void)
 	/* "${" cannot be written: refused, the old file stays */
 	free(a.flows[0].text);
 	a.flows[0].text = strdup("in_port=p0,actions=drop ${HOME}");
-	CHECK_EXPR(config_save_file(&a, out, "t", err, sizeof err) < 0);
+	CHECK_EXPR(config_save_file(&a, out, "t", NULL, err, sizeof err) < 0);
 	CHECK(strstr(err, "${") != NULL, "err '%s'", err);
 	CHECK_EXPR(config_load(out, &b, err, sizeof err) == 0);
 	config_free(&b);
@@ -159,7 +160,7 @@ quoting(void)
 	a.ports[0].n_affinity = 1;
 	a.ports[0].affinity[0].queue = 0;
 	a.ports[0].affinity[0].core = 77;
-	CHECK_EXPR(config_save_file(&a, out, "t", err, sizeof err) < 0);
+	CHECK_EXPR(config_save_file(&a, out, "t", NULL, err, sizeof err) < 0);
 	CHECK(strstr(err, "not a pmd core") && strstr(err, "would not load"),
 	      "err '%s'", err);
 	CHECK_EXPR(config_load(out, &b, err, sizeof err) == 0);
