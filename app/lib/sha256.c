@@ -1,127 +1,48 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * SHA-256 as FIPS 180-4 gives it (sha256.h).
+ * SHA-256 through libcrypto's EVP interface (sha256.h).
  */
-#include <stdio.h>
-#include <string.h>
-
+#include <openssl/evp.h>
 #include "sha256.h"
 
-static const uint32_t K[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b,
-	0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-	0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7,
-	0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-	0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152,
-	0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
-	0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-	0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
-	0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t
-ror(uint32_t x, unsigned n)
-{
-	return (x >> n) | (x << (32 - n));
-}
-
 static void
-block(struct sha256 *s, const uint8_t *p)
+to_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
 {
-	uint32_t w[64], v[8];
-
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (int i = 16; i < 64; i++) {
-		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
-			      (w[i - 15] >> 3);
-		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^
-			      (w[i - 2] >> 10);
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	memcpy(v, s->h, sizeof v);
-	for (int i = 0; i < 64; i++) {
-		uint32_t S1 = ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25);
-		uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-		uint32_t t1 = v[7] + S1 + ch + K[i] + w[i];
-		uint32_t S0 = ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22);
-		uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-		uint32_t t2 = S0 + maj;
-
-		memmove(v + 1, v, 7 * sizeof *v);
-		v[4] += t1;
-		v[0] = t1 + t2;
-	}
-	for (int i = 0; i < 8; i++)
-		s->h[i] += v[i];
-}
-
-void
-sha256_init(struct sha256 *s)
-{
-	static const uint32_t h0[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-
-	memcpy(s->h, h0, sizeof h0);
-	s->n_bytes = 0;
-	s->n_buf = 0;
-}
-
-void
-sha256_update(struct sha256 *s, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	s->n_bytes += len;
-	if (s->n_buf) {
-		size_t k = 64 - s->n_buf < len ? 64 - s->n_buf : len;
-		memcpy(s->buf + s->n_buf, p, k);
-		s->n_buf += k;
-		p += k;
-		len -= k;
-		if (s->n_buf < 64)
-			return;
-		block(s, s->buf);
-		s->n_buf = 0;
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		block(s, p);
-	memcpy(s->buf, p, len);
-	s->n_buf = len;
-}
-
-void
-sha256_final(struct sha256 *s, uint8_t out[SHA256_LEN])
-{
-	uint64_t bits = s->n_bytes * 8;
-	uint8_t pad[72] = { 0x80 };
-	size_t n = (s->n_buf < 56 ? 56 : 120) - s->n_buf;
-
-	for (int i = 0; i < 8; i++)
-		pad[n + i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha256_update(s, pad, n + 8);
-	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(s->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)s->h[i];
-	}
-}
-
-void
-sha256_hex(const uint8_t d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
-{
-	static const char hex[] = "0123456789abcdef";
+	static const char digits[] = "0123456789abcdef";
 
 	for (int i = 0; i < SHA256_LEN; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
 	}
 	out[SHA256_HEX_LEN] = '\0';
+}
+
+int
+sha256_file_hex(FILE *f, char out[SHA256_HEX_LEN + 1])
+{
+	unsigned char buf[8192], d[SHA256_LEN];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	size_t n;
+
+	out[0] = '\0';
+	while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, n);
+	ok = ok && !ferror(f) && EVP_DigestFinal_ex(ctx, d, NULL);
+	EVP_MD_CTX_free(ctx);
+	if (!ok)
+		return -1;
+	to_hex(d, out);
+	return 0;
+}
+
+int
+sha256_hex_of(const void *data, size_t len, char out[SHA256_HEX_LEN + 1])
+{
+	unsigned char d[SHA256_LEN];
+
+	out[0] = '\0';
+	if (!EVP_Digest(data, len, d, NULL, EVP_sha256(), NULL))
+		return -1;
+	to_hex(d, out);
+	return 0;
 }
