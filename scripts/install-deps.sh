@@ -20,7 +20,7 @@ PACKAGES=(
 	libdpdk-dev dpdk-dev dpdk
 	# build
 	meson ninja-build pkg-config gcc libc6-dev
-	libyaml-dev libpcap-dev libnuma-dev libbsd-dev libelf-dev zlib1g-dev
+	libyaml-dev libssl-dev libpcap-dev libnuma-dev libbsd-dev libelf-dev zlib1g-dev
 	# daemon (sd_notify), meson install and scripts/package.sh: libsystemd,
 	# completion dir, dpkg-shlibdeps, man and systemd-analyze for the tests
 	libsystemd-dev bash-completion dpkg-dev man-db systemd

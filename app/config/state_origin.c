@@ -16,9 +16,6 @@ int
 state_file_sha256(const char *path, char hex[SHA256_HEX_LEN + 1], char *err,
 		  size_t errlen)
 {
-	uint8_t buf[8192], d[SHA256_LEN];
-	struct sha256 s;
-	size_t n;
 	FILE *f = fopen(path, "rb");
 
 	hex[0] = '\0';
@@ -26,18 +23,11 @@ state_file_sha256(const char *path, char hex[SHA256_HEX_LEN + 1], char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sha256_init(&s);
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sha256_update(&s, buf, n);
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		fclose(f);
-		return -1;
-	}
+	int rc = sha256_file_hex(f, hex);
 	fclose(f);
-	sha256_final(&s, d);
-	sha256_hex(d, hex);
-	return 0;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: read error", path);
+	return rc;
 }
 
 void
