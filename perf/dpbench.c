@@ -22,7 +22,7 @@
  * dp_process_burst() and the end-of-iteration dp_tx_flush_due() are
  * measured, as the PMD loop calls them (output buffered across bursts up
  * to tx-flush-interval-us, as the topology says). Per-stage cycles are the PMD's own
- * counters (pmd.h, PMD_STAGES); "other" is the measured total minus them.
+ * counters (dp_stats.h, PMD_STAGES); "other" is the measured total minus them.
  *
  * Under valgrind --tool=callgrind (perf/callgrind.sh) the measured region
  * is bracketed with CALLGRIND_TOGGLE_COLLECT and each configuration ends
@@ -388,7 +388,7 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 			 sg ? sg_mode_names[sg] : "", flows, r->packets);
 		CALLGRIND_DUMP_STATS_AT(name);
 	}
-	/* Every run checks the packet accounting (pmd.h): a packet that
+	/* Every run checks the packet accounting (dp_stats.h): a packet that
 	 * vanished without a counter fails the benchmark. */
 	struct pmd_accounting a;
 	pmd_accounting_read(pmd, &a);

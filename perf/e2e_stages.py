@@ -5,7 +5,7 @@ stage by stage, per (switch, ring, N VMs, M microflows).
 Each window's row gets the switch's pmd-perf-show stages (VxRun.stages():
 st_<stage> in busy cycles per received packet) and the I/O call counts;
 stage_table() prints the median over a group's windows. The stages are
-the switch's PMD_STAGES (app/pmd/pmd.h): NIC rx, vhost dequeue, empty
+the switch's PMD_STAGES (app/datapath/dp_stats.h): NIC rx, vhost dequeue, empty
 polls, the datapath's, vhost enqueue, NIC tx, the tx buffers' flush and
 the loop; "other" is what no boundary caught (a sliver with io-timing on).
 """

@@ -43,7 +43,7 @@
  * the packet path, memory bounded.
  *
  * Held fragments hold mbufs. The datapath counts them in its packet
- * accounting (pmd.h: ipf_stored, ipf_released); expired and purged
+ * accounting (dp_stats.h: ipf_stored, ipf_released); expired and purged
  * datagrams wait on a list that the PMDs drain (ct_ipf_drain), so that
  * their drops are counted by a PMD too; ct_ipf_destroy frees what is
  * left (shutdown).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The PMDs, as ovs-appctl dpif-netdev/...: pmd-stats-show (every
- * PMD_STATS counter, pmd.h), pmd-perf-show (cycles by stage, burst sizes),
- * pmd-stats-clear (pmd-rxq-show: cmd_pmd_rxq.c), and the datapath
+ * PMD_STATS counter, dp_stats.h), pmd-perf-show (cycles by stage, burst
+ * sizes), pmd-stats-clear (pmd-rxq-show: cmd_pmd_rxq.c), and the datapath
  * optimisations (set-opt, opts-show) for A/B runs on live traffic. */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +21,7 @@
 #include "stats_read.h"
 
 /* What -m adds after OVS's lines: vxswitch's own counters, the "  label:
- * N" lines of the PMD_TEXT_MORE rows (pmd.h), then the derived ones. */
+ * N" lines of the PMD_TEXT_MORE rows (dp_stats.h), then the derived ones. */
 static void
 pmd_stats_more_text(struct ds *out, const struct pmd *pmd)
 {
@@ -147,7 +147,7 @@ cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 }
 
 /* pmd-perf-show: where each PMD's busy cycles go, per packet and per
- * stage (pmd.h, PMD_STAGES), as OVS's dpif-netdev/pmd-perf-show. */
+ * stage (dp_stats.h, PMD_STAGES), as OVS's dpif-netdev/pmd-perf-show. */
 static const char *const burst_bucket_names[PMD_BURST_BUCKETS] = {
 	"1", "2-3", "4-7", "8-15", "16-31", "32",
 };
@@ -167,7 +167,7 @@ pmd_perf_io_line(struct ds *out, const char *label, uint64_t pkts,
 		      calls ? (double)pkts / calls : 0);
 }
 
-/* The I/O calls' counts: packets per call by kind (pmd_port_io_vhost),
+/* The I/O calls' counts: packets per call by kind (port_io_vhost, port.h),
  * and how many rx calls found nothing. */
 static void
 pmd_perf_io_text(struct ds *out, const struct pmd_stats *s)

@@ -2,7 +2,7 @@
  * Reading the counters the PMDs own, for the reports (commands,
  * telemetry): the PMDs write them as they go, so the control and
  * telemetry threads load them relaxed. Port counters are summed over the
- * PMDs, field by field from PORT_STATS (pmd.h). */
+ * PMDs, field by field from PORT_STATS (dp_stats.h). */
 #ifndef VXS_STATS_READ_H
 #define VXS_STATS_READ_H
 

@@ -19,7 +19,7 @@
  * and in range ("1abc", "-1", " 1", "+1" are errors), and a command that
  * takes none refuses one. An error reply is the command with null data.
  * Callbacks run in the telemetry thread: they only read counters. Both
- * stats commands report every counter of their list (pmd.h: PMD_STATS,
+ * stats commands report every counter of their list (dp_stats.h: PMD_STATS,
  * PORT_STATS, the drop reasons), as pmd-stats-show --json and show --json
  * do, the megaflow count as its PMD publishes it (dp_ctx.n_megaflows: the
  * classifier itself set-pmd-cores may free under this thread); not

@@ -66,7 +66,7 @@ learn(const struct dp_snapshot *s, struct learn_batch *lb, rte_be32_t ip,
 					      .ip = ip, .mac = *mac };
 }
 
-/* Where each ARP packet ends (pmd.h's accounting): the reply is sent,
+/* Where each ARP packet ends (dp_stats.h's accounting): the reply is sent,
  * the rest are counted as consumed (a reply for us, learned) or under a
  * drop reason. */
 enum arp_verdict { ARP_SEND_REPLY, ARP_CONSUMED, ARP_IGNORED, ARP_BAD_OP,

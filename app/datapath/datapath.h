@@ -2,14 +2,17 @@
  * The datapath's contract: what a burst goes through, and the context
  * (struct dp_ctx) its stages run in. A PMD owns one context (embedded in
  * struct pmd) and is the only thread that touches it, so nothing here takes
- * a lock; the counters the stages bump are the PMD's own (pmd.h), reached
- * through the context's pointers.
+ * a lock; the counters the stages bump (dp_stats.h) are in the PMD's
+ * memory, one set per PMD, reached through the context's pointers. The
+ * PMD calls the datapath (dp_process_burst, the flushes), never the
+ * reverse.
  *
  * One burst, in one call of dp_process_burst(), each stage in one file:
  *
  *   stage      file                     what
  *   rx         dp_rx.c                  rx counters, frames past the mtu
- *                                       (port_rx_burst: the PMD loop, pmd.c)
+ *                                       (dp_mtu.c, shared with tx;
+ *                                       port_rx_burst: the PMD loop, pmd.c)
  *   (ARP)      arp_responder.c          the VTEP's ARP, policed, answered
  *                                       before any parsing (underlay only)
  *   mark path  mark_path.c              NIC-marked packets to their megaflow
@@ -184,7 +187,7 @@ struct dp_ctx {
 	struct rte_mempool *mbuf_pool;	/* for output copies */
 	uint16_t ip_id;			/* outer IPv4 ids (encap) */
 
-	/* counters: the PMD's (pmd.h) */
+	/* counters (dp_stats.h), in the PMD's memory */
 	struct pmd_stats *stats;
 	struct pmd_port_stats *port_stats;	/* one per port */
 	uint64_t stage_tsc;		/* the last stage boundary */

@@ -12,7 +12,7 @@
 /* Copies of the batch for an output that is not the last action: later
  * actions (encap, header rewrites) must not change what it gets. idx[]
  * maps the batch to the burst's keys, cidx[] the copies. Per-copy
- * accounting (pmd.h): a copy that could not be made is counted as made
+ * accounting (dp_stats.h): a copy that could not be made is counted as made
  * and dropped. */
 static void
 dp_copy_batch(struct dp_ctx *ctx, const struct pkt_batch *b,

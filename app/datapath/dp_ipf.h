@@ -19,7 +19,7 @@
  * fragment of its datagram (their hash, their key for later actions):
  * they were received in other bursts whose keys are gone.
  *
- * Accounting (pmd.h): a fragment the store takes counts in
+ * Accounting (dp_stats.h): a fragment the store takes counts in
  * stats.ipf_stored, one that comes back out (to go on or to be dropped,
  * by whichever PMD finished or drained its datagram) in
  * stats.ipf_released; what the store holds is the difference, summed

@@ -5,6 +5,7 @@
  * rx counters, the burst size histogram, the keys' in_port, and frames
  * longer than the port lets in dropped (mtu_exceeded).
  */
+#include "dp_mtu.h"
 #include "dp_stages.h"
 #include "port.h"
 
@@ -29,24 +30,7 @@ dp_rx(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
 	ps->rx_packets += b->n;
 	ps->rx_bytes += bytes;
 	ctx->stats->packets += b->n;
-	/* a guest sending past its vhost port's mtu: */
+	/* a guest sending past its vhost port's mtu (dp_mtu.c): */
 	if (unlikely(longest > in->rx_max_frame))
 		b->n = dp_drop_oversize(ctx, b->pkts, b->n, in->rx_max_frame);
-}
-
-uint16_t
-dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts, uint16_t n,
-		 uint32_t max)
-{
-	uint16_t kept = 0;
-
-	for (uint16_t i = 0; i < n; i++) {
-		if (dp_frame_fits(pkts[i], max)) {
-			pkts[kept++] = pkts[i];
-		} else {
-			rte_pktmbuf_free(pkts[i]);
-			dp_count_drops(ctx, DROP_MTU_EXCEEDED, 1);
-		}
-	}
-	return kept;
 }

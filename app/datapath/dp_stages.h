@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The datapath stages' functions, for each other (datapath.h says which
- * file holds which stage); nothing outside app/datapath/ includes this.
- * The counters they bump are the PMD's: pmd.h gives their layout only
- * (the datapath calls nothing of the PMD's).
+ * file holds which stage); nothing outside app/datapath/ but its unit
+ * tests includes this.
+ * The counters they bump are the datapath's (dp_stats.h), in memory the
+ * PMD owns; nothing here or in any app/datapath/ file includes or calls
+ * anything of app/pmd/ (scripts/check-datapath-deps.py).
  */
 #ifndef VXS_DP_STAGES_H
 #define VXS_DP_STAGES_H
 
 #include <rte_cycles.h>
 #include "datapath.h"
-#include "pmd.h"
+#include "dp_stats.h"
 
 struct vxlan_tnl_template;
 
@@ -113,27 +115,6 @@ dp_group_add(struct dp_flow_group g[], uint16_t *n_groups, uint32_t epoch,
  * and sets the keys' in_port. */
 void dp_rx(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
 	   struct flow_key keys[]);
-
-/* A frame fits a port whose longest frame is max (port.h): one with a
- * VLAN tag may be 4 bytes longer, as Linux allows. */
-static inline bool
-dp_frame_fits(const struct rte_mbuf *m, uint32_t max)
-{
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-
-	if (likely(len <= max))
-		return true;
-	const struct rte_ether_hdr *eh =
-		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	return len <= max + RTE_VLAN_HLEN && rte_pktmbuf_data_len(m) >= 14 &&
-	       (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
-		eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ));
-}
-
-/* Drops (mtu_exceeded) the frames of pkts[0..n) that do not fit max,
- * keeping the others in order; returns how many are kept (dp_rx.c). */
-uint16_t dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts,
-			  uint16_t n, uint32_t max);
 
 /* upcall (upcall.c): translates key and installs its megaflow; NULL when
  * the table is full. outer: in an inner pass, the megaflow that

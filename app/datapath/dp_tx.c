@@ -7,13 +7,14 @@
  *
  * Timing: a full buffer in the middle of a burst is sent between two
  * marks, actions and the port's tx stage (tx_vhost or tx_nic,
- * pmd_port_io_vhost). A flush (io-timing on) marks flush at its first
+ * port_io_vhost). A flush (io-timing on) marks flush at its first
  * send (the scan so far) and the port's tx stage after each send (the
  * send with its few lines of bookkeeping); off, one flush mark after all
  * the sends. One TSC read per send, not two: the rdtsc is ~22 cycles here.
  */
 #include <string.h>
 #include <rte_mbuf.h>
+#include "dp_mtu.h"
 #include "dp_stages.h"
 #include "port.h"
 
@@ -26,7 +27,7 @@ io_timed(const struct dp_ctx *ctx)
 static inline enum pmd_stage
 tx_stage(const struct port *p)
 {
-	return pmd_port_io_vhost(p) ? PMD_STAGE_TX_VHOST : PMD_STAGE_TX_NIC;
+	return port_io_vhost(p) ? PMD_STAGE_TX_VHOST : PMD_STAGE_TX_NIC;
 }
 
 /* vhost-tx-align4: how many of the n buffered packets a flush keeps back.
@@ -98,7 +99,7 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 			bytes += lens[i];
 		}
 	}
-	bool vhost = pmd_port_io_vhost(p);
+	bool vhost = port_io_vhost(p);
 	dp_where_set(&ctx->io_where, DP_IN_TX, port_idx);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
 	dp_where_set(&ctx->io_where, DP_IN_DATAPATH, port_idx);

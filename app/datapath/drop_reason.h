@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Why the datapath dropped a packet. Every drop is counted under exactly one
- * of these, per PMD (pmd-stats-show) and in telemetry; pmd.h's packet
- * accounting adds them up against what was received. Notes:
+ * of these, per PMD (pmd-stats-show) and in telemetry; the packet
+ * accounting (dp_stats.h) adds them up against what was received. Notes:
  *  - foreign_mac: on the underlay only frames to our VTEP MAC are ours
  *    (ARP also when broadcast), as OVS's br-phy matches the bridge MAC;
  *  - outer_frag: VXLAN to our VTEP in IPv4 fragments (a kernel VTEP

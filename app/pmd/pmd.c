@@ -32,17 +32,6 @@ struct rte_ring *ctl_event_ring;
 
 /* ---- requests ---------------------------------------------------------- */
 
-const char *
-pmd_stage_name(enum pmd_stage s)
-{
-	static const char *const names[PMD_N_STAGES] = {
-#define X(id, name) [PMD_STAGE_##id] = name,
-		PMD_STAGES(X)
-#undef X
-	};
-	return (unsigned)s < PMD_N_STAGES ? names[s] : "?";
-}
-
 void
 pmd_flush_flows(struct pmd *pmd)
 {
@@ -118,7 +107,7 @@ pmd_call(struct pmd *pmd, void (*fn)(struct pmd_request *), void *arg)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* One round over the PMD's rx queues, its stage chain (pmd.h) starting at
+/* One round over the PMD's rx queues, its stage chain (dp_stats.h) starting at
  * t_start; ends with the due (or, if nothing came, every) tx flush and a
  * TSC read in *t_end. Returns whether the round was busy: it received or
  * sent packets. *got: the packets received. */
@@ -177,7 +166,7 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 			continue;
 		}
 		dp_where_set(&dp->io_where, DP_IN_DATAPATH, q->port->idx);
-		bool vhost = pmd_port_io_vhost(q->port);
+		bool vhost = port_io_vhost(q->port);
 		if (timed)
 			s->stage_cycles[vhost ? PMD_STAGE_RX_VHOST :
 				       PMD_STAGE_RX_NIC] += rte_rdtsc() - t_prev;

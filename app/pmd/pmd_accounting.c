@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The packet accounting equation's terms (pmd.h, struct pmd_stats). */
+ * The packet accounting equation's terms (dp_stats.h, struct pmd_stats). */
 #include "ds.h"
 #include "json_out.h"
 #include "pmd.h"

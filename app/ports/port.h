@@ -320,6 +320,17 @@ extern unsigned int port_vhost_msg_timeout_ms;
 int port_vhost_guard_connection(struct port *p, int vid);
 bool port_vhost_rings_ok(struct port *p, int vid, int only_vring);
 
+/* Which I/O stages a port's bursts are charged to (dp_stats.h: rx_vhost,
+ * tx_vhost, the _vhost counters): vhost for vhost-user ports and for
+ * dpbench's null VM ports (not the underlay), NIC for the rest (ethdev:
+ * the NIC, tap, af_packet, pcap). */
+static inline bool
+port_io_vhost(const struct port *p)
+{
+	return p->kind == PORT_VHOST ||
+	       (p->kind == PORT_NULL && !p->is_underlay);
+}
+
 /* The per-packet I/O, inline so the PMD loop has no indirect calls.
  * Transmit consumes every packet: sent or freed. Returns the number sent. */
 #include <rte_ethdev.h>

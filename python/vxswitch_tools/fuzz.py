@@ -35,7 +35,7 @@ Categories (CATEGORIES), each run against a fresh switch:
 Every category reports a Row: inputs tried, crashes (the switch died or
 exited other than 0/3, or --check died by a signal), sanitizer reports
 (ASan/LSan/UBSan lines in its log), leaked mbufs ("mbufs in use at exit"),
-counter mismatches (the switch's own accounting equation, pmd.h:
+counter mismatches (the switch's own accounting equation, dp_stats.h:
 received + copies = sent + consumed + dropped + in flight, per PMD, read
 live by harness.assert_packets_accounted() before SIGTERM and again from
 the --stats-on-exit lines), and other failures (hangs, stalls, a `show`

@@ -76,7 +76,7 @@ def exit_counters(log):
     "drops": {reason: N}, "accounting": [(received, copies, sent,
     consumed, dropped, in_flight, held) per PMD]} or None (held: IPv4
     fragments the PMD gave the fragment store less those it took back,
-    pmd.h)."""
+    dp_stats.h)."""
     cut = log.rfind("vxswitch: shutting down")
     if cut < 0:
         return None
@@ -96,7 +96,7 @@ def exit_counters(log):
 
 
 def conservation_gap(c):
-    """The switch's own equation (pmd.h) on its exit counters, summed over
+    """The switch's own equation (dp_stats.h) on its exit counters, summed over
     the PMDs' absolute gaps: (received + copies) - (sent + consumed +
     dropped + in flight + held), 0 when every packet ended in exactly one
     counter. None: no accounting line was printed."""

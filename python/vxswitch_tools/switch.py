@@ -256,7 +256,7 @@ def assert_no_mbuf_leak(switch, baseline=None, timeout=5.0):
 
 def assert_packets_accounted(switch):
     """Every packet the switch received ended in exactly one counter
-    (pmd.h): per PMD, received + copies == sent + consumed + dropped +
+    (dp_stats.h): per PMD, received + copies == sent + consumed + dropped +
     in_flight + held, the terms read by the PMD itself between two bursts
     (exact even while traffic flows; held: IPv4 fragments the PMD gave
     the fragment store less those it took back, negative on a PMD that

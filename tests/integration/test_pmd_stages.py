@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pmd-perf-show's end-to-end cost breakdown (app/pmd/pmd.h, PMD_STAGES).
+"""pmd-perf-show's end-to-end cost breakdown (PMD_STAGES,
+app/datapath/dp_stats.h).
 
 Same rig as test_forwarding.py: the NIC is net_af_packet on a veth (the
 test plays the remote VTEP), two VMs in one testpmd in macswap.

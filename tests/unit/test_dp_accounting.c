@@ -20,7 +20,7 @@
  *    decap past a VM's) and guest frames past their port's limit are
  *    dropped as mtu_exceeded, not lost in a driver;
  *  - after every step: received + copies = sent + consumed + dropped +
- *    in flight (pmd.h), also with packets left in the tx buffers.
+ *    in flight (dp_stats.h), also with packets left in the tx buffers.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  *    (ipf_expired), purged ones (flush) as ipf_purged; reassembly off:
  *    every fragment +inv, as before;
  *  - after every step: received + copies = sent + consumed + dropped +
- *    in flight + held (pmd.h), held the store's count.
+ *    in flight + held (dp_stats.h), held the store's count.
  */
 #include <stdio.h>
 #include <string.h>
