@@ -14,7 +14,7 @@ This module only gathers the harness's names (`import
 vxswitch_tools.harness as vxlib`); each lives in the module of its job:
   procs      binaries, EAL prefixes, spawning, reap_all(), wait_for()
   switch     Switch, assert_no_mbuf_leak(), assert_packets_accounted()
-  testpmd    Testpmd, vm_mac()
+  testpmd    Testpmd
   hostnet    sh(), netns(), veth_pair(), offloads_off(), hugepages
   pcap       read_pcap*(), write_pcap(), pcap_count(), gen_traffic()
   topology   load_topology(), vhost_paths()
@@ -59,7 +59,7 @@ from .procs import (DPDK_RUN, HUGE_MNT, REPO, SCRIPTS, CtlError, HarnessError,
                     unique_prefix, wait_for)
 from .switch import (Switch, assert_no_mbuf_leak, assert_packets_accounted,
                      rules_json_without_ages, rules_without_stats)
-from .testpmd import Testpmd, vm_mac
+from .testpmd import Testpmd
 from .topology import load_topology, vhost_paths
 
 __all__ = [
@@ -71,5 +71,5 @@ __all__ = [
     "offloads_off", "pcap_count", "read_pcap", "read_pcap_raw", "reap_all",
     "rules_json_without_ages", "rules_without_stats",
     "sh", "short_tmpdir", "unique_prefix", "veth_pair", "vhost_paths",
-    "vm_mac", "wait_for", "write_pcap",
+    "wait_for", "write_pcap",
 ]

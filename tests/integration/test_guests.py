@@ -44,12 +44,13 @@ import pytest
 
 from vxswitch_tools import qemu_guest as guestlib
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.addressing import GUESTS
 from test_kernel_vtep import (KHOST_IP, KVTEP_IP, PEER,
                               _tag, kernel_vtep, link_mac, vtep_topology)
 from vxswitch_tools.harness import sh, wait_for
 
 GUEST = 2                       # guest index: 192.1.0.2, 52:54:00:10:00:02
-GUEST_IP = guestlib.guests.vm_ip(GUEST)
+GUEST_IP = GUESTS.ip(GUEST)
 IN_BYTES = 4 * 1024 * 1024
 OUT_BYTES = 1024 * 1024
 

@@ -40,6 +40,7 @@ from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.addressing import SEED
 from test_forwarding import IN_FLIGHT_S, Stream, seq_of
 
 RECV_TIMEOUT = 15.0
@@ -339,7 +340,7 @@ def test_rule_change_removes_the_nic_rule(rig_factory):
     frames, per_vm = to_vms(2, 2, 2)
     n = len(frames)
     vm0 = [f for f in frames if pktlib.is_vxlan(f) and
-           Ether(f)[VXLAN].payload[IP].dst == pktlib.vm_ip(0)]
+           Ether(f)[VXLAN].payload[IP].dst == SEED.ip(0)]
     vm1 = [f for f in frames if f not in vm0]
     assert len(vm0) == per_vm[0] and len(vm1) == per_vm[1]
 

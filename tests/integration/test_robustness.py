@@ -38,6 +38,7 @@ from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as P
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.addressing import SEED
 
 
 # ---------------------------------------------------------------- set-up
@@ -532,7 +533,7 @@ def test_64_vms(make_switch, make_testpmd, rundir, wire):
         idx = range(32 * h, 32 * h + 32)
         halves.append(make_testpmd(
             sockets=[socks[i] for i in idx], name="vms%d" % h, server=False,
-            macs=[vxlib.vm_mac(i) for i in idx]))
+            macs=[SEED.mac(i) for i in idx]))
     for tp in halves:
         tp.wait_ready(timeout=60)
     sw.wait_ports_up(timeout=60)
@@ -546,8 +547,8 @@ def test_64_vms(make_switch, make_testpmd, rundir, wire):
     for vm in (63, 32, 31, 0):
         got = round_trip(sw, wire, vm, n=2)
         p = Ether(got[0])
-        assert p[VXLAN].payload.src == vxlib.vm_mac(vm)
-        assert p[VXLAN][IP].dst == P.vm_ip(vm)
+        assert p[VXLAN].payload.src == SEED.mac(vm)
+        assert p[VXLAN][IP].dst == SEED.ip(vm)
     assert vhost_ports(sw)["vhost-user63"]["tx_packets"] == 2
     assert vhost_ports(sw)["vhost-user63"]["rx_packets"] == 2
     for tp in halves:
