@@ -17,6 +17,8 @@ the benchmarks share, in one package imported by name.
                  outside; netns_apps runs traffic there (netns_peer)
   addressing     the VMs' MAC/IP address plans (SEED, GUESTS, NETNS_RIG)
   cpuload        CPU time of others on the polling cores (demo, e2e-bench)
+  forwarding_rig, offload_rig
+                 the integration tests' rigs (their fixtures: conftest.py)
   bench, ovs_dpdk  perf/e2e-bench.py's helpers and its OVS-DPDK side
 
 How it is found, with no sys.path edit and no install: CI runs a fresh

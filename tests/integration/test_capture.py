@@ -26,13 +26,6 @@ TSHARK = "/usr/bin/tshark"
 N_CAPTURE = 1000
 
 
-@pytest.fixture
-def wire():
-    """Set up before make_switch, so torn down after it."""
-    with pktlib.Wire() as w:
-        yield w
-
-
 def capture_topology(wire, rundir):
     """One VM. The hugepage memory at a fixed address far above the
     sanitizer's shadow: a secondary maps it at the primary's addresses,
