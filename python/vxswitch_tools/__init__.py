@@ -17,7 +17,7 @@ the benchmarks share, in one package imported by name.
                  outside; netns_apps runs traffic there (netns_peer)
   addressing     the VMs' MAC/IP address plans (SEED, GUESTS, NETNS_RIG)
   cpuload        CPU time of others on the polling cores (demo, e2e-bench)
-  forwarding_rig, offload_rig
+  forwarding_rig, offload_rig, kernel_vtep_rig, guest_rig
                  the integration tests' rigs (their fixtures: conftest.py)
   bench, ovs_dpdk  perf/e2e-bench.py's helpers and its OVS-DPDK side
 

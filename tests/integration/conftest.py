@@ -17,6 +17,8 @@ python/vxswitch_tools/harness.py, imported here as vxlib; pytest.ini's
                    the switch and n_vms testpmd VMs in macswap, ports up
   offload_rig_factory  the same with an offload engine on dpdk-phy
                    -> offload_rig.OffloadRig
+  guest_rig        a QEMU guest behind the switch, the kernel VTEP at the
+                   far end (guest_rig.GuestRig; needs qemu-system-x86_64)
 
 After each test that passed, every switch still running must have returned
 its mbufs (vxlib.assert_no_mbuf_leak against the count right after start),
@@ -33,8 +35,10 @@ import shutil
 import pytest
 
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools import kernel_vtep_rig, qemu_guest
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools.forwarding_rig import Rig
+from vxswitch_tools.guest_rig import GUEST, GuestRig
 from vxswitch_tools.offload_rig import OffloadRig
 
 
@@ -278,3 +282,40 @@ def offload_rig_factory(wires, make_switch, make_testpmd, rundir):
         return OffloadRig(wire, sw, vms, n_vms)
 
     return make
+
+
+@pytest.fixture
+def guest_rig(request, make_switch, tmp_path):
+    """guest_rig.GuestRig: the kernel VTEP in a netns on a veth, the switch
+    between it and the vhost-user port of guest GUEST (not started:
+    guest_rig.start_guest); the guest stopped, the switch checked after."""
+    img = qemu_guest.ensure_image()
+    r = GuestRig()
+    r.tag = kernel_vtep_rig.tag()
+    r.phy, r.peer = "gvu%s" % r.tag, "gvp%s" % r.tag
+    r.tmp = tmp_path
+    r.sockdir = vxlib.short_tmpdir("vxg")
+    with vxlib.netns("gvtep%s" % r.tag) as vtep, \
+            vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
+        r.vtep = vtep
+        kernel_vtep_rig.kernel_vtep(r.phy, r.peer, vtep,
+                                    kernel_vtep_rig.KHOST_IP + "/16")
+
+        r.accel = qemu_guest.accel(img, tmp_path)
+        r.g = qemu_guest.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
+                                      accel=r.accel, backing="memfd")
+        # the switch first: QEMU, the vhost-user server, blocks until its
+        # client connects
+        r.sw = make_switch(kernel_vtep_rig.vtep_topology(r.phy, {
+            "name": "vm", "type": "dpdkvhostuserclient", "path": r.g.sock}),
+            ready_timeout=60.0)
+        try:
+            yield r
+        finally:
+            if r.guest:
+                r.guest.stop()
+        rep = getattr(request.node, "rep_call", None)
+        if r.sw.running and rep is not None and rep.passed:
+            vxlib.assert_no_mbuf_leak(r.sw)
+            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        shutil.rmtree(r.sockdir, ignore_errors=True)
