@@ -15,7 +15,10 @@ the benchmarks share, in one package imported by name.
   netns_rig      real TCP stacks on both sides of the switch: VMs as
                  namespaces on net_tap ports, the kernel VXLAN device
                  outside; netns_apps runs traffic there (netns_peer)
+  addressing     the VMs' MAC/IP address plans (SEED, GUESTS, NETNS_RIG)
   cpuload        CPU time of others on the polling cores (demo, e2e-bench)
+  forwarding_rig, offload_rig, kernel_vtep_rig, guest_rig
+                 the integration tests' rigs (their fixtures: conftest.py)
   bench, ovs_dpdk  perf/e2e-bench.py's helpers and its OVS-DPDK side
 
 How it is found, with no sys.path edit and no install: CI runs a fresh

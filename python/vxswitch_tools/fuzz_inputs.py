@@ -21,6 +21,7 @@ from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.layers.vxlan import VXLAN
 
 from . import harness as vxlib
+from .addressing import SEED
 from . import packets as P
 
 # offsets of the header boundaries of a plain VXLAN frame (outer eth, ip,
@@ -89,8 +90,8 @@ def nic_bases():
                                                        size=1950)))]
     inner_arp = bytes(Ether(src=REMOTE_VM_MAC, dst="ff:ff:ff:ff:ff:ff") /
                       ARP(op=1, hwsrc=REMOTE_VM_MAC, psrc=P.INNER_REMOTE_IP,
-                          pdst=P.vm_ip(0)))
-    inner_v6 = bytes(Ether(src=REMOTE_VM_MAC, dst=vxlib.vm_mac(0)) /
+                          pdst=SEED.ip(0)))
+    inner_v6 = bytes(Ether(src=REMOTE_VM_MAC, dst=SEED.mac(0)) /
                      IPv6(src="fd00::1", dst="fd00::2") / UDP(sport=1,
                                                                dport=2))
     inner_vlan = _tagged(P.inner_frame(0, sport=5), [(0x8100, 10)])
@@ -125,8 +126,8 @@ def nic_bases():
 def vm_bases(vm=0):
     """(label, bytes) frames as guest `vm` sends them: to the remote host
     behind the tunnel, and the odd things a guest may send."""
-    mac = vxlib.vm_mac(vm)
-    ip = P.vm_ip(vm)
+    mac = SEED.mac(vm)
+    ip = SEED.ip(vm)
 
     def out(size=None, **kw):
         p = (Ether(src=mac, dst=REMOTE_VM_MAC) /

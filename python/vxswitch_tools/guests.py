@@ -63,17 +63,11 @@ import time
 import xml.etree.ElementTree as ET
 import xml.sax.saxutils as xs
 
+from .addressing import GUESTS
+
 DEFAULT_CACHE = os.environ.get("VXS_GUEST_CACHE", "/var/cache/vxswitch/guest")
 # the domain XML's <metadata> element naming the guest's switch port
 META_NS = "https://vxswitch.invalid/xmlns/guest/1"
-
-
-def vm_mac(i):
-    return "52:54:00:10:%02x:%02x" % (i >> 8, i & 0xff)
-
-
-def vm_ip(i):
-    return "192.1.%d.%d" % (i >> 8, i & 0xff)
 
 
 def image(cache=DEFAULT_CACHE):
@@ -98,8 +92,8 @@ class Guest:
         self.name = name or "vxguest%d" % i
         self.port = port or "vhost-user%d" % i     # its switch port
         self.queues = queues
-        self.mac = vm_mac(i)
-        self.ip = vm_ip(i)
+        self.mac = GUESTS.mac(i)
+        self.ip = GUESTS.ip(i)
         self.plen = plen
         self.mtu = mtu
         self.sock = os.path.join(sock_dir, "vhost%d.sock" % i)

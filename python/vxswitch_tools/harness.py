@@ -13,8 +13,9 @@
 This module only gathers the harness's names (`import
 vxswitch_tools.harness as vxlib`); each lives in the module of its job:
   procs      binaries, EAL prefixes, spawning, reap_all(), wait_for()
-  switch     Switch, assert_no_mbuf_leak(), assert_packets_accounted()
-  testpmd    Testpmd, vm_mac()
+  switch     Switch, assert_no_mbuf_leak(), assert_packets_accounted(),
+             telemetry()
+  testpmd    Testpmd
   hostnet    sh(), netns(), veth_pair(), offloads_off(), hugepages
   pcap       read_pcap*(), write_pcap(), pcap_count(), gen_traffic()
   topology   load_topology(), vhost_paths()
@@ -58,8 +59,9 @@ from .procs import (DPDK_RUN, HUGE_MNT, REPO, SCRIPTS, CtlError, HarnessError,
                     cleanup_dpdk_prefix, find_binary, reap_all, short_tmpdir,
                     unique_prefix, wait_for)
 from .switch import (Switch, assert_no_mbuf_leak, assert_packets_accounted,
-                     rules_json_without_ages, rules_without_stats)
-from .testpmd import Testpmd, vm_mac
+                     rules_json_without_ages, rules_without_stats,
+                     telemetry)
+from .testpmd import Testpmd
 from .topology import load_topology, vhost_paths
 
 __all__ = [
@@ -70,6 +72,6 @@ __all__ = [
     "hugepages_free", "load_gen_traffic", "load_topology", "netns",
     "offloads_off", "pcap_count", "read_pcap", "read_pcap_raw", "reap_all",
     "rules_json_without_ages", "rules_without_stats",
-    "sh", "short_tmpdir", "unique_prefix", "veth_pair", "vhost_paths",
-    "vm_mac", "wait_for", "write_pcap",
+    "sh", "short_tmpdir", "telemetry", "unique_prefix", "veth_pair",
+    "vhost_paths", "wait_for", "write_pcap",
 ]

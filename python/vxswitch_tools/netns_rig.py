@@ -45,6 +45,7 @@ import subprocess
 from dataclasses import dataclass
 
 from . import hostnet
+from .addressing import NETNS_RIG
 from .hostnet import link_mac, netns, no_ipv6, sh, veth_pair
 from .procs import _counter, wait_for
 from .switch import assert_no_mbuf_leak, assert_packets_accounted
@@ -59,14 +60,6 @@ FAR_GW = "10.9.0.1"
 FAR_IP = "10.9.0.2"
 INNER_MTU = 1450                 # 1500 underlay - 50 VXLAN overhead
 MAX_VMS = 4
-
-
-def vm_ip(i):
-    return "192.1.0.%d" % (10 + i)
-
-
-def vm_mac(i):
-    return "52:54:00:12:00:%02x" % (0x10 + i)
 
 
 @dataclass
@@ -109,9 +102,9 @@ def forwarding_flows(n_vms):
     flows = []
     for i in range(1, n_vms + 1):
         flows += ["priority=100,ip,nw_dst=%s,actions=output:vm%d"
-                  % (vm_ip(i), i),
+                  % (NETNS_RIG.ip(i), i),
                   "priority=100,arp,arp_tpa=%s,actions=output:vm%d"
-                  % (vm_ip(i), i),
+                  % (NETNS_RIG.ip(i), i),
                   "priority=10,in_port=vm%d,actions=%s"
                   % (i, tunnel_actions())]
     return flows
@@ -150,12 +143,12 @@ class Rig:
                  0.05, "tap %s" % iface)
         sh(["ip", "link", "set", iface, "netns", ns])
         no_ipv6(iface, ns)
-        sh(["ip", "link", "set", iface, "address", vm_mac(i)], ns=ns)
+        sh(["ip", "link", "set", iface, "address", NETNS_RIG.mac(i)], ns=ns)
         sh(["ip", "link", "set", iface, "mtu", INNER_MTU], ns=ns)
-        sh(["ip", "addr", "add", vm_ip(i) + "/24", "dev", iface], ns=ns)
+        sh(["ip", "addr", "add", NETNS_RIG.ip(i) + "/24", "dev", iface], ns=ns)
         sh(["ip", "link", "set", iface, "up"], ns=ns)
         sh(["ip", "route", "add", FAR_NET, "via", OUT_IP], ns=ns)
-        v = Vm(i, "vm%d" % i, ns, iface, vm_ip(i), vm_mac(i))
+        v = Vm(i, "vm%d" % i, ns, iface, NETNS_RIG.ip(i), NETNS_RIG.mac(i))
         self.vms[i] = v
         return v
 

@@ -35,6 +35,7 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
 from . import harness as vxlib
+from .addressing import SEED
 
 VTEP_MAC = "10:00:00:00:00:01"
 VTEP_IP = "172.1.0.100"
@@ -52,10 +53,6 @@ CLONE_NEWNET = 0x40000000
 SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
 SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
 IFNAMSIZ = 16
-
-
-def vm_ip(i):
-    return "192.1.0.%d" % i
 
 
 # ----------------------------------------------------------------- wire
@@ -259,7 +256,7 @@ def vm_flows(i, egress_vni=VNI):
             "set_field:%s->tun_dst,set_field:%s->tun_src,output:vxlan"
             % (i, egress_vni, REMOTE_IP, VTEP_IP),
             "in_port=vxlan,ip,nw_dst=%s,actions=output:vhost-user%d"
-            % (vm_ip(i), i)]
+            % (SEED.ip(i), i)]
 
 
 def topology(devargs, rundir, n_vms=2, vhost_type="dpdkvhostuserclient",
@@ -301,10 +298,10 @@ def inner_frame(vm, src_ip=INNER_REMOTE_IP, sport=40000, dport=5001,
                 payload=b"", dst_mac=None, src_mac=INNER_REMOTE_MAC,
                 dst_ip=None, size=None):
     """The inner Ethernet/IPv4/UDP frame the remote host sends to VM vm
-    (192.1.0.vm, MAC vxlib.vm_mac(vm)), as scapy builds it with every
+    (192.1.0.vm, MAC SEED.mac(vm)), as scapy builds it with every
     checksum filled in; zero-padded to `size` bytes if given."""
-    p = (Ether(src=src_mac, dst=dst_mac or vxlib.vm_mac(vm)) /
-         IP(src=src_ip, dst=dst_ip or vm_ip(vm), ttl=64, id=7) /
+    p = (Ether(src=src_mac, dst=dst_mac or SEED.mac(vm)) /
+         IP(src=src_ip, dst=dst_ip or SEED.ip(vm), ttl=64, id=7) /
          UDP(sport=sport, dport=dport) / payload)
     if size is not None:
         p = p / (b"\0" * max(0, size - len(p)))
@@ -358,8 +355,8 @@ def is_vxlan(b, vm=None):
     if vm is None:
         return True
     inner = p[VXLAN].payload
-    return (isinstance(inner, Ether) and inner.src == vxlib.vm_mac(vm) and
-            IP in inner and inner[IP].dst == vm_ip(vm))
+    return (isinstance(inner, Ether) and inner.src == SEED.mac(vm) and
+            IP in inner and inner[IP].dst == SEED.ip(vm))
 
 
 def is_arp(b, op=None):
@@ -388,6 +385,15 @@ def ip_csum_fix(b, off=14):
     b[off + 10:off + 12] = b"\0\0"
     s = _ones_sum(b, off, (b[off] & 0xF) * 4 or 20)
     b[off + 10:off + 12] = ((~s) & 0xFFFF).to_bytes(2, "big")
+    return bytes(b)
+
+
+def normalise(b):
+    """b (a VXLAN frame) with the outer IPv4 id and header checksum zeroed:
+    the only bytes that differ between two runs of the same frames."""
+    b = bytearray(b)
+    b[18:20] = b"\0\0"
+    b[24:26] = b"\0\0"
     return bytes(b)
 
 

@@ -27,6 +27,8 @@ Used by scripts/gen-topology.py --sg (vxswitch) and ovs_dpdk.OvsRun (OVS:
 the same text through ovs-ofctl add-flows).
 """
 
+from .addressing import SEED
+
 MODES = ("none", "sg", "ct")
 
 # Neutron's table numbers (neutron/plugins/ml2/drivers/openvswitch/agent/
@@ -34,17 +36,6 @@ MODES = ("none", "sg", "ct")
 T_TRANSIENT, T_BASE_EGRESS, T_RULES_EGRESS, T_ACCEPT_OR_INGRESS = 60, 71, 72, 73
 T_BASE_INGRESS, T_RULES_INGRESS = 81, 82
 T_ACCEPTED_EGRESS, T_DROPPED, T_ACCEPTED_EGRESS_NORMAL = 91, 93, 94
-
-
-def vm_ip(i, net="192.1.0.0"):
-    a = [int(x) for x in net.split(".")]
-    v = ((a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]) + i
-    return ".".join(str((v >> s) & 0xFF) for s in (24, 16, 8, 0))
-
-
-def vm_mac(i):
-    return "52:54:00:00:%02x:%02x" % ((i >> 8) & 0xFF, i & 0xFF)
-
 
 PROTOS = ("udp", "tcp")
 
@@ -63,9 +54,10 @@ def flows(mode, n_vms, vni=1001, remote_ip="172.1.0.0",
                              % (pr, ", ".join(PROTOS)))
     encap = ("set_tunnel:%d,set_field:%s->tun_dst,set_field:%s->tun_src,"
              "output:vxlan" % (vni, remote_ip, local_ip))
+    vms = SEED.rebased(ip_base=inner_net)
     out = []
     for i in range(n_vms):
-        p, ip, mac, z = "vhost-user%d" % i, vm_ip(i, inner_net), vm_mac(i), i + 1
+        p, ip, mac, z = "vhost-user%d" % i, vms.ip(i), vms.mac(i), i + 1
         own = "in_port=%s,dl_src=%s,nw_src=%s" % (p, mac, ip)
         if mode == "none":
             out += ["priority=100,ip,%s,actions=%s" % (own, encap),

@@ -278,3 +278,19 @@ def assert_packets_accounted(switch):
     if bad:
         raise AssertionError("%s: packets unaccounted for:\n  %s"
                              % (switch.name, "\n  ".join(bad)))
+
+
+def telemetry(prefix, *cmds, timeout=10):
+    """Runs Debian's dpdk-telemetry.py -f PREFIX with cmds on stdin; one
+    JSON reply per command."""
+    r = subprocess.run(["/usr/bin/python3", "/usr/bin/dpdk-telemetry.py",
+                        "-f", prefix], input="\n".join(cmds) + "\n",
+                       capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise HarnessError("dpdk-telemetry.py -f %s: exit %d: %s"
+                           % (prefix, r.returncode, r.stderr))
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
+    if len(lines) != len(cmds):
+        raise HarnessError("dpdk-telemetry.py: %d replies to %d commands: %s"
+                           % (len(lines), len(cmds), r.stdout + r.stderr))
+    return [jsonlib.loads(ln) for ln in lines]

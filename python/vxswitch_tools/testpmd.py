@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from .addressing import SEED
 from .procs import (HarnessError, _objects, _Process, _spawn, unique_prefix,
                     wait_for)
 
@@ -19,11 +20,6 @@ FWD_STATS_RE = re.compile(
     r"\s*RX-packets:\s*(\d+)\s+RX-dropped:\s*(\d+)\s+RX-total:\s*(\d+)\s*\n"
     r"\s*TX-packets:\s*(\d+)\s+TX-dropped:\s*(\d+)\s+TX-total:\s*(\d+)")
 PORT_MAC_RE = re.compile(r"^Port (\d+): ([0-9A-Fa-f:]{17})\s*$", re.M)
-
-
-def vm_mac(i):
-    """VM i's MAC, as gen-traffic.py uses it: 52:54:00:00:hh:ll."""
-    return "52:54:00:00:%02x:%02x" % ((i >> 8) & 0xFF, i & 0xFF)
 
 
 class Testpmd(_Process):
@@ -79,7 +75,7 @@ class Testpmd(_Process):
                                       for i in range(nb_cores)]
         vd = []
         for i, s in enumerate(self.sockets):
-            mac = macs[i] if macs else vm_mac(i)
+            mac = macs[i] if macs else SEED.mac(i)
             vd.append("net_virtio_user%d,path=%s,queues=%d,server=%d,"
                       "queue_size=%d,mac=%s" % (i, s, queues,
                                                 1 if server else 0,

@@ -50,6 +50,8 @@ import struct
 import sys
 import zlib
 
+from .addressing import SEED
+
 KINDS = {
     "unknown-vni": "VXLAN VNI not configured on the switch (--vni + 1)",
     "wrong-udp-port": "outer UDP destination port 4790 instead of 4789",
@@ -83,17 +85,6 @@ def mac2bytes(s):
     if len(b) != 6:
         raise argparse.ArgumentTypeError("bad MAC address %r" % s)
     return b
-
-
-def vm_mac(i, base="52:54:00:00:00:00"):
-    b = bytearray(mac2bytes(base))
-    v = int.from_bytes(b[3:], "big") + i
-    b[3:] = (v & 0xFFFFFF).to_bytes(3, "big")
-    return ":".join("%02x" % x for x in b)
-
-
-def vm_ip(i, base="192.1.0.0"):
-    return str(ipaddress.IPv4Address(ip2int(base) + i))
 
 
 def remote_ip(j, base="192.2.0.0"):
@@ -149,6 +140,7 @@ class Gen:
 
     def __init__(self, a):
         self.a = a
+        self.vms = SEED.rebased(a.vm_mac_base, a.vm_ip_base)
         self.lo, self.hi = a.sport_min, a.sport_max
         self.proto = getattr(a, "proto", "udp")
         self.ipproto, self.l4len, self.csum_off = PROTOS[self.proto]
@@ -195,9 +187,9 @@ class Gen:
                      % (size, OUTER_LEN + self.hdr_len))
         t = []
         for i in range(nvms):
-            inner = self._inner(a.inner_src_mac, vm_mac(i, a.vm_mac_base),
+            inner = self._inner(a.inner_src_mac, self.vms.mac(i),
                                 remote_ip(0, a.remote_base),
-                                vm_ip(i, a.vm_ip_base),
+                                self.vms.ip(i),
                                 remote_port(0), VM_PORT, inner_size)
             frame = self._outer(inner, self.lo, **outer_kw)
             t.append(self._prep(frame, OUTER_LEN, vary_src=True))
@@ -207,8 +199,8 @@ class Gen:
         a = self.a
         if size < self.hdr_len:
             sys.exit("--size %d too small: need >= %d" % (size, self.hdr_len))
-        inner = self._inner(vm_mac(vm, a.vm_mac_base), a.inner_src_mac,
-                            vm_ip(vm, a.vm_ip_base),
+        inner = self._inner(self.vms.mac(vm), a.inner_src_mac,
+                            self.vms.ip(vm),
                             remote_ip(0, a.remote_base), VM_PORT,
                             remote_port(0), size)
         return self._prep(bytearray(inner), 0, vary_src=False)

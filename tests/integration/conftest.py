@@ -8,8 +8,17 @@ python/vxswitch_tools/harness.py, imported here as vxlib; pytest.ini's
   hugepages        reserves/mounts hugepages, cleans stale DPDK files;
                    the number of free 2 MB pages
   rundir           a short per-test directory for unix sockets, removed after
+  one_port_topology  one dpdkvhostuser port (vm0) in rundir, no NIC
+  wire             a pktlib.Wire (veth NIC), closed after the switches stop
+  wires            a list for more Wires, closed after the switches stop
   make_switch      make_switch(topology_dict, **kw) -> vxlib.Switch, started
   make_testpmd     make_testpmd(sockets=[...], **kw) -> vxlib.Testpmd, started
+  rig_factory      rig_factory(n_vms, ...) -> forwarding_rig.Rig: a veth NIC,
+                   the switch and n_vms testpmd VMs in macswap, ports up
+  offload_rig_factory  the same with an offload engine on dpdk-phy
+                   -> offload_rig.OffloadRig
+  guest_rig        a QEMU guest behind the switch, the kernel VTEP at the
+                   far end (guest_rig.GuestRig; needs qemu-system-x86_64)
 
 After each test that passed, every switch still running must have returned
 its mbufs (vxlib.assert_no_mbuf_leak against the count right after start),
@@ -26,6 +35,11 @@ import shutil
 import pytest
 
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools import kernel_vtep_rig, qemu_guest
+from vxswitch_tools import packets as pktlib
+from vxswitch_tools.forwarding_rig import Rig
+from vxswitch_tools.guest_rig import GUEST, GuestRig
+from vxswitch_tools.offload_rig import OffloadRig
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -83,6 +97,15 @@ def rundir():
     shutil.rmtree(d, ignore_errors=True)
 
 
+@pytest.fixture
+def one_port_topology(rundir):
+    """A switch with one dpdkvhostuser port, vm0, and no NIC (256 MB of
+    EAL memory): enough for the control socket and telemetry."""
+    return {"eal": {"memory-mb": 256},
+            "ports": [{"name": "vm0", "type": "dpdkvhostuser",
+                       "path": str(rundir / "vm0.sock")}]}
+
+
 @pytest.fixture(autouse=True)
 def _reap_processes():
     """Kills whatever the harness started and the test left running."""
@@ -92,6 +115,15 @@ def _reap_processes():
         # the fixtures below stop their own processes; anything here was
         # started directly from the harness and not stopped by the test
         print("harness: killed leftover processes: %s" % ", ".join(killed))
+
+
+@pytest.fixture
+def wire():
+    """A pktlib.Wire (veth NIC) opened before make_switch, so closed after
+    it: the switch is stopped (and its mbufs checked) before its NIC goes
+    away."""
+    with pktlib.Wire() as w:
+        yield w
 
 
 @pytest.fixture
@@ -187,3 +219,103 @@ def make_testpmd(request, hugepages, tmp_path, rundir):
             print("harness: %s" % e)
         finally:
             tp.kill()
+
+
+@pytest.fixture
+def rig_factory(wires, make_switch, make_testpmd, rundir):
+    """rig_factory(n_vms, vhost_type=..., **kw) -> forwarding_rig.Rig: a
+    veth NIC (pktlib.Wire), the switch with pktlib.topology(n_vms, ...)
+    and one testpmd in macswap as the VMs, ports up."""
+
+    def make(n_vms, vhost_type="dpdkvhostuserclient", **kw):
+        wire = pktlib.Wire().__enter__()
+        wires.append(wire)
+        topo = pktlib.topology(wire.devargs(), rundir, n_vms, vhost_type,
+                               **kw)
+        socks = vxlib.vhost_paths(topo, vhost_type)
+        if vhost_type == "dpdkvhostuserclient":
+            vms = make_testpmd(sockets=socks, name="vms", cpus=(0,))
+            sw = make_switch(topo)
+        else:
+            sw = make_switch(topo)
+            vms = make_testpmd(sockets=socks, name="vms", cpus=(0,),
+                               server=False)
+        vms.wait_ready()
+        sw.wait_ports_up(timeout=30)
+        return Rig(wire, sw, vms, n_vms)
+
+    return make
+
+
+@pytest.fixture
+def offload_rig_factory(wires, make_switch, make_testpmd, rundir):
+    """offload_rig_factory(n_vms, phy=None, flows=None, tag="a", edit=None)
+    -> offload_rig.OffloadRig: forwarding's rig with emc_inv_prob=1 and the
+    dpdk-phy port's options (phy) for an offload engine."""
+
+    def make(n_vms, phy=None, flows=None, tag="a", edit=None):
+        """phy: options for the dpdk-phy port ({"offload": "model", ...});
+        flows: OpenFlow rules instead of pktlib.vm_flows' for each VM;
+        edit: a function changing the topology before the start."""
+        wire = pktlib.Wire().__enter__()
+        wires.append(wire)
+        d = rundir / tag
+        d.mkdir(exist_ok=True)
+        topo = pktlib.topology(wire.devargs(), d, n_vms, emc_inv_prob=1)
+        port = topo["ports"][-1]
+        assert port["name"] == "dpdk-phy"
+        port.update(phy or {})
+        if flows is not None:
+            topo["flows"] = flows
+        if edit is not None:
+            edit(topo)
+        vms = make_testpmd(sockets=vxlib.vhost_paths(topo), name="vms" + tag,
+                           cpus=(0,))
+        sw = make_switch(topo, name="vxswitch" + tag)
+        vms.wait_ready()
+        sw.wait_ports_up(timeout=30)
+        if (phy or {}).get("offload", "off") != "off":
+            cmds = sw.ctl("list-commands")
+            assert "offload/show" in cmds, (
+                "the switch has no offload/show command: partial offload "
+                "(issue 4) is not wired into the daemon\n%s" % cmds)
+        return OffloadRig(wire, sw, vms, n_vms)
+
+    return make
+
+
+@pytest.fixture
+def guest_rig(request, make_switch, tmp_path):
+    """guest_rig.GuestRig: the kernel VTEP in a netns on a veth, the switch
+    between it and the vhost-user port of guest GUEST (not started:
+    guest_rig.start_guest); the guest stopped, the switch checked after."""
+    img = qemu_guest.ensure_image()
+    r = GuestRig()
+    r.tag = kernel_vtep_rig.tag()
+    r.phy, r.peer = "gvu%s" % r.tag, "gvp%s" % r.tag
+    r.tmp = tmp_path
+    r.sockdir = vxlib.short_tmpdir("vxg")
+    with vxlib.netns("gvtep%s" % r.tag) as vtep, \
+            vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
+        r.vtep = vtep
+        kernel_vtep_rig.kernel_vtep(r.phy, r.peer, vtep,
+                                    kernel_vtep_rig.KHOST_IP + "/16")
+
+        r.accel = qemu_guest.accel(img, tmp_path)
+        r.g = qemu_guest.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
+                                      accel=r.accel, backing="memfd")
+        # the switch first: QEMU, the vhost-user server, blocks until its
+        # client connects
+        r.sw = make_switch(kernel_vtep_rig.vtep_topology(r.phy, {
+            "name": "vm", "type": "dpdkvhostuserclient", "path": r.g.sock}),
+            ready_timeout=60.0)
+        try:
+            yield r
+        finally:
+            if r.guest:
+                r.guest.stop()
+        rep = getattr(request.node, "rep_call", None)
+        if r.sw.running and rep is not None and rep.passed:
+            vxlib.assert_no_mbuf_leak(r.sw)
+            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        shutil.rmtree(r.sockdir, ignore_errors=True)

@@ -19,17 +19,11 @@ import pytest
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as pktlib
+from vxswitch_tools.addressing import SEED
 
 DUMPCAP = "/usr/bin/dpdk-dumpcap"
 TSHARK = "/usr/bin/tshark"
 N_CAPTURE = 1000
-
-
-@pytest.fixture
-def wire():
-    """Set up before make_switch, so torn down after it."""
-    with pktlib.Wire() as w:
-        yield w
 
 
 def capture_topology(wire, rundir):
@@ -129,7 +123,7 @@ def test_dumpcap_nic_and_vhost(rig, tmp_path):
     rows = tshark(nic, "vxlan.vni", "ip.dst")
     assert len(rows) >= N_CAPTURE
     assert {r[0] for r in rows} == {str(pktlib.VNI)}, set(rows)
-    assert all(r[1].split(",")[-1] == pktlib.vm_ip(0) for r in rows)
+    assert all(r[1].split(",")[-1] == SEED.ip(0) for r in rows)
     srcs = {r[0] for r in tshark(nic, "ip.src")}
     assert srcs == {"%s,%s" % (pktlib.REMOTE_IP, pktlib.INNER_REMOTE_IP),
                     "%s,%s" % (pktlib.VTEP_IP, pktlib.INNER_REMOTE_IP)}, srcs
@@ -140,15 +134,15 @@ def test_dumpcap_nic_and_vhost(rig, tmp_path):
                        check=True)
     groups = {(g["outer_dst"], g["vni"], g["inner_dst"])
               for g in json.loads(r.stdout)["groups"]}
-    assert groups == {(ip, str(pktlib.VNI), pktlib.vm_ip(0))
+    assert groups == {(ip, str(pktlib.VNI), SEED.ip(0))
                       for ip in (pktlib.VTEP_IP, pktlib.REMOTE_IP)}, groups
 
     # the vhost port: the inner frames, to the VM and back, no VXLAN
     rows = tshark(vhost, "vxlan.vni", "ip.dst", "eth.src")
     assert len(rows) >= N_CAPTURE
-    assert all(r[0] == "" and r[1] == pktlib.vm_ip(0) for r in rows), rows[:3]
+    assert all(r[0] == "" and r[1] == SEED.ip(0) for r in rows), rows[:3]
     macs = {r[2] for r in rows}
-    assert macs == {pktlib.INNER_REMOTE_MAC, vxlib.vm_mac(0)}, macs
+    assert macs == {pktlib.INNER_REMOTE_MAC, SEED.mac(0)}, macs
 
     # capture over: the datapath still forwards, both ways
     wire.flush()

@@ -14,12 +14,6 @@ N_IDLE = 1000
 N_STALLED = 20
 
 
-def topology(rundir):
-    return {"eal": {"memory-mb": 256},
-            "ports": [{"name": "vm0", "type": "dpdkvhostuser",
-                       "path": str(rundir / "vm0.sock")}]}
-
-
 def raw_show(path):
     t0 = time.monotonic()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -40,12 +34,12 @@ def control_stats(sw):
     return sw.ctl("control/show", json=True)
 
 
-def test_show_with_1000_idle_clients(make_switch, rundir):
+def test_show_with_1000_idle_clients(make_switch, one_port_topology):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = N_IDLE + N_STALLED + 256
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
-    sw = make_switch(topology(rundir))
+    sw = make_switch(one_port_topology)
     path = str(sw.ctl_socket)
     idle, stalled = [], []
     try:

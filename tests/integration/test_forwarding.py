@@ -15,86 +15,15 @@ import json
 import re
 import time
 
-import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.forwarding_rig import (IN_FLIGHT_S, RECV_TIMEOUT, Stream,
+                                          seq_of)
 from vxswitch_tools.packets import REMOTE_IP, REMOTE_MAC, VNI, VTEP_IP, VTEP_MAC
-
-RECV_TIMEOUT = 15.0
-
-
-# ------------------------------------------------------------------ rig
-
-def traffic_counters(c):
-    """The packet counts of a ctl_counters() result (no cycle counts)."""
-    keep = ("packets", "tunnel_pops", "tunnel_pushes", "upcalls",
-            "tx_packets", "drops", "arp_replies")
-    return {"ports": {n: {k: v for k, v in p.items()
-                          if k.endswith(("_packets", "_bytes", "_dropped"))}
-                      for n, p in c["ports"].items()},
-            "pmd": {k: v for k, v in c["pmd"].items() if k in keep}}
-
-
-class Rig:
-    def __init__(self, wire, sw, vms, n_vms):
-        self.wire, self.sw, self.vms, self.n = wire, sw, vms, n_vms
-
-    def counters(self):
-        return pktlib.ctl_counters(self.sw)
-
-    def roundtrip(self, frames, expect, timeout=RECV_TIMEOUT):
-        """Sends frames, returns (captured VXLAN frames, counter delta).
-        Waits for `expect` frames back, then settles until the switch's
-        counters stop moving."""
-        before = self.counters()
-        self.wire.flush()
-        self.wire.send(frames)
-        got = self.wire.recv(expect, timeout=timeout, quiet=0.3,
-                             match=pktlib.is_vxlan)
-        after = self.settle(before, len(frames))
-        return got, pktlib.counter_delta(before, after)
-
-    def settle(self, before, n_sent, timeout=10.0):
-        """Counters once the switch has received all n_sent frames and the
-        counters stopped changing."""
-        last = [None]
-
-        def stable():
-            c = self.counters()
-            rx = (c["ports"]["dpdk-phy"]["rx_packets"]
-                  - before["ports"]["dpdk-phy"]["rx_packets"])
-            key = json.dumps(traffic_counters(c), sort_keys=True)
-            ok = rx >= n_sent and key == last[0]
-            last[0] = key
-            return c if ok else None
-        return vxlib.wait_for(stable, timeout, 0.2,
-                              what="switch counters to settle")
-
-
-@pytest.fixture
-def rig_factory(wires, make_switch, make_testpmd, rundir):
-    def make(n_vms, vhost_type="dpdkvhostuserclient", **kw):
-        wire = pktlib.Wire().__enter__()
-        wires.append(wire)
-        topo = pktlib.topology(wire.devargs(), rundir, n_vms, vhost_type,
-                               **kw)
-        socks = vxlib.vhost_paths(topo, vhost_type)
-        if vhost_type == "dpdkvhostuserclient":
-            vms = make_testpmd(sockets=socks, name="vms", cpus=(0,))
-            sw = make_switch(topo)
-        else:
-            sw = make_switch(topo)
-            vms = make_testpmd(sockets=socks, name="vms", cpus=(0,),
-                               server=False)
-        vms.wait_ready()
-        sw.wait_ports_up(timeout=30)
-        return Rig(wire, sw, vms, n_vms)
-
-    return make
 
 
 # -------------------------------------------------------------- checks
@@ -277,73 +206,9 @@ def test_steering_by_inner_destination(rig_factory):
 
 # ------------------------------------------------- run-time rule changes
 
-class Stream:
-    """Sends frames to 192.1.0.0 from a thread, one every `gap` seconds,
-    each with its sequence number in the inner payload, until stopped.
-    times[seq]: when frame seq was handed to the kernel."""
-
-    def __init__(self, wire, gap=0.002):
-        import threading
-        self.wire, self.gap = wire, gap
-        self.sent = 0
-        self.frames = {}
-        self.times = {}
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._run, daemon=True)
-        self.error = None
-
-    def frame(self, seq):
-        """(inner frame, VXLAN frame) number seq: to VM 0, one flow."""
-        inner = pktlib.inner_frame(
-            0, sport=43000, payload=b"seq=%08d" % seq + b"\0" * 16)
-        return inner, pktlib.vxlan_frame(inner)
-
-    def _run(self):
-        try:
-            while not self._stop.is_set():
-                seq = self.sent
-                inner, frame = self.frame(seq)
-                self.frames[seq] = inner
-                self.wire.send([frame])
-                self.times[seq] = time.monotonic()
-                self.sent = seq + 1
-                self._stop.wait(self.gap)
-        except Exception as e:       # reported by stop()
-            self.error = e
-
-    def __enter__(self):
-        self._t.start()
-        return self
-
-    def stop(self):
-        self._stop.set()
-        self._t.join(10)
-        assert not self._t.is_alive()
-        if self.error:
-            raise self.error
-        return self.sent
-
-    def __exit__(self, *exc):
-        if self._t.is_alive():
-            self._stop.set()
-            self._t.join(10)
-
-
-def seq_of(b):
-    i = b.find(b"seq=", 50)
-    assert i > 0, b.hex()
-    return int(b[i + 4:i + 12])
-
-
 REDIRECT = "priority=40000,in_port=vxlan,udp,nw_dst=192.1.0.0," \
            "actions=output:vhost-user1"
 REDIRECT_MATCH = REDIRECT.split(",actions")[0]
-
-# A frame sent this long before a rule change may still be in the switch
-# or a VM when it happens, and take either path (be lost, if no rule is
-# left for it): only those sent earlier must have taken the old path.
-IN_FLIGHT_S = 0.25
-
 
 def test_rule_changes_on_live_traffic(rig_factory):
     """A stream to 192.1.0.0 flows while rules change under it. VM 1's

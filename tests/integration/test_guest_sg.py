@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The security group "allow egress, deny ingress" (sg()) in front of a
-real QEMU guest (test_guests.py's rig: virtio-net over vhost-user, the
+real QEMU guest (conftest's guest_rig: virtio-net over vhost-user, the
 kernel's VXLAN device as the other VTEP). One guest, one short exchange
 (the guest may run under TCG):
 
@@ -15,10 +15,14 @@ Skipped as the other guest tests are (no qemu-system-x86_64).
 
 import time
 
+import pytest
+
 from vxswitch_tools import netns_apps as apps
-from test_guests import (GUEST_IP, KHOST_IP, KVTEP_IP, pytestmark,  # noqa
-                         rig, start_guest, tcp_out)
-from test_kernel_vtep import VNI
+from vxswitch_tools.guest_rig import (GUEST_IP, NO_QEMU, QEMU, start_guest,
+                                      tcp_out)
+from vxswitch_tools.kernel_vtep_rig import KHOST_IP, KVTEP_IP, VNI
+
+pytestmark = pytest.mark.skipif(not QEMU, reason=NO_QEMU)
 
 TUNNEL = "set_tunnel:%d,set_field:%s->tun_dst,output:vxlan" % (VNI, KVTEP_IP)
 SG_FLOWS = [
@@ -38,8 +42,8 @@ def drops(sw):
     return d
 
 
-def test_guest_sg(rig, tmp_path):
-    r = rig
+def test_guest_sg(guest_rig, tmp_path):
+    r = guest_rig
     flows = tmp_path / "sg.flows"
     flows.write_text("\n".join(SG_FLOWS) + "\n")
     r.sw.ctl("del-flows")

@@ -35,7 +35,6 @@ back under the same OpenFlow number) and ping; destroy; undefine.
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -44,89 +43,17 @@ import pytest
 
 from vxswitch_tools import qemu_guest as guestlib
 from vxswitch_tools import harness as vxlib
-from test_kernel_vtep import (KHOST_IP, KVTEP_IP, PEER,
-                              _tag, kernel_vtep, link_mac, vtep_topology)
+from vxswitch_tools.guest_rig import (GUEST_IP, NO_QEMU, QEMU, guest_sha256,
+                                      ping, start_guest, tcp_out,
+                                      wait_ping)
 from vxswitch_tools.harness import sh, wait_for
+from vxswitch_tools.hostnet import link_mac
+from vxswitch_tools.kernel_vtep_rig import KHOST_IP, KVTEP_IP, PEER
 
-GUEST = 2                       # guest index: 192.1.0.2, 52:54:00:10:00:02
-GUEST_IP = guestlib.guests.vm_ip(GUEST)
 IN_BYTES = 4 * 1024 * 1024
 OUT_BYTES = 1024 * 1024
 
-pytestmark = pytest.mark.skipif(
-    not shutil.which("qemu-system-x86_64"),
-    reason="qemu-system-x86 not installed (scripts/install-deps.sh)")
-
-
-def ping(ns, dst, count=3, timeout=60):
-    return subprocess.run(["ip", "netns", "exec", ns, "ping", "-c",
-                           str(count), "-i", "0.3", "-W", "2", dst],
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def wait_ping(ns, dst, timeout=90):
-    """Until one ping gets through (ARP and vhost-user settle first)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if ping(ns, dst, count=1).returncode == 0:
-            return time.monotonic()
-        time.sleep(0.5)
-    raise AssertionError("no ping reply from %s within %d s" % (dst, timeout))
-
-
-class Rig:
-    tag = vtep = phy = peer = sw = guest = None
-
-
-@pytest.fixture
-def rig(request, make_switch, tmp_path):
-    img = guestlib.ensure_image()
-    r = Rig()
-    r.tag = _tag()
-    r.phy, r.peer = "gvu%s" % r.tag, "gvp%s" % r.tag
-    r.tmp = tmp_path
-    r.sockdir = vxlib.short_tmpdir("vxg")
-    with vxlib.netns("gvtep%s" % r.tag) as vtep, \
-            vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
-        r.vtep = vtep
-        kernel_vtep(r.phy, r.peer, vtep, KHOST_IP + "/16")
-
-        r.accel = guestlib.accel(img, tmp_path)
-        r.g = guestlib.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
-                                    accel=r.accel, backing="memfd")
-        # the switch first: QEMU, the vhost-user server, blocks until its
-        # client connects
-        r.sw = make_switch(vtep_topology(r.phy, {
-            "name": "vm", "type": "dpdkvhostuserclient", "path": r.g.sock}),
-            ready_timeout=60.0)
-        try:
-            yield r
-        finally:
-            if r.guest:
-                r.guest.stop()
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
-        shutil.rmtree(r.sockdir, ignore_errors=True)
-
-
-def start_guest(r):
-    r.guest = guestlib.QemuGuest(r.g, r.tmp).start()
-    info = r.guest.wait_ready()
-    assert info["ip"] == "%s/16" % GUEST_IP, info
-    assert info["mac"] == r.g.mac, info
-    return info
-
-
-
-def guest_sha256(out, path):
-    """The sum from sha256sum's line for path. The console's interactive
-    shell may print a background job's "[1]+ Done ..." notice ahead of a
-    command's output, so the first word is not always the sum."""
-    m = re.search(r"\b([0-9a-f]{64})\s+%s" % re.escape(path), out)
-    assert m, ("no sha256 line for %s from the guest" % path, out)
-    return m.group(1)
+pytestmark = pytest.mark.skipif(not QEMU, reason=NO_QEMU)
 
 
 def tcp_in(r, nbytes, port):
@@ -159,33 +86,6 @@ def tcp_in(r, nbytes, port):
     got = guest_sha256(r.guest.console.run("cat /tmp/in.sum")[1],
                        "/tmp/in.bin")
     assert got == hashlib.sha256(data).hexdigest(), "TCP into the guest"
-    return nbytes * 8 / dt / 1e6
-
-
-def tcp_out(r, nbytes, port):
-    """nbytes made in the guest sent to the vtep netns: sha256 compared."""
-    c = r.guest.console
-    c.run("dd if=/dev/urandom of=/tmp/out.bin bs=64k count=%d 2>/dev/null"
-          % (nbytes // 65536))
-    want = guest_sha256(c.run("sha256sum /tmp/out.bin")[1], "/tmp/out.bin")
-    out = r.tmp / "out.sum"
-    peer = r.tmp / "peer.py"
-    peer.write_text(PEER)
-    recv = subprocess.Popen(["ip", "netns", "exec", r.vtep, "python3",
-                             str(peer), "recv", str(port), str(out)])
-    try:
-        wait_for(lambda: (r.tmp / "out.sum.ready").exists(), 10, 0.1,
-                 "the receiver")
-        t0 = time.monotonic()
-        c.run("vxecho send %s %d < /tmp/out.bin" % (KHOST_IP, port),
-              timeout=300)
-        recv.wait(120)
-        dt = time.monotonic() - t0
-    finally:
-        if recv.poll() is None:
-            recv.kill()
-    got, n = out.read_text().split()
-    assert int(n) == nbytes and got == want, "TCP out of the guest"
     return nbytes * 8 / dt / 1e6
 
 
@@ -231,8 +131,8 @@ def traffic_resumes(r, what, t0):
     return round(t - t0, 2)
 
 
-def test_guest_overlay(rig):
-    r = rig
+def test_guest_overlay(guest_rig):
+    r = guest_rig
     fig = {"accel": r.accel}
     pid = r.sw.pid
     info = start_guest(r)
@@ -287,8 +187,8 @@ def test_guest_overlay(rig):
     print("guest figures:", json.dumps(fig))
 
 
-def test_libvirt_guest(rig):
-    r = rig
+def test_libvirt_guest(guest_rig):
+    r = guest_rig
     if not shutil.which("libvirtd") or not shutil.which("virsh"):
         pytest.skip("libvirt not installed (scripts/install-deps.sh)")
     gl = guestlib.guests

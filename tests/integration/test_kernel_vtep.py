@@ -45,62 +45,12 @@ import time
 import pytest
 
 from vxswitch_tools import harness as vxlib
-from vxswitch_tools import hostnet, netns_apps
+from vxswitch_tools import netns_apps
 from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.hostnet import link_mac
-
-VNI = 1001
-VTEP_IP = "172.1.0.100"          # ours (the switch's)
-KVTEP_IP = "172.1.0.1"           # the kernel's
-VM_IP = "192.1.0.2"              # behind the switch (tap in netns vm)
-KHOST_IP = "192.1.0.1"           # behind the kernel VTEP (vx0)
-INNER_MTU = 1450                 # 1500 underlay - 50 VXLAN overhead
-PAYLOAD = 4 * 1024 * 1024
-
-# A tiny TCP peer: "recv PORT OUT" listens, reads to EOF and writes
-# "<sha256> <bytes>" to OUT; "send IP PORT FILE" connects and sends FILE.
-PEER = r'''
-import hashlib, socket, sys, time
-mode = sys.argv[1]
-if mode == "recv":
-    port, out = int(sys.argv[2]), sys.argv[3]
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("0.0.0.0", port))
-    s.listen(1)
-    open(out + ".ready", "w").close()
-    c, _ = s.accept()
-    h, n = hashlib.sha256(), 0
-    while True:
-        b = c.recv(65536)
-        if not b:
-            break
-        h.update(b)
-        n += len(b)
-    c.close()
-    with open(out, "w") as f:
-        f.write("%s %d\n" % (h.hexdigest(), n))
-else:
-    ip, port, path = sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    data = open(path, "rb").read()
-    for attempt in range(20):
-        try:
-            c = socket.create_connection((ip, port), timeout=5)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        sys.exit("cannot connect to %s:%d" % (ip, port))
-    c.settimeout(60)
-    c.sendall(data)
-    c.shutdown(socket.SHUT_WR)
-    c.recv(1)
-    c.close()
-'''
-
-
-def _tag():
-    return "%d" % (os.getpid() % 100000)
+from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP, KVTEP_IP,
+                                           PAYLOAD, PEER, VM_IP, VNI, VTEP_IP,
+                                           kernel_vtep, tag, vtep_topology)
 
 
 def link_stats(dev, ns):
@@ -259,42 +209,10 @@ def forget_neighbours(r):
     wait_for(forgotten, 5, 0.2, "both VTEPs to forget each other")
 
 
-def kernel_vtep(phy, peer, ns, inner_cidr):
-    """The kernel VTEP at the far end of the veth phy (ours, root ns) ==
-    peer (in ns): peer is KVTEP_IP, vx0 (VNI, remote VTEP_IP) carries
-    inner_cidr (hostnet.kernel_vtep)."""
-    hostnet.kernel_vtep(phy, peer, ns, inner_cidr, KVTEP_IP, VTEP_IP, VNI,
-                        INNER_MTU)
-
-
-def vtep_topology(phy, vm_port):
-    """The switch between vm_port (a topology port named anything) and
-    the kernel VTEP: af_packet on phy, every VM frame tunnelled to
-    KVTEP_IP, every decapsulated frame to the VM. No static ARP."""
-    vm = vm_port["name"]
-    return {
-        "eal": {"memory-mb": 256},
-        "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
-        "ports": [
-            vm_port,
-            {"name": "vxlan", "type": "vxlan",
-             "options": {"remote_ip": "flow", "key": "flow",
-                         "dst_port": 4789, "vnis": [VNI]}},
-            {"name": "phy", "type": "dpdk",
-             "devargs": "net_af_packet0,iface=%s" % phy},
-        ],
-        "flows": [
-            "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_dst,"
-            "output:vxlan" % (vm, VNI, KVTEP_IP),
-            "in_port=vxlan,actions=output:%s" % vm,
-        ],
-    }
-
-
 @pytest.fixture
 def rig(request, make_switch, tmp_path):
     r = Rig()
-    r.tag = _tag()
+    r.tag = tag()
     r.phy, r.peer = "kvu%s" % r.tag, "kvp%s" % r.tag     # <= 15 characters
     r.tap = "kvtap%s" % r.tag
     with vxlib.netns("vtep%s" % r.tag) as vtep, \

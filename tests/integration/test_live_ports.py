@@ -32,6 +32,7 @@ import pytest
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as P
+from vxswitch_tools.addressing import SEED
 from vxswitch_tools.vhost_guest import Guest
 
 FAR_VTEP = P.REMOTE_IP
@@ -68,7 +69,7 @@ def guests():
 
 def vm_flows(name, i):
     """VM i on port `name`: decap to it by inner IP, encap what it sends."""
-    return ["in_port=vxlan,ip,nw_dst=%s,actions=output:%s" % (P.vm_ip(i),
+    return ["in_port=vxlan,ip,nw_dst=%s,actions=output:%s" % (SEED.ip(i),
                                                               name),
             "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_dst,"
             "set_field:%s->tun_src,output:vxlan" % (name, P.VNI, FAR_VTEP,
@@ -97,8 +98,8 @@ def to_vm(i, k=0, size=78):
 
 
 def from_vm(i, k=0):
-    return bytes(P.inner_frame(0, src_ip=P.vm_ip(i), dst_ip="192.2.0.9",
-                               src_mac=vxlib.vm_mac(i),
+    return bytes(P.inner_frame(0, src_ip=SEED.ip(i), dst_ip="192.2.0.9",
+                               src_mac=SEED.mac(i),
                                dst_mac=P.INNER_REMOTE_MAC, sport=42000 + k,
                                size=90))
 
@@ -503,7 +504,7 @@ def test_dpdk_port_hotplug(live, wires):
     wires.append(ext)
     devargs = ext.devargs(name="net_af_packet7")
     sw.ctl("add-flow", "in_port=vxlan,ip,nw_dst=%s,actions=output:ext"
-           % P.vm_ip(5))
+           % SEED.ip(5))
 
     def forwards(k0):
         ext.flush()

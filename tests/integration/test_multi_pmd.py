@@ -29,8 +29,7 @@ accounting balances; switches stopped inside a test are checked here.
 import re
 import time
 
-import test_forwarding as forwarding
-
+from vxswitch_tools import forwarding_rig as forwarding
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as pktlib
 
@@ -149,7 +148,7 @@ def test_same_output_on_1_2_4_pmds(make_switch, make_testpmd, wires,
 
 
 class Stream(forwarding.Stream):
-    """test_forwarding's numbered stream, to VMs 0 and 1 in turn, 8 flows
+    """forwarding_rig's numbered stream, to VMs 0 and 1 in turn, 8 flows
     (outer UDP source ports: the NIC's fanout spreads them over its
     queues)."""
 

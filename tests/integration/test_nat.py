@@ -26,13 +26,14 @@ import pytest
 
 from vxswitch_tools import netns_apps as apps
 from vxswitch_tools import netns_rig
+from vxswitch_tools.addressing import NETNS_RIG
 from vxswitch_tools.hostnet import sh
 from vxswitch_tools.netns_rig import OUT_IP
 
 POLICIES = Path(__file__).with_name("policies")
 PUB = "203.0.113.7"          # vm1's SNAT address
 SVC = "203.0.113.80"         # the service address DNATed to vm1
-VM1 = netns_rig.vm_ip(1)
+VM1 = NETNS_RIG.ip(1)
 KB = 1024
 
 

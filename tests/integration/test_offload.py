@@ -8,9 +8,10 @@ behind a tnl_pop (in_port=vxlan, tun_id, ip, nw_dst) takes the slow path,
 the offload thread installs eth/ipv4/udp/vxlan(vni)/eth/ipv4(dst) + MARK,
 and later frames arrive marked and skip parse and lookup (mark_hits).
 
-The rig is test_forwarding's: the NIC is net_af_packet on a veth
-(pktlib.Wire), the VMs one testpmd in macswap, so every frame delivered to
-VM i comes back in VXLAN and the bytes can be compared.
+The rig is vxswitch_tools.offload_rig (conftest's offload_rig_factory), on
+test_forwarding's: the NIC is net_af_packet on a veth (pktlib.Wire), the VMs
+one testpmd in macswap, so every frame delivered to VM i comes back in VXLAN
+and the bytes can be compared.
 
   - offloaded and software runs of the same frames give the same bytes
     (but the outer IP id and checksum) and the same counters; the model
@@ -33,42 +34,21 @@ VM i comes back in VXLAN and the bytes can be compared.
 import re
 import time
 
-import pytest
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
-from test_forwarding import IN_FLIGHT_S, Stream, seq_of
+from vxswitch_tools.addressing import SEED
+from vxswitch_tools.forwarding_rig import (IN_FLIGHT_S, RECV_TIMEOUT, Stream,
+                                          seq_of)
+from vxswitch_tools.offload_rig import (FAIL_REASONS, MODEL,
+                                       check_offload_show, to_vms)
 
-RECV_TIMEOUT = 15.0
-FAIL_REASONS = ("not_canonical", "capacity", "validate", "exists",
-                "cancelled", "profile", "collision", "no_tunnel_port")
-MODEL = {"offload": "model"}
 DROP_VM0 = "priority=40000,in_port=vxlan,ip,nw_dst=192.1.0.0,actions=drop"
 DROP_VM0_MATCH = DROP_VM0.split(",actions")[0]
 STREAM_GAP = 0.0001
-
-
-def normalise(b):
-    """test_optimisations.normalise: the outer IPv4 id and header checksum
-    zeroed, the only bytes that differ between two runs."""
-    b = bytearray(b)
-    b[18:20] = b"\0\0"
-    b[24:26] = b"\0\0"
-    return bytes(b)
-
-
-def to_vms(n_vms, flows_per_vm, repeats, base=41000):
-    """flows_per_vm inner flows (inner UDP source ports) to each VM, each
-    frame `repeats` times in a row; returns (frames, {vm: count})."""
-    frames, per_vm = [], {}
-    for flow in range(n_vms * flows_per_vm):
-        vm = flow % n_vms
-        frames += [pktlib.vxlan_to_vm(vm, sport=base + flow)] * repeats
-        per_vm[vm] = per_vm.get(vm, 0) + repeats
-    return frames, per_vm
 
 
 def traffic(port_delta):
@@ -79,140 +59,9 @@ def traffic(port_delta):
 
 # ------------------------------------------------------------------ rig
 
-class Rig:
-    def __init__(self, wire, sw, vms, n_vms):
-        self.wire, self.sw, self.vms, self.n = wire, sw, vms, n_vms
-
-    def counters(self):
-        return pktlib.ctl_counters(self.sw)
-
-    def wave(self, frames, n_back, drops=0):
-        """Sends frames; waits for n_back VXLAN frames back and for the
-        switch to have received every frame sent and counted `drops`
-        drops. Returns (returned frames, normalised and sorted; counter
-        delta, with "mark_hits" in delta["pmd"])."""
-        before = self.counters()
-        self.wire.flush()
-        self.wire.send(frames)
-        back = self.wire.recv(n_back, timeout=RECV_TIMEOUT, quiet=0.3,
-                              match=pktlib.is_vxlan)
-        assert len(back) == n_back, ("%d of %d frames came back"
-                                     % (len(back), n_back))
-
-        def settled():
-            d = pktlib.counter_delta(before, self.counters())
-            ok = (d["ports"]["dpdk-phy"]["rx_packets"] == len(frames) and
-                  d["ports"]["dpdk-phy"]["tx_packets"] == n_back and
-                  sum(d["drops"].values()) >= drops)
-            return d if ok else None
-        d = vxlib.wait_for(settled, 10, 0.1, "switch counters to settle")
-        assert "mark_hits" in d["pmd"], (
-            "dpif-netdev/pmd-stats-show has no mark_hits: %r"
-            % pktlib.pmd_stats(self.sw))
-        return sorted(normalise(b) for b in back), d
-
-    def offload(self):
-        return self.sw.ctl("offload/show", json=True)
-
-    def megaflows(self):
-        """dpctl/dump-flows --json; every megaflow must say whether it is
-        offloaded and with which mark."""
-        flows = self.sw.ctl("dpctl/dump-flows", json=True)
-        for f in flows:
-            assert "offloaded" in f and "mark" in f, (
-                "dpctl/dump-flows megaflow without offloaded/mark: %r" % f)
-            assert isinstance(f["offloaded"], bool), f
-            assert (f["mark"] != 0) == f["offloaded"], f
-        return flows
-
-    def inner(self, vm, flows=None):
-        """The megaflows that deliver to VM vm (behind the tnl_pop), of
-        one dump (flows) or a new one."""
-        return [f for f in (self.megaflows() if flows is None else flows)
-                if "in_port(vxlan)" in f["match"]
-                and f["actions"] == "vhost-user%d" % vm]
-
-    def wait_installed(self, n, what=""):
-        """Waits until offload/show says n rules are installed and n
-        megaflows show offloaded:true (the PMD took the completions);
-        returns (offload/show, the offloaded megaflows)."""
-        last = [None]
-
-        def ok():
-            st = self.offload()
-            off = [f for f in self.megaflows() if f["offloaded"]]
-            last[0] = (st, off)
-            return (st, off) if st["installed"] == n and len(off) == n \
-                else None
-        return vxlib.wait_for(
-            ok, 10, 0.05, lambda: "%d rules installed %s(offload/show, "
-            "offloaded megaflows: %r)\n%s" % (n, what, last[0],
-                                              self.sw.log_tail(20)))
-
-    def close(self):
-        """Stops the switch (mbufs back, exit 0) and the VMs."""
-        vxlib.assert_no_mbuf_leak(self.sw)
-        assert self.sw.stop() == 0, self.sw.log_tail(20)
-        self.vms.stop()
-
-
-@pytest.fixture
-def rig_factory(wires, make_switch, make_testpmd, rundir):
-    def make(n_vms, phy=None, flows=None, tag="a", edit=None):
-        """phy: options for the dpdk-phy port ({"offload": "model", ...});
-        flows: OpenFlow rules instead of pktlib.vm_flows' for each VM;
-        edit: a function changing the topology before the start."""
-        wire = pktlib.Wire().__enter__()
-        wires.append(wire)
-        d = rundir / tag
-        d.mkdir(exist_ok=True)
-        topo = pktlib.topology(wire.devargs(), d, n_vms, emc_inv_prob=1)
-        port = topo["ports"][-1]
-        assert port["name"] == "dpdk-phy"
-        port.update(phy or {})
-        if flows is not None:
-            topo["flows"] = flows
-        if edit is not None:
-            edit(topo)
-        vms = make_testpmd(sockets=vxlib.vhost_paths(topo), name="vms" + tag,
-                           cpus=(0,))
-        sw = make_switch(topo, name="vxswitch" + tag)
-        vms.wait_ready()
-        sw.wait_ports_up(timeout=30)
-        if (phy or {}).get("offload", "off") != "off":
-            cmds = sw.ctl("list-commands")
-            assert "offload/show" in cmds, (
-                "the switch has no offload/show command: partial offload "
-                "(issue 4) is not wired into the daemon\n%s" % cmds)
-        return Rig(wire, sw, vms, n_vms)
-
-    return make
-
-
-def check_offload_show(st, installed, failed=None, text=None):
-    """offload/show --json (and its text form) against what is expected;
-    failed: {reason: n}, the others 0."""
-    assert st["engine"] == "model", st
-    assert st["installed"] == installed, st
-    assert st["marks_in_use"] == installed, st
-    assert st["dropped_requests"] == 0, st
-    assert set(st["failed"]) == set(FAIL_REASONS), st
-    want = dict.fromkeys(FAIL_REASONS, 0)
-    want.update(failed or {})
-    assert st["failed"] == want, st
-    assert st["requests"] >= installed + sum(want.values()), st
-    lat = st["insert_latency_us"]
-    if installed:
-        assert 0 <= lat["p50"] <= lat["p99"] <= lat["max"], st
-    if text is not None:
-        assert "model" in text, text
-        m = re.search(r"installed\W*(\d+)", text)
-        assert m and int(m.group(1)) == installed, text
-
-
 # --------------------------------------------------------------- tests
 
-def test_offloaded_and_software_give_the_same_bytes(rig_factory):
+def test_offloaded_and_software_give_the_same_bytes(offload_rig_factory):
     """The same frames (2 VMs, 4 inner flows each, 3 times each) in two
     waves through a switch without offload and one with the model: the
     same bytes come back and the same counters move; with the model the
@@ -222,8 +71,9 @@ def test_offloaded_and_software_give_the_same_bytes(rig_factory):
     n = len(frames)
     runs = {}
     for mode in ("software", "model"):
-        rig = rig_factory(2, phy=MODEL if mode == "model" else None,
-                          tag=mode[0])
+        rig = offload_rig_factory(2,
+                                  phy=MODEL if mode == "model" else None,
+                                  tag=mode[0])
         w1, d1 = rig.wave(frames, n)
         if mode == "model":
             st, off = rig.wait_installed(2, "after the first wave ")
@@ -285,16 +135,16 @@ def test_offloaded_and_software_give_the_same_bytes(rig_factory):
     assert hw["vhost"] == sw["vhost"]
 
 
-def test_capacity_exhausted_stays_in_software(rig_factory):
+def test_capacity_exhausted_stays_in_software(offload_rig_factory):
     """A table of one filter (guaranteed 1, no pool) and 3 VMs, first-come
     admission (`offload-admission: fifo`): one inner megaflow is
     offloaded, the other two fail as 'capacity' and run in software; every
     frame still comes back and the counters are exact, also after more
     traffic (no retries). (By weight, the default, the two wait as
     candidates instead: test_offload_admission.py.)"""
-    rig = rig_factory(3, phy=dict(MODEL, **{"offload-guaranteed": 1,
-                                            "offload-pool": 0,
-                                            "offload-admission": "fifo"}))
+    rig = offload_rig_factory(3, phy=dict(MODEL, **{
+        "offload-guaranteed": 1, "offload-pool": 0,
+        "offload-admission": "fifo"}))
     frames, per_vm = to_vms(3, 2, 2)
     n = len(frames)
     _, d1 = rig.wave(frames, n)
@@ -327,19 +177,19 @@ def test_capacity_exhausted_stays_in_software(rig_factory):
         assert mf[0]["offloaded"] == (vm == hw_vm), mf
 
 
-def test_rule_change_removes_the_nic_rule(rig_factory):
+def test_rule_change_removes_the_nic_rule(offload_rig_factory):
     """A drop rule over VM 0's offloaded megaflow: the megaflow is
     revalidated away and its NIC rule destroyed; frames to VM 0 are
     dropped (rule_drop), VM 1's still take the mark path. Under a live
     stream, every frame sent after add-flow returned is dropped, although
     the NIC still marks the first of them with the old mark. Deleting the
     rule (--strict) brings VM 0's traffic and its offload back."""
-    rig = rig_factory(2, phy=MODEL)
+    rig = offload_rig_factory(2, phy=MODEL)
     sw = rig.sw
     frames, per_vm = to_vms(2, 2, 2)
     n = len(frames)
     vm0 = [f for f in frames if pktlib.is_vxlan(f) and
-           Ether(f)[VXLAN].payload[IP].dst == pktlib.vm_ip(0)]
+           Ether(f)[VXLAN].payload[IP].dst == SEED.ip(0)]
     vm1 = [f for f in frames if f not in vm0]
     assert len(vm0) == per_vm[0] and len(vm1) == per_vm[1]
 
@@ -440,7 +290,7 @@ def test_rule_change_removes_the_nic_rule(rig_factory):
     offload_both("after the second del-flows --strict ")
 
 
-def test_prefix_megaflow_stays_in_software(rig_factory):
+def test_prefix_megaflow_stays_in_software(offload_rig_factory):
     """VM 1's rule matches an inner prefix (192.1.0.2/31, ranked above VM
     0's exact rule so that its megaflow keeps the prefix): the Flow
     Director has no prefix match, so that megaflow is not offloaded (failed
@@ -450,7 +300,7 @@ def test_prefix_megaflow_stays_in_software(rig_factory):
     flows = pktlib.vm_flows(0) + [
         push, "priority=40000,in_port=vxlan,ip,nw_dst=192.1.0.2/31,"
         "actions=output:vhost-user1"]
-    rig = rig_factory(2, phy=MODEL, flows=flows)
+    rig = offload_rig_factory(2, phy=MODEL, flows=flows)
     frames, per_vm = to_vms(1, 3, 2)
     for k, dst in enumerate(("192.1.0.2", "192.1.0.3") * 2):
         inner = pktlib.inner_frame(1, dst_ip=dst, sport=42000 + k, size=78)
@@ -483,7 +333,7 @@ def test_prefix_megaflow_stays_in_software(rig_factory):
     check_offload_show(st, 1, {"not_canonical": nc})
 
 
-def test_port_without_rte_flow_runs_in_software(rig_factory):
+def test_port_without_rte_flow_runs_in_software(offload_rig_factory):
     """`offload: rte_flow` on a NIC whose driver has no rte_flow
     (net_af_packet): the start-up probe's rte_flow_validate refuses the
     VXLAN rule with group 0 and with group 2, so offload is off for the
@@ -491,7 +341,7 @@ def test_port_without_rte_flow_runs_in_software(rig_factory):
     refusal and the metadata negotiation are shown too. Nothing is asked,
     installed or marked, and all the traffic comes back as it does
     without offload."""
-    rig = rig_factory(2, phy={"offload": "rte_flow"})
+    rig = offload_rig_factory(2, phy={"offload": "rte_flow"})
     st = rig.offload()
     nosys = "Function not implemented"     # rte_flow_validate: ENOSYS
     want_off = ("no FDIR group: group 0 refused: %s; group 2 refused: %s"
@@ -559,7 +409,7 @@ def per_pmd(sw):
             for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True)}
 
 
-def test_megaflow_on_two_pmds_shares_one_nic_rule(rig_factory):
+def test_megaflow_on_two_pmds_shares_one_nic_rule(offload_rig_factory):
     """VM 0's flows arrive on both rx queues, so PMD 1 and PMD 2 each make
     an inner megaflow of the same pattern: the offload thread installs one
     NIC rule (no 'exists' failure), both megaflows show its mark, and both
@@ -568,7 +418,7 @@ def test_megaflow_on_two_pmds_shares_one_nic_rule(rig_factory):
     arrive marked with a mark it no longer holds, take the full path
     (mark_fallbacks) and come back, and its new megaflow joins the rule.
     When both megaflows have expired the rule is gone and its mark free."""
-    rig = rig_factory(1, phy=MODEL, edit=two_pmds)
+    rig = offload_rig_factory(1, phy=MODEL, edit=two_pmds)
     sw = rig.sw
 
     def inner_by_pmd():

@@ -1,19 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Admission by weight (issue 14) with live traffic, on test_offload's rig:
-one NIC filter (offload-guaranteed 1, no shared pool), two VMs' flows at
-rates set by the test. The rule goes to the measured rate, not to who came
-first: a flow slightly busier than the rule's holder does not take it
-(hysteresis), a much busier one evicts it once the holder has been in for
-the minimum residency, and when the load moves the rule moves back. Every
-frame is delivered either way (the evicted flow goes on in software)."""
+"""Admission by weight (issue 14) with live traffic, on test_offload's rig
+(vxswitch_tools.offload_rig): one NIC filter (offload-guaranteed 1, no shared
+pool), two VMs' flows at rates set by the test. The rule goes to the measured
+rate, not to who came first: a flow slightly busier than the rule's holder does
+not take it (hysteresis), a much busier one evicts it once the holder has been
+in for the minimum residency, and when the load moves the rule moves back.
+Every frame is delivered either way (the evicted flow goes on in software)."""
 import threading
 import time
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
-from test_offload import MODEL, rig_factory
-
-__all__ = ["rig_factory"]   # the fixture, used by name
+from vxswitch_tools.offload_rig import MODEL
 
 ONE_FILTER = dict(MODEL, **{"offload-guaranteed": 1, "offload-pool": 0})
 TICK = 0.01
@@ -73,8 +71,8 @@ def holder(rig):
     assert len(off) <= 1, off
 
 
-def test_the_rule_follows_the_rate(rig_factory):
-    rig = rig_factory(2, phy=ONE_FILTER)
+def test_the_rule_follows_the_rate(offload_rig_factory):
+    rig = offload_rig_factory(2, phy=ONE_FILTER)
     st = rig.offload()
     assert st["admission"] == "weight", st
     before = rig.counters()

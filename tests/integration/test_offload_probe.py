@@ -19,9 +19,7 @@ from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
-from test_offload import MODEL, check_offload_show, rig_factory, to_vms
-
-__all__ = ["rig_factory"]   # the fixture, used by name
+from vxswitch_tools.offload_rig import MODEL, check_offload_show, to_vms
 
 
 # The group each ice release ends up with (ice-pmd-sources.md s. 1.3),
@@ -33,14 +31,14 @@ PROFILE_GROUP = {"ice-22.11": (0, None),
 
 
 @pytest.mark.parametrize("profile", list(PROFILE_GROUP))
-def test_model_profile_probe(rig_factory, profile):
+def test_model_profile_probe(offload_rig_factory, profile):
     """`offload-model-profile: P` on the NIC: the start-up probe finds the
     group ice P takes a MARK rule in (0, 2, 0, 0), logs it and offload/show
     says it with the tunnel port registered; a VM's flow is then offloaded
     with that group and its next frames arrive marked."""
     group, refusal = PROFILE_GROUP[profile]
-    rig = rig_factory(1, phy=dict(MODEL, **{"offload-model-profile":
-                                            profile}))
+    rig = offload_rig_factory(1, phy=dict(MODEL, **{"offload-model-profile":
+                                                    profile}))
     st = rig.offload()
     why = "FDIR group %d" % group
     if refusal:
@@ -87,7 +85,7 @@ VNI_A, VNI_B = 1001, 1002
 TENANT_DST = "192.1.0.5"    # one inner address, in two tenants' VNIs
 
 
-def test_same_inner_dst_on_two_vnis(rig_factory):
+def test_same_inner_dst_on_two_vnis(offload_rig_factory):
     """Tenant A (VNI 1001, VM 0) and tenant B (VNI 1002, VM 1) both use
     192.1.0.5. ice's duplicate key has the inner dst but not the VNI, so
     the NIC can hold a rule for one of them only: A's flow (first) is
@@ -103,7 +101,7 @@ def test_same_inner_dst_on_two_vnis(rig_factory):
 
     def edit(topo):
         topo["ports"][-2]["options"]["vnis"] = list(vnis.values())
-    rig = rig_factory(2, phy=MODEL, flows=flows, edit=edit)
+    rig = offload_rig_factory(2, phy=MODEL, flows=flows, edit=edit)
     inner = {vm: [pktlib.inner_frame(vm, dst_ip=TENANT_DST, sport=41000 + k,
                                      size=78) for k in range(3)]
              for vm in vnis}

@@ -33,23 +33,6 @@ def frames():
 N_BACK = 8 * 3
 
 
-def normalise(b):
-    """The outer IPv4 id and header checksum zeroed: they are the only
-    bytes that differ between two runs of the same frames."""
-    b = bytearray(b)
-    b[18:20] = b"\0\0"
-    b[24:26] = b"\0\0"
-    return bytes(b)
-
-
-@pytest.fixture
-def wire():
-    """Set up before make_switch, so torn down after it: the switch is
-    stopped (and its mbufs checked) before its NIC goes away."""
-    with pktlib.Wire() as w:
-        yield w
-
-
 @pytest.fixture
 def rig(wire, make_switch, make_testpmd, rundir):
     topo = pktlib.topology(wire.devargs(), rundir, N_VMS, emc_inv_prob=1)
@@ -74,7 +57,7 @@ def run(wire, sw, opts):
     want = {"no_rule": 1, "unknown_vni": 1}
     vxlib.wait_for(lambda: pktlib.drops_delta(before, pktlib.pmd_drops(sw))
                    == want, 5, 0.1, "drops %r" % want)
-    return sorted(normalise(b) for b in back)
+    return sorted(pktlib.normalise(b) for b in back)
 
 
 def test_every_optimisation_gives_the_same_bytes(rig):
@@ -118,7 +101,7 @@ def test_bypassed_emc_gives_the_same_bytes(rig):
             wire.send(many[k:k + 40])
             got += wire.expect(lambda b: pktlib.is_vxlan(b), n=40)
         assert wire.drain(0.3) == []
-        return sorted(normalise(b) for b in got)
+        return sorted(pktlib.normalise(b) for b in got)
 
     both = {"emc-bypass": True, "cls-port-hint": True}
     reference = send({n: False for n in both})

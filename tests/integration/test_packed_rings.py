@@ -15,8 +15,6 @@ import pytest
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.switch import assert_no_mbuf_leak
-# the same outer-header normalising and wire fixture
-from test_optimisations import normalise, wire  # noqa: F401
 
 N_VMS = 2
 H2_OPTS = ("vhost-rx-ask", "vhost-tx-align4", "tx-pending-list",
@@ -68,7 +66,7 @@ def round_trip(wire, sw, sent):
     n = len(sent)
     assert got == {"packets": 2 * n, "tx_packets": 2 * n,
                    "rx_packets_vhost": n, "tx_packets_vhost": n}
-    return sorted(normalise(b) for b in back)
+    return sorted(pktlib.normalise(b) for b in back)
 
 
 def test_packed_guests_same_bytes_each_option(rig):

@@ -2,8 +2,9 @@
 """pmd-perf-show's end-to-end cost breakdown (PMD_STAGES,
 app/datapath/dp_stats.h).
 
-Same rig as test_forwarding.py: the NIC is net_af_packet on a veth (the
-test plays the remote VTEP), two VMs in one testpmd in macswap.
+Same rig as test_forwarding.py (conftest's rig_factory): the NIC is
+net_af_packet on a veth (the test plays the remote VTEP), two VMs in one
+testpmd in macswap.
 
   - NIC -> VM -> NIC traffic moves all four I/O stages (rx_nic, rx_vhost,
     tx_vhost, tx_nic), the datapath stages, flush and loop; the stages add
@@ -19,7 +20,6 @@ test plays the remote VTEP), two VMs in one testpmd in macswap.
 import time
 
 from vxswitch_tools import packets as pktlib
-from test_forwarding import rig_factory  # noqa: F401 (fixture)
 
 IO = ("rx_nic", "rx_vhost", "poll_empty", "tx_nic", "tx_vhost")
 
@@ -46,7 +46,7 @@ def roundtrip(rig, n, sport=40000):
     assert len(got) == n
 
 
-def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):  # noqa: F811
+def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):
     rig = rig_factory(2)
     sw = rig.sw
     assert sw.ctl("dpif-netdev/opts-show", json=True)["io-timing"] is True

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The PMD's poll scheduler and idle back-off (app/pmd/pmd_poll.h), end to end.
 
-Same rig as test_forwarding.py: the NIC is net_af_packet on a veth (the
-test plays the remote VTEP), the VMs one testpmd in macswap.
+Same rig as test_forwarding.py (conftest's rig_factory): the NIC is
+net_af_packet on a veth (the test plays the remote VTEP), the VMs one
+testpmd in macswap.
 
   - adaptive polling (on by default): with 4 VMs of which only VM 0 has
     traffic, pmd-rxq-show shows the idle vhost queues polled about once
@@ -17,7 +18,6 @@ import time
 
 from vxswitch_tools import packets as pktlib
 from vxswitch_tools import harness as vxlib
-from test_forwarding import rig_factory  # noqa: F401 (fixture)
 
 THRESH_MAX = 16                 # app/pmd/pmd_poll.h PMD_POLL_THRESH_MAX
 BOUND = THRESH_MAX + 1
@@ -51,7 +51,7 @@ def rtt(rig, vm, sport=47000):
     return time.monotonic() - t
 
 
-def test_adaptive_polling_skips_idle_vhost_queues(rig_factory):  # noqa: F811
+def test_adaptive_polling_skips_idle_vhost_queues(rig_factory):
     rig = rig_factory(4)
     opts = rig.sw.ctl("dpif-netdev/opts-show", json=True)
     assert opts["adaptive-polling"] is True, opts
@@ -118,7 +118,7 @@ def test_adaptive_polling_skips_idle_vhost_queues(rig_factory):  # noqa: F811
     assert roundtrip(rig, 2, 10, sport=46000) == 10
 
 
-def test_idle_backoff_sleeps_and_wakes(rig_factory):  # noqa: F811
+def test_idle_backoff_sleeps_and_wakes(rig_factory):
     rig = rig_factory(2)
     assert roundtrip(rig, 0, 10) == 10
 

@@ -22,7 +22,6 @@ comes back on the wire.
 """
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -38,61 +37,11 @@ from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as P
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.addressing import SEED
+from vxswitch_tools.forwarding_rig import settle, start_rig, wait_packets
 
 
 # ---------------------------------------------------------------- set-up
-
-@pytest.fixture
-def wire():
-    with P.Wire() as w:
-        yield w
-
-
-def start_rig(make_switch, make_testpmd, rundir, wire, n_vms=2,
-              vhost_type="dpdkvhostuserclient", **topo_kw):
-    """The VMs and the switch, in the order their vhost-user roles need
-    (whoever owns the sockets first); returns both once every port is up
-    and the wire is quiet."""
-    topo = P.topology(wire.devargs(), rundir, n_vms=n_vms,
-                      vhost_type=vhost_type, **topo_kw)
-    socks = vxlib.vhost_paths(topo, type=vhost_type)
-    if vhost_type == "dpdkvhostuserclient":
-        vms = make_testpmd(sockets=socks, name="vms")
-        sw = make_switch(topo)
-    else:
-        sw = make_switch(topo)
-        vms = make_testpmd(sockets=socks, name="vms", server=False)
-    vms.wait_ready()
-    sw.wait_ports_up(timeout=30)
-    wire.drain(0.2)
-    return sw, vms
-
-
-def wait_packets(sw, target, timeout=10):
-    """Waits until the PMD has received `target` packets in total."""
-    last = {}
-
-    def ok():
-        last["n"] = P.pmd_stats(sw)["packets"]
-        return last["n"] >= target
-    vxlib.wait_for(ok, timeout, 0.05,
-                   lambda: "PMD to receive %d packets (has %s)"
-                   % (target, last.get("n")))
-    return last["n"]
-
-
-def settle(sw, st0, n, timeout=10):
-    """After sending n frames that must all be dropped: waits until the
-    PMD has received them and counted n drops (a PMD sharing its core with
-    other busy pollers may be between the two), then a little longer for
-    anything counted twice; returns the PMD stats."""
-    wait_packets(sw, st0["packets"] + n, timeout)
-    vxlib.wait_for(lambda: sum(P.pmd_drops(sw).values()) -
-                   sum(st0["drops"].values()) >= n, timeout, 0.05,
-                   what="%d more drops" % n)
-    time.sleep(0.05)
-    return P.pmd_stats(sw)
-
 
 def round_trip(sw, wire, vm, n=3, timeout=10):
     """Sends n frames for VM `vm`; all n must come back encapsulated, as
@@ -532,7 +481,7 @@ def test_64_vms(make_switch, make_testpmd, rundir, wire):
         idx = range(32 * h, 32 * h + 32)
         halves.append(make_testpmd(
             sockets=[socks[i] for i in idx], name="vms%d" % h, server=False,
-            macs=[vxlib.vm_mac(i) for i in idx]))
+            macs=[SEED.mac(i) for i in idx]))
     for tp in halves:
         tp.wait_ready(timeout=60)
     sw.wait_ports_up(timeout=60)
@@ -546,8 +495,8 @@ def test_64_vms(make_switch, make_testpmd, rundir, wire):
     for vm in (63, 32, 31, 0):
         got = round_trip(sw, wire, vm, n=2)
         p = Ether(got[0])
-        assert p[VXLAN].payload.src == vxlib.vm_mac(vm)
-        assert p[VXLAN][IP].dst == P.vm_ip(vm)
+        assert p[VXLAN].payload.src == SEED.mac(vm)
+        assert p[VXLAN][IP].dst == SEED.ip(vm)
     assert vhost_ports(sw)["vhost-user63"]["tx_packets"] == 2
     assert vhost_ports(sw)["vhost-user63"]["rx_packets"] == 2
     for tp in halves:
@@ -559,18 +508,6 @@ def test_64_vms(make_switch, make_testpmd, rundir, wire):
 
 
 # ------------------------------------------------------------- telemetry
-
-def telemetry(prefix, *cmds, timeout=10):
-    """Runs Debian's dpdk-telemetry.py -f PREFIX with cmds on stdin; one
-    JSON reply per command."""
-    r = subprocess.run(["/usr/bin/python3", "/usr/bin/dpdk-telemetry.py",
-                        "-f", prefix], input="\n".join(cmds) + "\n",
-                       capture_output=True, text=True, timeout=timeout)
-    assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stdout.splitlines() if l.strip()]
-    assert len(lines) == len(cmds), r.stdout + r.stderr
-    return [json.loads(l) for l in lines]
-
 
 def test_telemetry_matches_ctl(make_switch, make_testpmd, rundir, wire):
     sw, _ = start_rig(make_switch, make_testpmd, rundir, wire)
@@ -588,7 +525,7 @@ def test_telemetry_matches_ctl(make_switch, make_testpmd, rundir, wire):
             ["/vxswitch/port_stats,%d" % (len(names) - 1),
              "/vxswitch/pmd_stats,1", "/vxswitch/port_stats,nosuch",
              "/vxswitch/pmd_stats,7"])
-    replies = telemetry(sw.prefix, *cmds)
+    replies = vxlib.telemetry(sw.prefix, *cmds)
     assert replies[0] == {"/vxswitch/ports": names}
     for name, rep in zip(names, replies[1:1 + len(names)]):
         st = rep["/vxswitch/port_stats"]

@@ -22,9 +22,8 @@ import pytest
 
 from vxswitch_tools import netns_apps as apps
 from vxswitch_tools import netns_rig
+from vxswitch_tools.harness import telemetry
 from vxswitch_tools.netns_rig import OUT_IP
-
-from test_robustness import telemetry
 
 POLICY = Path(__file__).with_name("policies") / "sg_allow_egress.flows"
 

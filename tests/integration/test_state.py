@@ -22,6 +22,7 @@ import yaml
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as P
+from vxswitch_tools.addressing import SEED
 
 TOPOLOGY = Path(__file__).resolve().parents[2] / "topology" / "vxlan-2vm.yaml"
 GW = "172.1.0.1"
@@ -80,7 +81,7 @@ def forward(phy, vm, n=8):
     vm.flush()
     phy.send([P.vxlan_to_vm(5, sport=41000 + i) for i in range(n)])
     to_vm = vm.recv(n, timeout=10, quiet=0.3)
-    vm.send([P.inner_frame(7, src_ip=P.vm_ip(5), dst_ip="192.2.0.9",
+    vm.send([P.inner_frame(7, src_ip=SEED.ip(5), dst_ip="192.2.0.9",
                            sport=42000 + i, size=90) for i in range(n)])
     to_phy = phy.recv(n, timeout=10, quiet=0.3, match=P.is_vxlan)
     assert len(to_vm) == n and len(to_phy) == n, (len(to_vm), len(to_phy))
@@ -115,7 +116,7 @@ def test_runtime_changes_survive_restart(make_switch, wires, rundir):
     assert not state.exists(), "written with no change"
 
     sw.ctl("add-flow", "in_port=vxlan,ip,nw_dst=%s,actions=output:vm"
-           % P.vm_ip(5))
+           % SEED.ip(5))
     sw.ctl("add-flow", "priority=200,cookie=0x2a,in_port=vm,ip,actions="
            "set_tunnel:%d,set_field:%s->tun_dst,set_field:%s->tun_src,"
            "output:vxlan" % (P.VNI, FAR_VTEP, P.VTEP_IP))

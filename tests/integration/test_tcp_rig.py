@@ -36,6 +36,7 @@ import pytest
 
 from vxswitch_tools import netns_apps as apps
 from vxswitch_tools import netns_rig
+from vxswitch_tools.addressing import NETNS_RIG
 from vxswitch_tools.netns_rig import FAR_IP, OUT_IP
 
 MB = 1024 * 1024
@@ -177,8 +178,8 @@ def test_policy_files_match_the_rig():
     files are loaded on the rig as they are)."""
     vms = range(1, 3)                   # the rig's default two VMs
     ports = {"vxlan"} | {"vm%d" % i for i in vms}
-    addrs = ({netns_rig.vm_ip(i) for i in vms} | {netns_rig.KVTEP_IP}
-             | {netns_rig.vm_mac(i) for i in vms})
+    addrs = ({NETNS_RIG.ip(i) for i in vms} | {netns_rig.KVTEP_IP}
+             | {NETNS_RIG.mac(i) for i in vms})
     names = {}
     for f in ("ct_allow_egress.flows", "sg_allow_egress.flows"):
         rules = [ln for ln in (POLICIES / f).read_text().splitlines()

@@ -6,8 +6,6 @@ name), else an error reply (null data); good ones still answer."""
 import json
 import socket
 
-from test_control_server import topology
-
 
 def telemetry(prefix, *cmds):
     """One JSON reply per command, over the EAL's telemetry v2 socket."""
@@ -23,8 +21,8 @@ def telemetry(prefix, *cmds):
     return out
 
 
-def test_telemetry_params_strict(make_switch, rundir):
-    sw = make_switch(topology(rundir))
+def test_telemetry_params_strict(make_switch, one_port_topology):
+    sw = make_switch(one_port_topology)
     good = ["/vxswitch/pmd_stats,1", "/vxswitch/pmd_stats",
             "/vxswitch/port_stats,0", "/vxswitch/port_stats,vm0",
             "/vxswitch/ports"]

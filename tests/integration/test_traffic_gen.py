@@ -18,6 +18,7 @@ from scapy.layers.l2 import ARP, Ether
 from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.addressing import SEED
 
 GT = vxlib.load_gen_traffic()
 
@@ -73,7 +74,7 @@ def test_nic_outer_headers(tmp_path):
         inner = p[VXLAN].payload
         assert isinstance(inner, Ether)
         vm = k % 2
-        assert inner.dst == vxlib.vm_mac(vm)
+        assert inner.dst == SEED.mac(vm)
         assert inner[IP].dst == "192.1.0.%d" % vm
         assert inner[UDP].dport == 5001
         assert checksums_ok(p), p.show(dump=True)
@@ -92,7 +93,7 @@ def test_nic_matches_scapy_built_packets(tmp_path):
                IP(src=REMOTE_IP, dst=VTEP_IP, ttl=64, id=0, flags="DF") /
                UDP(sport=osport, dport=4789, chksum=0) /
                VXLAN(flags=0x08, vni=1001) /
-               Ether(src="a0:00:00:00:00:02", dst=vxlib.vm_mac(vm)) /
+               Ether(src="a0:00:00:00:00:02", dst=SEED.mac(vm)) /
                IP(src=src, dst="192.1.0.%d" % vm, ttl=64, id=0) /
                UDP(sport=sport, dport=5001) / (b"\0" * 36))
         assert bytes(pkts[k]) == bytes(ref), k
@@ -189,7 +190,7 @@ def test_vm_mode(tmp_path):
     assert len({(p[IP].dst, p[UDP].dport) for p in pkts}) == 100
     for p in pkts:
         assert len(bytes(p)) == 78          # + 50 B of VXLAN = 128
-        assert p.src == vxlib.vm_mac(3) and p.dst == "a0:00:00:00:00:02"
+        assert p.src == SEED.mac(3) and p.dst == "a0:00:00:00:00:02"
         assert p[IP].src == "192.1.0.3" and p[UDP].sport == 5001
         assert VXLAN not in p
         assert checksums_ok(p)
@@ -222,7 +223,7 @@ def test_nic_tcp_matches_scapy_built_packets(tmp_path):
                IP(src=REMOTE_IP, dst=VTEP_IP, ttl=64, id=0, flags="DF") /
                UDP(sport=osport, dport=4789, chksum=0) /
                VXLAN(flags=0x08, vni=1001) /
-               Ether(src="a0:00:00:00:00:02", dst=vxlib.vm_mac(vm)) /
+               Ether(src="a0:00:00:00:00:02", dst=SEED.mac(vm)) /
                IP(src=src, dst="192.1.0.%d" % vm, ttl=64, id=0) /
                TCP(sport=sport, dport=5001, seq=seq, ack=seq, flags="PA",
                    window=65535) / (b"\0" * 24))
@@ -391,7 +392,7 @@ def test_testpmd_vms_through_vhost_peer(tmp_path, rundir, make_testpmd):
                         interactive=True)
     vms.wait_ready()
     peer.wait_ready()
-    assert vms.port_macs() == {0: vxlib.vm_mac(0), 1: vxlib.vm_mac(1)}
+    assert vms.port_macs() == {0: SEED.mac(0), 1: SEED.mac(1)}
     peer.cmd("start")
     vxlib.wait_for(lambda: all(len(vxlib.read_pcap_raw(o)) >= 500
                                for o in outs if o.exists()) and

@@ -20,7 +20,7 @@ from scapy.layers.vxlan import VXLAN
 
 from vxswitch_tools import packets as P
 from vxswitch_tools import harness as vxlib
-from test_robustness import settle, start_rig
+from vxswitch_tools.forwarding_rig import settle, start_rig
 
 
 CASES = [
