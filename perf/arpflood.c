@@ -41,6 +41,7 @@
 #include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_udp.h>
+#include "arp_frame.h"
 #include "config.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -147,29 +148,21 @@ fill_data(struct pkt_batch *b, int i)
 static int
 fill_arp(struct pkt_batch *b)
 {
+	static const struct rte_ether_addr bcast = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+
 	if (rte_pktmbuf_alloc_bulk(pktmbuf_pool, b->pkts, BATCH_MAX))
 		return -1;
 	for (b->n = 0; b->n < BATCH_MAX; b->n++) {
 		uint32_t s = next_sender++ % args.senders;
-		struct rte_ether_hdr *e = (struct rte_ether_hdr *)
-			rte_pktmbuf_append(b->pkts[b->n], sizeof *e +
-					   sizeof(struct rte_arp_hdr));
-		struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
 		struct rte_ether_addr sha = { { 0x0e, 0, s >> 24, s >> 16,
 						s >> 8, s } };
 
-		memset(&e->dst_addr, 0xff, sizeof e->dst_addr);
-		e->src_addr = sha;
-		e->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-		a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-		a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-		a->arp_hlen = RTE_ETHER_ADDR_LEN;
-		a->arp_plen = 4;
-		a->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-		a->arp_data.arp_sha = sha;
-		a->arp_data.arp_sip = rte_cpu_to_be_32(IPV4(10, 0, 0, 0) + s);
-		memset(&a->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
-		a->arp_data.arp_tip = rte_cpu_to_be_32(IPV4(172, 1, 0, 100));
+		arp_frame_write(rte_pktmbuf_append(b->pkts[b->n],
+						   ARP_FRAME_LEN),
+				&bcast, RTE_ARP_OP_REQUEST, &sha,
+				rte_cpu_to_be_32(IPV4(10, 0, 0, 0) + s),
+				rte_cpu_to_be_32(IPV4(172, 1, 0, 100)));
 	}
 	return 0;
 }

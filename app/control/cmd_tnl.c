@@ -44,9 +44,7 @@ cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, err);
 		return -1;
 	}
-	state_changed();
-	ds_put_cstr(out, "OK\n");
-	return 0;
+	return cmd_changed_ok(out, false);
 }
 
 /* OVS pads the IP to INET6_ADDRSTRLEN. */
@@ -129,9 +127,7 @@ cmd_neigh_aging(int argc, const char *argv[], bool json, struct ds *out,
 			return -1;
 		}
 		neigh_set_aging_s((uint32_t)s);
-		state_changed();
-		ds_put_cstr(out, "OK\n");
-		return 0;
+		return cmd_changed_ok(out, false);
 	}
 	if (json)
 		json_u64(out, neigh_aging_s());
@@ -189,10 +185,7 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, err);
 		return -1;
 	}
-	ofproto_publish();
-	state_changed();
-	ds_put_cstr(out, "OK\n");
-	return 0;
+	return cmd_changed_ok(out, true);
 }
 
 static int
@@ -211,10 +204,7 @@ cmd_route_del(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "no route %s", argv[1]);
 		return -1;
 	}
-	ofproto_publish();
-	state_changed();
-	ds_put_cstr(out, "OK\n");
-	return 0;
+	return cmd_changed_ok(out, true);
 }
 
 static int

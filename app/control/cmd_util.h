@@ -36,6 +36,12 @@ int cmd_show(int argc, const char *argv[], bool json, struct ds *out,
 int cmd_pmd_stats_show(int argc, const char *argv[], bool json,
 		       struct ds *out, void *aux);
 
+/* The epilogue of a command that changed the switch (commands.c): the
+ * rules' snapshot republished when they see the change (publish), the
+ * state marked changed (state_changed: saved), the answer "OK".
+ * Returns 0, the command's status. */
+int cmd_changed_ok(struct ds *out, bool publish);
+
 static inline const char *
 ip_str(rte_be32_t ip, char *buf)
 {

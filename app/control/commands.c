@@ -6,6 +6,7 @@
 #include "cmd_util.h"
 #include "commands.h"
 #include "ds.h"
+#include "ofproto.h"
 #include "state.h"
 
 void
@@ -20,6 +21,16 @@ print_exit_stats(FILE *f)
 	cmd_pmd_stats_show(2, stats_argv, false, &out, NULL);
 	fputs(ds_cstr(&out), f);
 	ds_destroy(&out);
+}
+
+int
+cmd_changed_ok(struct ds *out, bool publish)
+{
+	if (publish)
+		ofproto_publish();
+	state_changed();
+	ds_put_cstr(out, "OK\n");
+	return 0;
 }
 
 void

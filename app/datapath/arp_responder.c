@@ -12,9 +12,11 @@
  * dropped as arp_policed, at the cost of a header check. Admitted senders
  * already known with the same MAC are answered and not reported.
  */
+#include <string.h>
 #include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include "arp_frame.h"
 #include "dp_stages.h"
 #include "dp_snapshot.h"
 
@@ -26,6 +28,29 @@ arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
 	p->depth = p->cost * RTE_MAX(burst, 1u);
 	p->credit = p->depth;
 	p->last_tsc = now;
+}
+
+void
+arp_frame_write(void *p, const struct rte_ether_addr *dst, uint16_t op,
+		const struct rte_ether_addr *sha, rte_be32_t sip,
+		rte_be32_t tip)
+{
+	struct rte_ether_hdr *eh = p;
+	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
+
+	RTE_BUILD_BUG_ON(ARP_FRAME_LEN != sizeof *eh + sizeof *ah);
+	eh->dst_addr = *dst;
+	eh->src_addr = *sha;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	ah->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
+	ah->arp_plen = 4;
+	ah->arp_opcode = rte_cpu_to_be_16(op);
+	ah->arp_data.arp_sha = *sha;
+	ah->arp_data.arp_sip = sip;
+	memset(&ah->arp_data.arp_tha, 0, sizeof ah->arp_data.arp_tha);
+	ah->arp_data.arp_tip = tip;
 }
 
 /* Once per batch: the credit earned since the last one, up to the depth. */

@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include "arp_frame.h"
 #include "clock.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -88,22 +89,11 @@ arp_request_send(rte_be32_t ip)
 		arp_stats.no_mbuf++;
 		return;
 	}
-	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)rte_pktmbuf_append(
-		m, sizeof *eh + sizeof(struct rte_arp_hdr));
-	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
+	static const struct rte_ether_addr bcast = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 
-	memset(&eh->dst_addr, 0xff, sizeof eh->dst_addr);
-	eh->src_addr = s->vtep_mac;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	ah->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	ah->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
-	ah->arp_plen = 4;
-	ah->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-	ah->arp_data.arp_sha = s->vtep_mac;
-	ah->arp_data.arp_sip = s->vtep_ip;
-	memset(&ah->arp_data.arp_tha, 0, sizeof ah->arp_data.arp_tha);
-	ah->arp_data.arp_tip = ip;
+	arp_frame_write(rte_pktmbuf_append(m, ARP_FRAME_LEN), &bcast,
+			RTE_ARP_OP_REQUEST, &s->vtep_mac, s->vtep_ip, ip);
 	/* port_tx_burst frees what it did not send */
 	if (port_tx_burst(u, u->ctl_sender, &m, 1))
 		arp_stats.sent++;

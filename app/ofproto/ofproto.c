@@ -498,12 +498,57 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 	return 0;
 }
 
+static bool
+rule_selected(const struct ofp_rule *r, const struct ofp_rule *f, bool strict)
+{
+	return strict ? ofp_rule_strict_match(r, f) : ofp_rule_covered_by(r, f);
+}
+
+/* Idle: unused (nor modified) for its idle_timeout at now_ms. */
+static bool
+rule_idle(const struct rule_slot *s, uint64_t now_ms)
+{
+	return s->rule.idle_timeout &&
+	       now_ms >= RTE_MAX(s->stats.used_ms, s->stats.modified_ms) +
+			 s->rule.idle_timeout * 1000ull;
+}
+
+/* Counts the rule it finds expired, hard first. */
+static bool
+rule_expired(const struct rule_slot *s, uint64_t now_ms)
+{
+	const struct ofp_rule *r = &s->rule;
+	bool hard = r->hard_timeout && now_ms >= s->stats.modified_ms +
+						 r->hard_timeout * 1000ull;
+	bool idle = !hard && rule_idle(s, now_ms);
+
+	of.expired_hard += hard;
+	of.expired_idle += idle;
+	return hard || idle;
+}
+
+/* Drops the rules filter selects or, with none, those expired at now_ms;
+ * keeps the rest in order, republishes if any went; how many went. */
+static uint32_t
+rules_compact(const struct ofp_rule *filter, bool strict, uint64_t now_ms)
+{
+	uint32_t kept = 0, removed;
+
+	for (uint32_t i = 0; i < of.n_rules; i++)
+		if (!(filter ? rule_selected(&of.rules[i].rule, filter, strict)
+			     : rule_expired(&of.rules[i], now_ms)))
+			of.rules[kept++] = of.rules[i];
+	removed = of.n_rules - kept;
+	of.n_rules = kept;
+	if (removed)
+		ofproto_publish();
+	return removed;
+}
+
 int
 ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 {
 	struct ofp_rule f;
-	uint32_t kept = 0;
-	int removed;
 
 	memset(&f, 0, sizeof f);
 	f.priority = OFP_DEFAULT_PRIORITY;
@@ -512,18 +557,7 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 	    ofp_parse_flow(filter, OFP_PARSE_MATCH, ports_ofp_map(), &f, err,
 			   errlen))
 		return -1;
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		const struct ofp_rule *r = &of.rules[i].rule;
-		bool del = strict ? ofp_rule_strict_match(r, &f)
-				  : ofp_rule_covered_by(r, &f);
-		if (!del)
-			of.rules[kept++] = of.rules[i];
-	}
-	removed = of.n_rules - kept;
-	of.n_rules = kept;
-	if (removed)
-		ofproto_publish();
-	return removed;
+	return (int)rules_compact(&f, strict, 0);
 }
 
 int
@@ -542,8 +576,7 @@ ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < of.n_rules; i++) {
 			struct ofp_rule *r = &of.rules[i].rule;
-			if (!(strict ? ofp_rule_strict_match(r, &f)
-				     : ofp_rule_covered_by(r, &f)))
+			if (!rule_selected(r, &f, strict))
 				continue;
 			struct ofp_rule t = *r;
 			t.n_actions = f.n_actions;
@@ -576,21 +609,12 @@ ofproto_bridge(void)
 
 /* ---- rule timeouts ---------------------------------------------------- */
 
-static uint64_t
-last_used_ms(const struct rule_slot *s)
-{
-	return RTE_MAX(s->stats.used_ms, s->stats.modified_ms);
-}
-
 bool
 ofproto_idle_candidates(uint64_t now_ms)
 {
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		const struct rule_slot *s = &of.rules[i];
-		if (s->rule.idle_timeout &&
-		    now_ms >= last_used_ms(s) + s->rule.idle_timeout * 1000ull)
+	for (uint32_t i = 0; i < of.n_rules; i++)
+		if (rule_idle(&of.rules[i], now_ms))
 			return true;
-	}
 	return false;
 }
 
@@ -608,28 +632,7 @@ ofproto_note_used(uint32_t uid, uint64_t used_ms)
 uint32_t
 ofproto_expire_rules(uint64_t now_ms)
 {
-	uint32_t kept = 0, removed;
-
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		const struct rule_slot *s = &of.rules[i];
-		const struct ofp_rule *r = &s->rule;
-		if (r->hard_timeout && now_ms >= s->stats.modified_ms +
-					       r->hard_timeout * 1000ull) {
-			of.expired_hard++;
-			continue;
-		}
-		if (r->idle_timeout && now_ms >= last_used_ms(s) +
-					       r->idle_timeout * 1000ull) {
-			of.expired_idle++;
-			continue;
-		}
-		of.rules[kept++] = of.rules[i];
-	}
-	removed = of.n_rules - kept;
-	of.n_rules = kept;
-	if (removed)
-		ofproto_publish();
-	return removed;
+	return rules_compact(NULL, false, now_ms);
 }
 
 void

@@ -490,27 +490,19 @@ fdir_model_get_stats(const struct fdir_model *m, struct fdir_model_stats *st)
 					    __ATOMIC_RELAXED);
 }
 
+#define FDIR_X_NAME(e, name) [e] = name,
+
 const char *
 fdir_model_reject_name(enum fdir_model_reject r)
 {
 	static const char *const names[FDIR_REJ_N] = {
-		[FDIR_REJ_ATTR] = "attr",
-		[FDIR_REJ_GROUP] = "group",
-		[FDIR_REJ_PATTERN] = "pattern",
-		[FDIR_REJ_ACTION] = "action",
-		[FDIR_REJ_INSET] = "input-set-conflict",
-		[FDIR_REJ_EXIST] = "exists",
-		[FDIR_REJ_NOSPC] = "no-space",
-		[FDIR_REJ_NO_TUNNEL] = "no-tunnel-port",
+		FDIR_MODEL_REJECTS(FDIR_X_NAME)
 	};
 	return r < FDIR_REJ_N ? names[r] : "?";
 }
 
 static const char *const profile_names[FDIR_PROFILE_N] = {
-	[FDIR_PROFILE_ICE_2211] = "ice-22.11",
-	[FDIR_PROFILE_ICE_2311_0] = "ice-23.11.0",
-	[FDIR_PROFILE_ICE_2311_4] = "ice-23.11.4",
-	[FDIR_PROFILE_ICE_2607] = "ice-26.07",
+	FDIR_MODEL_PROFILES(FDIR_X_NAME)
 };
 
 int

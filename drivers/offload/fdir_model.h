@@ -144,19 +144,22 @@ uint32_t fdir_model_pool_used(const struct fdir_model_pool *pool);
 /* The ice releases whose behaviour the model can follow; they differ in
  * what attr.group means (drivers/offload/README.md, "ice behaviours"), so
  * each test of the probe (offload_probe.c) runs against each of them. */
+/* One list: the enum, its names (fdir_model_profile_name/_parse). */
+#define FDIR_MODEL_PROFILES(X)						\
+	/* 22.11.x: a non-zero group is refused; engines tried in	\
+	 * order */							\
+	X(FDIR_PROFILE_ICE_2211, "ice-22.11")				\
+	/* 23.11.0 to .3, and 24.03 to 24.11.1: the group picks the	\
+	 * engine, 2 = FDIR; 0 = switch, which has no MARK */		\
+	X(FDIR_PROFILE_ICE_2311_0, "ice-23.11.0")			\
+	/* 24.11.2+, 25.03+: group ignored, engines tried in order */	\
+	X(FDIR_PROFILE_ICE_2311_4, "ice-23.11.4")			\
+	/* the FDIR parser refuses any non-zero group */		\
+	X(FDIR_PROFILE_ICE_2607, "ice-26.07")
+
 enum fdir_model_profile {
-	FDIR_PROFILE_ICE_2211,		/* "ice-22.11" (22.11.x): a non-zero
-					 * group is refused; engines tried
-					 * in order */
-	FDIR_PROFILE_ICE_2311_0,	/* "ice-23.11.0" (to .3, and 24.03 to
-					 * 24.11.1): the group picks the engine,
-					 * 2 = FDIR; 0 = switch, which has no
-					 * MARK */
-	FDIR_PROFILE_ICE_2311_4,	/* "ice-23.11.4" (24.11.2+, 25.03+):
-					 * group ignored, engines tried in
-					 * order */
-	FDIR_PROFILE_ICE_2607,		/* "ice-26.07": the FDIR parser refuses
-					 * any non-zero group */
+#define FDIR_X_ENUM(e, name) e,
+	FDIR_MODEL_PROFILES(FDIR_X_ENUM)
 	FDIR_PROFILE_N
 };
 
@@ -174,18 +177,31 @@ struct fdir_model_limits {
 	uint16_t n_rxq;		/* rx queues when eth_port_id == UINT16_MAX */
 };
 
+/* One list: the enum, its names (fdir_model_reject_name) and the
+ * counters stats.rejected[] they index. */
+#define FDIR_MODEL_REJECTS(X)						\
+	/* EINVAL: not ingress-only / priority */			\
+	X(FDIR_REJ_ATTR, "attr")					\
+	/* EINVAL: attr.group that does not reach the FDIR in the	\
+	 * profile's release */						\
+	X(FDIR_REJ_GROUP, "group")					\
+	/* EINVAL: outside the whitelist */				\
+	X(FDIR_REJ_PATTERN, "pattern")					\
+	/* EINVAL: actions ice or the whitelist refuse */		\
+	X(FDIR_REJ_ACTION, "action")					\
+	/* EINVAL: other input set for the flow type */			\
+	X(FDIR_REJ_INSET, "input-set-conflict")				\
+	/* EEXIST: same pattern installed */				\
+	X(FDIR_REJ_EXIST, "exists")					\
+	/* EINVAL "Add filter rule failed.": the guaranteed share and	\
+	 * shared pool full */						\
+	X(FDIR_REJ_NOSPC, "no-space")					\
+	/* EINVAL "Add filter rule failed.": a VXLAN rule with no	\
+	 * tunnel port registered */					\
+	X(FDIR_REJ_NO_TUNNEL, "no-tunnel-port")
+
 enum fdir_model_reject {
-	FDIR_REJ_ATTR,		/* EINVAL: not ingress-only / priority */
-	FDIR_REJ_GROUP,		/* EINVAL: attr.group that does not reach
-				 * the FDIR in the profile's release */
-	FDIR_REJ_PATTERN,	/* EINVAL: outside the whitelist */
-	FDIR_REJ_ACTION,	/* EINVAL: actions ice or the whitelist refuse */
-	FDIR_REJ_INSET,		/* EINVAL: other input set for the flow type */
-	FDIR_REJ_EXIST,		/* EEXIST: same pattern installed */
-	FDIR_REJ_NOSPC,		/* EINVAL "Add filter rule failed.": the
-				 * guaranteed share and shared pool full */
-	FDIR_REJ_NO_TUNNEL,	/* EINVAL "Add filter rule failed.": a VXLAN
-				 * rule with no tunnel port registered */
+	FDIR_MODEL_REJECTS(FDIR_X_ENUM)
 	FDIR_REJ_N
 };
 

@@ -288,17 +288,11 @@ offload_thread(void *arg)
 const char *
 offload_result_name(enum offload_result r)
 {
+#define OFFLOAD_X_NAME(e, name) [e] = name,
 	static const char *const names[OFFLOAD_RESULT_N] = {
-		[OFFLOAD_OK] = "ok",
-		[OFFLOAD_FAIL_NOT_CANONICAL] = "not_canonical",
-		[OFFLOAD_FAIL_CAPACITY] = "capacity",
-		[OFFLOAD_FAIL_VALIDATE] = "validate",
-		[OFFLOAD_FAIL_EXISTS] = "exists",
-		[OFFLOAD_FAIL_CANCELLED] = "cancelled",
-		[OFFLOAD_FAIL_PROFILE] = "profile",
-		[OFFLOAD_FAIL_COLLISION] = "collision",
-		[OFFLOAD_FAIL_NO_TUNNEL] = "no_tunnel_port",
+		OFFLOAD_RESULTS(OFFLOAD_X_NAME)
 	};
+#undef OFFLOAD_X_NAME
 	return (unsigned)r < OFFLOAD_RESULT_N ? names[r] : "?";
 }
 

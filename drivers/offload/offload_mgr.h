@@ -52,12 +52,18 @@ struct offload_mgr;
 
 /* How pending rules are chosen (offload_admit.h): fifo is the behaviour
  * before issue 14 and the zero value; the topology's default is weight. */
+/* One list: the enum, its names (offload_admission_name/_parse). */
+#define OFFLOAD_ADMISSIONS(X)						\
+	/* offered at the upcall, ranked by packets, a refusal is	\
+	 * final, never evicts */					\
+	X(OFFLOAD_ADMIT_FIFO, "fifo")					\
+	/* ranked by measured pps; full table: the hottest candidates	\
+	 * evict the coldest rules (hysteresis, minimum residency) */	\
+	X(OFFLOAD_ADMIT_WEIGHT, "weight")
+
+#define OFFLOAD_X_ENUM(e, name) e,
 enum offload_admission {
-	OFFLOAD_ADMIT_FIFO,	/* offered at the upcall, ranked by packets,
-				 * a refusal is final, never evicts */
-	OFFLOAD_ADMIT_WEIGHT,	/* ranked by measured pps; full table: the
-				 * hottest candidates evict the coldest rules
-				 * (hysteresis, minimum residency) */
+	OFFLOAD_ADMISSIONS(OFFLOAD_X_ENUM)
 	OFFLOAD_ADMISSION_N
 };
 
@@ -86,24 +92,34 @@ struct offload_mgr_params {
 					 * is never evicted; 0: 1000 */
 };
 
+/* One list: the enum, its names (offload_result_name, offload/show) and
+ * the counters stats.failed[] they index. */
+#define OFFLOAD_RESULTS(X)						\
+	X(OFFLOAD_OK, "ok")						\
+	/* ice_fdir_rule_build: -ENOTSUP */				\
+	X(OFFLOAD_FAIL_NOT_CANONICAL, "not_canonical")			\
+	/* ENOSPC, create failed after validate, or no free mark id */	\
+	X(OFFLOAD_FAIL_CAPACITY, "capacity")				\
+	/* rte_flow_validate refused it */				\
+	X(OFFLOAD_FAIL_VALIDATE, "validate")				\
+	/* EEXIST: the NIC has that pattern, and not from us (ours	\
+	 * are shared) */						\
+	X(OFFLOAD_FAIL_EXISTS, "exists")				\
+	/* DEL arrived before the ADD was done */			\
+	X(OFFLOAD_FAIL_CANCELLED, "cancelled")				\
+	/* create refused: the flow type's profile holds another	\
+	 * input set (ice: EINVAL) */					\
+	X(OFFLOAD_FAIL_PROFILE, "profile")				\
+	/* ice's duplicate key (flow type, inner fields, tunnel type:	\
+	 * not the VNI nor the outer IP) is held by a rule of another	\
+	 * pattern, e.g. the same inner dst on another VNI */		\
+	X(OFFLOAD_FAIL_COLLISION, "collision")				\
+	/* a VXLAN rule, and no VXLAN port could be registered on the	\
+	 * NIC */							\
+	X(OFFLOAD_FAIL_NO_TUNNEL, "no_tunnel_port")
+
 enum offload_result {
-	OFFLOAD_OK,
-	OFFLOAD_FAIL_NOT_CANONICAL,	/* ice_fdir_rule_build: -ENOTSUP */
-	OFFLOAD_FAIL_CAPACITY,	/* ENOSPC, create failed after validate,
-				 * or no free mark id */
-	OFFLOAD_FAIL_VALIDATE,	/* rte_flow_validate refused it */
-	OFFLOAD_FAIL_EXISTS,	/* EEXIST: the NIC has that pattern, and
-				 * not from us (ours are shared) */
-	OFFLOAD_FAIL_CANCELLED,	/* DEL arrived before the ADD was done */
-	OFFLOAD_FAIL_PROFILE,	/* create refused: the flow type's profile
-				 * holds another input set (ice: EINVAL) */
-	OFFLOAD_FAIL_COLLISION,	/* ice's duplicate key (flow type, inner
-				 * fields, tunnel type: not the VNI nor the
-				 * outer IP) is held by a rule of another
-				 * pattern, e.g. the same inner dst on
-				 * another VNI */
-	OFFLOAD_FAIL_NO_TUNNEL,	/* a VXLAN rule, and no VXLAN port could be
-				 * registered on the NIC */
+	OFFLOAD_RESULTS(OFFLOAD_X_ENUM)
 	OFFLOAD_RESULT_N
 };
 

@@ -241,8 +241,12 @@ const struct admit_ops offload_mgr_admit_ops = {
 const char *
 offload_admission_name(enum offload_admission a)
 {
-	return a == OFFLOAD_ADMIT_FIFO ? "fifo" :
-	       a == OFFLOAD_ADMIT_WEIGHT ? "weight" : "?";
+#define OFFLOAD_X_NAME(e, name) [e] = name,
+	static const char *const names[OFFLOAD_ADMISSION_N] = {
+		OFFLOAD_ADMISSIONS(OFFLOAD_X_NAME)
+	};
+#undef OFFLOAD_X_NAME
+	return (unsigned)a < OFFLOAD_ADMISSION_N ? names[a] : "?";
 }
 
 int

@@ -14,6 +14,7 @@
 #include <rte_arp.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
+#include "arp_frame.h"
 #include "config.h"
 #include "dp_actions.h"
 #include "dp_snapshot.h"
@@ -133,19 +134,7 @@ pipeline_rig_arp(struct rte_mempool *pool, const struct rte_ether_addr *dst,
 	if (!p)
 		return m;
 	memset(p, 0, 60);
-	struct rte_ether_hdr *e = (struct rte_ether_hdr *)p;
-	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(e + 1);
-	e->dst_addr = *dst;
-	e->src_addr = *sha;
-	e->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	a->arp_hlen = RTE_ETHER_ADDR_LEN;
-	a->arp_plen = 4;
-	a->arp_opcode = rte_cpu_to_be_16(op);
-	a->arp_data.arp_sha = *sha;
-	a->arp_data.arp_sip = sip;
-	a->arp_data.arp_tip = tip;
+	arp_frame_write(p, dst, op, sha, sip, tip);
 	return m;
 }
 
