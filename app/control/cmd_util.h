@@ -28,6 +28,7 @@ void cmd_tnl_register(void);		/* cmd_tnl.c */
 void cmd_port_register(void);		/* cmd_port.c */
 void cmd_ct_register(void);		/* cmd_ct.c */
 void cmd_ipf_register(void);		/* cmd_ipf.c */
+void cmd_trace_register(void);		/* cmd_trace.c */
 
 /* show and dpif-netdev/pmd-stats-show, also printed at exit
  * (print_exit_stats). */

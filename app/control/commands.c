@@ -44,5 +44,6 @@ commands_register(void)
 	cmd_port_register();
 	cmd_ct_register();
 	cmd_ipf_register();
+	cmd_trace_register();
 	cmd_state_register();
 }

@@ -296,11 +296,10 @@ odp_format_actions(struct ds *out, const struct dp_actions *a,
 	}
 }
 
-/* A 64-bit megaflow id in the shape of OVS's ufid (a UUID). */
-static void
-put_ufid(struct ds *out, uint64_t id)
+void
+odp_format_ufid(struct ds *out, uint64_t id)
 {
-	ds_put_format(out, "ufid:00000000-0000-0000-%04x-%012" PRIx64 ", ",
+	ds_put_format(out, "ufid:00000000-0000-0000-%04x-%012" PRIx64,
 		      (unsigned)(id >> 48), id & UINT64_C(0xffffffffffff));
 }
 
@@ -308,8 +307,10 @@ void
 odp_format_flow(struct ds *out, const struct mf_dump *d, uint64_t now_tsc,
 		const struct odp_format_opts *o)
 {
-	if (o->verbose)
-		put_ufid(out, d->id);
+	if (o->verbose) {
+		odp_format_ufid(out, d->id);
+		ds_put_cstr(out, ", ");
+	}
 	odp_format_key(out, &d->key, &d->mask, o);
 	ds_put_format(out, ", packets:%" PRIu64 ", bytes:%" PRIu64 ", used:",
 		      d->n_packets, d->n_bytes);

@@ -32,6 +32,8 @@ void odp_format_key(struct ds *out, const struct flow_key *key,
 		    const struct odp_format_opts *o);
 void odp_format_actions(struct ds *out, const struct dp_actions *a,
 			const struct odp_format_opts *o);
+/* A 64-bit megaflow id in the shape of OVS's ufid (a UUID): "ufid:...". */
+void odp_format_ufid(struct ds *out, uint64_t id);
 /* One line, newline included; 'now_tsc' is when the dump was taken. */
 void odp_format_flow(struct ds *out, const struct mf_dump *d,
 		     uint64_t now_tsc, const struct odp_format_opts *o);

@@ -142,6 +142,22 @@ arp_handle(struct dp_ctx *ctx, struct learn_batch *lb, struct rte_mbuf *m)
 	return ARP_SEND_REPLY;
 }
 
+static void
+arp_trace(struct dp_ctx *ctx, struct rte_mbuf *m, enum arp_verdict v)
+{
+	static const uint8_t dropped_as[] = {
+		[ARP_IGNORED] = DROP_ARP_IGNORED,
+		[ARP_BAD_OP] = DROP_ARP_BAD_OP,
+		[ARP_POLICED] = DROP_ARP_POLICED,
+	};
+
+	if (v == ARP_SEND_REPLY || v == ARP_CONSUMED)
+		dp_trace_arp(ctx, m, v == ARP_SEND_REPLY ?
+			     DP_TRACE_ARP_REPLY : DP_TRACE_ARP_CONSUMED);
+	else
+		dp_trace_drop(ctx, &m, 1, dropped_as[v], false);
+}
+
 void
 arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 {
@@ -154,6 +170,8 @@ arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 		arp_policer_refill(&ctx->arp_policer, rte_rdtsc());
 	for (uint16_t i = 0; i < b->n; i++) {
 		enum arp_verdict v = arp_handle(ctx, &lb, b->pkts[i]);
+		if (unlikely(ctx->trace))
+			arp_trace(ctx, b->pkts[i], v);
 		if (v == ARP_SEND_REPLY) {
 			replies[n++] = b->pkts[i];
 			continue;

@@ -149,8 +149,7 @@ recirc_add(struct dp_ctx *ctx, struct dp_recirc *next, struct rte_mbuf *m,
 	static const uint64_t no_label[2];	/* untracked: label 0 */
 
 	if (next->n == DP_RECIRC_CAP) {	/* datagrams' fragments past it */
-		rte_pktmbuf_free(m);
-		dp_count_drops(ctx, DROP_RECIRC_LIMIT, 1);
+		dp_drop_pkt(ctx, m, DROP_RECIRC_LIMIT);
 		return;
 	}
 	struct flow_key *nk = &next->keys[next->n];
@@ -162,6 +161,8 @@ recirc_add(struct dp_ctx *ctx, struct dp_recirc *next, struct rte_mbuf *m,
 		dp_snapshot_label_bits(ctx->snap, ref->conn ? ref->label :
 				       no_label);
 	nk->recirc_id = (uint8_t)recirc->port;	/* xlate's recirc id */
+	if (unlikely(ctx->trace))
+		dp_trace_recirc(ctx, m, nk);
 	next->pkts[next->n++] = m;
 }
 
@@ -218,6 +219,8 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 	}
 	track(ctx, a, nat, mark, label, b, keys, idx, meta, state, refs,
 	      frags, frefs);
+	if (unlikely(ctx->trace))
+		dp_trace_ct(ctx, b, state, a->port, a->slot & DP_CT_COMMIT);
 	if (!recirc)
 		return;		/* ct() without table=: the packets go on */
 	if (!next) {		/* too deep, or no pass to take them */

@@ -64,6 +64,7 @@
 struct ct_ipf;
 struct dp_recirc;
 struct dp_snapshot;
+struct dp_trace;
 struct dpcls;
 struct emc;
 struct offload_del;
@@ -224,6 +225,11 @@ struct dp_ctx {
 	uint32_t n_del_retry, del_retry_cap;
 	struct dp_offload_outers *offload_outers;	/* sweep offers */
 	uint64_t offload_sweep_tsc;	/* the last rate sweep */
+
+	/* the packet trace (dp_trace.h): NULL when none is armed here; set
+	 * and cleared between bursts (pmd_call) */
+	struct dp_trace *trace;
+	uint8_t trace_pass;		/* the pass its entries are made in */
 };
 
 /* What the datapath tells the control thread, through ctx->events. */

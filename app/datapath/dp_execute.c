@@ -28,6 +28,9 @@ dp_copy_batch(struct dp_ctx *ctx, const struct pkt_batch *b,
 				cidx[copies->n] = idx[i];
 			copies->pkts[copies->n++] = c;
 		} else {
+			if (unlikely(ctx->trace))
+				dp_trace_drop(ctx, &b->pkts[i], 1, DROP_NO_MBUF,
+					      true);
 			dp_count_drops(ctx, DROP_NO_MBUF, 1);
 		}
 	}
@@ -120,6 +123,8 @@ run_actions(struct dp_ctx *ctx, const struct megaflow *f,
 
 		if (i + 1 == sg_done)	/* the sg stage's already */
 			continue;
+		if (unlikely(ctx->trace))
+			dp_trace_action(ctx, b, a);
 
 		switch (a->type) {
 		case DP_ACT_OUTPUT:
@@ -195,6 +200,9 @@ run_actions(struct dp_ctx *ctx, const struct megaflow *f,
 			return;
 		case DP_ACT_DROP_COPY:	/* as a copy made and dropped */
 			ctx->stats->copies += b->n;
+			if (unlikely(ctx->trace))
+				dp_trace_drop(ctx, b->pkts, b->n, a->reason,
+					      true);
 			dp_count_drops(ctx, a->reason, b->n);
 			break;
 		}

@@ -17,8 +17,7 @@ dp_drop_oversize(struct dp_ctx *ctx, struct rte_mbuf **pkts, uint16_t n,
 		if (dp_frame_fits(pkts[i], max)) {
 			pkts[kept++] = pkts[i];
 		} else {
-			rte_pktmbuf_free(pkts[i]);
-			dp_count_drops(ctx, DROP_MTU_EXCEEDED, 1);
+			dp_drop_pkt(ctx, pkts[i], DROP_MTU_EXCEEDED);
 		}
 	}
 	return kept;

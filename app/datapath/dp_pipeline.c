@@ -44,16 +44,24 @@ emc_should_insert(struct dp_ctx *ctx)
 	return x % p == 0;
 }
 
+/* Which of a pass's packets the EMC found, and which were translated
+ * (upcall); the rest dpcls found. For the trace (dp_trace.h). */
+struct lookup_how {
+	uint32_t emc, upcall;
+};
+
 /* EMC, dpcls and upcalls for n keys; from: what the inner pass came
  * from (which outer megaflow each packet left), NULL on the outer pass. */
 static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
 	     const struct dp_inner *from, enum emc_use emc,
-	     struct dp_emc_pass *judge)
+	     struct dp_emc_pass *judge, struct lookup_how *how)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
+
+	how->upcall = 0;
 	bool use_emc = emc == EMC_USE || emc == EMC_PROBE;
 	bool hint = ctx->opts & DP_OPT_BIT(DP_OPT_CLS_PORT_HINT);
 
@@ -64,6 +72,7 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 			emc_pass_update(judge, n, __builtin_popcount(miss));
 		dp_stage_mark(ctx, PMD_STAGE_EMC);
 	}
+	how->emc = all & ~miss;
 	if (!miss)
 		return;
 	miss_cls = hint ? dpcls_lookup_hint(ctx->cls, keys, miss, flows)
@@ -98,6 +107,7 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 		    (emc == EMC_PROBE || emc_should_insert(ctx)))
 			emc_insert(ctx->emc, &keys[i], hashes[i], flows[i]);
 	}
+	how->upcall = miss_cls;
 	dp_stage_mark(ctx, after);
 }
 
@@ -124,6 +134,9 @@ hash_pass(struct dp_ctx *ctx, const struct pkt_batch *b,
 		      &ctx->hash_reuse[recirc ? DP_HASH_RECIRC : from ?
 				       DP_HASH_INNER : DP_HASH_OUTER] : NULL,
 		      from == NULL && !recirc);
+	if (unlikely(ctx->trace))
+		dp_trace_hash(ctx, b, hashes, ctx->opts &
+			      DP_OPT_BIT(DP_OPT_HASH_REUSE) && !from && !recirc);
 	dp_stage_mark(ctx, PMD_STAGE_HASH);
 }
 
@@ -154,12 +167,14 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 
 	if (!defer_hash)
 		hash_pass(ctx, b, keys, hashes, from, recirc);
-	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge);
+	struct lookup_how how;
+	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge, &how);
+	if (unlikely(ctx->trace))
+		dp_trace_lookup(ctx, b, flows, how.emc, how.upcall);
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (!flows[i]) {
-			rte_pktmbuf_free(b->pkts[i]);
-			dp_count_drops(ctx, DROP_UPCALL_FAIL, 1);
+			dp_drop_pkt(ctx, b->pkts[i], DROP_UPCALL_FAIL);
 			continue;
 		}
 		dp_group_add(groups, &n_groups, epoch, flows[i], b->pkts[i], i);
@@ -197,6 +212,8 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	unsigned cur = 0;
 
 	ctx->stage_tsc = rte_rdtsc();
+	if (unlikely(ctx->trace))
+		dp_trace_rx(ctx, in, b);
 	dp_rx(ctx, in, b, keys);
 
 	/* NIC-marked packets skip parse and lookup; only the underlay port
@@ -214,6 +231,8 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	if (miniflow_extract_batch(b, keys, &malformed,
 				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
 		dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
+	if (unlikely(ctx->trace))
+		dp_trace_extract(ctx, in, b, keys);
 	dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
 
 	/* step 1: the burst as received */
@@ -224,6 +243,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	lookup_and_execute(ctx, b, keys, NULL, &inner, false);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
 	if (inner.b.n) {
+		ctx->trace_pass = 1;
 		ctx->stats->recirculations += inner.b.n;
 		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL,
 				   false);
@@ -235,6 +255,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 		cur ^= 1;
 		recirc[cur].n = 0;
 		ctx->recirc = depth < DP_MAX_RECIRC ? &recirc[cur] : NULL;
+		ctx->trace_pass = (uint8_t)(1 + depth);
 		ctx->stats->recirculations += now->n;
 		/* a burst's worth at a time: fragments a datagram finished
 		 * can make a pass longer than a burst */

@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include "datapath.h"
 #include "dp_stats.h"
+#include "dp_trace.h"
 
 struct vxlan_tnl_template;
 
@@ -30,11 +31,24 @@ dp_count_drops(struct dp_ctx *ctx, enum drop_reason why, uint16_t n)
 	ctx->stats->drops[why] += n;
 }
 
+/* Every packet the datapath drops goes through one of these two: its
+ * counter, and its trace record's last entry (dp_trace.h). */
 static inline void
 dp_drop_batch(struct dp_ctx *ctx, struct pkt_batch *b, enum drop_reason why)
 {
+	if (unlikely(ctx->trace))
+		dp_trace_drop(ctx, b->pkts, b->n, why, false);
 	dp_count_drops(ctx, why, b->n);
 	pkt_batch_free(b);
+}
+
+static inline void
+dp_drop_pkt(struct dp_ctx *ctx, struct rte_mbuf *m, enum drop_reason why)
+{
+	if (unlikely(ctx->trace))
+		dp_trace_drop(ctx, &m, 1, why, false);
+	dp_count_drops(ctx, why, 1);
+	rte_pktmbuf_free(m);
 }
 
 /* The inner packets tnl_pops hand back to the pipeline: their batch,

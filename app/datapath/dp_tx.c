@@ -71,6 +71,8 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 		return;
 	tb->n = 0;
 	if (p->kind == PORT_VHOST && !port_vhost_ready(p)) {
+		if (unlikely(ctx->trace))
+			dp_trace_drop(ctx, tb->pkts, n, DROP_PORT_DOWN, false);
 		rte_pktmbuf_free_bulk(tb->pkts, n);
 		ps->tx_dropped += n;
 		dp_count_drops(ctx, DROP_PORT_DOWN, n);
@@ -100,8 +102,14 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 		}
 	}
 	bool vhost = port_io_vhost(p);
+	/* traced ones: the driver owns them once sent, so look before */
+	uint16_t tslots[BATCH_MAX];
+	bool traced = unlikely(ctx->trace) &&
+		      dp_trace_slots(ctx, tb->pkts, n, tslots);
 	dp_where_set(&ctx->io_where, DP_IN_TX, port_idx);
 	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
+	if (unlikely(traced))
+		dp_trace_sent(ctx, tslots, n, sent, port_idx);
 	dp_where_set(&ctx->io_where, DP_IN_DATAPATH, port_idx);
 	if (kept) {
 		memmove(&tb->pkts[0], &tb->pkts[n], kept * sizeof tb->pkts[0]);
@@ -154,6 +162,8 @@ dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 			tx_pending_push(ctx, port_idx);
 	}
 	bool stamp = ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4);
+	if (unlikely(ctx->trace))
+		dp_trace_output(ctx, pkts, n, port_idx, DP_TRACE_OUTPUT);
 	for (uint16_t i = 0; i < n; i++) {
 		if (stamp)
 			tb->queued_tsc[tb->n] = ctx->stage_tsc;

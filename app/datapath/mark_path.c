@@ -97,10 +97,14 @@ dp_mark_path(struct dp_ctx *ctx, struct pkt_batch *b)
 		/* an unknown or stale mark, or a packet that is not what
 		 * the mark's megaflow matches: the full path */
 		if (!f || !mark_check_strip(ctx, m, f)) {
+			if (unlikely(ctx->trace))
+				dp_trace_mark(ctx, m, mark, NULL);
 			ctx->stats->mark_fallbacks++;
 			b->pkts[kept++] = m;
 			continue;
 		}
+		if (unlikely(ctx->trace))
+			dp_trace_mark(ctx, m, mark, f);
 		dp_group_add(g, &n_groups, epoch, f, m, i);
 	}
 	b->n = kept;

@@ -217,6 +217,9 @@ dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 	    uint16_t n_ports, int socket, char *err, size_t errlen)
 {
 	ctx->max_flows = cfg->max_megaflows ? cfg->max_megaflows : 65536;
+	ctx->trace = NULL;
+	if (dp_trace_register(err, errlen))	/* its mbuf flag, once */
+		return -1;
 	ctx->emc = emc_create(socket);
 	ctx->cls = dpcls_create(socket, ctx->max_flows);
 	ctx->flow_pool = rte_zmalloc_socket("megaflows", ctx->max_flows *

@@ -65,6 +65,12 @@ sg_verdict(uint8_t state, bool allow, bool refused)
 /* Keeps in b, in order, the packets whose verdict is SG_PASS (idx[] in
  * step: the actions after sg() use it for their hashes, encap's source
  * port); frees and counts the others. */
+static const uint8_t sg_drop_reason[] = {
+	[SG_DENY] = DROP_SG_DENY,
+	[SG_INVALID] = DROP_SG_INVALID,
+	[SG_REFUSED] = DROP_SG_REFUSED,
+};
+
 static void
 sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 	 const uint8_t verdict[])
@@ -78,6 +84,9 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 			b->pkts[kept++] = b->pkts[i];
 		} else {
 			n_drop[verdict[i]]++;
+			if (unlikely(ctx->trace))
+				dp_trace_drop(ctx, &b->pkts[i], 1,
+					      sg_drop_reason[verdict[i]], false);
 			rte_pktmbuf_free(b->pkts[i]);
 		}
 	}
@@ -86,12 +95,6 @@ sg_apply(struct dp_ctx *ctx, struct pkt_batch *b, uint8_t idx[],
 	dp_count_drops(ctx, DROP_SG_INVALID, n_drop[SG_INVALID]);
 	dp_count_drops(ctx, DROP_SG_REFUSED, n_drop[SG_REFUSED]);
 }
-
-static const uint8_t sg_drop_reason[] = {
-	[SG_DENY] = DROP_SG_DENY,
-	[SG_INVALID] = DROP_SG_INVALID,
-	[SG_REFUSED] = DROP_SG_REFUSED,
-};
 
 /* The datagrams b's fragments finished: their reassembled packets
  * tracked as the batch (call: zone, commit, NAT), each one's verdict its
@@ -154,6 +157,9 @@ dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
 	if (b->n)
 		conntrack_execute_flows(ctx->ct, b->pkts, fk, b->n, &call,
 					rte_rdtsc(), state);
+	if (unlikely(ctx->trace))
+		dp_trace_sg(ctx, b->pkts, b->n, state, NULL, a->port, NULL,
+			    allow);
 	uint8_t stopped = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
 		state[i] = sg_verdict(state[i], allow, (refused >> i) & 1);
@@ -227,6 +233,8 @@ dp_sg_stage(struct dp_ctx *ctx, struct dp_flow_group g[], uint16_t n_groups,
 	};
 	conntrack_execute_flows(ctx->ct, pkts, fk, n, &call, rte_rdtsc(),
 				state);
+	if (unlikely(ctx->trace))
+		dp_trace_sg(ctx, pkts, n, state, zones, 0, commits, false);
 	uint8_t stopped = 0;	/* a verdict other than SG_PASS */
 	n = 0;
 	for (uint16_t k = 0; k < n_groups; k++) {

@@ -440,6 +440,8 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 	}
 	if (!b->n)
 		return;
+	if (unlikely(ctx->trace))
+		dp_trace_tnl_pop(ctx, b, ik);
 	memcpy(&inner->b.pkts[inner->b.n], b->pkts, b->n * sizeof b->pkts[0]);
 	inner->b.n += b->n;
 	inner->runs[inner->n_runs].end = inner->b.n;

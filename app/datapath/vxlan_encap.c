@@ -140,6 +140,8 @@ dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 			inner_bytes += rte_pktmbuf_pkt_len(b->pkts[j]) -
 				       VXLAN_TNL_HDR_LEN;
 	}
+	if (unlikely(ctx->trace))
+		dp_trace_tnl_push(ctx, b);
 	ctx->stats->tunnel_pushes += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
