@@ -266,6 +266,8 @@ void
 dp_trace_action(struct dp_ctx *ctx, const struct pkt_batch *b,
 		const struct dp_action *a)
 {
+	if (a->type == DP_ACT_OUTPUT)	/* dp_tx_enqueue's output entry */
+		return;
 	for (uint16_t i = 0; i < b->n; i++)
 		put(ctx, b->pkts[i], DP_TRACE_ACTION, a->type, a->port,
 		    a->type == DP_ACT_DROP || a->type == DP_ACT_DROP_COPY ?

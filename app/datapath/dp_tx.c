@@ -55,6 +55,24 @@ tx_tail_kept(const struct dp_ctx *ctx, const struct dp_txbuf *tb,
 	return kept;
 }
 
+/* The send with a trace armed: the records of the packets (the driver
+ * owns them once sent, so looked at before), then what became of them.
+ * Apart, so that the usual send's frame holds none of it (callgrind:
+ * 3 instructions a packet on the decap fan-out when inline). */
+static __rte_noinline uint16_t
+tx_burst_traced(struct dp_ctx *ctx, struct port *p, uint16_t port_idx,
+		uint16_t n)
+{
+	struct rte_mbuf **pkts = ctx->txbufs[port_idx].pkts;
+	uint16_t slots[BATCH_MAX];
+	bool traced = dp_trace_slots(ctx, pkts, n, slots);
+	uint16_t sent = port_tx_burst(p, ctx->idx, pkts, n);
+
+	if (traced)
+		dp_trace_sent(ctx, slots, n, sent, port_idx);
+	return sent;
+}
+
 /* mark: end the port's tx stage after the send; due_now: the TSC of a due
  * flush, which may keep a tail (tx_tail_kept), else 0 */
 static void
@@ -102,14 +120,9 @@ tx_flush(struct dp_ctx *ctx, uint16_t port_idx, bool mark, uint64_t due_now)
 		}
 	}
 	bool vhost = port_io_vhost(p);
-	/* traced ones: the driver owns them once sent, so look before */
-	uint16_t tslots[BATCH_MAX];
-	bool traced = unlikely(ctx->trace) &&
-		      dp_trace_slots(ctx, tb->pkts, n, tslots);
 	dp_where_set(&ctx->io_where, DP_IN_TX, port_idx);
-	sent = port_tx_burst(p, ctx->idx, tb->pkts, n);
-	if (unlikely(traced))
-		dp_trace_sent(ctx, tslots, n, sent, port_idx);
+	sent = likely(!ctx->trace) ? port_tx_burst(p, ctx->idx, tb->pkts, n)
+				   : tx_burst_traced(ctx, p, port_idx, n);
 	dp_where_set(&ctx->io_where, DP_IN_DATAPATH, port_idx);
 	if (kept) {
 		memmove(&tb->pkts[0], &tb->pkts[n], kept * sizeof tb->pkts[0]);
@@ -150,9 +163,9 @@ tx_pending_push(struct dp_ctx *ctx, uint16_t i)
 	ctx->tx_pending_head = i + 1;
 }
 
-void
-dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
-	      uint16_t n)
+static inline void
+tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
+	   uint16_t n)
 {
 	struct dp_txbuf *tb = &ctx->txbufs[port_idx];
 
@@ -162,8 +175,6 @@ dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 			tx_pending_push(ctx, port_idx);
 	}
 	bool stamp = ctx->opts & DP_OPT_BIT(DP_OPT_VHOST_TX_ALIGN4);
-	if (unlikely(ctx->trace))
-		dp_trace_output(ctx, pkts, n, port_idx, DP_TRACE_OUTPUT);
 	for (uint16_t i = 0; i < n; i++) {
 		if (stamp)
 			tb->queued_tsc[tb->n] = ctx->stage_tsc;
@@ -174,6 +185,27 @@ dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
 			tb->first_tsc = ctx->stage_tsc;
 		}
 	}
+}
+
+/* Apart, and reached by a tail call, so that the usual enqueue's frame
+ * saves nothing for it (callgrind: 8 instructions a call when inline). */
+static __rte_noinline void
+tx_enqueue_traced(struct dp_ctx *ctx, uint16_t port_idx,
+		  struct rte_mbuf **pkts, uint16_t n)
+{
+	dp_trace_output(ctx, pkts, n, port_idx, DP_TRACE_OUTPUT);
+	tx_enqueue(ctx, port_idx, pkts, n);
+}
+
+void
+dp_tx_enqueue(struct dp_ctx *ctx, uint16_t port_idx, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	if (unlikely(ctx->trace)) {
+		tx_enqueue_traced(ctx, port_idx, pkts, n);
+		return;
+	}
+	tx_enqueue(ctx, port_idx, pkts, n);
 }
 
 /* tx-pending-list follows the option, switched between bursts: on, the
