@@ -37,6 +37,8 @@
  *                                       back to the pipeline
  *   encap      vxlan_encap.c            tnl_push
  *   tx         dp_tx.c                  tx buffers and their flushes
+ *   (trace)    dp_trace.c               every stage's entry in the records
+ *                                       of the packets a trace took
  *
  * The pipeline itself (the order above, and the inner pass after decap) is
  * dp_pipeline.c; megaflow allocation, retirement, revalidation and expiry
