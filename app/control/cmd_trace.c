@@ -17,7 +17,8 @@
  * The trace lives here, on the control thread; each PMD gets a pointer to
  * it between two bursts (pmd_call), and loses it the same way before it
  * changes (PORT, MATCH) or is freed, so no PMD ever writes a record that
- * is not there. Packets are taken by whichever PMD polls the port, N in
+ * is not there. PMDs that set-pmd-cores makes get it when they start
+ * (cmd_trace_pmds_new). Packets are taken by whichever PMD polls the port, N in
  * all; at most DP_TRACE_MAX_PKTS until a clear.
  */
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include "pmd_watch.h"
 #include "port.h"
 #include "trace_format.h"
+#include "vlog.h"
 
 static struct dp_trace *trace;		/* NULL: none */
 static char trace_match[256];		/* as given, for show */
@@ -71,12 +73,20 @@ port_arg(const char *s)
 	return port_by_name(s);
 }
 
+/* The error for an N out of range, taken records so far. */
+static void
+n_error(struct ds *out, const char *arg, uint32_t taken)
+{
+	ds_put_format(out, "trace add: N '%s': expected 1 to %" PRIu32
+		      " (%d records until trace clear, %" PRIu32 " taken)",
+		      arg, DP_TRACE_MAX_PKTS - taken, DP_TRACE_MAX_PKTS, taken);
+}
+
 static int
 trace_add(int argc, const char *argv[], struct ds *out)
 {
 	uint32_t taken = trace ? __atomic_load_n(&trace->n_taken,
 						 __ATOMIC_RELAXED) : 0;
-	uint32_t room = DP_TRACE_MAX_PKTS - taken;
 	struct ofp_rule filter;
 	char err[256], *end;
 
@@ -92,11 +102,8 @@ trace_add(int argc, const char *argv[], struct ds *out)
 	errno = 0;
 	unsigned long n = strtoul(argv[3], &end, 10);
 	if (argv[3][0] < '0' || argv[3][0] > '9' || *end || errno || !n ||
-	    n > room) {
-		ds_put_format(out, "trace add: N '%s': expected 1 to %" PRIu32
-			      " (%d records until trace clear, %" PRIu32
-			      " taken)", argv[3], room, DP_TRACE_MAX_PKTS,
-			      taken);
+	    n > DP_TRACE_MAX_PKTS - taken) {
+		n_error(out, argv[3], taken);
 		return -1;
 	}
 	if (argc == 5) {
@@ -134,6 +141,15 @@ trace_add(int argc, const char *argv[], struct ds *out)
 		trace->tsc_hz = rte_get_tsc_hz();
 	} else if (pmds_set_trace(NULL, out)) {
 		return -1;
+	} else {
+		/* no PMD takes records now: the count is final, and may have
+		 * grown since it was read above; the next N from here */
+		taken = __atomic_load_n(&trace->n_taken, __ATOMIC_ACQUIRE);
+		if (n > DP_TRACE_MAX_PKTS - taken) {
+			n_error(out, argv[3], taken);
+			(void)pmds_set_trace(trace, out);	/* as it was */
+			return -1;
+		}
 	}
 	trace->in_port = p->idx;
 	trace->has_filter = argc == 5;
@@ -219,6 +235,19 @@ trace_clear(struct ds *out)
 	return 0;
 }
 
+void
+cmd_trace_pmds_new(void)
+{
+	struct ds out;
+
+	if (!trace)
+		return;
+	ds_init(&out);
+	if (pmds_set_trace(trace, &out))
+		VLOG_WARN(control, "packet trace: %s\n", ds_cstr(&out));
+	ds_destroy(&out);
+}
+
 static int
 cmd_trace(int argc, const char *argv[], bool json, struct ds *out,
 	  void *aux)
@@ -230,8 +259,12 @@ cmd_trace(int argc, const char *argv[], bool json, struct ds *out,
 		return trace_add(argc, argv, out);
 	if (!strcmp(what, "show"))
 		return trace_show(argc, argv, json, out);
-	if (!strcmp(what, "clear") && argc == 2)
-		return trace_clear(out);
+	if (!strcmp(what, "clear")) {
+		if (argc == 2)
+			return trace_clear(out);
+		ds_put_cstr(out, "trace clear: takes no arguments");
+		return -1;
+	}
 	ds_put_format(out, "trace: expected add PORT N [MATCH], show [-m] "
 		      "or clear, not '%s'", what);
 	return -1;

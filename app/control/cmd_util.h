@@ -29,6 +29,9 @@ void cmd_port_register(void);		/* cmd_port.c */
 void cmd_ct_register(void);		/* cmd_ct.c */
 void cmd_ipf_register(void);		/* cmd_ipf.c */
 void cmd_trace_register(void);		/* cmd_trace.c */
+/* set-pmd-cores made new PMDs (run_state.c): they get the packet trace,
+ * if there is one, as those they replaced had it (cmd_trace.c). */
+void cmd_trace_pmds_new(void);
 
 /* show and dpif-netdev/pmd-stats-show, also printed at exit
  * (print_exit_stats). */

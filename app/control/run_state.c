@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <rte_log.h>
+#include "cmd_util.h"
 #include "offload_ctl.h"
 #include "pmd_reconf.h"
 #include "run_state.h"
@@ -86,6 +87,7 @@ run_set_pmd_cores(const uint16_t *cores, uint16_t n, char *err,
 		snprintf(err, errlen, "cannot launch the PMD threads");
 		return -1;
 	}
+	cmd_trace_pmds_new();	/* a trace goes on on the new PMDs */
 	VLOG_INFO(pmd, "set-pmd-cores: %u PMDs\n", n_pmds);
 	return failed ? -1 : 0;
 }

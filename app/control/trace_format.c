@@ -229,10 +229,10 @@ trace_format_pkt_text(struct ds *out, const struct dp_trace *t, uint32_t i,
 		      "on ", i + 1, r->pmd, rec_us(t, r));
 	put_port(out, r->in_port);
 	ds_put_format(out, ", %" PRIu32 " bytes\n", r->len);
-	if (verbose) {
+	if (verbose) {	/* 16 bytes a line, as the stages indented */
 		for (unsigned j = 0; j < r->head_len; j++)
-			ds_put_format(out, "%s%02x", j % 16 ? " " : "  ",
-				      r->head[j]);
+			ds_put_format(out, "%s%02x", j % 16 == 0 ?
+				      (j ? "\n  " : "  ") : " ", r->head[j]);
 		if (r->head_len)
 			ds_put_char(out, '\n');
 	}
@@ -408,6 +408,8 @@ trace_format_pkt_json(struct ds *out, const struct dp_trace *t, uint32_t i)
 	uint32_t n = rec_entries(r);
 	char buf[16];
 
+	if (!n)		/* taken, not yet published: as the text form */
+		return;
 	json_begin_object(out);
 	json_key(out, "packet"); json_u64(out, i + 1);
 	json_key(out, "pmd"); json_u64(out, r->pmd);

@@ -11,7 +11,8 @@
 #include "dp_trace.h"
 #include "ds.h"
 
-/* Packet i (0-based) of t; verbose adds the bytes as received. */
+/* Packet i (0-based) of t; verbose adds the bytes as received. Nothing
+ * for a record taken but not yet published (its rx entry). */
 void trace_format_pkt_text(struct ds *out, const struct dp_trace *t,
 			   uint32_t i, bool verbose);
 void trace_format_pkt_json(struct ds *out, const struct dp_trace *t,
