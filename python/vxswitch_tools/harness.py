@@ -14,7 +14,7 @@ This module only gathers the harness's names (`import
 vxswitch_tools.harness as vxlib`); each lives in the module of its job:
   procs      binaries, EAL prefixes, spawning, reap_all(), wait_for()
   switch     Switch, assert_no_mbuf_leak(), assert_packets_accounted(),
-             telemetry()
+             telemetry(), ctl_complete() (what bash completion offers)
   testpmd    Testpmd
   hostnet    sh(), netns(), veth_pair(), offloads_off(), hugepages
   pcap       read_pcap*(), write_pcap(), pcap_count(), gen_traffic()
@@ -59,8 +59,8 @@ from .procs import (DPDK_RUN, HUGE_MNT, REPO, SCRIPTS, CtlError, HarnessError,
                     cleanup_dpdk_prefix, find_binary, reap_all, short_tmpdir,
                     unique_prefix, wait_for)
 from .switch import (Switch, assert_no_mbuf_leak, assert_packets_accounted,
-                     rules_json_without_ages, rules_without_stats,
-                     telemetry)
+                     ctl_complete, rules_json_without_ages,
+                     rules_without_stats, telemetry)
 from .testpmd import Testpmd
 from .topology import load_topology, vhost_paths
 
@@ -68,7 +68,8 @@ __all__ = [
     "CtlError", "DPDK_RUN", "HUGE_MNT", "HarnessError", "REPO", "SCRIPTS",
     "Switch", "Testpmd", "_kill", "_live", "_spawn", "_tail",
     "assert_no_mbuf_leak", "assert_packets_accounted", "build_dir",
-    "cleanup_dpdk_prefix", "ensure_hugepages", "find_binary", "gen_traffic",
+    "cleanup_dpdk_prefix", "ctl_complete", "ensure_hugepages",
+    "find_binary", "gen_traffic",
     "hugepages_free", "load_gen_traffic", "load_topology", "netns",
     "offloads_off", "pcap_count", "read_pcap", "read_pcap_raw", "reap_all",
     "rules_json_without_ages", "rules_without_stats",

@@ -5,6 +5,7 @@ ends with: no mbuf leaked, every packet accounted for."""
 import contextlib
 import copy
 import json as jsonlib
+import os
 import re
 import signal
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from .procs import (CtlError, HarnessError, _objects, _Process, _spawn,
+from .procs import (REPO, CtlError, HarnessError, _objects, _Process, _spawn,
                     find_binary, short_tmpdir, unique_prefix, wait_for)
 
 class Switch(_Process):
@@ -294,3 +295,20 @@ def telemetry(prefix, *cmds, timeout=10):
         raise HarnessError("dpdk-telemetry.py: %d replies to %d commands: %s"
                            % (len(lines), len(cmds), r.stdout + r.stderr))
     return [jsonlib.loads(ln) for ln in lines]
+
+
+def ctl_complete(sw, *words):
+    """What scripts/completion/vxswitch-ctl offers after
+    'vxswitch-ctl -s SOCKET WORDS...' (the last word being completed),
+    sorted; sw's vxswitch-ctl first on PATH."""
+    line = ["vxswitch-ctl", "-s", str(sw.ctl_socket), *words]
+    script = ('source "$1"; shift; COMP_WORDS=("$@"); '
+              'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _vxswitch_ctl; '
+              'printf "%s\\n" "${COMPREPLY[@]}"')
+    r = subprocess.run(["bash", "-c", script, "complete",
+                        str(REPO / "scripts/completion/vxswitch-ctl"), *line],
+                       capture_output=True, text=True, timeout=20,
+                       env={**os.environ, "PATH": "%s:%s" % (
+                           sw.ctl_bin.parent, os.environ["PATH"])})
+    assert r.returncode == 0, r
+    return sorted(x for x in r.stdout.splitlines() if x)

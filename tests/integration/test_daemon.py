@@ -147,10 +147,10 @@ def test_detach_pidfile_log_reopen(build_dir, hugepages, rundir, tmp_path):
         assert log.read_text().count("opened log file") == 2
 
         # bash completion: the commands of the daemon's own table
-        assert complete(sw, "vlog/") == ["vlog/list", "vlog/reopen",
-                                         "vlog/set"]
-        assert complete(sw, "vlog/set", "pm") == ["pmd"]
-        assert "dpif-netdev/pmd-stats-show" in complete(sw, "dpif")
+        assert vxlib.ctl_complete(sw, "vlog/") == [
+            "vlog/list", "vlog/reopen", "vlog/set"]
+        assert vxlib.ctl_complete(sw, "vlog/set", "pm") == ["pmd"]
+        assert "dpif-netdev/pmd-stats-show" in vxlib.ctl_complete(sw, "dpif")
 
         # logrotate: rename, SIGHUP, new lines go to the new file
         rotated = tmp_path / "vxswitch.log.1"
@@ -170,22 +170,6 @@ def test_detach_pidfile_log_reopen(build_dir, hugepages, rundir, tmp_path):
         assert "shutting down" not in rotated.read_text()
         assert not pidfile.exists()
         assert not sw.ctl_socket.exists()
-
-
-def complete(sw, *words):
-    """What scripts/completion/vxswitch-ctl offers after
-    'vxswitch-ctl -s SOCKET WORDS...' (the last word being completed)."""
-    line = ["vxswitch-ctl", "-s", str(sw.ctl_socket), *words]
-    script = ('source "$1"; shift; COMP_WORDS=("$@"); '
-              'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _vxswitch_ctl; '
-              'printf "%s\\n" "${COMPREPLY[@]}"')
-    r = subprocess.run(["bash", "-c", script, "complete",
-                        str(REPO / "scripts/completion/vxswitch-ctl"), *line],
-                       capture_output=True, text=True, timeout=20,
-                       env={**os.environ, "PATH": "%s:%s" % (
-                           sw.ctl_bin.parent, os.environ["PATH"])})
-    assert r.returncode == 0, r
-    return sorted(x for x in r.stdout.splitlines() if x)
 
 
 def test_sd_notify(build_dir, hugepages, rundir, tmp_path):
