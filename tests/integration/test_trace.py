@@ -18,7 +18,8 @@ through the VM and is encapsulated again.
               megaflows against dpctl/dump-flows
   text        `trace show` and `trace show -m`: lines checked exactly
               (the header, stage names, ports by name with their ofport,
-              the bytes as received 16 a line), one line an entry
+              the bytes as received 16 a line), one line an entry; bash
+              completion of the command's words
   drops       no_rule, rule_drop, unknown_vni and not_vtep seen through
               the daemon: each traced packet's last stage is the drop,
               with the reason pmd-stats-show counted
@@ -244,7 +245,8 @@ def test_vxlan_round_trip_stage_by_stage(rig_factory):
 def test_text_output(rig_factory):
     """trace show's text: the header, one block a packet, one line an
     entry (as many as the JSON's stages, in the same order), ports by
-    name and ofport; -m adds the bytes as received, 16 a line."""
+    name and ofport; -m adds the bytes as received, 16 a line. Bash
+    completion offers the command, add/show/clear, the ports and -m."""
     rig = rig_factory(1)
     sw = rig.sw
     ofp = ofports(sw)
@@ -290,6 +292,17 @@ def test_text_output(rig_factory):
             for i in range(0, len(frame), 16)]
     assert len(rows) == 8
     assert more == text[:2] + rows + text[2:], more
+
+    # bash completion (scripts/completion/vxswitch-ctl): the command, its
+    # words, the daemon's ports after add
+    assert vxlib.ctl_complete(sw, "dpif-netdev/tr") == ["dpif-netdev/trace"]
+    assert "trace" in vxlib.ctl_complete(sw, "tr")
+    assert vxlib.ctl_complete(sw, "trace", "") == ["add", "clear", "show"]
+    assert vxlib.ctl_complete(sw, "dpif-netdev/trace", "add", "") == \
+        sorted(ofp)
+    assert vxlib.ctl_complete(sw, "trace", "add", "vh") == ["vhost-user0"]
+    assert vxlib.ctl_complete(sw, "trace", "show", "") == ["-m"]
+    assert vxlib.ctl_complete(sw, "trace", "add", "vhost-user0", "") == []
 
 
 def test_drops_through_the_daemon(rig_factory):
