@@ -17,7 +17,7 @@
  * for each higher-ranked rule that did not match, one field in which the
  * packet differs from it is enough (any packet agreeing with this one on
  * that field misses that rule too). in_port is always in the mask, since
- * output to the input port is suppressed.
+ * output to the input port is suppressed, and so is dl_type (xlate()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -488,6 +488,11 @@ xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 
 	memset(out, 0, sizeof *out);
 	flow_mask_set_field(&out->mask, MFF_IN_PORT);
+	/* Always dl_type, as OVS's xlate_wc_init: a megaflow that matches an
+	 * L3 or L4 field says for which ethertype (ODP can only express
+	 * ipv4(...) under an eth_type, so dump-flows shows the whole mask),
+	 * and the shapes stay few (dpcls_lookup.c: each has its w3 form). */
+	flow_mask_set_field(&out->mask, MFF_DL_TYPE);
 	/* a megaflow is for one pass: the first (0) or one recirculation */
 	out->mask.recirc_id = UINT8_MAX;
 
