@@ -15,9 +15,12 @@
  * release), so the control thread can print a trace while it fills.
  *
  * Cost when no trace is armed (ctx->trace NULL): one test of that
- * pointer per hook, each hook a burst, a pass or a group, never a packet
- * (perf/e2e-bench.py's stage table, A/B in doc/performance.md). When one
- * is armed, the hooks test each packet's flag.
+ * pointer per hook. The hooks of the common path run once a burst, a
+ * pass, a group or a send; those of rarer paths (the mark path, the ARP
+ * responder, recirculation, a single packet's drop) once a packet there.
+ * Measured A/B against the datapath without them: doc/performance.md,
+ * "Trace hook cost". When one is armed, the hooks test each packet's
+ * flag, on every port: clear a trace when done.
  *
  * Limits: DP_TRACE_MAX_PKTS records in all; a record keeps its first
  * DP_TRACE_MAX_ENTRIES entries and DP_TRACE_MAX_KEYS flow keys, and
