@@ -75,7 +75,6 @@ void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
  * learned ones and aging at most once per publish interval
  * (ofproto_tick, called by the main loop). */
 #define OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS 100
-#define OFPROTO_MAX_RULES_DEFAULT 65536	/* OVS Flow_Table flow_limit */
 
 struct ofproto_publish_stats {
 	uint64_t publishes;		/* snapshots published */
