@@ -13,7 +13,8 @@ folder including only from the folders below it (LAYERS).
            (the generated version.h), are left out;
   circles  the strongly connected components of the folder graph
            (Tarjan): one of more than one folder is a circle, printed
-           with the edges that make it and the files behind each;
+           with its edges against LAYERS (a circle has one at least: the
+           edges to cut) and the files behind each;
   layers   an edge must go down LAYERS: from a folder to one of a lower
            layer, never to one of its own layer or above; a folder in no
            layer fails too, so that a new one is placed on purpose.
@@ -184,12 +185,14 @@ def main():
         graph.setdefault(a, []).append(b)
     circles = cycles({v: sorted(ws) for v, ws in graph.items()})
     for comp in circles:
-        print(f"circle among {' '.join(comp)}:")
-        inner = sorted((e for e in edges if e[0] in comp and e[1] in comp),
-                       key=lambda e: (len(edges[e]), e))
-        for a, b in inner:
-            up = " (against LAYERS)" if against_layers(a, b) else ""
-            print(f"  {a} -> {b}{up}: {', '.join(edges[(a, b)])}")
+        # Every circle has an edge that does not go down LAYERS: those are
+        # the ones to cut; the others (-v) only close it.
+        inner = [e for e in sorted(edges) if e[0] in comp and e[1] in comp]
+        cut = [e for e in inner if against_layers(*e)]
+        print(f"circle among {' '.join(comp)}: {len(inner)} edges, "
+              f"{len(cut)} against LAYERS:")
+        for a, b in cut:
+            print(f"  {a} -> {b}: {', '.join(edges[(a, b)])}")
     wrong = [(e, against_layers(*e)) for e in sorted(edges)]
     wrong = [(e, why) for e, why in wrong if why]
     for (a, b), why in wrong:
