@@ -496,7 +496,6 @@ main(int argc, char **argv)
 	}
 	run_state_init(&cfg);
 	commands_register();
-	vlog_commands_register();
 	state_init(&cfg, state_path);
 	state_set_origin(topo_full, topo_hex);
 	if (verdict == STATE_START_UNRECORDED || verdict == STATE_START_KEPT)

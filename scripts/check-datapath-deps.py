@@ -33,11 +33,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DP = os.path.join(ROOT, "app", "datapath")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
-# The folders above the datapath (README "Layout"; app/meson.build): the
-# PMD runs it and owns its context, the control thread and the CLI report
-# it, main.c starts everything. The datapath may use the folders below or
-# beside it: lib, ports, conntrack, ofproto (an upcall translates: xlate),
-# config (dp_ctx_init reads struct vxs_config) and drivers/offload.
+# The folders above the datapath (LAYERS in check-layers.py, which holds
+# every folder to the ones below it; doc/architecture.md, "The folders"):
+# the PMD runs it and owns its context, the control thread and the CLI
+# report it, main.c starts everything. The datapath may use the folders
+# below it: lib, dpif (its interface: flow key, actions), ports,
+# conntrack, ofproto (an upcall translates: xlate), config (dp_ctx_init
+# reads struct vxs_config) and drivers/offload.
 ABOVE = ("app/pmd", "app/control", "app/ctl", "app/main.c")
 
 

@@ -25,6 +25,13 @@
 #define CFG_MAX_VNIS 64
 #define CFG_CT_MAX_CONNS_DEFAULT 65536
 #define CFG_CT_ZONE_LIMIT_AUTO UINT32_MAX
+/* The control tables' sizes when the topology leaves datapath max-flows,
+ * max-routes, max-neighbours out (0): what ofproto_init, route_init and
+ * neigh_init make, and what config_check_limits holds the topology's
+ * flows, routes and arp entries to before any of those tables exists. */
+#define CFG_MAX_FLOWS_DEFAULT 65536	/* OVS Flow_Table flow_limit */
+#define CFG_MAX_ROUTES_DEFAULT 65536
+#define CFG_MAX_NEIGHBOURS_DEFAULT 65536
 /* hugepage bytes one session of ct-max-conns takes (pool slot, both keys
  * in the hash; perf/ctbench measured ~350) */
 #define CFG_CT_BYTES_PER_CONN 384
@@ -162,7 +169,7 @@ struct vxs_config {
 	 * so no one zone (a VM, in OVN; a network, in Neutron) can fill
 	 * the table for every other */
 	uint32_t ct_default_zone_limit;
-	/* control tables: 0 = the default (ofproto.h, neigh.h, route.h) */
+	/* control tables: 0 = the default (CFG_MAX_*_DEFAULT) */
 	uint32_t max_flows;		/* OpenFlow rules, default 65536 */
 	uint32_t max_neighbours;	/* default 65536 */
 	uint32_t max_routes;		/* default 65536 */

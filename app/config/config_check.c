@@ -23,10 +23,7 @@
 #include <rte_mempool.h>
 
 #include "core_list.h"
-#include "neigh.h"
-#include "ofproto.h"
 #include "pkt_batch.h"
-#include "route.h"
 
 /* rte_vhost (22.11) registers at most MAX_VHOST_SOCKET = 1024 sockets, a
  * private constant: the 1025th rte_vhost_driver_register() fails. */
@@ -95,11 +92,11 @@ check_table_limits(struct checker *ck)
 {
 	const struct vxs_config *cfg = ck->cfg;
 	uint32_t max_flows = cfg->max_flows ? cfg->max_flows
-					    : OFPROTO_MAX_RULES_DEFAULT;
+					    : CFG_MAX_FLOWS_DEFAULT;
 	uint32_t max_routes = cfg->max_routes ? cfg->max_routes
-					      : ROUTE_LIMIT_DEFAULT;
+					      : CFG_MAX_ROUTES_DEFAULT;
 	uint32_t max_neigh = cfg->max_neighbours ? cfg->max_neighbours
-						 : NEIGH_LIMIT_DEFAULT;
+						 : CFG_MAX_NEIGHBOURS_DEFAULT;
 	uint32_t own = cfg->vtep_ip ? 1 : 0;
 
 	if (cfg->n_flows > max_flows) {

@@ -28,7 +28,7 @@ rule_live_stats(uint32_t uid, const struct mf_dump_req *reqs,
 				*packets += m->n_packets;
 				*bytes += m->n_bytes;
 				*used_ms = RTE_MAX(*used_ms,
-					ofproto_tsc_to_ms(m->used_tsc));
+					pmd_tsc_to_ms(m->used_tsc));
 			}
 }
 

@@ -25,6 +25,7 @@ void cmd_pmd_register(void);		/* cmd_pmd.c */
 void cmd_pmd_rxq_register(void);	/* cmd_pmd_rxq.c, by cmd_pmd_register */
 void cmd_dp_param_register(void);	/* cmd_dp_param.c, by cmd_pmd_register */
 void cmd_tnl_register(void);		/* cmd_tnl.c */
+void cmd_vlog_register(void);		/* cmd_vlog.c: vlog/... */
 void cmd_port_register(void);		/* cmd_port.c */
 void cmd_ct_register(void);		/* cmd_ct.c */
 void cmd_ipf_register(void);		/* cmd_ipf.c */

@@ -41,6 +41,7 @@ commands_register(void)
 	cmd_dpctl_register();
 	cmd_pmd_register();
 	cmd_tnl_register();
+	cmd_vlog_register();
 	cmd_port_register();
 	cmd_ct_register();
 	cmd_ipf_register();

@@ -5,6 +5,7 @@
  *   cmd_dpctl.c  the PMDs' megaflows: dpctl/dump-flows, dpctl/del-flows
  *   cmd_pmd.c    dpif-netdev/...: PMD stats, perf, rxqs, optimisations
  *   cmd_tnl.c    the underlay's tables: tnl/..., ovs/route/..., limits/show
+ *   cmd_vlog.c   the log: vlog/list, vlog/set, vlog/reopen (vlog.h)
  *   state_save.c the running state: save-config, state/show (state.h)
  * (offload/show is registered by offload_ctl.c, control/show by the
  * server itself). */

@@ -30,7 +30,7 @@ note_live_use(void)
 			for (uint32_t k = 0; k < r.n; k++)
 				if (r.v[k].rule_uid && r.v[k].used_tsc)
 					ofproto_note_used(r.v[k].rule_uid,
-						ofproto_tsc_to_ms(r.v[k].used_tsc));
+						pmd_tsc_to_ms(r.v[k].used_tsc));
 		free(r.v);
 	}
 	ds_destroy(&err);

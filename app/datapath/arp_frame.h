@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The one ARP frame builder (arp_responder.c), for whoever sends or fakes
- * ARP: the control thread's requests (ofproto/ctl_events.c),
+ * ARP: the control thread's requests (pmd/ctl_events.c),
  * perf/arpflood and the unit rigs (tests/unit/pipeline_rig.h).
  */
 #ifndef VXS_ARP_FRAME_H

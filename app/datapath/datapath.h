@@ -45,6 +45,12 @@
  * are megaflow.c; the PMD's offload requests (ADD/DEL bookkeeping with the
  * offload thread) are dp_offload.c.
  *
+ * What the datapath is programmed and configured in - the flow key, the
+ * actions a megaflow runs, drop reasons, the tunnel template, the
+ * optimisations, the batch - is app/dpif/'s, below the slow path that
+ * writes it: the datapath's upcall calls the slow path (xlate), so the
+ * slow path must include nothing of app/datapath/ (check-layers.py).
+ *
  * A VXLAN packet for our VTEP goes round twice in the same call, with no
  * recirculation through the PMD loop: the outer pass ends in tnl_pop, which
  * hands the decapsulated inner packets and their keys back; the pipeline

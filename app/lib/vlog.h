@@ -92,9 +92,6 @@ int vlog_set_specs(int n, const char *const specs[], struct ds *err);
 /* vlog/list: OVS's table. */
 void vlog_list(struct ds *out, bool json);
 
-/* Registers vlog/list, vlog/set and vlog/reopen (vlog_cmd.c). */
-void vlog_commands_register(void);
-
 /* Closes the log file and gives DPDK its own stream back. */
 void vlog_fini(void);
 

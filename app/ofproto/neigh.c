@@ -27,7 +27,7 @@ neigh_init(uint32_t limit, uint32_t aging_s, struct rte_rcu_qsbr *qsbr)
 	nb.age_cursor = 0;
 	neigh_set_aging_s(aging_s ? aging_s : NEIGH_AGING_DEFAULT_S);
 	return ctl_table_init(&nb.tbl, "neighbours",
-			      limit ? limit : NEIGH_LIMIT_DEFAULT,
+			      limit ? limit : CFG_MAX_NEIGHBOURS_DEFAULT,
 			      sizeof(rte_be32_t), sizeof(struct neigh_entry),
 			      qsbr);
 }

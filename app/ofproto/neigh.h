@@ -21,7 +21,6 @@
 #include "clock.h"		/* the clock of its now_ms arguments */
 #include "dp_snapshot.h"
 
-#define NEIGH_LIMIT_DEFAULT 65536
 #define NEIGH_AGING_DEFAULT_S 900	/* OVS's tnl/neigh/aging default */
 #define NEIGH_AGING_MAX_S 3600		/* OVS's range, 1..3600 */
 
@@ -32,6 +31,8 @@ struct neigh_stats {
 	uint64_t aged;			/* learned entries aged out */
 };
 
+/* limit 0: CFG_MAX_NEIGHBOURS_DEFAULT (config.h); aging_s 0:
+ * NEIGH_AGING_DEFAULT_S */
 int neigh_init(uint32_t limit, uint32_t aging_s, struct rte_rcu_qsbr *qsbr);
 void neigh_fini(void);
 

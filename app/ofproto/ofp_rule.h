@@ -171,6 +171,15 @@ struct ofp_port_map {
 	void *aux;
 };
 
+/* The port table as ofp_parse/format see it (ofp_port_map.c): overlay
+ * ports only (the underlay NIC is not part of the OpenFlow bridge, as
+ * br-phy is apart from br-int). */
+const struct ofp_port_map *ports_ofp_map(void);
+/* The same for rules being added: a name no port has (yet) gets a number
+ * set aside for it, so the rule is kept and matches once a port of that
+ * name is added (OVS keeps rules by port number). */
+const struct ofp_port_map *ports_ofp_map_adding(void);
+
 enum ofp_parse_mode {
 	OFP_PARSE_ADD,		/* actions= required */
 	OFP_PARSE_MATCH,	/* del-flows/dump-flows filter: no actions */

@@ -729,7 +729,7 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 
 	of.cfg = cfg;
 	of.qsbr = qsbr;
-	of.max_rules = cfg->max_flows ? cfg->max_flows : OFPROTO_MAX_RULES_DEFAULT;
+	of.max_rules = cfg->max_flows ? cfg->max_flows : CFG_MAX_FLOWS_DEFAULT;
 	of.publish_interval_ms = cfg->publish_interval_ms ?
 		cfg->publish_interval_ms : OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS;
 	if (init_tables(cfg, err, errlen))

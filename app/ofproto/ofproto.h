@@ -75,7 +75,6 @@ void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
  * learned ones and aging at most once per publish interval
  * (ofproto_tick, called by the main loop). */
 #define OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS 100
-#define OFPROTO_MAX_RULES_DEFAULT 65536	/* OVS Flow_Table flow_limit */
 
 struct ofproto_publish_stats {
 	uint64_t publishes;		/* snapshots published */
@@ -99,28 +98,5 @@ const struct ofproto_publish_stats *ofproto_get_publish_stats(void);
 uint32_t ofproto_max_rules(void);
 /* new rules of the add-flow(s) batches refused by that limit */
 uint64_t ofproto_rules_refused(void);
-
-/* Takes what the PMDs reported through ctl_event_ring (ARP learned, MACs
- * missing, retired megaflows' counters) into these tables
- * (ctl_events.c); the control loop calls it, and so does a command that
- * must see the PMDs' latest reports. */
-void ctl_events_process(void);
-
-/* The control clock's time (vxs_now_ms) of a TSC reading a PMD took
- * earlier, such as a megaflow's last hit; 0 stays 0 (never). */
-uint64_t ofproto_tsc_to_ms(uint64_t tsc);
-
-/* The ARP requests the control thread sends for missing neighbours
- * (ctl_events.c; limits/show). */
-struct ctl_arp_stats {
-	uint64_t sent;			/* handed to the underlay's tx */
-	uint64_t rate_limited;		/* one per address per second */
-	uint64_t no_mbuf;		/* pool empty: not sent */
-	uint64_t tx_failed;		/* tx refused it (ring full, down) */
-};
-const struct ctl_arp_stats *ctl_arp_get_stats(void);
-/* Forgets which addresses were asked for lately (their per-address rate
- * limit), as tnl/arp/flush does: the next miss asks at once. */
-void ctl_arp_requests_forget(void);
 
 #endif

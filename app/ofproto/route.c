@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config.h"
 #include "ctl_table.h"
 #include "route.h"
 
@@ -33,7 +34,7 @@ route_init(uint32_t limit, struct rte_rcu_qsbr *qsbr)
 	rt.plens = 0;
 	rt.refused = 0;
 	return ctl_table_init(&rt.tbl, "routes",
-			      limit ? limit : ROUTE_LIMIT_DEFAULT,
+			      limit ? limit : CFG_MAX_ROUTES_DEFAULT,
 			      sizeof(struct route_key),
 			      sizeof(struct route_entry), qsbr);
 }

@@ -16,8 +16,7 @@
 #include <rte_rcu_qsbr.h>
 #include "dp_snapshot.h"
 
-#define ROUTE_LIMIT_DEFAULT 65536
-
+/* limit 0: CFG_MAX_ROUTES_DEFAULT (config.h: the topology's default) */
 int route_init(uint32_t limit, struct rte_rcu_qsbr *qsbr);
 void route_fini(void);
 

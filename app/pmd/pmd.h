@@ -130,6 +130,30 @@ extern struct conntrack *pmd_conntrack;
 extern struct ct_ipf *pmd_ipf;
 extern struct rte_ring *ctl_event_ring;	/* struct ctl_event (datapath.h) */
 
+/* The ring's other end, on the control thread (ctl_events.c): takes what
+ * the PMDs reported (ARP learned, MACs missing, retired megaflows'
+ * counters) into the slow path's tables and sends the ARP requests; the
+ * control loop calls it, and so does a command that must see the PMDs'
+ * latest reports. */
+void ctl_events_process(void);
+
+/* The control clock's time (vxs_now_ms) of a TSC reading a PMD took
+ * earlier, such as a megaflow's last hit; 0 stays 0 (never). */
+uint64_t pmd_tsc_to_ms(uint64_t tsc);
+
+/* The ARP requests the control thread sends for missing neighbours
+ * (ctl_events.c; limits/show). */
+struct ctl_arp_stats {
+	uint64_t sent;			/* handed to the underlay's tx */
+	uint64_t rate_limited;		/* one per address per second */
+	uint64_t no_mbuf;		/* pool empty: not sent */
+	uint64_t tx_failed;		/* tx refused it (ring full, down) */
+};
+const struct ctl_arp_stats *ctl_arp_get_stats(void);
+/* Forgets which addresses were asked for lately (their per-address rate
+ * limit), as tnl/arp/flush does: the next miss asks at once. */
+void ctl_arp_requests_forget(void);
+
 /* The PMDs' shared state, once: the RCU variable (room for CFG_MAX_CORES
  * PMDs, so set-pmd-cores never replaces it), the event ring, pmds[]. */
 int pmds_init(char *err, size_t errlen);

@@ -35,7 +35,6 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_spinlock.h>
 #include "config.h"
-#include "ofp_rule.h"
 
 #define PORT_MAX_QUEUES 16
 /* Ports in the table, all kinds: rte_vhost's own limit on sockets
@@ -239,14 +238,6 @@ struct port *port_by_name(const char *name);
 struct port *port_by_ofport(uint32_t ofport);
 struct port *port_underlay(void);
 struct port *port_vxlan(void);
-
-/* Port map for ofp_parse/format: overlay ports only (the underlay NIC is
- * not part of the OpenFlow bridge, as br-phy is apart from br-int). */
-const struct ofp_port_map *ports_ofp_map(void);
-/* The same for rules being added: a name no port has (yet) gets a number
- * set aside for it, so the rule is kept and matches once a port of that
- * name is added (OVS keeps rules by port number). */
-const struct ofp_port_map *ports_ofp_map_adding(void);
 
 const char *port_kind_name(const struct port *p);
 const char *port_state_name(const struct port *p);

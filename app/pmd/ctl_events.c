@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The control thread's side of what PMDs report: ARP learned, MACs
  * missing (we send the ARP request, rate-limited per address, as the
- * kernel's neighbour code would), and counters of retired megaflows. */
+ * kernel's neighbour code would), and counters of retired megaflows.
+ * In app/pmd, beside the ring it drains (ctl_event_ring, pmd.c) and the
+ * pool its requests come from: what it hands the reports to (the slow
+ * path's neighbours and rules, the underlay port) is all below the PMD,
+ * and the slow path includes nothing of the PMD's (check-layers.py). */
 #include <string.h>
 #include <rte_arp.h>
 #include <rte_cycles.h>
@@ -24,7 +28,7 @@ static struct {
 static struct ctl_arp_stats arp_stats;
 
 uint64_t
-ofproto_tsc_to_ms(uint64_t tsc)
+pmd_tsc_to_ms(uint64_t tsc)
 {
 	if (!tsc)
 		return 0;
@@ -130,7 +134,7 @@ ctl_events_process(void)
 				ofproto_account_retired(ev[i].rule_uid,
 							ev[i].packets,
 							ev[i].bytes,
-							ofproto_tsc_to_ms(ev[i].used_tsc));
+							pmd_tsc_to_ms(ev[i].used_tsc));
 				break;
 			}
 		}

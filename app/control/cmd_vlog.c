@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The log's control commands, named and shaped as OVS's (ovs-appctl
- * vlog/list, vlog/set, vlog/reopen): vlog.h.
+ * vlog/list, vlog/set, vlog/reopen), on what app/lib/vlog.h offers. Here,
+ * not beside vlog.c: the control server is above app/lib, which includes
+ * nothing of the parts it serves (scripts/check-layers.py).
  */
+#include "cmd_util.h"
 #include "control.h"
 #include "vlog.h"
 
@@ -40,7 +43,7 @@ cmd_vlog_reopen(int argc, const char *argv[], bool json, struct ds *out,
 }
 
 void
-vlog_commands_register(void)
+cmd_vlog_register(void)
 {
 	control_register("vlog/list", "", 0, 0, cmd_vlog_list, NULL);
 	control_register("vlog/set", "[PART:DEST:LEVEL]...", 0,

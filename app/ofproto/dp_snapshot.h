@@ -6,6 +6,8 @@
  * pointer store; PMDs read it without locks and report quiescent states
  * (rte_rcu_qsbr) once per loop, after which the old one is freed. The
  * generation number tells a PMD its megaflows need revalidating.
+ * The slow path's: ofproto.c builds and publishes it, neigh.c, route.c
+ * and ofproto.c answer its lookups; the datapath, above, reads it.
  */
 #ifndef VXS_DP_SNAPSHOT_H
 #define VXS_DP_SNAPSHOT_H
