@@ -90,7 +90,12 @@ entry_new(struct dp_ctx *ctx, struct dp_trace_pkt *r, enum dp_trace_kind k)
 	struct dp_trace_entry *e = &r->e[r->n];
 	memset(e, 0, sizeof *e);
 	e->kind = k;
-	e->pass = ctx->trace_pass;
+	/* A packet ends (tx, drop) in the pass it was last in: the flush
+	 * that sends it, or the fragment store's drain, may come after a
+	 * burst of another port, whose pass ctx->trace_pass then is (an
+	 * entry is always before: take() wrote the rx one). */
+	e->pass = k == DP_TRACE_TX || k == DP_TRACE_DROP ?
+		  r->e[r->n - 1].pass : ctx->trace_pass;
 	e->key = DP_TRACE_NO_KEY;
 	return e;
 }

@@ -77,7 +77,8 @@ enum dp_trace_arp { DP_TRACE_ARP_REPLY, DP_TRACE_ARP_CONSUMED };
 struct dp_trace_entry {
 	uint8_t kind;		/* enum dp_trace_kind */
 	uint8_t pass;		/* 0 as received, 1 inner (after decap),
-				 * 2.. recirculated */
+				 * 2.. recirculated; tx and drop: the
+				 * pass of the entry before */
 	uint8_t key;		/* its flow key slot, DP_TRACE_NO_KEY */
 	uint8_t pad;
 	uint16_t port;
