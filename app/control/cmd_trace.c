@@ -38,6 +38,7 @@
 #include "vlog.h"
 
 static struct dp_trace *trace;		/* NULL: none */
+static uint16_t n_traces;		/* allocated: the next one's id */
 static char trace_match[256];		/* as given, for show */
 
 static void
@@ -139,6 +140,7 @@ trace_add(int argc, const char *argv[], struct ds *out)
 			return -1;
 		}
 		trace->tsc_hz = rte_get_tsc_hz();
+		trace->id = ++n_traces;
 	} else if (pmds_set_trace(NULL, out)) {
 		return -1;
 	} else {

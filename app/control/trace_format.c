@@ -244,10 +244,11 @@ trace_format_pkt_text(struct ds *out, const struct dp_trace *t, uint32_t i,
 		entry_text(out, r, e);
 		ds_put_char(out, '\n');
 	}
+	/* lost counts keys too: entries past the last may all be there */
 	if (r->lost)
-		ds_put_format(out, "  (%" PRIu32 " more entries not kept: "
-			      "%d entries, %d keys a packet)\n", r->lost,
-			      DP_TRACE_MAX_ENTRIES, DP_TRACE_MAX_KEYS);
+		ds_put_format(out, "  (%" PRIu32 " entries or flow keys not "
+			      "kept: a record keeps %d entries and %d keys)\n",
+			      r->lost, DP_TRACE_MAX_ENTRIES, DP_TRACE_MAX_KEYS);
 }
 
 static void

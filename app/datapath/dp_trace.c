@@ -32,8 +32,8 @@ dp_trace_register(char *err, size_t errlen)
 {
 	static const struct rte_mbuf_dynfield field = {
 		.name = "vxswitch_dynfield_trace",
-		.size = sizeof(uint16_t),
-		.align = __alignof__(uint16_t),
+		.size = sizeof(uint32_t),
+		.align = __alignof__(uint32_t),
 	};
 	static const struct rte_mbuf_dynflag flag = {
 		.name = "vxswitch_dynflag_trace",
@@ -52,10 +52,11 @@ dp_trace_register(char *err, size_t errlen)
 	return 0;
 }
 
-static inline uint16_t *
-slot_of(struct rte_mbuf *m)
+/* A traced packet's field: its record's index, its trace's id << 16. */
+static inline uint32_t *
+field_of(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, dp_trace_field, uint16_t *);
+	return RTE_MBUF_DYNFIELD(m, dp_trace_field, uint32_t *);
 }
 
 /* Record s, NULL if this trace did not hand it out to this PMD (a
@@ -71,13 +72,16 @@ rec_at(struct dp_ctx *ctx, uint16_t s)
 	return &t->pkts[s];
 }
 
-/* m's record, NULL if m is not traced. */
+/* m's record, NULL if m is not traced (by this trace). */
 static struct dp_trace_pkt *
 rec_of(struct dp_ctx *ctx, struct rte_mbuf *m)
 {
 	if (!(m->ol_flags & dp_trace_flag))
 		return NULL;
-	return rec_at(ctx, *slot_of(m));
+	uint32_t f = *field_of(m);
+	if (f >> 16 != ctx->trace->id)
+		return NULL;
+	return rec_at(ctx, (uint16_t)f);
 }
 
 static struct dp_trace_entry *
@@ -90,7 +94,12 @@ entry_new(struct dp_ctx *ctx, struct dp_trace_pkt *r, enum dp_trace_kind k)
 	struct dp_trace_entry *e = &r->e[r->n];
 	memset(e, 0, sizeof *e);
 	e->kind = k;
-	e->pass = ctx->trace_pass;
+	/* A packet ends (tx, drop) in the pass it was last in: the flush
+	 * that sends it, or the fragment store's drain, may come after a
+	 * burst of another port, whose pass ctx->trace_pass then is (an
+	 * entry is always before: take() wrote the rx one). */
+	e->pass = k == DP_TRACE_TX || k == DP_TRACE_DROP ?
+		  r->e[r->n - 1].pass : ctx->trace_pass;
 	e->key = DP_TRACE_NO_KEY;
 	return e;
 }
@@ -170,7 +179,7 @@ take(struct dp_ctx *ctx, const struct port *in, struct rte_mbuf *m)
 	const void *h = rte_pktmbuf_read(m, 0, r->head_len, r->head);
 	if (h != r->head)
 		memcpy(r->head, h, r->head_len);
-	*slot_of(m) = (uint16_t)s;
+	*field_of(m) = s | (uint32_t)t->id << 16;
 	m->ol_flags |= dp_trace_flag;
 	/* the RX entry, published with everything above it */
 	struct dp_trace_entry *e = &r->e[0];
@@ -351,7 +360,7 @@ dp_trace_slots(struct dp_ctx *ctx, struct rte_mbuf *const pkts[], uint16_t n,
 	bool any = false;
 
 	for (uint16_t i = 0; i < n; i++) {
-		slots[i] = rec_of(ctx, pkts[i]) ? *slot_of(pkts[i])
+		slots[i] = rec_of(ctx, pkts[i]) ? (uint16_t)*field_of(pkts[i])
 						 : DP_TRACE_NO_SLOT;
 		any |= slots[i] != DP_TRACE_NO_SLOT;
 	}

@@ -7,12 +7,13 @@
  * (trace clear).
  *
  * A traced packet carries a dynamic mbuf flag and, in a dynamic field,
- * the index of its record: the mark goes where the packet goes (into the
- * inner pass after decap, through recirculations, into the tx buffer;
- * rte_pktmbuf_copy copies both to an output's copies, which so write to
- * the same record). A packet's record is written only by the PMD that
- * received it; entries are published one at a time (dp_trace_pkt.n with
- * release), so the control thread can print a trace while it fills.
+ * the index of its record and its trace's id: the mark goes where the
+ * packet goes (into the inner pass after decap, through recirculations,
+ * into the tx buffer; rte_pktmbuf_copy copies both to an output's
+ * copies, which so write to the same record). A packet's record is
+ * written only by the PMD that received it; entries are published one at
+ * a time (dp_trace_pkt.n with release), so the control thread can print
+ * a trace while it fills.
  *
  * Cost when no trace is armed (ctx->trace NULL): one test of that
  * pointer per hook. The hooks of the common path run once a burst, a
@@ -77,7 +78,8 @@ enum dp_trace_arp { DP_TRACE_ARP_REPLY, DP_TRACE_ARP_CONSUMED };
 struct dp_trace_entry {
 	uint8_t kind;		/* enum dp_trace_kind */
 	uint8_t pass;		/* 0 as received, 1 inner (after decap),
-				 * 2.. recirculated */
+				 * 2.. recirculated; tx and drop: the
+				 * pass of the entry before */
 	uint8_t key;		/* its flow key slot, DP_TRACE_NO_KEY */
 	uint8_t pad;
 	uint16_t port;
@@ -108,6 +110,11 @@ struct dp_trace_pkt {
  * the PMDs take records by CAS on n_taken (< limit). */
 struct dp_trace {
 	uint16_t in_port;		/* the port traced: its index */
+	/* Set by the control thread, another for each trace it allocates:
+	 * a packet marked by an earlier trace (held in the fragment store,
+	 * or in a tx buffer, across a trace clear) writes nowhere in this
+	 * one, whose records reuse the earlier one's indexes. */
+	uint16_t id;
 	bool has_filter;		/* else every packet, from rx on */
 	struct flow_key filter_key;	/* masked */
 	struct flow_key filter_mask;
