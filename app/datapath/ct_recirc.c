@@ -153,7 +153,7 @@ recirc_add(struct dp_ctx *ctx, struct dp_recirc *next, struct rte_mbuf *m,
 		return;
 	}
 	struct flow_key *nk = &next->keys[next->n];
-	*nk = *k;
+	flow_key_copy(nk, k);
 	nk->ct_state = state;
 	nk->ct_zone = zone;
 	nk->ct_mark = ref->conn ? ref->mark : 0;
@@ -232,7 +232,8 @@ dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 	}
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
-		struct flow_key k = keys[idx ? idx[i] : i];
+		struct flow_key k;
+		flow_key_copy(&k, &keys[idx ? idx[i] : i]);
 		/* rewrites before ct() changed the packet, not its key */
 		const struct rte_ether_hdr *eh =
 			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);

@@ -32,7 +32,7 @@ extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		}
 		if (kept != i) {
 			b->pkts[kept] = m;
-			keys[kept] = keys[i];
+			flow_key_copy(&keys[kept], &keys[i]);
 		}
 		kept++;
 	}

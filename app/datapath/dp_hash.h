@@ -17,34 +17,47 @@
 #include "datapath.h"
 #include "flow_hash.h"
 #include "pkt_batch.h"
+#include <rte_branch_prediction.h>
 #ifdef __SSE4_2__
 #include <nmmintrin.h>
 #endif
 
-/* flow_key_equal(), in three 16-byte and one 8-byte vector compares
- * (keys are 64-byte aligned): hash-reuse compares nearly every key with
- * the previous one, and the word loop is ~20 instructions a key. */
-_Static_assert(FLOW_KEY_USED_WORDS == 7 && sizeof(struct flow_key) == 64,
-	       "dp_key_equal compares words 0..6");
+/* flow_key_equal(), in four 16-byte vector compares per line (keys are
+ * 64-byte aligned): hash-reuse compares nearly every key with the
+ * previous one, and the word loop is ~20 instructions a key. The first
+ * line's compare includes w7 (ext_line), so the second line is compared
+ * only when both keys have one. */
+_Static_assert(FLOW_KEY_LINE_WORDS == 8 && sizeof(struct flow_key) == 128,
+	       "dp_key_equal compares one or two lines");
 
 static inline bool
-dp_key_equal(const struct flow_key *a, const struct flow_key *b)
+dp_line_equal(const uint64_t *a, const uint64_t *b)
 {
 #ifdef __SSE4_2__
-	const __m128i *va = (const __m128i *)a->w, *vb = (const __m128i *)b->w;
+	const __m128i *va = (const __m128i *)a, *vb = (const __m128i *)b;
 	__m128i d = _mm_xor_si128(_mm_load_si128(va), _mm_load_si128(vb));
 
 	d = _mm_or_si128(d, _mm_xor_si128(_mm_load_si128(va + 1),
 					  _mm_load_si128(vb + 1)));
 	d = _mm_or_si128(d, _mm_xor_si128(_mm_load_si128(va + 2),
 					  _mm_load_si128(vb + 2)));
-	/* w6 only: w7 is not part of the key (FLOW_KEY_USED_WORDS) */
-	d = _mm_or_si128(d, _mm_xor_si128(_mm_loadl_epi64(va + 3),
-					  _mm_loadl_epi64(vb + 3)));
+	d = _mm_or_si128(d, _mm_xor_si128(_mm_load_si128(va + 3),
+					  _mm_load_si128(vb + 3)));
 	return _mm_testz_si128(d, d);
 #else
-	return flow_key_equal(a, b);
+	uint64_t diff = 0;
+	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
+		diff |= a[i] ^ b[i];
+	return diff == 0;
 #endif
+}
+
+static inline bool
+dp_key_equal(const struct flow_key *a, const struct flow_key *b)
+{
+	if (!dp_line_equal(a->w, b->w))
+		return false;
+	return likely(!flow_key_has_ext(a)) || dp_line_equal(a->line2, b->line2);
 }
 
 /* flow_hash_key(), the same value: DPDK's rte_hash_crc_8byte() tests
@@ -59,6 +72,9 @@ dp_flow_hash(const struct flow_key *k)
 
 	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
 		h = _mm_crc32_u64(h, k->w[i]);
+	if (unlikely(flow_key_has_ext(k)))
+		for (int i = FLOW_KEY_USED_WORDS; i < FLOW_KEY_WORDS; i++)
+			h = _mm_crc32_u64(h, k->w[i]);
 	return (uint32_t)h;
 #else
 	return flow_hash_key(k);

@@ -87,7 +87,8 @@ dpcls_destroy(struct dpcls *cls)
 	rte_free(cls);
 }
 
-/* All eight words: a mask or key may use the reserved words some day. */
+/* All sixteen words: megaflow keys and masks are whole (flow_key_mask
+ * zeroes a second line the mask does not use). */
 static bool
 keys_identical(const struct flow_key *a, const struct flow_key *b)
 {
@@ -194,8 +195,8 @@ subtable_create(struct dpcls *cls, const struct flow_key *mask)
 	st->secret = cls->secret;
 	st->wordmap = flow_mask_wordmap(mask);
 	if (cls->force_generic) {
-		st->lookup = dpcls_lookup_generic;
-		st->lookup_name = DPCLS_LOOKUP_GENERIC_NAME;
+		st->lookup = dpcls_lookup_generic_for(st->wordmap,
+						      &st->lookup_name);
 	} else {
 		st->lookup = dpcls_lookup_select(st->wordmap, &st->lookup_name);
 	}
@@ -230,7 +231,14 @@ int
 dpcls_insert(struct dpcls *cls, struct megaflow *f)
 {
 	/* A key with bits outside its mask would hash and compare as
-	 * something no packet can match; mask it rather than trust it. */
+	 * something no packet can match; mask it rather than trust it.
+	 * A mask with second-line words must match ext_line too (the mask
+	 * builder sets it: flow_mask_set_field): that is what keeps keys
+	 * without a second line out of its subtable. Setting it here would
+	 * be too late, the key was masked without it. */
+	if ((flow_mask_wordmap(&f->mask) & FLOW_WORDMAP_LINE2) &&
+	    f->mask.ext_line != 0xff)
+		return -EINVAL;
 	flow_key_mask(&f->key, &f->key, &f->mask);
 
 	struct dpcls_subtable *st = subtable_find(cls, &f->mask);
@@ -479,7 +487,7 @@ dpcls_rank_subtables(struct dpcls *cls)
 
 void
 dpcls_foreach_subtable(const struct dpcls *cls,
-		       void (*cb)(uint8_t wordmap, const char *lookup_name,
+		       void (*cb)(uint16_t wordmap, const char *lookup_name,
 				  uint32_t n_flows, uint64_t hits, void *aux),
 		       void *aux)
 {
@@ -491,7 +499,7 @@ dpcls_foreach_subtable(const struct dpcls *cls,
 }
 
 const char *
-dpcls_lookup_name_for(uint8_t wordmap)
+dpcls_lookup_name_for(uint16_t wordmap)
 {
 	const char *name;
 

@@ -23,14 +23,14 @@ _Static_assert(BATCH_MAX <= 32, "keys_map is 32 bits");
  * compared: outside them the mask is zero and masked_key is too. */
 static inline __attribute__((always_inline)) bool
 key_matches(const struct flow_key *key, const struct flow_key *mask,
-	    const struct flow_key *masked_key, uint8_t wordmap)
+	    const struct flow_key *masked_key, uint16_t wordmap, int n_words)
 {
 	uint64_t diff = 0;
 
 	/* -O2 only peels loops completely when that does not grow the code,
 	 * which would leave a constant wordmap tested bit by bit at run time. */
-#pragma GCC unroll 8
-	for (int i = 0; i < FLOW_KEY_WORDS; i++)
+#pragma GCC unroll 16
+	for (int i = 0; i < n_words; i++)
 		if (wordmap & (1u << i))
 			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
 	return diff == 0;
@@ -38,12 +38,12 @@ key_matches(const struct flow_key *key, const struct flow_key *mask,
 
 static inline struct megaflow *
 chain_find(struct megaflow *f, const struct flow_key *key,
-	   const struct flow_key *mask, uint8_t wordmap)
+	   const struct flow_key *mask, uint16_t wordmap, int n_words)
 {
 	/* The hash is not compared first: f->hash lives on another cache line
 	 * of the megaflow than f->key, and chains average under one entry. */
 	for (; f; f = f->next)
-		if (key_matches(key, mask, &f->key, wordmap))
+		if (key_matches(key, mask, &f->key, wordmap, n_words))
 			return f;
 	return NULL;
 }
@@ -53,7 +53,7 @@ chain_find(struct megaflow *f, const struct flow_key *key,
 static inline __attribute__((always_inline)) uint32_t
 lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	    const struct flow_key keys[], struct megaflow *flows[],
-	    uint8_t wordmap)
+	    uint16_t wordmap, int n_words)
 {
 	struct megaflow *const *buckets = st->buckets;
 	const uint32_t bucket_mask = st->bucket_mask;
@@ -61,11 +61,20 @@ lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	uint32_t slots[32];
 	uint32_t hits = 0;
 
+	/* A mask with second-line words only matches keys that have one
+	 * (it masks ext_line too): the others are left out here, before the
+	 * hash would read their second line, which is not theirs. A constant
+	 * IPv4 wordmap compiles this away. */
+	if (wordmap & FLOW_WORDMAP_LINE2) {
+		for (uint32_t m = keys_map; m; m &= m - 1)
+			if (!flow_key_has_ext(&keys[__builtin_ctz(m)]))
+				keys_map &= ~(1u << __builtin_ctz(m));
+	}
 	for (uint32_t m = keys_map; m; m &= m - 1) {
 		unsigned i = __builtin_ctz(m);
 
-		slots[i] = flow_hash_masked(&keys[i], &st->mask, wordmap,
-					    &st->secret) &
+		slots[i] = flow_hash_masked_words(&keys[i], &st->mask, wordmap,
+						  &st->secret, n_words) &
 			   bucket_mask;
 		rte_prefetch0(&buckets[slots[i]]);
 	}
@@ -79,7 +88,7 @@ lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	for (uint32_t m = keys_map; m; m &= m - 1) {
 		unsigned i = __builtin_ctz(m);
 		struct megaflow *f = chain_find(heads[i], &keys[i], &st->mask,
-						wordmap);
+						wordmap, n_words);
 
 		if (f) {
 			flows[i] = f;
@@ -89,11 +98,23 @@ lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	return hits;
 }
 
+/* A run-time wordmap is tested bit by bit: the one-line generic lookup
+ * (every IPv4 mask) tests the first line's 8 bits only, as before the key
+ * had a second line. */
 uint32_t
 dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
 		     const struct flow_key keys[], struct megaflow *flows[])
 {
-	return lookup_impl(st, keys_map, keys, flows, st->wordmap);
+	return lookup_impl(st, keys_map, keys, flows, st->wordmap,
+			   FLOW_KEY_LINE_WORDS);
+}
+
+uint32_t
+dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
+		      const struct flow_key keys[], struct megaflow *flows[])
+{
+	return lookup_impl(st, keys_map, keys, flows, st->wordmap,
+			   FLOW_KEY_WORDS);
 }
 
 #define DPCLS_DEFINE_LOOKUP(NAME, WORDMAP)                                     \
@@ -101,7 +122,10 @@ dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
 			     const struct flow_key keys[],                     \
 			     struct megaflow *flows[])                         \
 	{                                                                      \
-		return lookup_impl(st, keys_map, keys, flows, (WORDMAP));      \
+		return lookup_impl(st, keys_map, keys, flows, (WORDMAP),       \
+				   ((WORDMAP) & FLOW_WORDMAP_LINE2)            \
+					   ? FLOW_KEY_WORDS                    \
+					   : FLOW_KEY_LINE_WORDS);             \
 	}
 
 /* The shapes worth a specialised lookup. Word layout: see flow_key.h. */
@@ -118,7 +142,7 @@ dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
 DPCLS_SPECIALISED_LOOKUPS(DPCLS_DEFINE_LOOKUP)
 
 struct lookup_impl_entry {
-	uint8_t wordmap;
+	uint16_t wordmap;
 	dpcls_subtable_lookup_fn fn;
 	const char *name;
 };
@@ -130,7 +154,7 @@ static const struct lookup_impl_entry lookup_registry[] = {
 };
 
 dpcls_subtable_lookup_fn
-dpcls_lookup_select(uint8_t wordmap, const char **name)
+dpcls_lookup_select(uint16_t wordmap, const char **name)
 {
 	for (unsigned i = 0; i < RTE_DIM(lookup_registry); i++) {
 		if (lookup_registry[i].wordmap == wordmap) {
@@ -138,6 +162,14 @@ dpcls_lookup_select(uint8_t wordmap, const char **name)
 			return lookup_registry[i].fn;
 		}
 	}
+	return dpcls_lookup_generic_for(wordmap, name);
+}
+
+dpcls_subtable_lookup_fn
+dpcls_lookup_generic_for(uint16_t wordmap, const char **name)
+{
+	/* both generic lookups have one name: the tests compare names */
 	*name = DPCLS_LOOKUP_GENERIC_NAME;
-	return dpcls_lookup_generic;
+	return wordmap & FLOW_WORDMAP_LINE2 ? dpcls_lookup_generic2
+					    : dpcls_lookup_generic;
 }

@@ -16,7 +16,13 @@ _Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
 
 /* Only the first pass's keys are cached, whose words from w6 on
  * (recirculation and ct metadata) are zero: they are not stored. The
- * recirculated passes skip the EMC (dp_pipeline.c). */
+ * recirculated passes skip the EMC (dp_pipeline.c). Keys with a second
+ * line (w7's ext_line set: IPv6) are not cached either in this
+ * prototype: they are never inserted, and need no test on lookup (w7 is
+ * not read, which would cost a load and an OR per probe): ext_line is
+ * set exactly when dl_type (w3) is IPv6's, so such a key differs from
+ * every cached one in w3 already (doc/design-ipv6-key.md: a second,
+ * two-line EMC for them). */
 #define EMC_KEY_WORDS 6
 struct emc_entry {
 	uint64_t key[EMC_KEY_WORDS];
@@ -123,7 +129,7 @@ emc_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
 {
 	struct emc_entry *victim = NULL;
 
-	if (flow->dead)
+	if (flow->dead || flow_key_has_ext(key))
 		return;
 	for (unsigned w = 0; w < EMC_WAYS; w++) {
 		struct emc_entry *e = emc_slot(emc, hash, w);

@@ -136,7 +136,7 @@ strip_outer(struct rte_mbuf *m, uint32_t inner_off,
 		key->w[6] = key->w[7] = 0;
 	else
 		memset(&key->w[2], 0,
-		       (FLOW_KEY_WORDS - 2) * sizeof key->w[0]);
+		       (FLOW_KEY_LINE_WORDS - 2) * sizeof key->w[0]);
 }
 
 static inline __rte_always_inline bool
@@ -384,7 +384,7 @@ vxlan_decap_each(struct pkt_batch *b, struct flow_key keys[],
 		vxlan_decap_batch(&one, &k, tnl_ofport, bad);
 		if (one.n) {
 			b->pkts[kept] = one.pkts[0];
-			keys[kept++] = k;
+			flow_key_copy(&keys[kept++], &k);
 		}
 	}
 	b->n = kept;
@@ -422,7 +422,7 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 	} else {
 		for (uint16_t j = 0; j < b->n; j++)
-			ik[j] = keys[idx[j]];
+			flow_key_copy(&ik[j], &keys[idx[j]]);
 		if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL)))
 			vxlan_decap_batch(b, ik, ofport, &bad);
 		else

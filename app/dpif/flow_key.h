@@ -4,6 +4,14 @@
  * loops the compiler unrolls. Packet fields are kept in network byte order
  * (as on the wire, as in OVS's struct flow); metadata in host order.
  *
+ * PROTOTYPE (branch i25-v6key-study, doc/design-ipv6-key.md, layout (a)):
+ * the key is two cache lines, sixteen words. The first line is the IPv4
+ * key, unchanged; the second (w8..w15) is IPv6's and is part of the key
+ * only when ext_line (in w7) is set. An IPv4 key never has it set, and
+ * nothing on its path reads or writes its second line (it may hold
+ * stale bytes): equality, hashes, the EMC and the dpcls test ext_line
+ * (or a mask's) before they touch w8..w15, so IPv4 stays one line.
+ *
  * Word layout (used by the specialised dpcls lookups, so keep it stable):
  *   w0  in_port ct_label_bits | tun_id   metadata, set before extraction;
  *                                   ct_label_bits: a recirculated pass's
@@ -16,7 +24,13 @@
  *   w6  ct_mark | ct_zone ct_state recirc_id   a recirculated pass's
  *                                   metadata (ct(table=T): ct_recirc.c),
  *                                   zero in the first pass
- *   w7  reserved (zero)
+ *   w7  ext_line | reserved         ext_line: FLOW_EXT_LINE when the
+ *                                   second line is part of the key; in a
+ *                                   mask 0xff when it matches any of it
+ *   w8..w15  the IPv6 line (prototype: not yet extracted): ipv6_src,
+ *            ipv6_dst (w8..w11), label tclass hlimit (w12), nd_target
+ *            (w13, w14), tun_ipv6 digests / nd_sll,tll (w15): the study
+ *            lists the final assignment.
  */
 #ifndef VXS_FLOW_KEY_H
 #define VXS_FLOW_KEY_H
@@ -28,8 +42,13 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 
-#define FLOW_KEY_WORDS 8
-#define FLOW_KEY_USED_WORDS 7	/* w7 is always zero */
+#define FLOW_KEY_WORDS 16
+#define FLOW_KEY_LINE_WORDS 8	/* words per cache line */
+/* Words of the first line hashed and compared when ext_line is clear:
+ * w7 is then zero, so leaving it out keeps IPv4's hashes (the VXLAN
+ * source port on the wire among them) what they were. */
+#define FLOW_KEY_USED_WORDS 7
+#define FLOW_EXT_LINE 0x01
 
 /* The highest ofport a key carries (OVS's OFPP_MAX - 1: ofports from
  * 0xff00 on are reserved); the flow parser refuses in_port above it. */
@@ -87,12 +106,17 @@ struct flow_key {
 			uint8_t recirc_id;	/* 0: first pass; else the
 						 * frozen state it resumes
 						 * from (recirc_id.h) */
-			uint64_t reserved;
+			uint8_t ext_line;	/* FLOW_EXT_LINE: w8..w15
+						 * are part of the key */
+			uint8_t reserved[7];
+			uint64_t line2[FLOW_KEY_LINE_WORDS];
 		};
 	};
 } __rte_aligned(64);
 
-_Static_assert(sizeof(struct flow_key) == 64, "flow_key is one cache line");
+_Static_assert(sizeof(struct flow_key) == 128, "flow_key is two cache lines");
+_Static_assert(offsetof(struct flow_key, ext_line) == 56, "w7");
+_Static_assert(offsetof(struct flow_key, line2) == 64, "w8: second line");
 _Static_assert(offsetof(struct flow_key, ct_label_bits) == 2, "w0");
 _Static_assert(offsetof(struct flow_key, tun_id) == 4, "w0");
 _Static_assert(offsetof(struct flow_key, tun_src) == 8, "w1");
@@ -139,40 +163,73 @@ flow_key_zero(struct flow_key *k)
 	memset(k, 0, sizeof *k);
 }
 
+/* Is the second line part of key k (or used by mask k)? */
+static inline bool
+flow_key_has_ext(const struct flow_key *k)
+{
+	return k->ext_line != 0;
+}
+
+/* *dst = *src, the second line only when it is part of the key: the
+ * batch loops copy keys per packet, and an IPv4 key is one line. */
+static inline void
+flow_key_copy(struct flow_key *dst, const struct flow_key *src)
+{
+	memcpy(dst->w, src->w, FLOW_KEY_LINE_WORDS * sizeof src->w[0]);
+	if (flow_key_has_ext(src))
+		memcpy(dst->line2, src->line2, sizeof src->line2);
+}
+
 static inline bool
 flow_key_equal(const struct flow_key *a, const struct flow_key *b)
 {
 	uint64_t diff = 0;
-	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
 		diff |= a->w[i] ^ b->w[i];
+	if (diff == 0 && flow_key_has_ext(a))
+		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
+			diff |= a->w[i] ^ b->w[i];
 	return diff == 0;
 }
 
-/* dst = key & mask */
+/* dst = key & mask; dst's second line is zero where mask has none. */
 static inline void
 flow_key_mask(struct flow_key *dst, const struct flow_key *key,
 	      const struct flow_key *mask)
 {
-	for (int i = 0; i < FLOW_KEY_WORDS; i++)
+	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
 		dst->w[i] = key->w[i] & mask->w[i];
+	if (flow_key_has_ext(mask))
+		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
+			dst->w[i] = key->w[i] & mask->w[i];
+	else
+		memset(dst->line2, 0, sizeof dst->line2);
 }
 
-/* Does key match (masked_key, mask)? masked_key must already be masked. */
+/* Does key match (masked_key, mask)? masked_key must already be masked.
+ * A mask that uses the second line also masks ext_line, so a key without
+ * one fails on the first line and its second is never read. */
 static inline bool
 flow_key_match(const struct flow_key *key, const struct flow_key *masked_key,
 	       const struct flow_key *mask)
 {
 	uint64_t diff = 0;
-	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
 		diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
+	if (diff == 0 && flow_key_has_ext(mask))
+		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
+			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
 	return diff == 0;
 }
 
-/* Sets every bit of field f in mask. */
+/* Sets every bit of field f in mask; a field of the second line sets
+ * ext_line's too, so that the mask only matches keys that have one. */
 static inline void
 flow_mask_set_field(struct flow_key *mask, enum mf_id f)
 {
 	memset((uint8_t *)mask + mf_fields[f].offset, 0xff, mf_fields[f].len);
+	if (mf_fields[f].offset >= FLOW_KEY_LINE_WORDS * sizeof mask->w[0])
+		mask->ext_line = 0xff;
 }
 
 /* True if any bit of field f is set in mask. */

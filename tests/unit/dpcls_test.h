@@ -65,6 +65,7 @@ void test_nospc(void);
 void test_foreach_remove(void);
 void test_rank(void);
 void test_edge_cases(void);
+void test_key_lines(void);
 
 /* test_dpcls_hostile.c */
 void test_hostile(unsigned n);

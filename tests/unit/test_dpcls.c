@@ -221,6 +221,7 @@ main(int argc, char **argv)
 	test_foreach_remove();
 	test_rank();
 	test_edge_cases();
+	test_key_lines();
 	test_port_hint();
 	printf("random megaflows vs linear oracle:\n");
 	test_random_vs_oracle((unsigned)(3000 * scale) + 50,

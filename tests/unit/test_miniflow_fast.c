@@ -236,7 +236,8 @@ set_metadata(struct flow_key *k, uint8_t fill)
 	k->tun_src = RTE_BE32(0xc6336401);
 	k->tun_dst = RTE_BE32(0xc6336402);
 	k->w[6] = 0x6666666666666666ull;
-	k->w[7] = 0x7777777777777777ull;
+	/* ext_line (w7's low byte) clear: an IPv4 key, one line */
+	k->w[7] = 0x7777777777777700ull;
 }
 
 static void

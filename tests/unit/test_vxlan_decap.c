@@ -10,7 +10,7 @@
 static bool
 key_is_tunnel(const struct flow_key *k, const struct vector *v)
 {
-	for (int w = 2; w < FLOW_KEY_WORDS; w++)
+	for (int w = 2; w < FLOW_KEY_LINE_WORDS; w++)
 		if (k->w[w])
 			return false;
 	return k->in_port == TNL_OFPORT && k->tun_id == v->vni &&
@@ -99,7 +99,7 @@ trusted_agrees(const uint8_t *frame, size_t len, size_t seg,
 
 		CHECK(p != NULL && mbuf_equals(m[k], p, n) &&
 		      (b[k].n == 0 ||
-		       memcmp(keys[FULL], keys[k], sizeof keys[k][0]) == 0) &&
+		       flow_key_equal(keys[FULL], keys[k])) &&
 		      m[FULL]->ol_flags == m[k]->ol_flags &&
 		      m[FULL]->packet_type == m[k]->packet_type,
 		      "trusted decap's (%s) packet or key differs (len %zu)",
