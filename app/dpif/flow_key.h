@@ -27,10 +27,10 @@
  *   w7  ext_line | reserved         ext_line: FLOW_EXT_LINE when the
  *                                   second line is part of the key; in a
  *                                   mask 0xff when it matches any of it
- *   w8..w15  the IPv6 line (prototype: not yet extracted): ipv6_src,
- *            ipv6_dst (w8..w11), label tclass hlimit (w12), nd_target
- *            (w13, w14), tun_ipv6 digests / nd_sll,tll (w15): the study
- *            lists the final assignment.
+ *   w8..w15  the IPv6 line (prototype: not yet extracted); the study
+ *            proposes ipv6_src (w8, w9), ipv6_dst (w10, w11), nd_target
+ *            (w12, w13), nd_sll (w14), nd_tll (w15), the label in w7
+ *            and the IPv6 tunnel endpoints on a third line.
  */
 #ifndef VXS_FLOW_KEY_H
 #define VXS_FLOW_KEY_H
