@@ -153,7 +153,7 @@ recirc_add(struct dp_ctx *ctx, struct dp_recirc *next, struct rte_mbuf *m,
 		return;
 	}
 	struct flow_key *nk = &next->keys[next->n];
-	flow_key_copy(nk, k);
+	next->ext |= flow_key_copy(nk, k);
 	nk->ct_state = state;
 	nk->ct_zone = zone;
 	nk->ct_mark = ref->conn ? ref->mark : 0;

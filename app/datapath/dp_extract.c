@@ -13,10 +13,11 @@
  * call in the loop is direct. */
 static inline __rte_always_inline uint16_t
 extract_batch(struct pkt_batch *b, struct flow_key keys[],
-	      struct pkt_batch *malformed, bool fast)
+	      struct pkt_batch *malformed, bool fast, bool *ext)
 {
 	uint16_t n = b->n;
 	uint16_t kept = 0;
+	bool any_ext = false;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
@@ -27,8 +28,11 @@ extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		int rc = fast ? miniflow_extract_fast_inline(m, &keys[i])
 			      : miniflow_extract(m, &keys[i]);
 		if (unlikely(rc != 0)) {
-			pkt_batch_add(malformed, m);
-			continue;
+			if (rc < 0) {
+				pkt_batch_add(malformed, m);
+				continue;
+			}
+			any_ext = true;		/* MINIFLOW_EXT */
 		}
 		if (kept != i) {
 			b->pkts[kept] = m;
@@ -37,14 +41,25 @@ extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		kept++;
 	}
 	b->n = kept;
+	if (any_ext)
+		*ext = true;
 	return (uint16_t)(n - kept);
+}
+
+uint16_t
+miniflow_extract_batch_ext(struct pkt_batch *b, struct flow_key keys[],
+			   struct pkt_batch *malformed, bool fast, bool *ext)
+{
+	if (fast)
+		return extract_batch(b, keys, malformed, true, ext);
+	return extract_batch(b, keys, malformed, false, ext);
 }
 
 uint16_t
 miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
 		       struct pkt_batch *malformed, bool fast)
 {
-	if (fast)
-		return extract_batch(b, keys, malformed, true);
-	return extract_batch(b, keys, malformed, false);
+	bool ext = false;
+
+	return miniflow_extract_batch_ext(b, keys, malformed, fast, &ext);
 }

@@ -81,6 +81,31 @@ dp_flow_hash(const struct flow_key *k)
 #endif
 }
 
+/* The one-line versions, for a pass none of whose keys has a second line
+ * (the extract's per-pass flag, dp_pipeline.c): a key without ext_line
+ * compares and hashes its first line only, so these give the same answers
+ * as the two above on such keys, without the per-key ext_line test
+ * (about 1.5 instructions a key and pass, doc/design-ipv6-key.md). */
+static inline bool
+dp_key_equal1(const struct flow_key *a, const struct flow_key *b)
+{
+	return dp_line_equal(a->w, b->w);
+}
+
+static inline uint32_t
+dp_flow_hash1(const struct flow_key *k)
+{
+#ifdef __SSE4_2__
+	uint64_t h = FLOW_HASH_BASIS;
+
+	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
+		h = _mm_crc32_u64(h, k->w[i]);
+	return (uint32_t)h;
+#else
+	return flow_hash_key(k);
+#endif
+}
+
 /* hash-reuse-adaptive: comparing a key with the previous one costs a
  * 64-byte compare per packet, wasted when consecutive packets are of
  * different microflows (many flows round robin: it never hits). Each kind
@@ -92,15 +117,12 @@ dp_flow_hash(const struct flow_key *k)
 #define HASH_REUSE_MIN_HIT_INV 8
 #define HASH_REUSE_SKIP 64
 
-/* Inline: called once per lookup pass, and out of line it costs about
- * three instructions a packet (callgrind). reuse: compare with the
- * previous key at all (hash-reuse); adapt: NULL, or the pass kind's
- * state when hash-reuse-adaptive is on. nic_hash: the mbufs' RSS hash
- * may be used (outer pass only). */
-static inline void
-dp_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
-	      uint32_t hashes[], bool reuse, struct dp_hash_reuse *adapt,
-	      bool nic_hash)
+/* The loop, for keys of one line only (lines2 false) or of any lines:
+ * inlined twice with a constant, so the choice is made once a pass. */
+static inline __attribute__((always_inline)) void
+dp_hash_batch_lines(const struct pkt_batch *b, const struct flow_key keys[],
+		    uint32_t hashes[], bool reuse, struct dp_hash_reuse *adapt,
+		    bool nic_hash, bool lines2)
 {
 	uint32_t tries = 0, hits = 0;
 
@@ -111,16 +133,39 @@ dp_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
 	for (uint16_t i = 0; i < b->n; i++) {
 		if (nic_hash && (b->pkts[i]->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
 			hashes[i] = b->pkts[i]->hash.rss;
-		else if (reuse && i && (tries++, dp_key_equal(&keys[i],
-							       &keys[i - 1]))) {
+		else if (reuse && i &&
+			 (tries++, lines2 ? dp_key_equal(&keys[i], &keys[i - 1])
+					  : dp_key_equal1(&keys[i],
+							  &keys[i - 1]))) {
 			hashes[i] = hashes[i - 1];
 			hits++;
 		} else {
-			hashes[i] = dp_flow_hash(&keys[i]);
+			hashes[i] = lines2 ? dp_flow_hash(&keys[i])
+					   : dp_flow_hash1(&keys[i]);
 		}
 	}
 	if (adapt && hits * HASH_REUSE_MIN_HIT_INV < tries)
 		adapt->skip = HASH_REUSE_SKIP;
+}
+
+/* Inline: called once per lookup pass, and out of line it costs about
+ * three instructions a packet (callgrind). ext: some key of the pass has
+ * a second line (false: the one-line loop, exactly the one-line key's
+ * hash and compare, no per-key ext_line test). reuse: compare with the
+ * previous key at all (hash-reuse); adapt: NULL, or the pass kind's
+ * state when hash-reuse-adaptive is on. nic_hash: the mbufs' RSS hash
+ * may be used (outer pass only). */
+static inline void
+dp_hash_batch(const struct pkt_batch *b, const struct flow_key keys[],
+	      uint32_t hashes[], bool ext, bool reuse,
+	      struct dp_hash_reuse *adapt, bool nic_hash)
+{
+	if (unlikely(ext))
+		dp_hash_batch_lines(b, keys, hashes, reuse, adapt, nic_hash,
+				    true);
+	else
+		dp_hash_batch_lines(b, keys, hashes, reuse, adapt, nic_hash,
+				    false);
 }
 
 #endif

@@ -126,9 +126,9 @@ actions_need_hash(const struct dp_actions *a)
 static inline void
 hash_pass(struct dp_ctx *ctx, const struct pkt_batch *b,
 	  const struct flow_key keys[], uint32_t hashes[],
-	  const struct dp_inner *from, bool recirc)
+	  const struct dp_inner *from, bool recirc, bool ext)
 {
-	dp_hash_batch(b, keys, hashes,
+	dp_hash_batch(b, keys, hashes, ext,
 		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE),
 		      ctx->opts & DP_OPT_BIT(DP_OPT_HASH_REUSE_ADAPTIVE) ?
 		      &ctx->hash_reuse[recirc ? DP_HASH_RECIRC : from ?
@@ -142,11 +142,13 @@ hash_pass(struct dp_ctx *ctx, const struct pkt_batch *b,
 
 /* One lookup pass over a burst whose keys are extracted: hash, lookups,
  * grouping by megaflow, actions. The outer pass has inner to take what
- * tnl_pops hand back, and no from; the inner pass the reverse. */
+ * tnl_pops hand back, and no from; the inner pass the reverse. ext: some
+ * key has a second line (the extract's per-pass flag; false: the hash
+ * runs its one-line loops for the whole pass). */
 static void
 lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		   struct flow_key keys[], const struct dp_inner *from,
-		   struct dp_inner *inner, bool recirc)
+		   struct dp_inner *inner, bool recirc, bool ext)
 {
 	uint32_t hashes[BATCH_MAX];
 	struct megaflow *flows[BATCH_MAX];
@@ -166,7 +168,7 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	bool defer_hash = emc == EMC_BYPASS && from;
 
 	if (!defer_hash)
-		hash_pass(ctx, b, keys, hashes, from, recirc);
+		hash_pass(ctx, b, keys, hashes, from, recirc, ext);
 	struct lookup_how how;
 	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge, &how);
 	if (unlikely(ctx->trace))
@@ -183,7 +185,8 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 		for (uint16_t k = 0; k < n_groups; k++)
 			if (actions_need_hash(&groups[k].flow->actions)) {
 				/* freed packets' keys hash too: harmless */
-				hash_pass(ctx, b, keys, hashes, from, recirc);
+				hash_pass(ctx, b, keys, hashes, from, recirc,
+					  ext);
 				break;
 			}
 	b->n = 0;
@@ -210,6 +213,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	struct dp_inner inner;
 	struct dp_recirc recirc[2];
 	unsigned cur = 0;
+	bool ext = false;
 
 	ctx->stage_tsc = rte_rdtsc();
 	if (unlikely(ctx->trace))
@@ -228,8 +232,9 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 	}
 	pkt_batch_init(&malformed);
-	if (miniflow_extract_batch(b, keys, &malformed,
-				   ctx->opts & DP_OPT_BIT(DP_OPT_FAST_EXTRACT)))
+	if (miniflow_extract_batch_ext(b, keys, &malformed,
+				       ctx->opts &
+				       DP_OPT_BIT(DP_OPT_FAST_EXTRACT), &ext))
 		dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
 	if (unlikely(ctx->trace))
 		dp_trace_extract(ctx, in, b, keys);
@@ -238,15 +243,17 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	/* step 1: the burst as received */
 	pkt_batch_init(&inner.b);
 	inner.n_runs = 0;
+	inner.ext = false;
 	recirc[cur].n = 0;
+	recirc[cur].ext = false;
 	ctx->recirc = &recirc[cur];
-	lookup_and_execute(ctx, b, keys, NULL, &inner, false);
+	lookup_and_execute(ctx, b, keys, NULL, &inner, false, ext);
 	/* step 2: what tnl_pop decapsulated (no tnl_pop in this one) */
 	if (inner.b.n) {
 		ctx->trace_pass = 1;
 		ctx->stats->recirculations += inner.b.n;
 		lookup_and_execute(ctx, &inner.b, inner.keys, &inner, NULL,
-				   false);
+				   false, inner.ext);
 	}
 	/* step 3: what ct(table=) recirculated, pass after pass; the last
 	 * allowed pass has nowhere to recirculate to */
@@ -254,6 +261,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 		struct dp_recirc *now = &recirc[cur];
 		cur ^= 1;
 		recirc[cur].n = 0;
+		recirc[cur].ext = false;
 		ctx->recirc = depth < DP_MAX_RECIRC ? &recirc[cur] : NULL;
 		ctx->trace_pass = (uint8_t)(1 + depth);
 		ctx->stats->recirculations += now->n;
@@ -265,7 +273,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 			memcpy(chunk.pkts, &now->pkts[base],
 			       chunk.n * sizeof chunk.pkts[0]);
 			lookup_and_execute(ctx, &chunk, &now->keys[base],
-					   NULL, NULL, true);
+					   NULL, NULL, true, now->ext);
 		}
 	}
 	ctx->recirc = NULL;

@@ -63,6 +63,7 @@ struct dp_inner {
 		uint16_t end;
 		const struct megaflow *outer;
 	} runs[BATCH_MAX];
+	bool ext;	/* some key of keys[] has a second line (dp_hash.h) */
 	struct flow_key keys[BATCH_MAX];
 };
 
@@ -73,6 +74,7 @@ struct dp_inner {
 #define DP_RECIRC_CAP (BATCH_MAX * 8)
 struct dp_recirc {
 	uint16_t n;
+	bool ext;	/* some key of keys[] has a second line (dp_hash.h) */
 	struct rte_mbuf *pkts[DP_RECIRC_CAP];
 	struct flow_key keys[DP_RECIRC_CAP];
 };

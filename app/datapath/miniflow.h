@@ -31,6 +31,16 @@
  * unspecified). Headers may span segments; bounds are by pkt_len. */
 int miniflow_extract(const struct rte_mbuf *m, struct flow_key *key);
 
+/* What an extractor returns for a good packet whose key has its second
+ * line (w7's ext_line set: IPv6, plan step 3 of doc/design-ipv6-key.md).
+ * No extractor returns it yet. The batch loops already test rc != 0 per
+ * packet, so telling MINIFLOW_EXT from a malformed -1 costs nothing on
+ * the IPv4 path, and they hand the batch a flag "some key has a second
+ * line" that lets the hash stage run the one-line loops for the whole
+ * batch when it is clear (dp_hash.h). Invariant: ext_line is set iff the
+ * extractor returned MINIFLOW_EXT. */
+#define MINIFLOW_EXT 1
+
 /* The same answer as miniflow_extract() (same key words, same verdict),
  * faster for the common packet types (miniflow_fast.c): untagged
  * Ethernet, IPv4 with IHL 5 and not a fragment, UDP or TCP, the whole
@@ -54,5 +64,12 @@ bool miniflow_extract_fast_only(const struct rte_mbuf *m,
  * the result is the same either way. */
 uint16_t miniflow_extract_batch(struct pkt_batch *b, struct flow_key keys[],
 				struct pkt_batch *malformed, bool fast);
+
+/* The same, and *ext set (never cleared) if a kept key has a second line
+ * (an extractor returned MINIFLOW_EXT for it): the pass's line flag. */
+uint16_t miniflow_extract_batch_ext(struct pkt_batch *b,
+				    struct flow_key keys[],
+				    struct pkt_batch *malformed, bool fast,
+				    bool *ext);
 
 #endif

@@ -314,11 +314,12 @@ enum inner_extract { NO_EXTRACT, EXTRACT_FAST, EXTRACT_GENERIC };
 static inline __rte_always_inline uint64_t
 decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
 	    struct pkt_batch *bad, bool trusted, enum inner_extract extract,
-	    struct pkt_batch *malformed)
+	    struct pkt_batch *malformed, bool *ext)
 {
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
 	uint64_t bytes = 0;
+	bool any_ext = false;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
@@ -334,29 +335,36 @@ decap_batch(struct pkt_batch *b, struct flow_key keys[], uint32_t tnl_ofport,
 			continue;
 		}
 		bytes += rte_pktmbuf_pkt_len(m);
-		if (extract != NO_EXTRACT &&
-		    unlikely((extract == EXTRACT_FAST ?
-			      miniflow_extract_fast_inline(m, key) :
-			      miniflow_extract(m, key)) != 0)) {
-			pkt_batch_add(malformed, m);
-			continue;
+		if (extract != NO_EXTRACT) {
+			const int rc = extract == EXTRACT_FAST ?
+				       miniflow_extract_fast_inline(m, key) :
+				       miniflow_extract(m, key);
+			if (unlikely(rc != 0)) {
+				if (rc < 0) {
+					pkt_batch_add(malformed, m);
+					continue;
+				}
+				any_ext = true;		/* MINIFLOW_EXT */
+			}
 		}
 		b->pkts[kept++] = m;
 	}
 	b->n = kept;
+	if (any_ext)
+		*ext = true;
 	return bytes;
 }
 
 uint64_t
 vxlan_decap_extract_trusted(struct pkt_batch *b, struct flow_key keys[],
 			    uint32_t tnl_ofport, struct pkt_batch *bad,
-			    struct pkt_batch *malformed, bool fast)
+			    struct pkt_batch *malformed, bool fast, bool *ext)
 {
 	if (fast)
 		return decap_batch(b, keys, tnl_ofport, bad, true,
-				   EXTRACT_FAST, malformed);
+				   EXTRACT_FAST, malformed, ext);
 	return decap_batch(b, keys, tnl_ofport, bad, true, EXTRACT_GENERIC,
-			   malformed);
+			   malformed, ext);
 }
 
 uint16_t
@@ -365,7 +373,8 @@ vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
 {
 	const uint16_t n = b->n;
 
-	decap_batch(b, keys, tnl_ofport, bad, false, NO_EXTRACT, NULL);
+	decap_batch(b, keys, tnl_ofport, bad, false, NO_EXTRACT, NULL,
+		    NULL);
 	return (uint16_t)(n - b->n);
 }
 
@@ -411,7 +420,8 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 		 * the outer ones first) and extracts them in the same loop:
 		 * its cycles are all the actions stage's */
 		ps->rx_bytes += vxlan_decap_extract_trusted(b, ik, ofport, &bad,
-							    &malformed, fast);
+							    &malformed, fast,
+							    &inner->ext);
 		if (bad.n)
 			dp_drop_batch(ctx, &bad, DROP_BAD_VXLAN);
 		const uint16_t popped = (uint16_t)(b->n + malformed.n);
@@ -434,7 +444,9 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 		for (uint16_t j = 0; j < b->n; j++)
 			ps->rx_bytes += rte_pktmbuf_pkt_len(b->pkts[j]);
 		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
-		if (miniflow_extract_batch(b, ik, &malformed, fast))
+		/* strip_outer zeroed w7: only the extract can set ext_line */
+		if (miniflow_extract_batch_ext(b, ik, &malformed, fast,
+					       &inner->ext))
 			dp_drop_batch(ctx, &malformed, DROP_MALFORMED);
 		dp_stage_mark(ctx, PMD_STAGE_EXTRACT);
 	}

@@ -47,11 +47,13 @@ uint16_t vxlan_decap_batch(struct pkt_batch *b, struct flow_key keys[],
  * more); the rest have keys[] as miniflow_extract_batch(fast) would give
  * after vxlan_decap_batch. keys[] is written, never read. Returns the
  * bytes of every packet decapsulated (malformed ones included: the
- * tunnel port received them). */
+ * tunnel port received them). *ext is set (never cleared) if a kept key
+ * has a second line, as miniflow_extract_batch_ext() does. */
 uint64_t vxlan_decap_extract_trusted(struct pkt_batch *b,
 				     struct flow_key keys[],
 				     uint32_t tnl_ofport, struct pkt_batch *bad,
-				     struct pkt_batch *malformed, bool fast);
+				     struct pkt_batch *malformed, bool fast,
+				     bool *ext);
 
 /* The same checks and strip for one packet, for the NIC-mark path
  * (dp_offload.c): true if m was good (now stripped, key filled as above);

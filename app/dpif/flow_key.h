@@ -171,13 +171,18 @@ flow_key_has_ext(const struct flow_key *k)
 }
 
 /* *dst = *src, the second line only when it is part of the key: the
- * batch loops copy keys per packet, and an IPv4 key is one line. */
-static inline void
+ * batch loops copy keys per packet, and an IPv4 key is one line. Returns
+ * whether it has one (the test it makes anyway), for the batch's line
+ * flag (ct_recirc.c). */
+static inline bool
 flow_key_copy(struct flow_key *dst, const struct flow_key *src)
 {
 	memcpy(dst->w, src->w, FLOW_KEY_LINE_WORDS * sizeof src->w[0]);
-	if (flow_key_has_ext(src))
+	if (flow_key_has_ext(src)) {
 		memcpy(dst->line2, src->line2, sizeof src->line2);
+		return true;
+	}
+	return false;
 }
 
 static inline bool

@@ -10,7 +10,10 @@
  * source port are those of flow_hash_key(); dp_key_equal() (vector
  * compares) says what flow_key_equal() says for a difference in any one
  * bit of any word, w7 (not part of the key) included. Keys only: with nic_hash off
- * the stage never reads the mbufs.
+ * the stage never reads the mbufs. The pass's line flag (ext): with it
+ * clear (every key one line) the one-line loop gives the same hashes and
+ * reuse verdicts as the general one, whatever stale bytes line 2 holds;
+ * with it set, keys that differ only in line 2 keep their own hashes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +56,8 @@ burst(struct dp_hash_reuse *adapt, unsigned run, unsigned salt)
 
 	make_burst(&b, keys, run, salt);
 	memset(hashes, 0xa5, sizeof hashes);
-	dp_hash_batch(&b, keys, hashes, true, adapt, false);
+	/* both loops, alternately: one-line keys, the same verdicts */
+	dp_hash_batch(&b, keys, hashes, salt & 1, true, adapt, false);
 	CHECK(hashes_right(keys, hashes), "run %u: a hash differs", run);
 }
 
@@ -100,7 +104,7 @@ test_threshold(void)
 		make_burst(&b, keys, 1, 5);
 		for (unsigned h = 1; h <= hits; h++)
 			keys[h] = keys[0];	/* packets 1..hits repeat 0 */
-		dp_hash_batch(&b, keys, hashes, true, &st, false);
+		dp_hash_batch(&b, keys, hashes, hits & 1, true, &st, false);
 		CHECK(hashes_right(keys, hashes), "%u hits: a hash differs",
 		      hits);
 		CHECK((st.skip != 0) == (hits * HASH_REUSE_MIN_HIT_INV < 31),
@@ -116,13 +120,15 @@ test_not_adaptive(void)
 	uint32_t hashes[N];
 
 	make_burst(&b, keys, 1, 0);
-	dp_hash_batch(&b, keys, hashes, true, NULL, false);
-	CHECK(hashes_right(keys, hashes), "reuse, not adaptive");
-	dp_hash_batch(&b, keys, hashes, false, NULL, false);
-	CHECK(hashes_right(keys, hashes), "no reuse");
+	for (int ext = 0; ext < 2; ext++) {
+		dp_hash_batch(&b, keys, hashes, ext, true, NULL, false);
+		CHECK(hashes_right(keys, hashes), "reuse, not adaptive");
+		dp_hash_batch(&b, keys, hashes, ext, false, NULL, false);
+		CHECK(hashes_right(keys, hashes), "no reuse");
+	}
 	/* reuse off: the adaptive state is left alone */
 	struct dp_hash_reuse st = { 0 };
-	dp_hash_batch(&b, keys, hashes, false, &st, false);
+	dp_hash_batch(&b, keys, hashes, false, false, &st, false);
 	CHECK(st.skip == 0 && hashes_right(keys, hashes), "reuse off: skip %u",
 	      st.skip);
 }
@@ -176,9 +182,61 @@ test_vector_compare(void)
 	CHECK(!dp_key_equal(&a, &b), "w3 differs, keys equal");
 }
 
+/* One-line keys with stale second lines: the one-line hash and compare
+ * say what the general ones say. */
+static void
+test_one_line(void)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned bad = 0, wrong = 0;
+
+	for (unsigned k = 0; k < 200; k++) {
+		struct flow_key a, b;
+
+		for (int w = 0; w < FLOW_KEY_WORDS; w++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			a.w[w] = x;
+		}
+		a.w[FLOW_KEY_LINE_WORDS - 1] = 0;	/* ext_line clear */
+		bad += dp_flow_hash1(&a) != dp_flow_hash(&a) ||
+		       dp_flow_hash1(&a) != flow_hash_key(&a);
+		b = a;
+		b.line2[k % 8] ^= x;			/* stale: same key */
+		wrong += !dp_key_equal1(&a, &b) || !dp_key_equal(&a, &b);
+		b = a;
+		b.w[k % FLOW_KEY_USED_WORDS] ^= 1ull << (k % 64);
+		wrong += dp_key_equal1(&a, &b) != dp_key_equal(&a, &b);
+	}
+	CHECK(bad == 0, "%u keys: one-line hash differs", bad);
+	CHECK(wrong == 0, "%u pairs: one-line compare differs", wrong);
+}
+
+/* A pass with two-line keys that differ only in line 2 (ext set): reuse
+ * must not take the previous key's hash. */
+static void
+test_two_line_pass(void)
+{
+	struct pkt_batch b;
+	struct flow_key keys[N];
+	uint32_t hashes[N];
+
+	make_burst(&b, keys, 32, 0);	/* line 1 all the same */
+	for (unsigned i = 0; i < N; i++) {
+		keys[i].ext_line = FLOW_EXT_LINE;
+		keys[i].line2[i % 8] = 0x1000u + i;
+	}
+	dp_hash_batch(&b, keys, hashes, true, true, NULL, false);
+	CHECK(hashes_right(keys, hashes), "two-line pass: a hash differs");
+	CHECK(hashes[0] != hashes[1], "line 2 not hashed");
+}
+
 int
 main(void)
 {
+	test_one_line();
+	test_two_line_pass();
 	test_direct_crc_equals_software();
 	test_vector_compare();
 	test_distinct_keys_stop_comparing();
