@@ -220,7 +220,10 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	 * has offload rules */
 	if (in->idx == ctx->snap->underlay_idx && ctx->snap->has_underlay) {
 		if (ctx->offload) {
+			/* what the mark path runs is inner megaflows */
+			ctx->trace_pass = 1;
 			dp_mark_path(ctx, b);
+			ctx->trace_pass = 0;
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 		}
 		/* the VTEP's ARP: policed and answered before any parsing */

@@ -333,8 +333,14 @@ void
 dp_trace_mark(struct dp_ctx *ctx, struct rte_mbuf *m, uint32_t mark,
 	      const struct megaflow *f)
 {
+	/* taken: in the inner pass, as what the mark path runs (the NIC did
+	 * the outer one); not taken: the outer pass goes on */
+	uint8_t pass = ctx->trace_pass;
+
+	ctx->trace_pass = f ? 1 : 0;
 	put(ctx, m, DP_TRACE_MARK, 0, mark, f ? f->id : 0,
 	    f ? &f->key : NULL, f ? &f->mask : NULL);
+	ctx->trace_pass = pass;
 }
 
 void
