@@ -19,7 +19,9 @@
  * source port (from hashes[i], the inner flow hash), UDP checksum 0.
  *
  * A packet with less than VXLAN_TNL_HDR_LEN bytes of headroom, or longer
- * than VXLAN_ENCAP_MAX_INNER_LEN, is moved untouched to the end of *dropped
+ * than t->max_inner (at most VXLAN_ENCAP_MAX_INNER_LEN; the encap stage,
+ * dp_tnl_push, sends those to dp_pmtud.h instead), is moved untouched to
+ * the end of *dropped
  * (which must have room for b->n more) and b is compacted, order kept;
  * hashes[] is compacted with it so it stays indexed like b->pkts[].
  *
