@@ -35,7 +35,9 @@
  *                                       runs its sg() as an action)
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
- *   encap      vxlan_encap.c            tnl_push
+ *   encap      vxlan_encap.c            tnl_push; what the underlay's MTU
+ *                                       refuses: dropped, its sender told
+ *                                       the path MTU (dp_pmtud.c)
  *   tx         dp_tx.c                  tx buffers and their flushes
  *   (trace)    dp_trace.c               every stage's entry in the records
  *                                       of the packets a trace took
