@@ -18,7 +18,10 @@
  *    fragments, ICMP errors (and ICMPv6 errors and redirects),
  *    broadcast/multicast/zero/loopback addresses, IPv6 non-first
  *    fragments, tagged frames, packets that came in on the tunnel;
- *  - the copy of a tunnel output that is not the last is answered too;
+ *  - the copy of a tunnel output that is not the last is answered too,
+ *    and so is a packet of the unbatched encap (batched-tunnel off);
+ *  - the MTU announced follows the underlay port's, and none is under
+ *    576 (IPv4) or 1280 (IPv6);
  *  - pmtud-rate/-burst (from the topology, then set as the control
  *    thread sets them): over the bucket, refused and counted
  *    (pmtud_policed);
@@ -791,6 +794,67 @@ test_off(void)
 	check_counts("pmtud on again", &c0, 1, 1, 0, 0);
 }
 
+/* The unbatched encap (batched-tunnel off, the A/B baseline): the same
+ * answer, and the packet that fits still goes. */
+static void
+test_unbatched(void)
+{
+	static uint8_t f[4][FRAME_MAX], o[FRAME_MAX], e[FRAME_MAX];
+	struct rte_mbuf *m[3];
+	uint32_t l[4];
+	struct v4 v = tcp4();
+	uint32_t opts = pmd->dp.opts;
+
+	dp_set_opts(&pmd->dp, opts & ~DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL));
+	struct counts c0 = counts();
+	m[0] = mbuf_of(o, frame4(o, 0, MAX_INNER, &v));
+	m[1] = mbuf_of(o, frame4(o, 0, 1514, &v));
+	m[2] = mbuf_of(o, frame4(o, 0, MAX_INNER, &v));
+	run_on(vm_port[0], m, 3);
+	dp_set_opts(&pmd->dp, opts);
+	CHECK_EXPR(count_on(nic) == 2);
+	frame4(o, 0, 1514, &v);
+	size_t en = expect_frag_needed(e, o, MTU);
+	CHECK(sent_on(vm_port[0], f, l, 4) == 1 && l[0] == en &&
+	      !memcmp(f[0], e, en), "batched-tunnel off: no ICMP error");
+	check_counts("batched-tunnel off", &c0, 1, 1, 0, 0);
+}
+
+/* The MTU announced follows the underlay port's; under 576 (IPv4) or
+ * 1280 (IPv6) nothing is announced. The port's limit is read when a
+ * megaflow is translated: the PMD's are flushed around each change. */
+static void
+test_small_mtu(void)
+{
+	static uint8_t f[4][FRAME_MAX], o[FRAME_MAX], e[FRAME_MAX];
+	uint32_t l[4];
+	struct v4 v = tcp4();
+	struct v6 v6 = tcp6();
+	uint32_t saved = nic->tx_max_frame;
+
+	/* underlay MTU 1300: 1264-byte inner frames, announce 1250 */
+	nic->tx_max_frame = 1314;
+	pmd_flush_flows(pmd);
+	struct counts c0 = counts();
+	run1(vm_port[0], o, frame4(o, 0, 1265, &v));
+	size_t en = expect_frag_needed(e, o, 1250);
+	CHECK(sent_on(vm_port[0], f, l, 4) == 1 && l[0] == en &&
+	      !memcmp(f[0], e, en), "MTU 1300: no ICMP error for 1250");
+	check_counts("MTU 1300, IPv4", &c0, 1, 1, 0, 0);
+	not_answered6("MTU 1300, IPv6 (1250 < 1280)", &v6);
+	run1(vm_port[0], o, frame6(o, 0, 1264, &v6));
+	CHECK_EXPR(count_on(nic) == 1);
+
+	/* underlay MTU 620: announce 570 < 576 */
+	nic->tx_max_frame = 634;
+	pmd_flush_flows(pmd);
+	not_answered4("MTU 620, IPv4 (570 < 576)", &v);
+
+	nic->tx_max_frame = saved;
+	pmd_flush_flows(pmd);
+	balanced(__func__);
+}
+
 /* The record of a traced packet too long for the tunnel. */
 static void
 test_trace(void)
@@ -863,6 +927,8 @@ main(void)
 	test_ipv6_not_answered();
 	test_copy();
 	test_hairpin();
+	test_unbatched();
+	test_small_mtu();
 	test_off();
 	test_trace();
 	test_rate();
