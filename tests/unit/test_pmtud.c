@@ -10,7 +10,8 @@
  *    the VM's own port exactly the ICMP "fragmentation needed" (MTU 1450)
  *    this file builds on its own from RFC 792/1191 and Linux's
  *    iptunnel_pmtud_build_icmp (addresses swapped, TTL kept, id 0, DF,
- *    576 bytes, checksums by its own sum); the 1464-byte one is sent;
+ *    576 bytes, checksums by its own sum), also from a packet in two
+ *    segments; the 1464-byte one is sent;
  *  - an IPv6 packet likewise: ICMPv6 "packet too big" (RFC 4443), 1280
  *    bytes, traffic class and flow label 0, hop limit kept; also through
  *    extension headers and for a first fragment;
@@ -306,6 +307,21 @@ mbuf_of(const uint8_t *p, size_t len)
 	return m;
 }
 
+/* The same in two segments, the first of split bytes (the headers and
+ * the quote cross the boundary: read, not assumed contiguous). */
+static struct rte_mbuf *
+mbuf_chain_of(const uint8_t *p, size_t len, size_t split)
+{
+	struct rte_mbuf *h = mbuf_of(p, split), *t = mbuf_of(p + split,
+							     len - split);
+	if (!h || !t || rte_pktmbuf_chain(h, t)) {
+		rte_pktmbuf_free(h);
+		rte_pktmbuf_free(t);
+		return NULL;
+	}
+	return h;
+}
+
 /* VXLAN from the remote VTEP carrying inner (len bytes). */
 static struct rte_mbuf *
 vxlan_of(const uint8_t *inner, size_t len)
@@ -509,6 +525,24 @@ test_ipv4(void)
 		if (k == 1 && l[0] == en)
 			hexdiff(f[0], e, en);
 		check_counts("IPv4 with DF", &c0, 1, 1, 0, 0);
+	}
+
+	/* in two segments, split inside the IPv4 header, then inside the
+	 * quote */
+	static const size_t splits[] = { 20, 300 };
+	for (size_t i = 0; i < RTE_DIM(splits); i++) {
+		c0 = counts();
+		size_t n = frame4(o, 0, 1514, &v);
+		struct rte_mbuf *m = mbuf_chain_of(o, n, splits[i]);
+		CHECK_EXPR(m != NULL);
+		if (!m)
+			continue;
+		run_on(vm_port[0], &m, 1);
+		size_t en = expect_frag_needed(e, o, MTU);
+		CHECK(sent_on(vm_port[0], f, l, 4) == 1 && l[0] == en &&
+		      !memcmp(f[0], e, en), "two segments (split at %zu): "
+		      "no ICMP error", splits[i]);
+		check_counts("two segments", &c0, 1, 1, 0, 0);
 	}
 
 	/* ICMP echo with DF is no error: answered */
