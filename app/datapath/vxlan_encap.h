@@ -9,9 +9,9 @@
 #include "dp_actions.h"
 #include "pkt_batch.h"
 
-/* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
-#define VXLAN_ENCAP_MAX_INNER_LEN \
-	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+/* VXLAN_ENCAP_MAX_INNER_LEN, the largest inner frame whose outer IPv4
+ * total length still fits 16 bits: dp_actions.h, beside the template
+ * whose max_inner it bounds. */
 
 /* Prepends t to every packet of b and fills in the per-packet fields: IPv4
  * total length, id ((*ip_id)++, so consecutive packets of a tunnel get

@@ -41,6 +41,10 @@
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
 #define VXLAN_UDP_PORT 4789
 
+/* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
+#define VXLAN_ENCAP_MAX_INNER_LEN \
+	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+
 /* Per-tunnel header template built once at translation time. The IPv4
  * total length, IP id, checksum and UDP length/source port are filled per
  * packet; ip_csum_partial is the checksum over the template with those

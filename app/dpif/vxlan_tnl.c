@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vxlan_encap.h"
 #include "vxlan_tnl.h"
 
 /* OVS_VPORT_TYPE_VXLAN, printed as type= so dumps read like OVS's. */
