@@ -149,8 +149,9 @@ dp_trace_inherit(struct rte_mbuf *to, const struct rte_mbuf *from)
 	if (!(from->ol_flags & dp_trace_flag))
 		return;
 	to->ol_flags |= dp_trace_flag;
-	*RTE_MBUF_DYNFIELD(to, dp_trace_field, uint16_t *) =
-		*RTE_MBUF_DYNFIELD(from, dp_trace_field, const uint16_t *);
+	/* the record's index and the trace's id (dp_trace.c: field_of) */
+	*RTE_MBUF_DYNFIELD(to, dp_trace_field, uint32_t *) =
+		*RTE_MBUF_DYNFIELD(from, dp_trace_field, const uint32_t *);
 }
 
 /* The hooks, each called only when ctx->trace is set. */

@@ -901,6 +901,7 @@ test_trace(void)
 	if (!t)
 		return;
 	t->tsc_hz = rte_get_tsc_hz();
+	t->id = 0x5a;	/* in the packets' field beside the record's index */
 	t->in_port = vm_port[0]->idx;
 	t->limit = 2;
 	pmd->dp.trace = t;
