@@ -324,6 +324,13 @@ dp_trace_recirc(struct dp_ctx *ctx, struct rte_mbuf *m,
 }
 
 void
+dp_trace_pmtud(struct dp_ctx *ctx, struct rte_mbuf *m, unsigned verdict,
+	       uint32_t mtu, uint16_t port_idx)
+{
+	put(ctx, m, DP_TRACE_PMTUD, port_idx, mtu, verdict, NULL, NULL);
+}
+
+void
 dp_trace_arp(struct dp_ctx *ctx, struct rte_mbuf *m, enum dp_trace_arp what)
 {
 	put(ctx, m, DP_TRACE_ARP, 0, what, 0, NULL, NULL);
