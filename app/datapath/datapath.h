@@ -310,13 +310,21 @@ int dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 /* Flushes the megaflows and frees what dp_ctx_init allocated. */
 void dp_ctx_fini(struct dp_ctx *ctx);
 
-/* One received burst from port in, through every stage. Consumes b. */
+/* One received burst from port in, through every stage. Consumes b.
+ * The stage chain (dp_stats.h) starts at t_rx, the caller's TSC read
+ * after the rx call, so no cycle between the two falls outside a stage;
+ * dp_process_burst reads its own. */
+void dp_process_burst_at(struct dp_ctx *ctx, struct port *in,
+			 struct pkt_batch *b, uint64_t t_rx);
 void dp_process_burst(struct dp_ctx *ctx, struct port *in,
 		      struct pkt_batch *b);
-/* Sends the tx buffers whose oldest packet has waited tx-flush-interval;
- * all of them. */
+/* Sends the tx buffers whose oldest packet has waited tx-flush-interval
+ * (due), or all of them (all). due and all_at chain their stage marks on
+ * from now, the PMD loop's last boundary, so the scan before the first
+ * send is flush; all starts its chain at the first send. */
 void dp_tx_flush_due(struct dp_ctx *ctx, uint64_t now);
 void dp_tx_flush_all(struct dp_ctx *ctx);
+void dp_tx_flush_all_at(struct dp_ctx *ctx, uint64_t now);
 
 /* Megaflow lifecycle (megaflow.c), between bursts: after a new snapshot,
  * periodically, on request. */

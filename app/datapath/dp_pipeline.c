@@ -205,13 +205,20 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 void
 dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 {
+	dp_process_burst_at(ctx, in, b, rte_rdtsc());
+}
+
+void
+dp_process_burst_at(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
+		    uint64_t t_rx)
+{
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch malformed;
 	struct dp_inner inner;
 	struct dp_recirc recirc[2];
 	unsigned cur = 0;
 
-	ctx->stage_tsc = rte_rdtsc();
+	ctx->stage_tsc = t_rx;
 	if (unlikely(ctx->trace))
 		dp_trace_rx(ctx, in, b);
 	dp_rx(ctx, in, b, keys);

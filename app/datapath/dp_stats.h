@@ -20,9 +20,11 @@
  * previous boundary to the stage that just ended (dp_stage_mark; the PMD
  * loop keeps the same chain for the I/O stages), so a decapsulated
  * packet's second pass (inner extract, hash, lookup) lands in the same
- * stages and nothing is counted twice. A busy iteration's cycles are the
- * sum of its stages but for a few instructions between boundaries
- * ("other" in pmd-perf-show). With the io-timing option off, rx and empty
+ * stages and nothing is counted twice. The chain is unbroken (the rx
+ * call's TSC read starts the datapath's: dp_process_burst_at; an idle
+ * round's flush runs on from its last empty poll: dp_tx_flush_all_at),
+ * so a busy iteration's cycles are exactly the sum of its stages and
+ * "other" in pmd-perf-show is 0. With the io-timing option off, rx and empty
  * polls are not timed (they fall into "other") and a flush's tx bursts
  * are charged to flush; the rest stays. A tx stage includes its send's
  * bookkeeping (lengths, counters; dp_tx.c). */
