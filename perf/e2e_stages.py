@@ -7,7 +7,7 @@ st_<stage> in busy cycles per received packet) and the I/O call counts;
 stage_table() prints the median over a group's windows. The stages are
 the switch's PMD_STAGES (app/datapath/dp_stats.h): NIC rx, vhost dequeue, empty
 polls, the datapath's, vhost enqueue, NIC tx, the tx buffers' flush and
-the loop; "other" is what no boundary caught (a sliver with io-timing on).
+the loop; "other" is what no boundary caught (0 with io-timing on).
 """
 
 import statistics

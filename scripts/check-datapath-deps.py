@@ -29,6 +29,8 @@ import re
 import subprocess
 import sys
 
+from depgraph import cycles
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DP = os.path.join(ROOT, "app", "datapath")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -43,36 +45,6 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 ABOVE = ("app/pmd", "app/control", "app/ctl", "app/main.c")
 
 
-def cycles(graph):
-    """Strongly connected components with more than one node, or a
-    self-loop (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1 or v in graph.get(v, ()):
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def include_graph():

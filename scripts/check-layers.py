@@ -30,6 +30,8 @@ import os
 import re
 import sys
 
+from depgraph import cycles
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 TOPS = ("app", "drivers")
@@ -118,35 +120,6 @@ def folder_graph():
     return edges, twice
 
 
-def cycles(graph):
-    """Strongly connected components with more than one node (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def against_layers(a, b):
@@ -183,7 +156,8 @@ def main():
     graph = {}
     for a, b in edges:
         graph.setdefault(a, []).append(b)
-    circles = cycles({v: sorted(ws) for v, ws in graph.items()})
+    circles = cycles({v: sorted(ws) for v, ws in graph.items()},
+                     self_loops=False)
     for comp in circles:
         # Every circle has an edge that does not go down LAYERS: those are
         # the ones to cut; the others (-v) only close it.

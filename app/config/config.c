@@ -202,6 +202,9 @@ config_defaults(struct vxs_config *cfg)
 	cfg->tx_flush_interval_us = 50;
 	cfg->arp_rate = ARP_RATE_DEFAULT;
 	cfg->arp_burst = ARP_BURST_DEFAULT;
+	cfg->pmtud = true;
+	cfg->pmtud_rate = PMTUD_RATE_DEFAULT;
+	cfg->pmtud_burst = PMTUD_BURST_DEFAULT;
 	snprintf(cfg->ctl_socket, sizeof cfg->ctl_socket,
 		 "/var/run/vxswitch/vxswitch.ctl");
 	snprintf(cfg->bridge, sizeof cfg->bridge, "br-int");

@@ -17,6 +17,10 @@
  * (the kernel re-resolves an entry every few tens of seconds). */
 #define ARP_RATE_DEFAULT 5000
 #define ARP_BURST_DEFAULT 256
+/* The PMDs' path MTU ICMP errors (dp_pmtud.h), per PMD: Linux's own ICMP
+ * budget (net.ipv4.icmp_msgs_per_sec, icmp_msgs_burst). */
+#define PMTUD_RATE_DEFAULT 1000
+#define PMTUD_BURST_DEFAULT 50
 
 #define CFG_NAME_MAX 64
 #define CFG_PATH_MAX 256
@@ -177,6 +181,12 @@ struct vxs_config {
 	uint32_t publish_interval_ms;	/* learned changes, default 100 */
 	uint32_t arp_rate;		/* ARP per s per PMD; 0 = unlimited */
 	uint32_t arp_burst;		/* its bucket depth, frames */
+	/* path MTU discovery for what the tunnel cannot carry (dp_pmtud.h):
+	 * default on, PMTUD_RATE_DEFAULT / PMTUD_BURST_DEFAULT */
+	bool pmtud;
+	uint32_t pmtud_rate;		/* ICMP errors per s per PMD; 0 = no
+					 * limit */
+	uint32_t pmtud_burst;		/* its bucket depth */
 	uint32_t dp_opts;		/* bit set of enum dp_opt (dp_opts.h) */
 	uint32_t pmd_idle_backoff_us;	/* idle-backoff's sleep, default 50 */
 	uint32_t tx_flush_interval_us;	/* OVS tx-flush-interval, default 50 */

@@ -64,6 +64,10 @@ const struct key_rule datapath_keys[] = {
 	{ "publish-interval-ms", K_UINT(CFG, publish_interval_ms, 1, 10000) },
 	{ "arp-rate", K_UINT(CFG, arp_rate, 0, 100000000) },
 	{ "arp-burst", K_UINT(CFG, arp_burst, 1, 1000000) },
+	/* path MTU discovery for the tunnel (app/datapath/dp_pmtud.h) */
+	{ "pmtud", K_BOOL(CFG, pmtud) },
+	{ "pmtud-rate", K_UINT(CFG, pmtud_rate, 0, 100000000) },
+	{ "pmtud-burst", K_UINT(CFG, pmtud_burst, 1, 1000000) },
 	{ "optimisations", K_CUSTOM(dp_optimisations) },
 	{ "ofport-names", K_CUSTOM(dp_ofport_names) },
 	{ "pmd-idle-backoff-us", K_UINT(CFG, pmd_idle_backoff_us, 1, 100000) },

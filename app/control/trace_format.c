@@ -8,6 +8,7 @@
 #include "cmd_util.h"
 #include "conntrack.h"
 #include "dp_actions.h"
+#include "dp_pmtud.h"
 #include "json_out.h"
 #include "odp_format.h"
 #include "port.h"
@@ -180,6 +181,17 @@ entry_text(struct ds *out, const struct dp_trace_pkt *r,
 	case DP_TRACE_RECIRC:
 		ds_put_format(out, "recirc_id %u, ct_state ", e->port);
 		put_ct_state(out, e->u32);
+		break;
+	case DP_TRACE_PMTUD:
+		ds_put_format(out, "too long for the tunnel (mtu %" PRIu32
+			      "): %s", e->u32,
+			      dp_pmtud_verdict_text((enum dp_pmtud_verdict)
+						    e->u64));
+		if (e->u64 == DP_PMTUD_FRAG_NEEDED ||
+		    e->u64 == DP_PMTUD_TOO_BIG) {
+			ds_put_cstr(out, ", to ");
+			put_port(out, e->port);
+		}
 		break;
 	case DP_TRACE_OUTPUT:
 		ds_put_cstr(out, "queued for ");
@@ -387,6 +399,15 @@ entry_json(struct ds *out, const struct dp_trace_pkt *r,
 	case DP_TRACE_RECIRC:
 		json_key(out, "recirc_id"); json_u64(out, e->port);
 		json_ct_state(out, e->u32);
+		break;
+	case DP_TRACE_PMTUD:
+		json_key(out, "mtu"); json_u64(out, e->u32);
+		json_key(out, "verdict");
+		json_string(out, dp_pmtud_verdict_name((enum dp_pmtud_verdict)
+						       e->u64));
+		if (e->u64 == DP_PMTUD_FRAG_NEEDED ||
+		    e->u64 == DP_PMTUD_TOO_BIG)
+			json_port(out, "port", e->port);
 		break;
 	case DP_TRACE_OUTPUT:
 	case DP_TRACE_TX:

@@ -53,25 +53,6 @@ arp_frame_write(void *p, const struct rte_ether_addr *dst, uint16_t op,
 	ah->arp_data.arp_tip = tip;
 }
 
-/* Once per batch: the credit earned since the last one, up to the depth. */
-static inline void
-arp_policer_refill(struct arp_policer *p, uint64_t now)
-{
-	uint64_t credit = p->credit + (now - p->last_tsc);
-
-	p->credit = credit < p->depth ? credit : p->depth;
-	p->last_tsc = now;
-}
-
-static inline bool
-arp_policer_take(struct arp_policer *p)
-{
-	if (p->credit < p->cost)
-		return false;
-	p->credit -= p->cost;	/* cost 0 (unlimited): always admitted */
-	return true;
-}
-
 /* The learn events of one batch, sent to the control thread in one ring
  * operation. */
 struct learn_batch {

@@ -35,7 +35,9 @@
  *                                       runs its sg() as an action)
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
- *   encap      vxlan_encap.c            tnl_push
+ *   encap      vxlan_encap.c            tnl_push; what the underlay's MTU
+ *                                       refuses: dropped, its sender told
+ *                                       the path MTU (dp_pmtud.c)
  *   tx         dp_tx.c                  tx buffers and their flushes
  *   (trace)    dp_trace.c               every stage's entry in the records
  *                                       of the packets a trace took
@@ -101,13 +103,34 @@ struct dp_txbuf {
 
 /* A token bucket kept in TSC ticks, so that neither a refill nor a
  * take divides: a frame costs `cost` ticks of credit, the bucket holds at
- * most `depth` (burst frames' worth), and credit grows with the TSC. */
+ * most `depth` (burst frames' worth), and credit grows with the TSC. The
+ * VTEP's ARP has one per PMD (arp-rate), and so has the path MTU's ICMP
+ * (pmtud-rate, dp_pmtud.h). */
 struct arp_policer {
 	uint64_t cost;			/* ticks per frame; 0 = unlimited */
 	uint64_t depth;			/* cost * burst */
 	uint64_t credit;
 	uint64_t last_tsc;
 };
+
+/* Once per batch: the credit earned since the last one, up to the depth. */
+static inline void
+arp_policer_refill(struct arp_policer *p, uint64_t now)
+{
+	uint64_t credit = p->credit + (now - p->last_tsc);
+
+	p->credit = credit < p->depth ? credit : p->depth;
+	p->last_tsc = now;
+}
+
+static inline bool
+arp_policer_take(struct arp_policer *p)
+{
+	if (p->credit < p->cost)
+		return false;
+	p->credit -= p->cost;	/* cost 0 (unlimited): always admitted */
+	return true;
+}
 
 /* hash-reuse-adaptive (dp_hash.h): one verdict per kind of lookup pass */
 enum dp_hash_pass { DP_HASH_OUTER, DP_HASH_INNER, DP_HASH_RECIRC,
@@ -210,6 +233,10 @@ struct dp_ctx {
 	struct dp_hash_reuse hash_reuse[DP_HASH_N_PASSES];
 	struct dp_emc_pass emc_pass[DP_EMC_PASS_SLOTS];	/* emc-bypass */
 	struct arp_policer arp_policer;	/* the VTEP's ARP (arp_responder.c) */
+	/* path MTU discovery (dp_pmtud.h): whether encap answers a packet
+	 * too long for the tunnel with ICMP, and how often */
+	bool pmtud;
+	struct arp_policer pmtud_policer;
 
 	/* the slow path's tables, valid between quiescent states */
 	const struct dp_snapshot *snap;
@@ -270,6 +297,11 @@ void dp_push_events(struct dp_ctx *ctx, const struct ctl_event *ev,
 void arp_policer_init(struct arp_policer *p, uint32_t rate, uint32_t burst,
 		      uint64_t tsc_hz, uint64_t now);
 
+/* Path MTU discovery (dp_pmtud.c): on or off, ICMP errors a second and
+ * at once (rate 0: unlimited); at start and between bursts. */
+void dp_set_pmtud(struct dp_ctx *ctx, bool on, uint32_t rate,
+		  uint32_t burst);
+
 /* Set-up (megaflow.c). The caller sets idx, stats, port_stats, mbuf_pool
  * and events first; this allocates the caches, the megaflow table and the
  * tx buffers on socket and takes the options from cfg. -1 with err set. */
@@ -278,13 +310,21 @@ int dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 /* Flushes the megaflows and frees what dp_ctx_init allocated. */
 void dp_ctx_fini(struct dp_ctx *ctx);
 
-/* One received burst from port in, through every stage. Consumes b. */
+/* One received burst from port in, through every stage. Consumes b.
+ * The stage chain (dp_stats.h) starts at t_rx, the caller's TSC read
+ * after the rx call, so no cycle between the two falls outside a stage;
+ * dp_process_burst reads its own. */
+void dp_process_burst_at(struct dp_ctx *ctx, struct port *in,
+			 struct pkt_batch *b, uint64_t t_rx);
 void dp_process_burst(struct dp_ctx *ctx, struct port *in,
 		      struct pkt_batch *b);
-/* Sends the tx buffers whose oldest packet has waited tx-flush-interval;
- * all of them. */
+/* Sends the tx buffers whose oldest packet has waited tx-flush-interval
+ * (due), or all of them (all). due and all_at chain their stage marks on
+ * from now, the PMD loop's last boundary, so the scan before the first
+ * send is flush; all starts its chain at the first send. */
 void dp_tx_flush_due(struct dp_ctx *ctx, uint64_t now);
 void dp_tx_flush_all(struct dp_ctx *ctx);
+void dp_tx_flush_all_at(struct dp_ctx *ctx, uint64_t now);
 
 /* Megaflow lifecycle (megaflow.c), between bursts: after a new snapshot,
  * periodically, on request. */

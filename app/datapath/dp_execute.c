@@ -63,13 +63,14 @@ set_eth_addr(struct pkt_batch *b, const struct rte_ether_addr *a, bool src)
 static void
 tnl_clone(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 	  uint16_t port_idx, const struct pkt_batch *b,
-	  const uint32_t hashes[], const uint8_t idx[])
+	  const struct flow_key keys[], const uint32_t hashes[],
+	  const uint8_t idx[])
 {
 	struct pkt_batch copies;
 	uint8_t cidx[BATCH_MAX];
 
 	dp_copy_batch(ctx, b, idx, &copies, cidx);
-	dp_tnl_push(ctx, t, &copies, hashes, cidx);
+	dp_tnl_push(ctx, t, &copies, keys, hashes, cidx);
 	dp_tx_enqueue(ctx, port_idx, copies.pkts, copies.n);
 }
 
@@ -136,11 +137,12 @@ run_actions(struct dp_ctx *ctx, const struct megaflow *f,
 			}
 			break;
 		case DP_ACT_TNL_PUSH:
-			dp_tnl_push(ctx, &acts->tnls[a->slot], b, hashes, idx);
+			dp_tnl_push(ctx, &acts->tnls[a->slot], b, keys, hashes,
+				    idx);
 			break;
 		case DP_ACT_TNL_CLONE:
-			tnl_clone(ctx, &acts->tnls[a->slot], a->port, b, hashes,
-				  idx);
+			tnl_clone(ctx, &acts->tnls[a->slot], a->port, b, keys,
+				  hashes, idx);
 			break;
 		case DP_ACT_TNL_POP:
 			if (!inner) {	/* xlate never nests tunnels */

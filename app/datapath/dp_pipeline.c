@@ -208,6 +208,13 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 void
 dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 {
+	dp_process_burst_at(ctx, in, b, rte_rdtsc());
+}
+
+void
+dp_process_burst_at(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
+		    uint64_t t_rx)
+{
 	struct flow_key keys[BATCH_MAX];
 	struct pkt_batch malformed;
 	struct dp_inner inner;
@@ -215,7 +222,7 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	unsigned cur = 0;
 	bool ext = false;
 
-	ctx->stage_tsc = rte_rdtsc();
+	ctx->stage_tsc = t_rx;
 	if (unlikely(ctx->trace))
 		dp_trace_rx(ctx, in, b);
 	dp_rx(ctx, in, b, keys);
@@ -224,7 +231,10 @@ dp_process_burst(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b)
 	 * has offload rules */
 	if (in->idx == ctx->snap->underlay_idx && ctx->snap->has_underlay) {
 		if (ctx->offload) {
+			/* what the mark path runs is inner megaflows */
+			ctx->trace_pass = 1;
 			dp_mark_path(ctx, b);
+			ctx->trace_pass = 0;
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 		}
 		/* the VTEP's ARP: policed and answered before any parsing */

@@ -204,10 +204,12 @@ void dp_ct_execute(struct dp_ctx *ctx, const struct dp_action *a,
 		   struct dp_ipf_done *frags);
 
 /* encap (vxlan_encap.c): pushes t on every packet of b, hashes[idx[j]]
- * giving the source port. */
+ * giving the source port; a packet longer than t->max_inner is dropped
+ * and its sender told the path MTU (dp_pmtud.h), keys[idx[j]] its key
+ * (keys NULL: no answer). */
 void dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
-		 struct pkt_batch *b, const uint32_t hashes[],
-		 const uint8_t idx[]);
+		 struct pkt_batch *b, const struct flow_key keys[],
+		 const uint32_t hashes[], const uint8_t idx[]);
 
 /* tx (dp_tx.c): queues packets for port; sent when the buffer fills, when
  * the oldest has waited tx-flush-interval (dp_tx_flush_due), or when the

@@ -20,9 +20,11 @@
  * previous boundary to the stage that just ended (dp_stage_mark; the PMD
  * loop keeps the same chain for the I/O stages), so a decapsulated
  * packet's second pass (inner extract, hash, lookup) lands in the same
- * stages and nothing is counted twice. A busy iteration's cycles are the
- * sum of its stages but for a few instructions between boundaries
- * ("other" in pmd-perf-show). With the io-timing option off, rx and empty
+ * stages and nothing is counted twice. The chain is unbroken (the rx
+ * call's TSC read starts the datapath's: dp_process_burst_at; an idle
+ * round's flush runs on from its last empty poll: dp_tx_flush_all_at),
+ * so a busy iteration's cycles are exactly the sum of its stages and
+ * "other" in pmd-perf-show is 0. With the io-timing option off, rx and empty
  * polls are not timed (they fall into "other") and a flush's tx bursts
  * are charged to flush; the rest stays. A tx stage includes its send's
  * bookkeeping (lengths, counters; dp_tx.c). */
@@ -66,7 +68,10 @@ pmd_burst_bucket(uint16_t n)
  * the fragment store keeps for the tracker until its datagram is whole:
  * dp_ipf.h). Accounting is per copy: an output that is not a rule's last
  * makes a copy (copies), and each copy ends on its own like a received
- * packet, so a packet output to N ports counts N - 1 copies and N ends:
+ * packet, so a packet output to N ports counts N - 1 copies and N ends.
+ * The ICMP errors of path MTU discovery (dp_pmtud.h: pmtud_frag_needed,
+ * pmtud_too_big) are made from the head of the packet they answer, which
+ * is dropped: each is counted as a copy and ends on its own too:
  *
  *   packets + copies = tx_packets + arp_consumed + sum(drops) + in_flight
  *                      + held
@@ -148,7 +153,16 @@ pmd_burst_bucket(uint16_t n)
 	 * DPCLS_MAX_CHAIN): executed uncached, or upcall_fail past           \
 	 * DP_TRANSIENT_MAX a burst */                                        \
 	X(megaflows_chain_refused, PMD_TEXT_MORE,                             \
-	  "megaflows not installed: dpcls chain full")
+	  "megaflows not installed: dpcls chain full")                        \
+	/* path MTU (dp_pmtud.h): a packet too long for the tunnel answered   \
+	 * with ICMP "fragmentation needed" (IPv4 with DF) or ICMPv6 "packet  \
+	 * too big"; not answered for the PMD's rate (pmtud-rate) */          \
+	X(pmtud_frag_needed, PMD_TEXT_MORE,                                   \
+	  "path MTU: ICMP fragmentation needed sent")                         \
+	X(pmtud_too_big,  PMD_TEXT_MORE,                                      \
+	  "path MTU: ICMPv6 packet too big sent")                             \
+	X(pmtud_policed,  PMD_TEXT_MORE,                                      \
+	  "path MTU: ICMP not sent, over pmtud-rate")
 
 enum pmd_text_block { PMD_TEXT_NONE, PMD_TEXT_MORE };
 

@@ -324,6 +324,13 @@ dp_trace_recirc(struct dp_ctx *ctx, struct rte_mbuf *m,
 }
 
 void
+dp_trace_pmtud(struct dp_ctx *ctx, struct rte_mbuf *m, unsigned verdict,
+	       uint32_t mtu, uint16_t port_idx)
+{
+	put(ctx, m, DP_TRACE_PMTUD, port_idx, mtu, verdict, NULL, NULL);
+}
+
+void
 dp_trace_arp(struct dp_ctx *ctx, struct rte_mbuf *m, enum dp_trace_arp what)
 {
 	put(ctx, m, DP_TRACE_ARP, 0, what, 0, NULL, NULL);
@@ -333,8 +340,14 @@ void
 dp_trace_mark(struct dp_ctx *ctx, struct rte_mbuf *m, uint32_t mark,
 	      const struct megaflow *f)
 {
+	/* taken: in the inner pass, as what the mark path runs (the NIC did
+	 * the outer one); not taken: the outer pass goes on */
+	uint8_t pass = ctx->trace_pass;
+
+	ctx->trace_pass = f ? 1 : 0;
 	put(ctx, m, DP_TRACE_MARK, 0, mark, f ? f->id : 0,
 	    f ? &f->key : NULL, f ? &f->mask : NULL);
+	ctx->trace_pass = pass;
 }
 
 void

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include "datapath.h"
 #include "flow_key.h"
 
@@ -60,6 +61,9 @@
 				"u64: its slot or reason")                   \
 	X(TNL_POP,  "tnl_pop",  "u32: VNI; u64: outer src << 32 | dst")     \
 	X(TNL_PUSH, "tnl_push", "u32: VNI; u64: outer dst << 32 | sport")   \
+	X(PMTUD,    "pmtud",    "port: the in port the ICMP error goes to "  \
+				"(UINT16_MAX: none); u32: the MTU; u64: "    \
+				"enum dp_pmtud_verdict (dp_pmtud.h)")        \
 	X(RECIRC,   "recirc",   "port: recirc id; u32: ct_state")           \
 	X(OUTPUT,   "output",   "port: queued for this port")               \
 	X(TX,       "tx",       "port: sent by this port")                  \
@@ -137,6 +141,19 @@ dp_trace_traced(const struct rte_mbuf *m)
 	return m->ol_flags & dp_trace_flag;
 }
 
+/* A packet the datapath makes from a traced one (an ICMP error, dp_pmtud.c)
+ * writes to the same record, as rte_pktmbuf_copy's copies do. */
+static inline void
+dp_trace_inherit(struct rte_mbuf *to, const struct rte_mbuf *from)
+{
+	if (!(from->ol_flags & dp_trace_flag))
+		return;
+	to->ol_flags |= dp_trace_flag;
+	/* the record's index and the trace's id (dp_trace.c: field_of) */
+	*RTE_MBUF_DYNFIELD(to, dp_trace_field, uint32_t *) =
+		*RTE_MBUF_DYNFIELD(from, dp_trace_field, const uint32_t *);
+}
+
 /* The hooks, each called only when ctx->trace is set. */
 
 /* rx: takes packets of b (in's, no filter) for records, from n_taken on;
@@ -168,6 +185,10 @@ void dp_trace_tnl_pop(struct dp_ctx *ctx, const struct pkt_batch *b,
 void dp_trace_tnl_push(struct dp_ctx *ctx, const struct pkt_batch *b);
 void dp_trace_recirc(struct dp_ctx *ctx, struct rte_mbuf *m,
 		     const struct flow_key *k);
+/* path MTU (dp_pmtud.c): what m, too long for the tunnel, was answered
+ * with (verdict: enum dp_pmtud_verdict), the MTU, the port it went to */
+void dp_trace_pmtud(struct dp_ctx *ctx, struct rte_mbuf *m,
+		    unsigned verdict, uint32_t mtu, uint16_t port_idx);
 void dp_trace_arp(struct dp_ctx *ctx, struct rte_mbuf *m,
 		  enum dp_trace_arp what);
 void dp_trace_mark(struct dp_ctx *ctx, struct rte_mbuf *m, uint32_t mark,

@@ -297,6 +297,13 @@ dp_tx_flush_all(struct dp_ctx *ctx)
 	tx_flush_older(ctx, 0, 0, false);
 }
 
+void
+dp_tx_flush_all_at(struct dp_ctx *ctx, uint64_t now)
+{
+	ctx->stage_tsc = now;
+	tx_flush_older(ctx, now, 0, true);
+}
+
 /* now: a TSC read, the stage chain's last boundary (the PMD loop's) */
 void
 dp_tx_flush_due(struct dp_ctx *ctx, uint64_t now)

@@ -241,6 +241,7 @@ dp_ctx_init(struct dp_ctx *ctx, const struct vxs_config *cfg,
 	dp_set_tx_flush_interval(ctx, cfg->tx_flush_interval_us);
 	arp_policer_init(&ctx->arp_policer, cfg->arp_rate, cfg->arp_burst,
 			 rte_get_tsc_hz(), rte_rdtsc());
+	dp_set_pmtud(ctx, cfg->pmtud, cfg->pmtud_rate, cfg->pmtud_burst);
 	dpcls_force_generic(ctx->cls,
 			    !(ctx->opts & DP_OPT_BIT(DP_OPT_SPECIALISED_DPCLS)));
 	ctx->emc_insert_inv_prob = cfg->emc_insert_inv_prob;

@@ -5,12 +5,14 @@
  * the tunnel's settings (DF, TTL, ...).
  *
  * The encap stage (dp_tnl_push, at the end) runs it on a megaflow's batch
- * and counts what went into the tunnel.
+ * and counts what went into the tunnel; what the underlay's MTU cannot
+ * carry goes to path MTU discovery (dp_pmtud.c) instead.
  */
 #include <string.h>
 #include <rte_branch_prediction.h>
 #include <rte_mbuf_ptype.h>
 
+#include "dp_pmtud.h"
 #include "dp_snapshot.h"
 #include "dp_stages.h"
 #include "vxlan_encap.h"
@@ -23,12 +25,15 @@
  * or the packets' positions in hashes[] (the encap stage passes the
  * lookup pass's hashes and its group's positions, which saves gathering
  * them first). kept_hashes: NULL, or where the kept packets' hashes go,
- * in step with b. Returns the inner bytes of the packets encapsulated
- * (the tunnel port's tx_bytes). */
+ * in step with b. Packets longer than t->max_inner go to *over (which may
+ * be dropped), with their positions in over_at[] (NULL: not kept).
+ * Returns the inner bytes of the packets encapsulated (the tunnel port's
+ * tx_bytes). */
 static inline __rte_always_inline uint64_t
 encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 	   const uint32_t hashes[], const uint8_t idx[],
-	   uint32_t kept_hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
+	   uint32_t kept_hashes[], uint16_t *ip_id, struct pkt_batch *dropped,
+	   struct pkt_batch *over, uint8_t over_at[])
 {
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
@@ -40,9 +45,16 @@ encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
 		const uint32_t hash = hashes[idx ? idx[i] : i];
 
-		if (unlikely(rte_pktmbuf_headroom(m) < VXLAN_TNL_HDR_LEN ||
-			     inner_len > VXLAN_ENCAP_MAX_INNER_LEN)) {
-			pkt_batch_add(dropped, m);
+		/* max_inner: the underlay's MTU (or the 64 KB bound) */
+		if (unlikely(inner_len > t->max_inner ||
+			     rte_pktmbuf_headroom(m) < VXLAN_TNL_HDR_LEN)) {
+			if (inner_len <= t->max_inner) {
+				pkt_batch_add(dropped, m);
+				continue;
+			}
+			if (over_at)
+				over_at[over->n] = idx ? idx[i] : (uint8_t)i;
+			pkt_batch_add(over, m);
 			continue;
 		}
 
@@ -95,7 +107,7 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 {
 	const uint16_t n = b->n;
 
-	encap_loop(b, t, hashes, NULL, hashes, ip_id, dropped);
+	encap_loop(b, t, hashes, NULL, hashes, ip_id, dropped, dropped, NULL);
 	return (uint16_t)(n - b->n);
 }
 
@@ -105,36 +117,45 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
  * stage called one packet at a time, as a per-packet datapath would. */
 static void
 vxlan_encap_each(struct pkt_batch *b, const struct vxlan_tnl_template *t,
-		 uint32_t hashes[], uint16_t *ip_id, struct pkt_batch *dropped)
+		 const uint32_t hashes[], const uint8_t idx[], uint16_t *ip_id,
+		 struct pkt_batch *dropped, struct pkt_batch *over,
+		 uint8_t over_at[])
 {
 	uint16_t kept = 0;
 
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct pkt_batch one = { .n = 1, .pkts = { b->pkts[i] } };
-		vxlan_encap_batch(&one, t, &hashes[i], ip_id, dropped);
+		uint32_t h = hashes[idx[i]];
+		uint16_t n_over = over->n;
+
+		encap_loop(&one, t, &h, NULL, NULL, ip_id, dropped, over,
+			   NULL);
 		if (one.n)
 			b->pkts[kept++] = one.pkts[0];
+		else if (over->n != n_over)
+			over_at[n_over] = idx[i];
 	}
 	b->n = kept;
 }
 
 void
 dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
-	    struct pkt_batch *b, const uint32_t hashes[], const uint8_t idx[])
+	    struct pkt_batch *b, const struct flow_key keys[],
+	    const uint32_t hashes[], const uint8_t idx[])
 {
-	struct pkt_batch dropped;
+	struct pkt_batch dropped, over;
+	uint8_t over_at[BATCH_MAX];
 	uint64_t inner_bytes;
 
 	pkt_batch_init(&dropped);
+	pkt_batch_init(&over);
 	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
 		inner_bytes = encap_loop(b, t, hashes, idx, NULL,
-					 &ctx->ip_id, &dropped);
+					 &ctx->ip_id, &dropped, &over,
+					 over_at);
 	} else {
-		uint32_t h[BATCH_MAX];
-
-		for (uint16_t j = 0; j < b->n; j++)
-			h[j] = hashes[idx[j]];
-		vxlan_encap_each(b, t, h, &ctx->ip_id, &dropped);
+		vxlan_encap_each(b, t, hashes, idx, &ctx->ip_id, &dropped,
+				 &over, over_at);
 		inner_bytes = 0;
 		for (uint16_t j = 0; j < b->n; j++)
 			inner_bytes += rte_pktmbuf_pkt_len(b->pkts[j]) -
@@ -150,4 +171,7 @@ dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 	ts->tx_bytes += inner_bytes;
 	if (dropped.n)
 		dp_drop_batch(ctx, &dropped, DROP_NO_HEADROOM);
+	/* too long for the underlay: never encapsulated (dp_pmtud.h) */
+	if (unlikely(over.n))
+		dp_pmtud(ctx, t->max_inner, &over, keys, over_at);
 }

@@ -9,9 +9,9 @@
 #include "dp_actions.h"
 #include "pkt_batch.h"
 
-/* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
-#define VXLAN_ENCAP_MAX_INNER_LEN \
-	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+/* VXLAN_ENCAP_MAX_INNER_LEN, the largest inner frame whose outer IPv4
+ * total length still fits 16 bits: dp_actions.h, beside the template
+ * whose max_inner it bounds. */
 
 /* Prepends t to every packet of b and fills in the per-packet fields: IPv4
  * total length, id ((*ip_id)++, so consecutive packets of a tunnel get
@@ -19,7 +19,9 @@
  * source port (from hashes[i], the inner flow hash), UDP checksum 0.
  *
  * A packet with less than VXLAN_TNL_HDR_LEN bytes of headroom, or longer
- * than VXLAN_ENCAP_MAX_INNER_LEN, is moved untouched to the end of *dropped
+ * than t->max_inner (at most VXLAN_ENCAP_MAX_INNER_LEN; the encap stage,
+ * dp_tnl_push, sends those to dp_pmtud.h instead), is moved untouched to
+ * the end of *dropped
  * (which must have room for b->n more) and b is compacted, order kept;
  * hashes[] is compacted with it so it stays indexed like b->pkts[].
  *

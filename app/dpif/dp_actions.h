@@ -41,13 +41,24 @@
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
 #define VXLAN_UDP_PORT 4789
 
+/* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
+#define VXLAN_ENCAP_MAX_INNER_LEN \
+	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+
 /* Per-tunnel header template built once at translation time. The IPv4
  * total length, IP id, checksum and UDP length/source port are filled per
  * packet; ip_csum_partial is the checksum over the template with those
- * fields zero, so the per-packet checksum is one incremental update. */
+ * fields zero, so the per-packet checksum is one incremental update.
+ * max_inner is the longest inner frame that still fits the underlay port
+ * once this header is in front of it (the port's longest frame less the
+ * header: 1514 - 50 = 1464 on a 1500-byte underlay): encap's one length
+ * compare per packet, past which the packet is dropped (mtu_exceeded)
+ * and its sender told the path MTU (dp_pmtud.h). An IPv6 outer header
+ * (70 bytes) only changes what it is computed from. */
 struct vxlan_tnl_template {
 	uint8_t hdr[VXLAN_TNL_HDR_LEN];
 	uint16_t ip_csum_partial;	/* host order, not complemented */
+	uint16_t max_inner;		/* bytes of inner frame, at most */
 };
 
 enum dp_action_type {

@@ -55,6 +55,18 @@ vxlan_tnl_template_build(struct vxlan_tnl_template *t,
 	 * sum commutes with byte swapping, so one swap gives the host-order
 	 * sum that encap adds host-order lengths and ids to. */
 	t->ip_csum_partial = rte_be_to_cpu_16(rte_raw_cksum(&ip, sizeof ip));
+	t->max_inner = VXLAN_ENCAP_MAX_INNER_LEN;
+}
+
+void
+vxlan_tnl_template_set_max_frame(struct vxlan_tnl_template *t,
+				 uint32_t max_frame)
+{
+	uint32_t inner = max_frame > VXLAN_TNL_HDR_LEN ?
+			 max_frame - VXLAN_TNL_HDR_LEN : 0;
+
+	t->max_inner = (uint16_t)RTE_MIN(inner,
+					 (uint32_t)VXLAN_ENCAP_MAX_INNER_LEN);
 }
 
 int

@@ -67,13 +67,22 @@ vxlan_udp_src_port(uint32_t inner_hash)
  * on the wire (src_ip, dst_ip network order) except dst_port, host order.
  * vni must be at most VXLAN_VNI_MAX (higher bits are dropped). The IPv4
  * total length, id and checksum and the UDP source port and length are left
- * zero for encap to fill; ip_csum_partial is the checksum sum over the rest. */
+ * zero for encap to fill; ip_csum_partial is the checksum sum over the rest;
+ * max_inner is VXLAN_ENCAP_MAX_INNER_LEN (no port's limit yet). */
 void vxlan_tnl_template_build(struct vxlan_tnl_template *t,
 			      const struct rte_ether_addr *src_mac,
 			      const struct rte_ether_addr *dst_mac,
 			      rte_be32_t src_ip, rte_be32_t dst_ip,
 			      uint32_t vni, uint16_t dst_port,
 			      uint8_t ttl, bool df);
+
+/* The longest inner frame t may carry out of a port whose longest frame
+ * is max_frame (port.h: tx_max_frame; UINT32_MAX: no limit): sets
+ * t->max_inner, never above VXLAN_ENCAP_MAX_INNER_LEN. The template
+ * builder leaves it at that bound; xlate sets it from the tunnel's
+ * egress port. */
+void vxlan_tnl_template_set_max_frame(struct vxlan_tnl_template *t,
+				      uint32_t max_frame);
 
 /* Writes t in the form of OVS's tnl_push action (ovs-appctl dpctl/dump-flows)
  * into buf, always NUL-terminated when len > 0. Returns what snprintf does:

@@ -233,6 +233,10 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 	uint8_t slot = a->n_tnls++;
 	vxlan_tnl_template_build(&a->tnls[slot], &s->vtep_mac, &n->mac, src,
 				 dst, vni, s->tnl_dst_port, VTEP_TTL, false);
+	/* the egress port's MTU: encap's length check (dp_pmtud.h) */
+	const struct port *egress = port_at(rt->port_idx);
+	vxlan_tnl_template_set_max_frame(&a->tnls[slot], egress ?
+					 egress->tx_max_frame : UINT32_MAX);
 	if (last) {
 		emit_act(out, (struct dp_action){ .type = DP_ACT_TNL_PUSH,
 						  .slot = slot });

@@ -165,18 +165,20 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 			}
 			continue;
 		}
+		/* untimed (io-timing off), the rx call falls into "other" */
+		t_rx = rte_rdtsc();
 		dp_where_set(&dp->io_where, DP_IN_DATAPATH, q->port->idx);
 		bool vhost = port_io_vhost(q->port);
 		if (timed)
 			s->stage_cycles[vhost ? PMD_STAGE_RX_VHOST :
-				       PMD_STAGE_RX_NIC] += rte_rdtsc() - t_prev;
+				       PMD_STAGE_RX_NIC] += t_rx - t_prev;
 		if (vhost) {
 			s->rx_bursts_vhost++;
 			s->rx_packets_vhost += b.n;
 		}
 		got += b.n;
 		q->packets += b.n;
-		dp_process_burst(dp, q->port, &b);
+		dp_process_burst_at(dp, q->port, &b, t_rx);
 		/* its last stage boundary: where the chain goes on */
 		t_prev = dp->stage_tsc;
 		q->busy_cycles += t_prev - t_q;
@@ -184,9 +186,11 @@ pmd_poll_once(struct pmd *pmd, uint64_t t_start, uint64_t *t_end,
 	}
 	if (got) {
 		dp_tx_flush_due(dp, t_prev);	/* chained from t_prev */
-	} else {
+	} else if (timed) {	/* nothing came: nothing to wait for */
+		dp_tx_flush_all_at(dp, t_prev);
+	} else {		/* the empty polls untimed: in "other" */
 		dp->stage_tsc = t_prev;
-		dp_tx_flush_all(dp);	/* nothing came: nothing to wait for */
+		dp_tx_flush_all(dp);
 	}
 	*t_end = rte_rdtsc();
 	/* an idle round that flushed packets did work: busy */

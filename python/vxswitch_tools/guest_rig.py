@@ -5,7 +5,8 @@ switch's vhost-user port, the kernel VTEP (kernel_vtep_rig) at the far end.
 
   GuestRig       what guest_rig yields: tag, vtep (netns), phy/peer (veth),
                  sw, g (guests.Guest), guest (qemu_guest.QemuGuest, started
-                 by start_guest), tmp, sockdir, accel
+                 by start_guest), tmp, sockdir, accel, mtu (the overlay's:
+                 the guest's and vx0's)
   start_guest()  boots the guest, checks its address
   tcp_out()      bytes made in the guest to the vtep netns, sha256 compared
   ping(), wait_ping(), guest_sha256()
@@ -45,7 +46,7 @@ def wait_ping(ns, dst, timeout=90):
 
 
 class GuestRig:
-    tag = vtep = phy = peer = sw = guest = None
+    tag = vtep = phy = peer = sw = guest = mtu = None
 
 
 def start_guest(r):

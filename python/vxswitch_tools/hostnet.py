@@ -94,14 +94,18 @@ def kernel_vtep(phy, peer, ns, inner_cidr, local_ip, remote_ip, vni,
     """A Linux VXLAN device as the VTEP at the far end of the veth phy (the
     switch's side, root ns) == peer (in ns): peer gets local_ip/24 and
     `dev` (VNI vni, remote remote_ip, UDP 4789) carries inner_cidr, with
-    MAC mac if given. IPv6 off everywhere."""
+    MAC mac if given. IPv6 off everywhere. Linux caps a VXLAN device bound
+    to its lower device at that device's MTU less 50: one with a bigger
+    inner_mtu (a new user's 1500 over a 1500 underlay) is left unbound and
+    reaches remote_ip by its route (peer's /24)."""
     for d, dns in ((phy, None), (peer, ns)):
         no_ipv6(d, dns)
         sh(["ip", "link", "set", d, "up"], ns=dns)
     sh(["ip", "addr", "add", local_ip + "/24", "dev", peer], ns=ns)
+    bind = ["dev", peer] if inner_mtu <= 1450 else []
     sh(["ip", "link", "add", dev, "type", "vxlan", "id", vni,
-        "remote", remote_ip, "local", local_ip, "dstport", 4789,
-        "dev", peer], ns=ns)
+        "remote", remote_ip, "local", local_ip, "dstport", 4789] + bind,
+       ns=ns)
     no_ipv6(dev, ns)
     if mac:
         sh(["ip", "link", "set", dev, "address", mac], ns=ns)

@@ -21,16 +21,18 @@ KHOST_IP = "192.1.0.1"           # behind the kernel VTEP (vx0)
 INNER_MTU = 1450                 # 1500 underlay - 50 VXLAN overhead
 PAYLOAD = 4 * 1024 * 1024
 
-# A tiny TCP peer: "recv PORT OUT" listens, reads to EOF and writes
-# "<sha256> <bytes>" to OUT; "send IP PORT FILE" connects and sends FILE.
+# A tiny TCP peer: "recv PORT OUT [6]" listens (on IPv6 with 6), reads to
+# EOF and writes "<sha256> <bytes>" to OUT; "send IP PORT FILE" connects
+# (IPv4 or IPv6) and sends FILE.
 PEER = r'''
 import hashlib, socket, sys, time
 mode = sys.argv[1]
 if mode == "recv":
     port, out = int(sys.argv[2]), sys.argv[3]
-    s = socket.socket()
+    v6 = sys.argv[4:] == ["6"]
+    s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("0.0.0.0", port))
+    s.bind(("::" if v6 else "0.0.0.0", port))
     s.listen(1)
     open(out + ".ready", "w").close()
     c, _ = s.accept()
@@ -67,12 +69,12 @@ def tag():
     return "%d" % (os.getpid() % 100000)
 
 
-def kernel_vtep(phy, peer, ns, inner_cidr):
+def kernel_vtep(phy, peer, ns, inner_cidr, inner_mtu=INNER_MTU):
     """The kernel VTEP at the far end of the veth phy (ours, root ns) ==
-    peer (in ns): peer is KVTEP_IP, vx0 (VNI, remote VTEP_IP) carries
-    inner_cidr (hostnet.kernel_vtep)."""
+    peer (in ns): peer is KVTEP_IP, vx0 (VNI, remote VTEP_IP, MTU
+    inner_mtu) carries inner_cidr (hostnet.kernel_vtep)."""
     hostnet.kernel_vtep(phy, peer, ns, inner_cidr, KVTEP_IP, VTEP_IP, VNI,
-                        INNER_MTU)
+                        inner_mtu)
 
 
 def vtep_topology(phy, vm_port):

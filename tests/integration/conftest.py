@@ -288,9 +288,14 @@ def offload_rig_factory(wires, make_switch, make_testpmd, rundir):
 def guest_rig(request, make_switch, tmp_path):
     """guest_rig.GuestRig: the kernel VTEP in a netns on a veth, the switch
     between it and the vhost-user port of guest GUEST (not started:
-    guest_rig.start_guest); the guest stopped, the switch checked after."""
+    guest_rig.start_guest); the guest stopped, the switch checked after.
+    The overlay MTU, the guest's and the kernel VTEP's vx0, over the
+    1500-byte underlay: kernel_vtep_rig.INNER_MTU (1450), or the test's
+    indirect parameter (pytest.mark.parametrize("guest_rig", [1500],
+    indirect=True): a new user's 1500 everywhere, path MTU discovery)."""
     img = qemu_guest.ensure_image()
     r = GuestRig()
+    r.mtu = getattr(request, "param", None) or kernel_vtep_rig.INNER_MTU
     r.tag = kernel_vtep_rig.tag()
     r.phy, r.peer = "gvu%s" % r.tag, "gvp%s" % r.tag
     r.tmp = tmp_path
@@ -299,11 +304,13 @@ def guest_rig(request, make_switch, tmp_path):
             vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
         r.vtep = vtep
         kernel_vtep_rig.kernel_vtep(r.phy, r.peer, vtep,
-                                    kernel_vtep_rig.KHOST_IP + "/16")
+                                    kernel_vtep_rig.KHOST_IP + "/16",
+                                    inner_mtu=r.mtu)
 
         r.accel = qemu_guest.accel(img, tmp_path)
         r.g = qemu_guest.guests.Guest(GUEST, r.sockdir, r.sockdir, img,
-                                      accel=r.accel, backing="memfd")
+                                      accel=r.accel, backing="memfd",
+                                      mtu=r.mtu)
         # the switch first: QEMU, the vhost-user server, blocks until its
         # client connects
         r.sw = make_switch(kernel_vtep_rig.vtep_topology(r.phy, {

@@ -23,6 +23,15 @@ switch process throughout the guest's lifecycle steps; no mbuf leaked.
 Boot times, transfer rates and the accelerator are written to
 guest_figures.json in the test's tmp dir and printed (-s).
 
+test_guest_pmtu: a new user's overlay (issue 25, item 6): the guest and
+the kernel VTEP's vx0 at MTU 1500 over the 1500-byte underlay. A full-size
+packet from the guest does not fit the tunnel: the switch answers it with
+ICMP "fragmentation needed" (IPv4, DF) or ICMPv6 "packet too big" (IPv6,
+ULA addresses added on both ends) announcing 1450, as Linux's VXLAN device
+does on a bridge, and the guest's TCP lowers its path MTU: 1 MiB both
+ways, IPv4 and IPv6, sha256 checked, and the switch's counters
+(pmtud_frag_needed, pmtud_too_big, mtu_exceeded) rose.
+
 test_libvirt_guest: the same guest from scripts/guests.py's domain XML,
 under a libvirtd that the script starts in a private mount namespace (no
 host-wide change), through the life cycle that guests.py start/destroy
@@ -49,6 +58,10 @@ from vxswitch_tools.guest_rig import (GUEST_IP, NO_QEMU, QEMU, guest_sha256,
 from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.hostnet import link_mac
 from vxswitch_tools.kernel_vtep_rig import KHOST_IP, KVTEP_IP, PEER
+
+# test_guest_pmtu: IPv6 on the overlay (the guest image boots with it off)
+GUEST_IP6 = "fd00:192:1::2"
+KHOST_IP6 = "fd00:192:1::1"
 
 IN_BYTES = 4 * 1024 * 1024
 OUT_BYTES = 1024 * 1024
@@ -185,6 +198,109 @@ def test_guest_overlay(guest_rig):
         assert drops.get(bad, 0) == 0, drops
     (r.tmp / "guest_figures.json").write_text(json.dumps(fig, indent=1))
     print("guest figures:", json.dumps(fig))
+
+
+def pmtud_counts(sw):
+    """The path MTU counters and mtu_exceeded, summed over the PMDs."""
+    tot = {"pmtud_frag_needed": 0, "pmtud_too_big": 0,
+           "pmtud_policed": 0, "mtu_exceeded": 0}
+    for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True):
+        for k in ("pmtud_frag_needed", "pmtud_too_big", "pmtud_policed"):
+            tot[k] += p[k]
+        tot["mtu_exceeded"] += p["drops"]["mtu_exceeded"]
+    return tot
+
+
+def ipv6_on(r):
+    """ULA addresses on the guest's eth0 and the kernel VTEP's vx0 (no
+    DAD: the overlay is ours alone), and a first ping6."""
+    c = r.guest.console
+    c.run("echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad; "
+          "echo 0 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6; "
+          "ip addr add %s/64 dev eth0" % GUEST_IP6)
+    for key in ("accept_dad=0", "disable_ipv6=0"):
+        sh(["sysctl", "-qw", "net.ipv6.conf.vx0." + key], ns=r.vtep)
+    sh(["ip", "addr", "add", KHOST_IP6 + "/64", "dev", "vx0", "nodad"],
+       ns=r.vtep)
+    wait_ping(r.vtep, GUEST_IP6, timeout=60)
+
+
+def tcp6_out(r, nbytes, port):
+    """nbytes made in the guest sent over IPv6 (busybox nc) to the vtep
+    netns: sha256 compared."""
+    c = r.guest.console
+    c.run("dd if=/dev/urandom of=/tmp/out6.bin bs=64k count=%d 2>/dev/null"
+          % (nbytes // 65536))
+    want = guest_sha256(c.run("sha256sum /tmp/out6.bin")[1],
+                        "/tmp/out6.bin")
+    out = r.tmp / "out6.sum"
+    peer = r.tmp / "peer.py"
+    peer.write_text(PEER)
+    recv = subprocess.Popen(["ip", "netns", "exec", r.vtep, "python3",
+                             str(peer), "recv", str(port), str(out), "6"])
+    try:
+        wait_for(lambda: (r.tmp / "out6.sum.ready").exists(), 10, 0.1,
+                 "the receiver")
+        c.run("nc %s %d < /tmp/out6.bin" % (KHOST_IP6, port), timeout=300)
+        recv.wait(120)
+    finally:
+        if recv.poll() is None:
+            recv.kill()
+    got, n = out.read_text().split()
+    assert int(n) == nbytes and got == want, "TCP over IPv6 out of the guest"
+
+
+def tcp6_in(r, nbytes, port):
+    """nbytes from the vtep netns into the guest over IPv6 (busybox nc
+    listening): sha256 on both ends."""
+    data = os.urandom(nbytes)
+    src = r.tmp / "in6.bin"
+    src.write_bytes(data)
+    peer = r.tmp / "peer.py"
+    peer.write_text(PEER)
+    c = r.guest.console
+    c.run("rm -f /tmp/in6.sum /tmp/in6.bin; (nc -l -p %d > /tmp/in6.bin && "
+          "sha256sum /tmp/in6.bin > /tmp/in6.part && mv /tmp/in6.part "
+          "/tmp/in6.sum) </dev/null >/dev/null 2>&1 &" % port)
+    sh(["python3", peer, "send", GUEST_IP6, port, src], ns=r.vtep,
+       timeout=600)
+    wait_for(lambda: c.run("test -s /tmp/in6.sum", timeout=30,
+                           check=False)[0] == 0, 180, 0.5,
+             "the guest's sha256 of the IPv6 transfer")
+    got = guest_sha256(c.run("cat /tmp/in6.sum")[1], "/tmp/in6.bin")
+    assert got == hashlib.sha256(data).hexdigest(), "TCP over IPv6 in"
+
+
+@pytest.mark.parametrize("guest_rig", [1500], indirect=True)
+def test_guest_pmtu(guest_rig):
+    r = guest_rig
+    start_guest(r)
+    assert r.guest.console.run("cat /sys/class/net/eth0/mtu")[1].split() \
+        == ["1500"]
+    wait_ping(r.vtep, GUEST_IP)
+    ipv6_on(r)
+    c0 = pmtud_counts(r.sw)
+
+    # IPv4: the guest sends 1500-byte packets with DF (TCP's); the first
+    # ones are refused and answered, the rest are 1450
+    tcp_out(r, OUT_BYTES, 5102)
+    c1 = pmtud_counts(r.sw)
+    assert c1["pmtud_frag_needed"] > c0["pmtud_frag_needed"], (c0, c1)
+    assert c1["mtu_exceeded"] > c0["mtu_exceeded"], (c0, c1)
+    print("guest: ip route get %s: %s" % (
+        KHOST_IP, r.guest.console.run("ip route get %s" % KHOST_IP,
+                                      check=False)[1].strip()))
+    tcp_in(r, OUT_BYTES, 5103)
+
+    # IPv6: the same with ICMPv6 packet too big
+    tcp6_out(r, OUT_BYTES, 5104)
+    c2 = pmtud_counts(r.sw)
+    assert c2["pmtud_too_big"] > c1["pmtud_too_big"], (c1, c2)
+    print("guest: ip route get %s: %s" % (
+        KHOST_IP6, r.guest.console.run("ip route get %s" % KHOST_IP6,
+                                       check=False)[1].strip()))
+    tcp6_in(r, OUT_BYTES, 5105)
+    print("path MTU counters: %s -> %s" % (c0, pmtud_counts(r.sw)))
 
 
 def test_libvirt_guest(guest_rig):

@@ -8,8 +8,8 @@ testpmd in macswap.
 
   - NIC -> VM -> NIC traffic moves all four I/O stages (rx_nic, rx_vhost,
     tx_vhost, tx_nic), the datapath stages, flush and loop; the stages add
-    up to the busy cycles but for a sliver (under 3 %: the few
-    instructions between two boundaries), never more;
+    up to the busy cycles: the TSC chain is unbroken, so "other" is 0
+    (to 1 %: a read can land inside a round);
   - a vhost-only flow (the two VMs bouncing frames to each other through
     the switch) moves rx_vhost and tx_vhost but not a cycle of rx_nic or
     tx_nic, and the per-kind counters say the same;
@@ -37,6 +37,14 @@ def staged(p):
     return sum(v["cycles"] for k, v in p["stages"].items() if k != "other")
 
 
+def sums_to_busy(p):
+    """The stages add up to the busy cycles. Not exactly: pmd-perf-show
+    reads the counters while the PMD runs, so a round in progress may
+    have charged some stages and not yet its busy cycles (or the
+    reverse); one round is far under 1 % of a test's busy cycles."""
+    return abs(staged(p) - p["busy_cycles"]) < 0.01 * p["busy_cycles"]
+
+
 def roundtrip(rig, n, sport=40000):
     frames = [pktlib.vxlan_to_vm(k % 2, sport=sport + k) for k in range(n)]
     rig.wire.flush()
@@ -60,11 +68,12 @@ def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):
                                 for k, v in p["stages"].items()})
     for st in IO + ("extract", "emc", "actions", "flush", "loop"):
         assert cycles(p, st) > 0, (st, p["stages"])
-    assert staged(p) <= busy, (staged(p), busy)
-    # 'other' is the sliver between the TSC chain's marks; ASan and a
-    # loaded CI box stretch it, so the bound is loose: an untimed I/O call
-    # (the io-timing-off case below) puts tens of percent there.
-    assert cycles(p, "other") < 0.10 * busy, p["stages"]
+    assert sums_to_busy(p), (staged(p), busy)
+    # every cycle of a busy round is in a stage: "other" was once ~170
+    # cycles a round (the gap between the rx call's TSC read and the
+    # datapath's, and an idle round's flush scan), a third of the
+    # per-packet cost when packets trickle in one a round
+    assert cycles(p, "other") < 0.01 * busy, p["stages"]
     other_on = p["stages"]["other"]["cycles_per_packet"]
 
     assert p["packets"] == 2000 and p["rx_packets_vhost"] == 1000, p
@@ -94,21 +103,29 @@ def test_stages_sum_to_busy_and_move_with_their_traffic(rig_factory):
     assert cycles(p, "rx_nic") == 0 and cycles(p, "tx_nic") == 0, p
     assert p["rx_packets_vhost"] == p["packets"], p
     assert p["tx_packets_vhost"] == p["tx_packets"] > 0, p
-    assert staged(p) <= p["busy_cycles"]
-    assert cycles(p, "other") < 0.10 * p["busy_cycles"], p["stages"]
+    assert sums_to_busy(p), (staged(p), p["busy_cycles"])
+    assert cycles(p, "other") < 0.01 * p["busy_cycles"], p["stages"]
 
-    # io-timing off: rx and empty polls untimed, in "other"
-    sw.ctl("dpif-netdev/set-opt", "io-timing", "off")
-    sw.ctl("dpif-netdev/pmd-stats-clear")
-    roundtrip(rig, 200, sport=44000)
-    p = perf(sw)
+    # io-timing off: rx and empty polls untimed, in "other"; a preemption
+    # or a slow af_packet read swings one sample by thousands of cycles a
+    # packet, so alternate off and on rounds and compare the least of each
+    other = {"on": [], "off": []}
+    for k in range(3):
+        for mode in ("off", "on"):
+            sw.ctl("dpif-netdev/set-opt", "io-timing", mode)
+            sw.ctl("dpif-netdev/pmd-stats-clear")
+            roundtrip(rig, 200, sport=44000 + 400 * k + 200 * (mode == "on"))
+            p = perf(sw)
+            other[mode].append(p["stages"]["other"]["cycles_per_packet"])
+            if mode == "on":
+                assert cycles(p, "rx_nic") > 0, p["stages"]
+                continue
+            for st in ("rx_nic", "rx_vhost", "poll_empty"):
+                assert cycles(p, st) == 0, (st, p["stages"])
+            assert cycles(p, "extract") > 0 and cycles(p, "flush") > 0
+            assert staged(p) <= p["busy_cycles"] * 1.01
     sw.ctl("dpif-netdev/set-opt", "io-timing", "on")
-    for st in ("rx_nic", "rx_vhost", "poll_empty"):
-        assert cycles(p, st) == 0, (st, p["stages"])
-    assert cycles(p, "extract") > 0 and cycles(p, "flush") > 0
-    print("io-timing off:", {k: round(v["cycles_per_packet"], 1)
-                             for k, v in p["stages"].items()})
-    # the rx calls are in it now: far more than the sliver it was (an rx
-    # call costs hundreds of cycles, the sliver tens)
-    assert p["stages"]["other"]["cycles_per_packet"] > 3 * other_on, p
-
+    print("other, cycles/packet:", other)
+    # the rx calls are in it now: an rx call costs hundreds of cycles
+    # (190 a packet the least seen here), "other" with io-timing on 0
+    assert min(other["off"]) > max(50, 2 * min(other["on"])), other

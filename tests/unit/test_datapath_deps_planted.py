@@ -9,81 +9,43 @@ chain; and a datapath header including another datapath header passes.
 
   tests/unit/test_datapath_deps_planted.py [SOURCE_ROOT]
 """
-import os
-import shutil
-import subprocess
+
 import sys
-import tempfile
 
-SRC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                      os.path.join(os.path.dirname(__file__), "..", ".."))
-SCRIPT = os.path.join(SRC, "scripts", "check-datapath-deps.py")
+from planted_tree import PlantedTree, source_root
 
-
-def run(root):
-    r = subprocess.run([sys.executable, SCRIPT, "--root", root, "--no-calls"],
-                       capture_output=True, text=True)
-    return r.returncode, r.stdout + r.stderr
-
-
-def plant(path, line):
-    """Adds line after the file's first #include."""
-    with open(path) as fh:
-        lines = fh.read().split("\n")
-    at = next(i for i, l in enumerate(lines) if l.startswith("#include"))
-    lines.insert(at + 1, line)
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines))
+RX = "app/datapath/dp_rx.c"
 
 
 def main():
-    failed = 0
+    with PlantedTree(source_root(), "dp-deps-") as t:
+        def run():
+            return t.run("check-datapath-deps.py", "--no-calls")
 
-    def expect(what, ok, out):
-        nonlocal failed
-        print(f"{'ok' if ok else 'FAIL'}: {what}")
-        if not ok:
-            print(out)
-            failed += 1
+        rc, out = run()
+        t.expect("the unchanged copy passes", rc == 0 and
+                 " 0 from above" in out, out)
 
-    with tempfile.TemporaryDirectory(prefix="dp-deps-") as tmp:
-        keep = shutil.ignore_patterns("build*", "*.o", ".git")
-        for top in ("app", "drivers"):
-            shutil.copytree(os.path.join(SRC, top), os.path.join(tmp, top),
-                            ignore=keep)
-        rx = os.path.join(tmp, "app", "datapath", "dp_rx.c")
-        port_h = os.path.join(tmp, "app", "ports", "port.h")
-        saved = {p: open(p).read() for p in (rx, port_h)}
+        t.plant(RX, '#include "pmd.h"')
+        rc, out = run()
+        t.expect("dp_rx.c including pmd.h fails, naming it", rc == 1 and
+                 "app/datapath/dp_rx.c includes app/pmd/: "
+                 "app/datapath/dp_rx.c -> app/pmd/pmd.h" in out, out)
+        t.restore()
 
-        def restore():
-            for p, text in saved.items():
-                with open(p, "w") as fh:
-                    fh.write(text)
+        t.plant("app/ports/port.h", '#include "commands.h"')
+        rc, out = run()
+        t.expect("app/control/ reached through app/ports/port.h fails, "
+                 "with the chain", rc == 1 and
+                 "app/datapath/dp_rx.c -> app/ports/port.h -> "
+                 "app/control/commands.h" in out, out)
+        t.restore()
 
-        rc, out = run(tmp)
-        expect("the unchanged copy passes", rc == 0 and
-               " 0 from above" in out, out)
-
-        plant(rx, '#include "pmd.h"')
-        rc, out = run(tmp)
-        expect("dp_rx.c including pmd.h fails, naming it", rc == 1 and
-               "app/datapath/dp_rx.c includes app/pmd/: "
-               "app/datapath/dp_rx.c -> app/pmd/pmd.h" in out, out)
-        restore()
-
-        plant(port_h, '#include "commands.h"')
-        rc, out = run(tmp)
-        expect("app/control/ reached through app/ports/port.h fails, "
-               "with the chain", rc == 1 and
-               "app/datapath/dp_rx.c -> app/ports/port.h -> "
-               "app/control/commands.h" in out, out)
-        restore()
-
-        plant(rx, '#include "dp_stats.h"')
-        rc, out = run(tmp)
-        expect("a datapath header included again passes", rc == 0, out)
-        restore()
-    return 1 if failed else 0
+        t.plant(RX, '#include "dp_stats.h"')
+        rc, out = run()
+        t.expect("a datapath header included again passes", rc == 0, out)
+        t.restore()
+    return 1 if t.failed else 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@
  *  - limits and filters: N takes exactly the next N packets of the port,
  *    a filter only those whose headers match it; untraced packets get no
  *    record and carry no trace flag out, a leftover flag included;
+ *  - a packet too long for the tunnel: its pmtud entry, its drop, and
+ *    the ICMP error's output and tx in its record (with DF);
  *  - a trace for each drop reason (test_dp_trace_drops.c);
  *  - every record of every test ends as a packet ends: each output in
  *    one tx or tx-stage drop, the packet itself in its last output, one
@@ -476,6 +478,46 @@ test_other_port(void)
 	trace_disarm();
 }
 
+/* Too long for the tunnel with DF (dp_pmtud.h): the pmtud entry says
+ * answered, the packet is dropped, and the ICMP error it was made into
+ * writes its output and tx into the same record, back on vm0; without DF
+ * the record ends in the drop. */
+static void
+test_pmtud(void)
+{
+	struct dp_trace *t = trace_arm(rig_vm[0], 2, NULL);
+	struct frame_spec s = vm_udp(0, 40000, DPORT_ENCAP, 1514);
+	struct rte_mbuf *m[2], *got[4];
+	struct pkt p;
+
+	s.frag = 0x4000;			/* DF */
+	m[0] = frame_mbuf(&s, &p);
+	s.frag = 0;
+	m[1] = frame_mbuf(&s, &p);
+	rig_burst(rig_vm[0], m, 2, true);
+	CHECK_PATH(&t->pkts[0], "rx extract hash upcall action pmtud "
+		   "drop output tx", "DF");
+	const struct dp_trace_entry *e = rec_find(&t->pkts[0], DP_TRACE_PMTUD,
+						  0);
+	CHECK(e && e->u64 == DP_PMTUD_FRAG_NEEDED && e->u32 == 1450 &&
+	      e->port == rig_vm[0]->idx, "DF: pmtud entry");
+	CHECK_PATH(&t->pkts[1], "rx extract hash dpcls action pmtud drop",
+		   "no DF");
+	e = rec_find(&t->pkts[1], DP_TRACE_PMTUD, 0);
+	CHECK(e && e->u64 == DP_PMTUD_NO_DF, "no DF: pmtud entry");
+	CHECK(trace_shows(t, 0, "answered: ICMP fragmentation needed, to "
+			  "vm0", "\"verdict\":\"frag_needed\""),
+	      "pmtud: trace show");
+	uint16_t n = rig_sent(rig_vm[0], got, 4);
+	CHECK(n == 1 && rte_pktmbuf_pkt_len(got[0]) == 590,
+	      "%u frames back on vm0", n);
+	for (uint16_t i = 0; i < n; i++)
+		rte_pktmbuf_free(got[i]);
+	trace_check_ends(t, __func__);
+	trace_disarm();
+	rig_drain();
+}
+
 /* The VTEP's ARP: a request answered (the reply sent back), a reply to
  * our own request consumed; neither reaches extract. */
 static void
@@ -513,11 +555,11 @@ main(void)
 	static void (*const tests[])(void) = {
 		test_encap, test_decap, test_tx_pass, test_held_across_clear,
 		test_limit, test_filter, test_other_port, test_arp,
-		test_drop_reasons,
+		test_pmtud, test_drop_reasons,
 	};
 	static const char *const names[] = {
 		"encap", "decap", "tx pass", "held across a clear", "limit",
-		"filter", "other port", "arp", "drop reasons",
+		"filter", "other port", "arp", "pmtud", "drop reasons",
 	};
 
 	if (pipeline_rig_up("test_dp_trace", write_topology, &rig_cfg,

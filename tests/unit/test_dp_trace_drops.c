@@ -253,7 +253,8 @@ send_arp_bad_op(void)
 				rte_cpu_to_be_32(VTEP_IP)));
 }
 
-/* Encapsulated, one byte longer than the underlay's MTU lets out. */
+/* One byte longer than the underlay's MTU lets out once encapsulated:
+ * refused at encap (without DF: not answered, dp_pmtud.h). */
 static unsigned
 send_mtu_exceeded(void)
 {
@@ -470,7 +471,7 @@ static const struct drop_case cases[DROP_N_REASONS] = {
 	[DROP_OUTER_FRAG] = { send_outer_frag, LOOKUP_DROP },
 	[DROP_ARP_BAD_OP] = { send_arp_bad_op, "rx drop" },
 	[DROP_MTU_EXCEEDED] = { send_mtu_exceeded, "rx extract hash upcall "
-				"action tnl_push output drop" },
+				"action pmtud drop" },
 	/* vm1's copy not made, the packet itself to vm2 */
 	[DROP_NO_MBUF] = { send_no_mbuf, "rx extract hash upcall drop output "
 			   "tx", .copy = true, .check = check_sent_to_vm2 },

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "dp_offload.h"
 #include "dp_snapshot.h"
+#include "dp_trace.h"
 #include "fdir_model.h"
 #include "offload_mgr.h"
 #include "ofproto.h"
@@ -301,6 +302,60 @@ test_marked(void)
 		CHECK(got == 8 && same == 8, "vm %d: %u frames, %u identical",
 		      vm, got, same);
 	}
+}
+
+/* A traced frame on the mark path (dp_trace.h): rx as received, then its
+ * mark naming its VM's megaflow, the output and tx, those three in the
+ * inner pass (the NIC did the outer one); a stale mark's frame: the mark
+ * not taken, in the outer pass, and the full path's lookups after it. */
+static void
+test_marked_traced(void)
+{
+	struct dp_trace *t = rte_zmalloc("trace", sizeof *t,
+					 RTE_CACHE_LINE_SIZE);
+	uint8_t want[2][INNER_LEN];
+	static const uint8_t path[][2] = {	/* kind, pass */
+		{ DP_TRACE_RX, 0 }, { DP_TRACE_MARK, 1 },
+		{ DP_TRACE_OUTPUT, 1 }, { DP_TRACE_TX, 1 },
+	};
+
+	CHECK(t != NULL, "trace records");
+	if (!t)
+		return;
+	t->in_port = nic->idx;
+	t->id = 1;
+	t->limit = 2;
+	t->tsc_hz = rte_get_tsc_hz();
+	pmd->dp.trace = t;
+	struct rte_mbuf *m[2] = {
+		decap_frame(1, 0, V_GOOD, want[0]),
+		decap_frame(1, 1, V_GOOD, want[1]),
+	};
+	fdir_model_rx_mark(model, 0, &m[0], 1);
+	pmd_run(&m[0], 1);
+	set_mark(m[1], pmd->dp.max_marks);	/* never allocated */
+	pmd_run(&m[1], 1);
+	pmd->dp.trace = NULL;
+
+	const struct dp_trace_pkt *r = &t->pkts[0];
+	bool same = t->n_taken == 2 && r->n == RTE_DIM(path);
+	for (unsigned i = 0; same && i < RTE_DIM(path); i++)
+		same = r->e[i].kind == path[i][0] && r->e[i].pass == path[i][1];
+	CHECK(same, "marked: %u records, %u entries, not rx mark output tx",
+	      t->n_taken, r->n);
+	CHECK(r->n > 2 && r->e[1].u32 == mark_of_vm(1) && r->e[1].u64 &&
+	      r->e[2].port == vm_port[1]->idx,
+	      "marked: mark %u ufid %lu output %u", r->e[1].u32,
+	      (unsigned long)r->e[1].u64, r->e[2].port);
+	r = &t->pkts[1];
+	CHECK(r->n > 3 && r->e[1].kind == DP_TRACE_MARK && !r->e[1].u64 &&
+	      r->e[1].pass == 0 && r->e[2].kind == DP_TRACE_EXTRACT &&
+	      r->e[r->n - 1].kind == DP_TRACE_TX && r->e[r->n - 1].pass == 1,
+	      "stale mark: %u entries, not mark (not taken), extract ... tx",
+	      r->n);
+	unsigned got, ok = received(1, want, 2, &got);
+	CHECK(got == 2 && ok == 2, "vm 1: %u frames, %u identical", got, ok);
+	rte_free(t);
 }
 
 struct bogus {
@@ -698,6 +753,7 @@ main(void)
 	warm_up();
 	CHECK(wait_offloaded(), "megaflows not offloaded");
 	test_marked();
+	test_marked_traced();
 	test_bogus_marks();
 	test_stale_mark();
 	test_foreign_mac_marked();

@@ -16,6 +16,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include "ct_ipf.h"
+#include "dp_pmtud.h"
 #include "dp_stages.h"
 #include "dp_trace.h"
 #include "ofp_rule.h"
@@ -517,13 +518,15 @@ drop_at_tx(enum drop_reason why)
 /* Does r end as a packet ends? Each output (the packet itself, or a copy
  * of it) ends in exactly one tx or tx-stage drop; the packet itself
  * either left by its last output or ended once (a drop, or an ARP reply
- * to us consumed), after which only its copies' sends follow; a copy not
- * made is a drop marked as a copy; passes never go back; the last entry
- * is tx, drop or that ARP. Empty when it does, else why not. */
+ * to us consumed), after which only its copies' sends follow, and the
+ * output of the ICMP error a pmtud entry said was sent (dp_pmtud.h: made
+ * from the packet, which is then dropped); a copy not made is a drop
+ * marked as a copy; passes never go back; the last entry is tx, drop or
+ * that ARP. Empty when it does, else why not. */
 static inline const char *
 rec_ends_once(const struct dp_trace_pkt *r)
 {
-	uint32_t outputs = 0, ended_outputs = 0;
+	uint32_t outputs = 0, ended_outputs = 0, errors = 0;
 	bool gone = false;
 
 	if (r->n < 1 || r->e[0].kind != DP_TRACE_RX)
@@ -536,6 +539,15 @@ rec_ends_once(const struct dp_trace_pkt *r)
 			       outputs > ended_outputs);
 		if (i && e->pass < r->e[i - 1].pass)
 			return "a pass goes back";
+		if (e->kind == DP_TRACE_PMTUD &&
+		    (e->u64 == DP_PMTUD_FRAG_NEEDED ||
+		     e->u64 == DP_PMTUD_TOO_BIG))
+			errors++;
+		if (gone && e->kind == DP_TRACE_OUTPUT && errors) {
+			errors--;	/* the ICMP error's */
+			outputs++;
+			continue;
+		}
 		if (gone && !tx_end)
 			return "an entry after the packet's end";
 		if (e->kind == DP_TRACE_OUTPUT)
