@@ -23,6 +23,12 @@ const struct mf_field mf_fields[MFF_N_IDS] = {
 	F(MFF_NW_FRAG, "nw_frag", nw_frag),
 	F(MFF_TP_SRC, "tp_src", tp_src),
 	F(MFF_TP_DST, "tp_dst", tp_dst),
+	F(MFF_IPV6_LABEL, "ipv6_label", ipv6_label),
+	F(MFF_IPV6_SRC, "ipv6_src", ipv6_src),
+	F(MFF_IPV6_DST, "ipv6_dst", ipv6_dst),
+	F(MFF_ND_TARGET, "nd_target", nd_target),
+	F(MFF_ND_SLL, "nd_sll", nd_sll),
+	F(MFF_ND_TLL, "nd_tll", nd_tll),
 };
 
 bool

@@ -4,13 +4,16 @@
  * loops the compiler unrolls. Packet fields are kept in network byte order
  * (as on the wire, as in OVS's struct flow); metadata in host order.
  *
- * PROTOTYPE (branch i25-v6key-study, doc/design-ipv6-key.md, layout (a)):
- * the key is two cache lines, sixteen words. The first line is the IPv4
- * key, unchanged; the second (w8..w15) is IPv6's and is part of the key
- * only when ext_line (in w7) is set. An IPv4 key never has it set, and
- * nothing on its path reads or writes its second line (it may hold
- * stale bytes): equality, hashes, the EMC and the dpcls test ext_line
- * (or a mask's) before they touch w8..w15, so IPv4 stays one line.
+ * The key is two cache lines, sixteen words (doc/design-ipv6-key.md,
+ * layout (a)). The first line is the IPv4 key; the second (w8..w15) is
+ * IPv6's and is part of the key only when ext_line (in w7) is set, which
+ * the extract does for every IPv6 packet and only for those (dl_type
+ * 0x86dd: miniflow.h's MINIFLOW_EXT). Nothing on an IPv4 packet's path
+ * reads or writes the second line (it may hold stale bytes): equality,
+ * hashes, the EMC and the dpcls test ext_line (or a mask's, or the
+ * batch's line flag) before they touch w8..w15, so IPv4 stays one line.
+ * An IPv6 packet's next header, traffic class, hop limit, fragment
+ * state, ports and ICMPv6 type/code reuse w5 as in OVS's struct flow.
  *
  * Word layout (used by the specialised dpcls lookups, so keep it stable):
  *   w0  in_port ct_label_bits | tun_id   metadata, set before extraction;
@@ -24,13 +27,16 @@
  *   w6  ct_mark | ct_zone ct_state recirc_id   a recirculated pass's
  *                                   metadata (ct(table=T): ct_recirc.c),
  *                                   zero in the first pass
- *   w7  ext_line | reserved         ext_line: FLOW_EXT_LINE when the
+ *   w7  ext_line | ipv6_label       ext_line: FLOW_EXT_LINE when the
  *                                   second line is part of the key; in a
- *                                   mask 0xff when it matches any of it
- *   w8..w15  the IPv6 line (prototype: not yet extracted); the study
- *            proposes ipv6_src (w8, w9), ipv6_dst (w10, w11), nd_target
- *            (w12, w13), nd_sll (w14), nd_tll (w15), the label in w7
- *            and the IPv6 tunnel endpoints on a third line.
+ *                                   mask 0xff when it matches any IPv6
+ *                                   field (the label included)
+ *   w8, w9    ipv6_src
+ *   w10, w11  ipv6_dst
+ *   w12, w13  nd_target             ND: ICMPv6 135/136, code 0
+ *   w14       nd_sll                ND source link-layer address option
+ *   w15       nd_tll                ND target link-layer address option
+ * (IPv6 tunnel endpoints, issue 25 item 4, will take a third line.)
  */
 #ifndef VXS_FLOW_KEY_H
 #define VXS_FLOW_KEY_H
@@ -55,6 +61,14 @@
 #define FLOW_IN_PORT_MAX 0xfeffu
 /* ct_label predicates a key can carry (ct_label_bits) */
 #define FLOW_CT_LABEL_PREDS 16
+
+/* An IPv6 address as its 16 bytes, network order (DPDK 22.11 has no
+ * such type: rte_ipv6_hdr's are uint8_t[16]). */
+struct flow_in6_addr {
+	uint8_t a[16];
+};
+
+#define FLOW_IPV6_LABEL_MASK 0x000fffffu
 
 /* nw_frag bits, as in OVS */
 #define FLOW_NW_FRAG_ANY   0x01	/* any fragment, first included */
@@ -108,8 +122,26 @@ struct flow_key {
 						 * from (recirc_id.h) */
 			uint8_t ext_line;	/* FLOW_EXT_LINE: w8..w15
 						 * are part of the key */
-			uint8_t reserved[7];
-			uint64_t line2[FLOW_KEY_LINE_WORDS];
+			uint8_t reserved[3];
+			rte_be32_t ipv6_label;	/* low 20 bits */
+
+			/* the IPv6 line, w8..w15 (FLOW_EXT_LINE) */
+			union {
+				uint64_t line2[FLOW_KEY_LINE_WORDS];
+				struct {
+					struct flow_in6_addr ipv6_src;
+					struct flow_in6_addr ipv6_dst;
+					/* Neighbour Discovery (ICMPv6 135,
+					 * 136, code 0): the target, the
+					 * source and target link-layer
+					 * address options */
+					struct flow_in6_addr nd_target;
+					struct rte_ether_addr nd_sll;
+					uint8_t nd_pad1[2];
+					struct rte_ether_addr nd_tll;
+					uint8_t nd_pad2[2];
+				};
+			};
 		};
 	};
 } __rte_aligned(64);
@@ -126,6 +158,12 @@ _Static_assert(offsetof(struct flow_key, nw_src) == 32, "w4");
 _Static_assert(offsetof(struct flow_key, nw_proto) == 40, "w5");
 _Static_assert(offsetof(struct flow_key, ct_mark) == 48, "w6");
 _Static_assert(offsetof(struct flow_key, recirc_id) == 55, "w6");
+_Static_assert(offsetof(struct flow_key, ipv6_label) == 60, "w7");
+_Static_assert(offsetof(struct flow_key, ipv6_src) == 64, "w8");
+_Static_assert(offsetof(struct flow_key, ipv6_dst) == 80, "w10");
+_Static_assert(offsetof(struct flow_key, nd_target) == 96, "w12");
+_Static_assert(offsetof(struct flow_key, nd_sll) == 112, "w14");
+_Static_assert(offsetof(struct flow_key, nd_tll) == 120, "w15");
 
 /* The matchable fields, for parsing, formatting and mask building. */
 enum mf_id {
@@ -145,6 +183,14 @@ enum mf_id {
 	MFF_NW_FRAG,
 	MFF_TP_SRC,
 	MFF_TP_DST,
+	/* IPv6: w7's label and the second line; setting one in a mask sets
+	 * its ext_line (flow_mask_set_field) */
+	MFF_IPV6_LABEL,
+	MFF_IPV6_SRC,
+	MFF_IPV6_DST,
+	MFF_ND_TARGET,
+	MFF_ND_SLL,
+	MFF_ND_TLL,
 	MFF_N_IDS
 };
 
@@ -227,13 +273,13 @@ flow_key_match(const struct flow_key *key, const struct flow_key *masked_key,
 	return diff == 0;
 }
 
-/* Sets every bit of field f in mask; a field of the second line sets
- * ext_line's too, so that the mask only matches keys that have one. */
+/* Sets every bit of field f in mask; an IPv6 field (the label in w7 or
+ * one of the second line) sets ext_line's too, so that the mask only matches keys that have one. */
 static inline void
 flow_mask_set_field(struct flow_key *mask, enum mf_id f)
 {
 	memset((uint8_t *)mask + mf_fields[f].offset, 0xff, mf_fields[f].len);
-	if (mf_fields[f].offset >= FLOW_KEY_LINE_WORDS * sizeof mask->w[0])
+	if (mf_fields[f].offset > offsetof(struct flow_key, ext_line))
 		mask->ext_line = 0xff;
 }
 
