@@ -87,11 +87,11 @@ bench_run(enum variant v)
 	switch (v) {
 	case V_GENERIC:
 		for (int i = 0; i < N_PKTS; i++)
-			bad |= miniflow_extract(pkts[i], &keys[i]);
+			bad |= miniflow_extract(pkts[i], &keys[i]) < 0;
 		break;
 	case V_FAST:
 		for (int i = 0; i < N_PKTS; i++)
-			bad |= miniflow_extract_fast(pkts[i], &keys[i]);
+			bad |= miniflow_extract_fast(pkts[i], &keys[i]) < 0;
 		break;
 	case V_BATCH_GENERIC:
 	case V_BATCH_FAST:
@@ -159,8 +159,8 @@ main(int argc, char **argv)
 	for (int i = 0; i < N_PKTS; i++) {
 		memset(&g, 0, sizeof g);
 		memset(&f, 0, sizeof f);
-		if (miniflow_extract(pkts[i], &g) != 0 ||
-		    miniflow_extract_fast(pkts[i], &f) != 0 ||
+		if (miniflow_extract(pkts[i], &g) < 0 ||
+		    miniflow_extract_fast(pkts[i], &f) < 0 ||
 		    memcmp(&g, &f, sizeof g) != 0 ||
 		    !miniflow_extract_fast_only(pkts[i], &f)) {
 			printf("fast and generic disagree on packet %d\n", i);

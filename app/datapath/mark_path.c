@@ -65,7 +65,7 @@ mark_check_strip(const struct dp_ctx *ctx, struct rte_mbuf *m,
 	uint32_t ptype = m->packet_type;
 	if (!vxlan_decap_pkt(m, &key, s->tnl_ofport))
 		return false;		/* untouched */
-	if (likely(miniflow_extract_fast(m, &key) == 0 &&
+	if (likely(miniflow_extract_fast(m, &key) >= 0 &&
 		   flow_key_match(&key, &f->key, &f->mask)))
 		return true;
 	/* nothing was trimmed (pkt_len is the IPv4 length): undo the strip */

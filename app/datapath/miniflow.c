@@ -178,6 +178,8 @@ miniflow_extract(const struct rte_mbuf *m, struct flow_key *key)
 
 	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
 		return parse_ipv4(p + l2_len, pkt_len - l2_len, key);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return miniflow_extract_ipv6(m, l2_len, key);
 	if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 		return parse_arp(p + l2_len, pkt_len - l2_len, key);
 	return 0;

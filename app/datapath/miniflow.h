@@ -3,15 +3,18 @@
  * into the header words of its flow key (OVS's flow_extract meaning, byte
  * order as in flow_key.h).
  *
- * Only w2..w5 (dl_dst .. tp_dst) are written, and always all of them, with
- * zero where a header is absent, so keys compare and hash as plain words.
- * w0/w1 (in_port, tunnel metadata) and w6/w7 are the caller's.
+ * w2..w5 (dl_dst .. tp_dst) are written, and always all of them, with
+ * zero where a header is absent, so keys compare and hash as plain words;
+ * for an IPv6 frame also w7 (ext_line, ipv6_label) and the whole second
+ * line (miniflow_ipv6.c). w0/w1 (in_port, tunnel metadata) and w6 are the
+ * caller's, and w7 too for every other frame (zero: the callers set it).
  *
  * "Malformed" means a header that claims to be there but is cut short or
- * inconsistent (runt Ethernet, bad IPv4 version/IHL/total length, truncated
- * VLAN tag, ARP or L4 header). Protocols we do not parse (IPv6, 802.3
- * length frames, QinQ inner headers, ...) are not malformed: they simply
- * get L2 fields only.
+ * inconsistent (runt Ethernet, bad IPv4 version/IHL/total length, IPv6
+ * version/payload length, an extension header, ND option, truncated VLAN
+ * tag, ARP or L4 header). Protocols we do not parse (802.3 length frames,
+ * QinQ inner headers, ...) are not malformed: they simply get L2 fields
+ * only.
  */
 #ifndef VXS_MINIFLOW_H
 #define VXS_MINIFLOW_H
@@ -25,15 +28,22 @@
 /* dl_type of an 802.3 frame (length instead of ethertype), as in OVS. */
 #define FLOW_DL_TYPE_NONE 0x05ff
 
-/* Fills key words w2..w5 (dl_dst..tp_dst) from the packet; w0, w1 (in_port,
- * tunnel metadata) and w6, w7 are left exactly as the caller set them.
- * Returns 0, or -1 if the packet is malformed (then w2..w5 are
- * unspecified). Headers may span segments; bounds are by pkt_len. */
+/* Fills key words w2..w5 (dl_dst..tp_dst) from the packet, and for IPv6
+ * w7 and the second line; w0, w1 (in_port, tunnel metadata) and w6 are
+ * left exactly as the caller set them, w7 too but for IPv6. Returns 0,
+ * MINIFLOW_EXT (below) for IPv6, or -1 if the packet is malformed (then
+ * the words are unspecified). Headers may span segments; bounds are by
+ * pkt_len. */
 int miniflow_extract(const struct rte_mbuf *m, struct flow_key *key);
 
+/* The IPv6 part (miniflow_ipv6.c): l3_off is the IPv6 header's offset,
+ * w2, w3 (L2) are filled and w4, w5 zero. Returns MINIFLOW_EXT or -1. */
+int miniflow_extract_ipv6(const struct rte_mbuf *m, uint32_t l3_off,
+			  struct flow_key *key);
+
 /* What an extractor returns for a good packet whose key has its second
- * line (w7's ext_line set: IPv6, plan step 3 of doc/design-ipv6-key.md).
- * No extractor returns it yet. The batch loops already test rc != 0 per
+ * line (w7's ext_line set: every well-formed IPv6 frame, and only
+ * those). The batch loops already test rc != 0 per
  * packet, so telling MINIFLOW_EXT from a malformed -1 costs nothing on
  * the IPv4 path, and they hand the batch a flag "some key has a second
  * line" that lets the hash stage run the one-line loops for the whole

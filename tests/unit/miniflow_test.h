@@ -81,4 +81,10 @@ void test_batch(void);
 /* test_miniflow_random.c */
 void test_random(void);
 
+/* test_miniflow_ipv6.c: the key of an IPv6 packet from put_ipv6()'s
+ * addresses, second line otherwise zero */
+struct flow_key ipv6_key(uint8_t proto, uint8_t tclass, uint8_t hlim,
+			 uint32_t label);
+void test_ipv6(void);
+
 #endif

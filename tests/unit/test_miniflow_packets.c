@@ -107,8 +107,13 @@ test_vlan(void)
 	struct pkt p = { .len = 0 };
 	put_eth(&p, 0x8100);
 	put_vlan(&p, 0x0000, 0x86dd);
-	put_zeros(&p, 40);
-	struct flow_key k = l2_key(0x86dd);
+	put32(&p, 0x60000000);
+	put16(&p, 0);		/* payload length */
+	put8(&p, 59);		/* no next header */
+	put_zeros(&p, 33);	/* hop limit, addresses */
+	struct flow_key k = ipv6_key(59, 0, 0, 0);
+	memset(&k.ipv6_src, 0, 16);
+	memset(&k.ipv6_dst, 0, 16);
 	k.vlan_tci = RTE_BE16(FLOW_VLAN_CFI);
 	expect_key("priority tag + ipv6", mbuf_pkt(&p), &k);
 
@@ -227,13 +232,16 @@ test_other_l2(void)
 	put8(&p, 17);
 	put8(&p, 64);
 	put_zeros(&p, 32 + 8);
-	struct flow_key k = l2_key(0x86dd);
+	struct flow_key k = ipv6_key(17, 0, 64, 0);
+	memset(&k.ipv6_src, 0, 16);
+	memset(&k.ipv6_dst, 0, 16);
 	expect_key("ipv6", mbuf_pkt(&p), &k);
 
-	/* IPv6 ethertype with nothing behind it: we do not parse it */
+	/* IPv6 ethertype with nothing behind it (test_miniflow_ipv6.c has
+	 * the rest) */
 	p = (struct pkt){ .len = 0 };
 	put_eth(&p, 0x86dd);
-	expect_key("ipv6, header only", mbuf_pkt(&p), &k);
+	expect_malformed("ipv6, ethernet header only", mbuf_pkt(&p));
 
 	/* 802.3: a length, not a type (LLC/STP here) */
 	static const uint16_t lens[] = { 0, 38, 0x05dc, 0x05ff };
