@@ -237,8 +237,11 @@ def busy_topology(rundir, assign, **datapath):
     return {
         "eal": {"lcores": LCORES, "memory-mb": 256, "no-huge": True},
         # 256 MiB without hugepages: a small session pool (no sg here)
+        # and megaflow table (a megaflow is 896 bytes: 56 MiB a PMD at
+        # the default 65536; one rule here makes a handful)
         "datapath": {"pmd-cores": [1, 2], "pmd-rxq-assign": assign,
                      "pmd-load-interval-ms": 100, "ct-max-conns": 4096,
+                     "max-megaflows": 8192,
                      "optimisations": IDLE_BACKOFF, **datapath},
         "ports": [
             {"name": "idle", "type": "dpdk",
