@@ -17,8 +17,8 @@ _Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
 /* Only the first pass's keys are cached, whose words from w6 on
  * (recirculation and ct metadata) are zero: they are not stored. The
  * recirculated passes skip the EMC (dp_pipeline.c). Keys with a second
- * line (w7's ext_line set: IPv6) are not cached either in this
- * prototype: they are never inserted, and need no test on lookup (w7 is
+ * line (w7's ext_line set: IPv6) are not cached either, yet
+ * (doc/design-ipv6-key.md, step 4): they are never inserted, and need no test on lookup (w7 is
  * not read, which would cost a load and an OR per probe): ext_line is
  * set exactly when dl_type (w3) is IPv6's, so such a key differs from
  * every cached one in w3 already (doc/design-ipv6-key.md: a second,

@@ -308,7 +308,7 @@ test_edge_cases(void)
 	free(all);
 }
 
-/* The prototype's second key line (flow_key.h, doc/design-ipv6-key.md): a
+/* The key's second line (flow_key.h, doc/design-ipv6-key.md): a
  * mask with second-line words matches only keys that have one, whatever
  * stale bytes a one-line key carries there, in the specialised-by-shape
  * and the generic lookup alike; a one-line key's stale second line changes
