@@ -20,6 +20,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.layers.vxlan import VXLAN
 
+from . import fuzz_ipv6 as V6
 from . import harness as vxlib
 from .addressing import SEED
 from . import packets as P
@@ -120,7 +121,9 @@ def nic_bases():
                                    dst_mac="ff:ff:ff:ff:ff:ff")),
         ("unknown vni", P.vxlan_to_vm(0, vni=2002)),
     ]
-    return [(l, bytes(b)) for l, b in big + other]
+    v6 = [("inner " + l, _vxlan(bytes(f)))
+          for l, f in V6.bases(REMOTE_VM_MAC, SEED.mac(0))]
+    return [(l, bytes(b)) for l, b in big + other + v6]
 
 
 def vm_bases(vm=0):
@@ -153,7 +156,7 @@ def vm_bases(vm=0):
         ("vxlan from a guest", P.vxlan_to_vm(0)),
         ("broadcast", bytes(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff")) +
          base[14:]),
-    ]
+    ] + [(l, bytes(f)) for l, f in V6.bases(mac, REMOTE_VM_MAC)]
 
 
 # ------------------------------------------------------------- mutators
@@ -269,8 +272,16 @@ def _m_arp(rng, b):
     return bytes(b)
 
 
+def _m_ipv6(rng, b):
+    """One of fuzz_ipv6's (payload length, next header, a length byte);
+    a byte anywhere for a frame without IPv6."""
+    if V6.ip6_off(b) is None:
+        return _m_byte(rng, b)
+    return rng.choice(V6.MUTATORS)(rng, b)
+
+
 MUTATORS = (_m_trunc, _m_trunc, _m_bitflip, _m_bitflip, _m_byte, _m_ip_len,
-            _m_ihl, _m_udp_len, _m_csum, _m_extend, _m_arp)
+            _m_ihl, _m_udp_len, _m_csum, _m_extend, _m_arp, _m_ipv6)
 
 
 def _runts(rng):
@@ -291,6 +302,7 @@ def mutate(rng, bases, n, good_share=0.2):
     out = []
     for _, b in bases:
         out.extend(b[:c] for c in _bounds(b))
+        out.extend(V6.header_cuts(b))  # every byte of IPv6 headers
     out.extend(_runts(rng))
     while len(out) < n:
         _, b = rng.choice(bases)
