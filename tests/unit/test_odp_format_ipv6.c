@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * dpctl/dump-flows' text for IPv6 megaflows (odp_format_key). The
  * expected strings are what OVS 3.1's ovs-vswitchd (Debian, userspace
- * datapath, dummy ports) printed for the same keys and masks with
+ * datapath, dummy ports; tests/integration/ovs_ref/make-ovs-ref-ipv6.sh,
+ * its output beside it) printed for the same keys and masks with
  * `ovs-appctl dpctl/dump-flows [-m]`, IPv6 ND, TCP, UDP with a flow label
  * and ICMPv6 packets through rules on ipv6_src/dst, ipv6_label, nw_tos,
  * nw_ttl, tp_dst, icmp_type and nd_sll; the nd(...) cases OVS's megaflows
