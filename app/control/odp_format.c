@@ -9,6 +9,7 @@
 #include <rte_cycles.h>
 #include "cmd_util.h"
 #include "odp_format.h"
+#include "odp_format_priv.h"
 #include "port.h"
 #include "vxlan_tnl.h"
 #include "xlate.h"
@@ -31,15 +32,9 @@ put_ip(struct ds *out, rte_be32_t ip)
 	ds_put_cstr(out, ip_str(ip, s));
 }
 
-/* A field of a group "name(a=1,b=2/0xf)": skipped when wildcarded unless
- * verbose, "/mask" when not exact. Returns whether it printed. The
- * caller owns the comma between fields (struct group). */
-struct group {
-	struct ds *out;
-	bool verbose, any;
-};
-
-static void
+/* A field of a group "name(a=1,b=2/0xf)" (struct group,
+ * odp_format_priv.h): the caller owns the comma between fields. */
+void
 field_start(struct group *g, const char *name)
 {
 	if (g->any)
@@ -61,7 +56,7 @@ field_ip(struct group *g, const char *name, rte_be32_t v, rte_be32_t m)
 	}
 }
 
-static void
+void
 field_mac(struct group *g, const char *name, const struct rte_ether_addr *v,
 	  const struct rte_ether_addr *m)
 {
@@ -75,8 +70,7 @@ field_mac(struct group *g, const char *name, const struct rte_ether_addr *v,
 	}
 }
 
-/* OVS's u8/be16 fields: decimal (or %#x if 'hex'), mask as %#x. */
-static void
+void
 field_uint(struct group *g, const char *name, unsigned v, unsigned m,
 	   unsigned exact, bool hex)
 {
@@ -128,6 +122,10 @@ put_l3_l4(struct ds *out, const struct flow_key *k, const struct flow_key *m,
 	bool arp = type == RTE_ETHER_TYPE_ARP;
 	struct group g = { out, verbose, false };
 
+	if (type == RTE_ETHER_TYPE_IPV6) {
+		odp_format_ipv6(out, k, m, verbose);
+		return;
+	}
 	if (type != RTE_ETHER_TYPE_IPV4 && !arp)
 		return;
 	size_t start = out->len;

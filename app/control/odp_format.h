@@ -5,7 +5,8 @@
  *	[, offloaded:partial, mark:N][, dp:ovs], actions:ACTIONS
  *
  * KEY in ODP order (tunnel, ct_*, recirc_id, in_port, packet_type, eth,
- * vlan, eth_type, ipv4|arp, tcp|udp|icmp); plain, a field the mask
+ * vlan, eth_type, ipv4|ipv6|arp, tcp|udp|icmp|icmpv6, nd: IPv6's are
+ * odp_format_ipv6.c's); plain, a field the mask
  * ignores is left out and a partly masked one is VALUE/MASK; verbose (-m)
  * prints every field with its mask, and the ufid, the offload state and
  * the dp layer as OVS does. Ports are numbers (ofport) unless 'names'.

@@ -116,7 +116,7 @@ mac_is_full(const struct rte_ether_addr *mask)
 	return rte_is_same_ether_addr(mask, &ones);
 }
 
-static void
+void
 put_mac_masked(struct sbuf *b, const char *name,
 	       const struct rte_ether_addr *mac,
 	       const struct rte_ether_addr *mask)
@@ -159,6 +159,14 @@ is_ip_proto(const struct flow_key *match, const struct flow_key *mask,
 	       match->nw_proto == proto;
 }
 
+static bool
+is_ipv6_proto(const struct flow_key *match, const struct flow_key *mask,
+	      uint8_t proto)
+{
+	return is_dl_type(match, mask, RTE_ETHER_TYPE_IPV6) && mask->nw_proto &&
+	       match->nw_proto == proto;
+}
+
 /* "ip", "udp", "arp", ...; true if nw_proto went too. Another dl_type is
  * printed after the Ethernet addresses (put_dl_type), as ovs-ofctl does. */
 static bool
@@ -172,6 +180,10 @@ put_protocol(struct sbuf *b, const struct flow_key *match,
 		{ "icmp", IPPROTO_ICMP },
 		{ "tcp", IPPROTO_TCP },
 		{ "udp", IPPROTO_UDP },
+	}, ipv6_protos[] = {
+		{ "icmp6", IPPROTO_ICMPV6 },
+		{ "tcp6", IPPROTO_TCP },
+		{ "udp6", IPPROTO_UDP },
 	};
 
 	if (!mask->dl_type)
@@ -179,6 +191,12 @@ put_protocol(struct sbuf *b, const struct flow_key *match,
 	for (size_t i = 0; i < RTE_DIM(ip_protos); i++) {
 		if (is_ip_proto(match, mask, ip_protos[i].proto)) {
 			item(b, "%s", ip_protos[i].name);
+			return true;
+		}
+	}
+	for (size_t i = 0; i < RTE_DIM(ipv6_protos); i++) {
+		if (is_ipv6_proto(match, mask, ipv6_protos[i].proto)) {
+			item(b, "%s", ipv6_protos[i].name);
 			return true;
 		}
 	}
@@ -275,6 +293,8 @@ put_l3(struct sbuf *b, const struct flow_key *match,
 {
 	bool arp = is_dl_type(match, mask, RTE_ETHER_TYPE_ARP);
 
+	if (is_dl_type(match, mask, RTE_ETHER_TYPE_IPV6))
+		put_ipv6_l3(b, match, mask);
 	if (mask->nw_src)
 		put_ipv4_masked(b, arp ? "arp_spa" : "nw_src", match->nw_src,
 				mask->nw_src);
@@ -306,11 +326,16 @@ static void
 put_l4(struct sbuf *b, const struct flow_key *match,
        const struct flow_key *mask)
 {
-	if (is_ip_proto(match, mask, IPPROTO_ICMP)) {
+	bool icmp6 = is_ipv6_proto(match, mask, IPPROTO_ICMPV6);
+
+	/* ICMPv6's type and code print as ICMP's, as ovs-ofctl does */
+	if (icmp6 || is_ip_proto(match, mask, IPPROTO_ICMP)) {
 		if (mask->tp_src)
 			item(b, "icmp_type=%u", rte_be_to_cpu_16(match->tp_src));
 		if (mask->tp_dst)
 			item(b, "icmp_code=%u", rte_be_to_cpu_16(match->tp_dst));
+		if (icmp6)
+			put_nd(b, match, mask);
 		return;
 	}
 	put_l4_port(b, "tp_src", match->tp_src, mask->tp_src);
@@ -468,8 +493,12 @@ ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 		stray |= (r->meta_match.w[i] ^ filter->meta_match.w[i]) & fm;
 	}
 
-	/* r must match every bit the filter matches, with the same value. */
-	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++) {
+	/* r must match every bit the filter matches, with the same value:
+	 * w7 (ext_line, the label) too, and the second line when the
+	 * filter matches on it (w7 then requires r's ext_line). */
+	int n_words = flow_key_has_ext(&filter->mask) ? FLOW_KEY_WORDS
+						      : FLOW_KEY_LINE_WORDS;
+	for (int i = 0; i < n_words; i++) {
 		uint64_t fm = filter->mask.w[i];
 		stray |= fm & ~r->mask.w[i];
 		stray |= (r->match.w[i] ^ filter->match.w[i]) & fm;

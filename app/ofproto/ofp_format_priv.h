@@ -29,6 +29,18 @@ item(struct sbuf *b, const char *fmt, ...);
 void put_ipv4(struct sbuf *b, rte_be32_t ip);
 void put_port(struct sbuf *b, const struct ofp_port_map *ports,
 	      uint32_t port);
+/* NAME=MAC[/MASK] as a match item */
+void put_mac_masked(struct sbuf *b, const char *name,
+		    const struct rte_ether_addr *mac,
+		    const struct rte_ether_addr *mask);
+
+/* ofp_format_ipv6.c: ipv6_src, ipv6_dst, ipv6_label (where ovs-ofctl
+ * prints nw_src and nw_dst for IPv4), and nd_target, nd_sll, nd_tll
+ * (after icmp_type and icmp_code). */
+void put_ipv6_l3(struct sbuf *b, const struct flow_key *match,
+		 const struct flow_key *mask);
+void put_nd(struct sbuf *b, const struct flow_key *match,
+	    const struct flow_key *mask);
 
 /* ofp_format_ct.c: what ovs-ofctl prints before the protocol (ct_state,
  * ct_zone, ct_mark, ct_label) and after it (reg0..reg7), and the

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The match half of the flow parser: field names and how their values are
  * written, shorthands (ip, udp...), conflicting repeats, prerequisites,
- * and the non-match keys priority, cookie and table.
+ * and the non-match keys priority, cookie and table. IPv6 values and
+ * prerequisites are ofp_parse_ipv6.c's.
+ *
+ * A prerequisite OVS's ovs-ofctl does not meet it drops the field (it logs
+ * "normalization changed ofp_match" and sends the rule without it); here
+ * the rule is refused instead, naming the field, so that no rule means
+ * less than it says.
  */
 #include <netinet/in.h>
 #include <stdio.h>
@@ -20,9 +26,12 @@ enum value_kind {
 	V_VLAN_TCI,	/* vlan_tci=V[/M] */
 	V_U8,
 	V_DSCP,		/* nw_tos: the TOS byte, ECN bits clear */
+	V_DSCP_SHIFTED,	/* ip_dscp: the 6 DSCP bits, 0..63 */
 	V_IP_FRAG,	/* no|first|later|yes|not_later */
 	V_L4_PORT,	/* tp_src/tp_dst, maskable */
 	V_ICMP,		/* icmp_type/icmp_code, kept in tp_src/tp_dst */
+	V_IPV6_MASKED,	/* ADDR[/len|/ADDR] */
+	V_IPV6_LABEL,	/* 20 bits[/mask] */
 };
 
 struct match_field {
@@ -30,7 +39,8 @@ struct match_field {
 	enum mf_id id;
 	enum value_kind kind;
 	enum prereq need;
-	uint8_t implies_proto;	/* udp_src & co. also mean ip,nw_proto=N */
+	uint8_t implies_proto;	/* udp_src & co. also mean nw_proto=N and
+				 * ip unless the rule says ipv6 */
 };
 
 static const struct match_field match_fields[] = {
@@ -53,21 +63,32 @@ static const struct match_field match_fields[] = {
 	{ "nw_dst", MFF_NW_DST, V_IPV4_MASKED, NEED_IP_OR_ARP, 0 },
 	{ "ip_dst", MFF_NW_DST, V_IPV4_MASKED, NEED_IP_OR_ARP, 0 },
 	{ "arp_tpa", MFF_NW_DST, V_IPV4_MASKED, NEED_ARP, 0 },
-	{ "nw_proto", MFF_NW_PROTO, V_U8, NEED_IP_OR_ARP, 0 },
-	{ "ip_proto", MFF_NW_PROTO, V_U8, NEED_IP_OR_ARP, 0 },
+	{ "ipv6_src", MFF_IPV6_SRC, V_IPV6_MASKED, NEED_IPV6, 0 },
+	{ "ipv6_dst", MFF_IPV6_DST, V_IPV6_MASKED, NEED_IPV6, 0 },
+	{ "ipv6_label", MFF_IPV6_LABEL, V_IPV6_LABEL, NEED_IPV6, 0 },
+	{ "nw_proto", MFF_NW_PROTO, V_U8, NEED_IP_ANY_OR_ARP, 0 },
+	{ "ip_proto", MFF_NW_PROTO, V_U8, NEED_IP_ANY_OR_ARP, 0 },
 	{ "arp_op", MFF_NW_PROTO, V_U8, NEED_ARP, 0 },
-	{ "nw_tos", MFF_NW_TOS, V_DSCP, NEED_IP, 0 },
-	{ "nw_ttl", MFF_NW_TTL, V_U8, NEED_IP, 0 },
-	{ "ip_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP, 0 },
-	{ "nw_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP, 0 },
+	{ "nw_tos", MFF_NW_TOS, V_DSCP, NEED_IP_ANY, 0 },
+	{ "ip_dscp", MFF_NW_TOS, V_DSCP_SHIFTED, NEED_IP_ANY, 0 },
+	{ "nw_ttl", MFF_NW_TTL, V_U8, NEED_IP_ANY, 0 },
+	{ "ip_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP_ANY, 0 },
+	{ "nw_frag", MFF_NW_FRAG, V_IP_FRAG, NEED_IP_ANY, 0 },
 	{ "tp_src", MFF_TP_SRC, V_L4_PORT, NEED_TCP_OR_UDP, 0 },
 	{ "tp_dst", MFF_TP_DST, V_L4_PORT, NEED_TCP_OR_UDP, 0 },
 	{ "udp_src", MFF_TP_SRC, V_L4_PORT, NEED_NOTHING, IPPROTO_UDP },
 	{ "udp_dst", MFF_TP_DST, V_L4_PORT, NEED_NOTHING, IPPROTO_UDP },
 	{ "tcp_src", MFF_TP_SRC, V_L4_PORT, NEED_NOTHING, IPPROTO_TCP },
 	{ "tcp_dst", MFF_TP_DST, V_L4_PORT, NEED_NOTHING, IPPROTO_TCP },
-	{ "icmp_type", MFF_TP_SRC, V_ICMP, NEED_ICMP, 0 },
-	{ "icmp_code", MFF_TP_DST, V_ICMP, NEED_ICMP, 0 },
+	/* OVS takes either name with icmp or icmp6 (tp_src/tp_dst hold
+	 * both) and prints icmp_type/icmp_code */
+	{ "icmp_type", MFF_TP_SRC, V_ICMP, NEED_ICMP_ANY, 0 },
+	{ "icmp_code", MFF_TP_DST, V_ICMP, NEED_ICMP_ANY, 0 },
+	{ "icmpv6_type", MFF_TP_SRC, V_ICMP, NEED_ICMP_ANY, 0 },
+	{ "icmpv6_code", MFF_TP_DST, V_ICMP, NEED_ICMP_ANY, 0 },
+	{ "nd_target", MFF_ND_TARGET, V_IPV6_MASKED, NEED_ND, 0 },
+	{ "nd_sll", MFF_ND_SLL, V_MAC_MASKED, NEED_ND_NS, 0 },
+	{ "nd_tll", MFF_ND_TLL, V_MAC_MASKED, NEED_ND_NA, 0 },
 };
 
 struct shorthand {
@@ -80,27 +101,18 @@ static const struct shorthand shorthands[] = {
 	{ "ip", RTE_ETHER_TYPE_IPV4, 0 },
 	{ "arp", RTE_ETHER_TYPE_ARP, 0 },
 	{ "ipv6", RTE_ETHER_TYPE_IPV6, 0 },
+	{ "ip6", RTE_ETHER_TYPE_IPV6, 0 },	/* OVS takes it too */
 	{ "icmp", RTE_ETHER_TYPE_IPV4, IPPROTO_ICMP },
 	{ "tcp", RTE_ETHER_TYPE_IPV4, IPPROTO_TCP },
 	{ "udp", RTE_ETHER_TYPE_IPV4, IPPROTO_UDP },
+	{ "icmp6", RTE_ETHER_TYPE_IPV6, IPPROTO_ICMPV6 },
+	{ "tcp6", RTE_ETHER_TYPE_IPV6, IPPROTO_TCP },
+	{ "udp6", RTE_ETHER_TYPE_IPV6, IPPROTO_UDP },
 };
 
-/* A field's value and mask, laid out as in struct flow_key. */
-struct field_value {
-	uint8_t v[8];
-	uint8_t m[8];
-};
-
-/* Why a value did not parse: "<what> '<text>'<hint>". */
-struct bad_value {
-	const char *what;
-	const char *text;
-	const char *hint;
-};
-
-static bool
-reject(struct bad_value *e, const char *what, const char *text,
-       const char *hint)
+bool
+ofp_reject(struct ofp_bad_value *e, const char *what, const char *text,
+	   const char *hint)
 {
 	e->what = what;
 	e->text = text;
@@ -122,9 +134,8 @@ parse_ipv4_mask(const char *s, rte_be32_t *mask)
 	return true;
 }
 
-/* Splits "value/mask" in place; returns the mask text or NULL. */
-static char *
-split_mask(char *s)
+char *
+ofp_split_mask(char *s)
 {
 	char *slash = strchr(s, '/');
 
@@ -150,17 +161,17 @@ put_be16(uint8_t *b, uint16_t host)
 }
 
 static bool
-value_port(struct parser *p, char *s, struct field_value *fv,
-	   struct bad_value *e)
+value_port(struct parser *p, char *s, struct ofp_field_value *fv,
+	   struct ofp_bad_value *e)
 {
 	uint32_t port = ofp_resolve_port(p->ports, s);
 	uint16_t v;
 
 	if (!port)
-		return reject(e, "unknown port", s, "");
+		return ofp_reject(e, "unknown port", s, "");
 	/* the key's in_port is 16 bits, as OVS's ofp_port_t */
 	if (port > FLOW_IN_PORT_MAX)
-		return reject(e, "port out of range", s, " (ofports are "
+		return ofp_reject(e, "port out of range", s, " (ofports are "
 			      "1..65279)");
 	v = (uint16_t)port;
 	memcpy(fv->v, &v, sizeof v);
@@ -169,30 +180,30 @@ value_port(struct parser *p, char *s, struct field_value *fv,
 }
 
 static bool
-value_u32_masked(char *s, struct field_value *fv, struct bad_value *e)
+value_u32_masked(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
-	char *m = split_mask(s);
+	char *m = ofp_split_mask(s);
 	uint64_t v, mask = UINT32_MAX;
 
 	if (!ofp_parse_uint(s, UINT32_MAX, &v))
-		return reject(e, "bad number", s, " (max 0xffffffff)");
+		return ofp_reject(e, "bad number", s, " (max 0xffffffff)");
 	if (m && !ofp_parse_uint(m, UINT32_MAX, &mask))
-		return reject(e, "bad mask", m, " (max 0xffffffff)");
+		return ofp_reject(e, "bad mask", m, " (max 0xffffffff)");
 	put_u32(fv->v, (uint32_t)v);
 	put_u32(fv->m, (uint32_t)mask);
 	return true;
 }
 
 static bool
-value_ipv4_masked(char *s, struct field_value *fv, struct bad_value *e)
+value_ipv4_masked(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
-	char *m = split_mask(s);
+	char *m = ofp_split_mask(s);
 	rte_be32_t ip, mask = UINT32_MAX;
 
 	if (!ofp_parse_ipv4(s, &ip))
-		return reject(e, "bad IPv4 address", s, "");
+		return ofp_reject(e, "bad IPv4 address", s, "");
 	if (m && !parse_ipv4_mask(m, &mask))
-		return reject(e, "bad IPv4 mask", m,
+		return ofp_reject(e, "bad IPv4 mask", m,
 			      " (a prefix length 0..32 or a.b.c.d)");
 	memcpy(fv->v, &ip, sizeof ip);
 	memcpy(fv->m, &mask, sizeof mask);
@@ -200,30 +211,30 @@ value_ipv4_masked(char *s, struct field_value *fv, struct bad_value *e)
 }
 
 static bool
-value_mac_masked(char *s, struct field_value *fv, struct bad_value *e)
+value_mac_masked(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
-	char *m = split_mask(s);
+	char *m = ofp_split_mask(s);
 	struct rte_ether_addr mac, mask;
 
 	memset(&mask, 0xff, sizeof mask);
 	if (!ofp_parse_mac(s, &mac))
-		return reject(e, "bad MAC address", s, "");
+		return ofp_reject(e, "bad MAC address", s, "");
 	if (m && !ofp_parse_mac(m, &mask))
-		return reject(e, "bad MAC mask", m, "");
+		return ofp_reject(e, "bad MAC mask", m, "");
 	memcpy(fv->v, &mac, sizeof mac);
 	memcpy(fv->m, &mask, sizeof mask);
 	return true;
 }
 
 static bool
-value_uint_exact(char *s, uint64_t max, size_t len, struct field_value *fv,
-		 struct bad_value *e)
+value_uint_exact(char *s, uint64_t max, size_t len, struct ofp_field_value *fv,
+		 struct ofp_bad_value *e)
 {
 	static const char *const hints[] = { "", " (max 255)", " (max 65535)" };
 	uint64_t v;
 
 	if (!ofp_parse_uint(s, max, &v))
-		return reject(e, "bad number", s, hints[len]);
+		return ofp_reject(e, "bad number", s, hints[len]);
 	if (len == 1) {
 		fv->v[0] = (uint8_t)v;
 		fv->m[0] = 0xff;
@@ -237,12 +248,12 @@ value_uint_exact(char *s, uint64_t max, size_t len, struct field_value *fv,
 /* dl_vlan=VID matches tagged packets with that VID; 0xffff (OVS's
  * OFP10_VLAN_NONE) matches untagged ones. */
 static bool
-value_vlan_vid(char *s, struct field_value *fv, struct bad_value *e)
+value_vlan_vid(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
 	uint64_t vid;
 
 	if (!ofp_parse_uint(s, UINT16_MAX, &vid) || (vid > 4095 && vid != 0xffff))
-		return reject(e, "bad VLAN ID", s, " (0..4095, or 0xffff)");
+		return ofp_reject(e, "bad VLAN ID", s, " (0..4095, or 0xffff)");
 	if (vid == 0xffff) {
 		put_be16(fv->v, 0);
 		put_be16(fv->m, UINT16_MAX);
@@ -254,15 +265,15 @@ value_vlan_vid(char *s, struct field_value *fv, struct bad_value *e)
 }
 
 static bool
-value_u16_masked(char *s, struct field_value *fv, struct bad_value *e)
+value_u16_masked(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
-	char *m = split_mask(s);
+	char *m = ofp_split_mask(s);
 	uint64_t v, mask = UINT16_MAX;
 
 	if (!ofp_parse_uint(s, UINT16_MAX, &v))
-		return reject(e, "bad number", s, " (max 65535)");
+		return ofp_reject(e, "bad number", s, " (max 65535)");
 	if (m && !ofp_parse_uint(m, UINT16_MAX, &mask))
-		return reject(e, "bad mask", m, " (max 0xffff)");
+		return ofp_reject(e, "bad mask", m, " (max 0xffff)");
 	put_be16(fv->v, (uint16_t)v);
 	put_be16(fv->m, (uint16_t)mask);
 	return true;
@@ -271,20 +282,34 @@ value_u16_masked(char *s, struct field_value *fv, struct bad_value *e)
 /* Like OVS, nw_tos is the whole TOS byte with the ECN bits clear, and only
  * the DSCP bits are matched. */
 static bool
-value_dscp(char *s, struct field_value *fv, struct bad_value *e)
+value_dscp(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
 	uint64_t v;
 
 	if (!ofp_parse_uint(s, UINT8_MAX, &v) || (v & 0x03))
-		return reject(e, "bad nw_tos", s,
+		return ofp_reject(e, "bad nw_tos", s,
 			      " (the TOS byte with ECN bits clear: 0, 4, ... 252)");
 	fv->v[0] = (uint8_t)v;
 	fv->m[0] = 0xfc;
 	return true;
 }
 
+/* ip_dscp=D: nw_tos=D*4 (OVS's IP_DSCP_SHIFTED); OVS truncates 64 and up
+ * to 6 bits, here they are refused. */
 static bool
-value_ip_frag(char *s, struct field_value *fv, struct bad_value *e)
+value_dscp_shifted(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
+{
+	uint64_t v;
+
+	if (!ofp_parse_uint(s, 63, &v))
+		return ofp_reject(e, "bad ip_dscp", s, " (0..63)");
+	fv->v[0] = (uint8_t)(v << 2);
+	fv->m[0] = 0xfc;
+	return true;
+}
+
+static bool
+value_ip_frag(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
 	const struct ofp_ip_frag_name *frags = ofp_ip_frag_names;
 
@@ -295,16 +320,16 @@ value_ip_frag(char *s, struct field_value *fv, struct bad_value *e)
 			return true;
 		}
 	}
-	return reject(e, "bad value", s, " (no, yes, first, later, not_later)");
+	return ofp_reject(e, "bad value", s, " (no, yes, first, later, not_later)");
 }
 
 static bool
-value_icmp(char *s, struct field_value *fv, struct bad_value *e)
+value_icmp(char *s, struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
 	uint64_t v;
 
 	if (!ofp_parse_uint(s, UINT8_MAX, &v))
-		return reject(e, "bad number", s, " (max 255)");
+		return ofp_reject(e, "bad number", s, " (max 255)");
 	put_be16(fv->v, (uint16_t)v);
 	put_be16(fv->m, UINT16_MAX);
 	return true;
@@ -312,7 +337,7 @@ value_icmp(char *s, struct field_value *fv, struct bad_value *e)
 
 static bool
 parse_value(struct parser *p, enum value_kind kind, char *s,
-	    struct field_value *fv, struct bad_value *e)
+	    struct ofp_field_value *fv, struct ofp_bad_value *e)
 {
 	switch (kind) {
 	case V_PORT:
@@ -338,15 +363,21 @@ parse_value(struct parser *p, enum value_kind kind, char *s,
 		return value_ip_frag(s, fv, e);
 	case V_ICMP:
 		return value_icmp(s, fv, e);
+	case V_DSCP_SHIFTED:
+		return value_dscp_shifted(s, fv, e);
+	case V_IPV6_MASKED:
+		return ofp_value_ipv6_masked(s, fv, e);
+	case V_IPV6_LABEL:
+		return ofp_value_ipv6_label(s, fv, e);
 	}
-	return reject(e, "bad value", s, "");
+	return ofp_reject(e, "bad value", s, "");
 }
 
 /* ---- match ------------------------------------------------------------ */
 
 /* Stores a field; giving it again is fine only with the same value. */
 static int
-set_field(struct parser *p, enum mf_id id, const struct field_value *fv,
+set_field(struct parser *p, enum mf_id id, const struct ofp_field_value *fv,
 	  const char *token)
 {
 	const struct mf_field *f = &mf_fields[id];
@@ -365,6 +396,14 @@ set_field(struct parser *p, enum mf_id id, const struct field_value *fv,
 	memcpy(match, v, f->len);
 	memcpy(mask, fv->m, f->len);
 	p->fields_set |= 1u << id;
+	/* The label and the second line's fields are in the key only with
+	 * ext_line (flow_key.h): a rule that matches one says so, as
+	 * flow_mask_set_field does (a /0 mask matches nothing: no line). */
+	if (f->offset > offsetof(struct flow_key, ext_line) &&
+	    flow_mask_has_field(&p->rule->mask, id)) {
+		p->rule->mask.ext_line = 0xff;
+		p->rule->match.ext_line = FLOW_EXT_LINE;
+	}
 	return 0;
 }
 
@@ -372,7 +411,7 @@ static int
 set_protocol(struct parser *p, uint16_t dl_type, uint8_t nw_proto,
 	     const char *token)
 {
-	struct field_value fv;
+	struct ofp_field_value fv;
 
 	put_be16(fv.v, dl_type);
 	put_be16(fv.m, UINT16_MAX);
@@ -407,8 +446,8 @@ static int
 parse_match_field(struct parser *p, const struct match_field *f,
 		  const char *key, char *value)
 {
-	struct field_value fv;
-	struct bad_value e;
+	struct ofp_field_value fv;
+	struct ofp_bad_value e;
 	char token[128];
 
 	snprintf(token, sizeof token, "%s=%s", key, value);
@@ -418,11 +457,19 @@ parse_match_field(struct parser *p, const struct match_field *f,
 				key, e.what, e.text, e.hint);
 	if (set_field(p, f->id, &fv, token))
 		return -1;
-	if (f->implies_proto &&
-	    set_protocol(p, RTE_ETHER_TYPE_IPV4, f->implies_proto, token))
-		return -1;
-	if (!p->needed_by[f->need])
+	if (f->implies_proto) {
+		fv.v[0] = f->implies_proto;
+		fv.m[0] = 0xff;
+		if (set_field(p, MFF_NW_PROTO, &fv, token))
+			return -1;
+		if (!p->implies_ip_by)
+			p->implies_ip_by = key;
+	}
+	if (!p->needed_by[f->need]) {
 		p->needed_by[f->need] = key;
+		snprintf(p->needed_tok[f->need], sizeof p->needed_tok[0], "%s",
+			 token);
+	}
 	return 0;
 }
 
@@ -433,10 +480,17 @@ dl_type_is(const struct ofp_rule *r, uint16_t type)
 }
 
 static bool
+is_ip_any(const struct ofp_rule *r)
+{
+	return dl_type_is(r, RTE_ETHER_TYPE_IPV4) ||
+	       dl_type_is(r, RTE_ETHER_TYPE_IPV6);
+}
+
+/* nw_proto over IPv4 or IPv6 */
+static bool
 nw_proto_is(const struct ofp_rule *r, uint8_t proto)
 {
-	return dl_type_is(r, RTE_ETHER_TYPE_IPV4) && r->mask.nw_proto &&
-	       r->match.nw_proto == proto;
+	return is_ip_any(r) && r->mask.nw_proto && r->match.nw_proto == proto;
 }
 
 static bool
@@ -449,16 +503,47 @@ prereq_met(const struct ofp_rule *r, enum prereq need)
 	case NEED_IP_OR_ARP:
 		return dl_type_is(r, RTE_ETHER_TYPE_IPV4) ||
 		       dl_type_is(r, RTE_ETHER_TYPE_ARP);
+	case NEED_IP_ANY_OR_ARP:
+		return is_ip_any(r) || dl_type_is(r, RTE_ETHER_TYPE_ARP);
 	case NEED_ARP:
 		return dl_type_is(r, RTE_ETHER_TYPE_ARP);
-	case NEED_IP:
-		return dl_type_is(r, RTE_ETHER_TYPE_IPV4);
+	case NEED_IP_ANY:
+		return is_ip_any(r);
 	case NEED_TCP_OR_UDP:
 		return nw_proto_is(r, IPPROTO_TCP) || nw_proto_is(r, IPPROTO_UDP);
-	case NEED_ICMP:
-		return nw_proto_is(r, IPPROTO_ICMP);
+	case NEED_ICMP_ANY:
+		return (dl_type_is(r, RTE_ETHER_TYPE_IPV4) &&
+			nw_proto_is(r, IPPROTO_ICMP)) ||
+		       (dl_type_is(r, RTE_ETHER_TYPE_IPV6) &&
+			nw_proto_is(r, IPPROTO_ICMPV6));
+	case NEED_IPV6:
+	case NEED_ND:
+	case NEED_ND_NS:
+	case NEED_ND_NA:
+		return ofp_prereq_ipv6_met(r, need);
 	}
 	return false;
+}
+
+/* udp_src & co.: nw_proto is set; dl_type is ip unless ipv6 was given. */
+static int
+imply_ip(struct parser *p)
+{
+	struct ofp_field_value fv;
+
+	if (!p->implies_ip_by)
+		return 0;
+	if (!p->rule->mask.dl_type) {
+		memset(&fv, 0, sizeof fv);
+		put_be16(fv.v, RTE_ETHER_TYPE_IPV4);
+		put_be16(fv.m, UINT16_MAX);
+		return set_field(p, MFF_DL_TYPE, &fv, p->implies_ip_by);
+	}
+	if (!is_ip_any(p->rule))
+		return ofp_fail(p, "%s requires ip or ipv6 (it means tcp or "
+				"udp; drop the other dl_type)",
+				p->implies_ip_by);
+	return 0;
 }
 
 int
@@ -466,16 +551,37 @@ ofp_check_prereqs(struct parser *p)
 {
 	static const char *const advice[N_PREREQS] = {
 		[NEED_IP_OR_ARP] = "ip or arp (add 'ip' or 'arp')",
+		[NEED_IP_ANY_OR_ARP] = "ip, ipv6 or arp (add 'ip', 'ipv6' or "
+				       "'arp')",
 		[NEED_ARP] = "arp (add 'arp')",
-		[NEED_IP] = "ip (add 'ip')",
+		[NEED_IP_ANY] = "ip or ipv6 (add 'ip' or 'ipv6')",
+		[NEED_IPV6] = "ipv6 (add 'ipv6')",
 		[NEED_TCP_OR_UDP] = "tcp or udp (add 'udp' or 'nw_proto=17')",
-		[NEED_ICMP] = "icmp (add 'icmp')",
+		[NEED_ICMP_ANY] = "icmp or icmp6 (add 'icmp' or 'icmp6')",
+		[NEED_ND] = "icmp6 with icmp_type=135 or 136 and icmp_code=0 "
+			    "(add 'icmp6,icmp_type=135' or "
+			    "'icmp6,icmp_type=136')",
+		[NEED_ND_NS] = "icmp6 with icmp_type=135 and icmp_code=0 "
+			       "(neighbour solicitation: add "
+			       "'icmp6,icmp_type=135')",
+		[NEED_ND_NA] = "icmp6 with icmp_type=136 and icmp_code=0 "
+			       "(neighbour advertisement: add "
+			       "'icmp6,icmp_type=136')",
 	};
+	const char *why;
 
-	for (int need = NEED_IP_OR_ARP; need < N_PREREQS; need++)
-		if (p->needed_by[need] && !prereq_met(p->rule, need))
-			return ofp_fail(p, "%s requires %s", p->needed_by[need],
-					advice[need]);
+	if (imply_ip(p))
+		return -1;
+	for (int need = NEED_IP_OR_ARP; need < N_PREREQS; need++) {
+		if (!p->needed_by[need] || prereq_met(p->rule, need))
+			continue;
+		why = advice[need];
+		if (need == NEED_TCP_OR_UDP &&
+		    dl_type_is(p->rule, RTE_ETHER_TYPE_IPV6))
+			why = "tcp6 or udp6 (add 'udp6' or 'nw_proto=17')";
+		return ofp_fail(p, "%s requires %s, in '%s'", p->needed_by[need],
+				why, p->needed_tok[need]);
+	}
 	return 0;
 }
 
@@ -578,6 +684,10 @@ ofp_parse_match_token(struct parser *p, const char *key, char *value)
 	const struct shorthand *sh = find_shorthand(key);
 	const struct match_field *f;
 
+	if (!strcmp(key, "sctp") || !strcmp(key, "sctp6"))
+		return ofp_fail(p, "'%s': SCTP is not supported (vxswitch "
+				"matches tcp, udp, icmp and their IPv6 forms)",
+				key);
 	if (sh) {
 		if (value)
 			return ofp_fail(p, "'%s' takes no value ('%s=%s')", key,

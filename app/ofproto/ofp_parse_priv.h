@@ -16,19 +16,34 @@
 /* What a match field needs from dl_type/nw_proto to mean anything. */
 enum prereq {
 	NEED_NOTHING,
-	NEED_IP_OR_ARP,
+	NEED_IP_OR_ARP,		/* IPv4 or ARP: nw_src, nw_dst */
+	NEED_IP_ANY_OR_ARP,	/* IPv4, IPv6 or ARP: nw_proto */
 	NEED_ARP,
-	NEED_IP,
-	NEED_TCP_OR_UDP,
-	NEED_ICMP,
+	NEED_IP_ANY,		/* IPv4 or IPv6: nw_tos, nw_ttl, nw_frag */
+	NEED_IPV6,		/* ipv6_src, ipv6_dst, ipv6_label */
+	NEED_TCP_OR_UDP,	/* over IPv4 or IPv6 */
+	NEED_ICMP_ANY,		/* icmp or icmp6: icmp_type, icmpv6_type */
+	NEED_ND,		/* icmp6, icmp_type=135|136, code 0: nd_target */
+	NEED_ND_NS,		/* ... icmp_type=135: nd_sll */
+	NEED_ND_NA,		/* ... icmp_type=136: nd_tll */
 	N_PREREQS
 };
+
+/* The longest "key=value" an error quotes for a prerequisite. */
+#define OFP_PREREQ_TOKEN_MAX 128
 
 struct parser {
 	const struct ofp_port_map *ports;
 	struct ofp_rule *rule;
 	uint32_t fields_set;		/* bit per enum mf_id */
 	const char *needed_by[N_PREREQS]; /* first key needing each prereq */
+	/* ... and its "key=value", for the error (values are split in
+	 * place while they are parsed, so this is a copy) */
+	char needed_tok[N_PREREQS][OFP_PREREQ_TOKEN_MAX];
+	/* udp_src & co. (first such key): they imply nw_proto at once and
+	 * ip unless the rule says ipv6, which only the end of the rule can
+	 * tell (ofp_check_prereqs) */
+	const char *implies_ip_by;
 	uint32_t meta_set;		/* bit per metadata field (ofp_parse_ct.c) */
 	bool table_set;
 	bool priority_set;
@@ -55,6 +70,37 @@ bool ofp_is_separator(char c);
 /* Splits the next comma/whitespace separated word off *pos; separators
  * inside parentheses do not split ("ct(commit,zone=1)" is one word). */
 char *ofp_next_word(char **pos);
+
+/* ---- match values (ofp_parse_match.c, ofp_parse_ipv6.c) ---------------- */
+
+/* A field's value and mask, laid out as in struct flow_key. */
+struct ofp_field_value {
+	uint8_t v[16];
+	uint8_t m[16];
+};
+
+/* Why a value did not parse: "<what> '<text>'<hint>". */
+struct ofp_bad_value {
+	const char *what;
+	const char *text;
+	const char *hint;
+};
+
+/* Fills e; returns false. */
+bool ofp_reject(struct ofp_bad_value *e, const char *what, const char *text,
+		const char *hint);
+/* Splits "value/mask" in place; returns the mask text or NULL. */
+char *ofp_split_mask(char *s);
+/* ipv6_src, ipv6_dst, nd_target: ADDR, ADDR/PREFIXLEN (0..128) or
+ * ADDR/MASKADDR, as OVS's ipv6_parse_masked (inet_pton syntax). */
+bool ofp_value_ipv6_masked(char *s, struct ofp_field_value *fv,
+			   struct ofp_bad_value *e);
+/* ipv6_label: V or V/M, V at most 0xfffff (20 bits) */
+bool ofp_value_ipv6_label(char *s, struct ofp_field_value *fv,
+			  struct ofp_bad_value *e);
+
+/* NEED_IPV6, NEED_ND, NEED_ND_NS, NEED_ND_NA (ofp_parse_ipv6.c) */
+bool ofp_prereq_ipv6_met(const struct ofp_rule *r, enum prereq need);
 
 /* ---- the two halves --------------------------------------------------- */
 

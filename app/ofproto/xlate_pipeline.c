@@ -74,6 +74,12 @@ struct walk {
 	unsigned depth, resubmits;
 };
 
+/* ORs rule_mask's bits of field f into the megaflow's mask. An IPv6
+ * field (the label in w7, the second line) takes ext_line with it, as
+ * flow_mask_set_field does: a mask that reads line 2 without it would
+ * let an IPv4 key's stale second line decide (the dpcls refuses such a
+ * mask). Only IPv6 keys get here with one: the rule's dl_type, earlier
+ * in mf_fields' order, differs first for any other. */
 static void
 mask_or_field(struct flow_key *mask, const struct flow_key *rule_mask,
 	      enum mf_id f)
@@ -82,6 +88,8 @@ mask_or_field(struct flow_key *mask, const struct flow_key *rule_mask,
 	const uint8_t *r = (const uint8_t *)rule_mask + mf_fields[f].offset;
 	for (unsigned i = 0; i < mf_fields[f].len; i++)
 		m[i] |= r[i];
+	if (mf_fields[f].offset > offsetof(struct flow_key, ext_line))
+		mask->ext_line = 0xff;
 }
 
 /* The registers, ct_state, ct_mark, ct_zone and conj_id: words 0-5 of
@@ -235,6 +243,9 @@ classify(struct walk *w, uint8_t t, bool conj)
 		if (flow_key_match(&w->key, &r->match, &r->mask)) {
 			if (!label_matches(w, r))
 				continue;
+			/* all sixteen words: a rule on an IPv6 field has
+			 * ext_line in its mask (ofp_parse_match.c), so the
+			 * megaflow's has it too */
 			for (int k = 0; k < FLOW_KEY_WORDS; k++)
 				w->mask->w[k] |= r->mask.w[k];
 			if (!is_conjunctive(r))

@@ -8,6 +8,10 @@ exec(...)) - is parsed and printed by vxswitch (build/tests/unit/
 ofctl_format_tool) and by `ovs-ofctl -O OpenFlow13 parse-flows`; the texts
 must be equal byte for byte. The expected file the C unit test pins is
 checked to be what this OVS prints too, so a stale pin cannot pass.
+
+Every rule of tests/vectors/ofctl_refused.txt is refused by vxswitch and
+by ovs-ofctl: an error, a rule it cannot decode back, or a field it drops
+for a missing prerequisite ("normalization changed ofp_match").
 """
 import pathlib
 import shutil
@@ -18,6 +22,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RULES = ROOT / "tests" / "vectors" / "ofctl_rules.txt"
 PINNED = ROOT / "tests" / "vectors" / "ofctl_rules.expected"
+REFUSED = ROOT / "tests" / "vectors" / "ofctl_refused.txt"
 
 
 def ovs_lines():
@@ -43,3 +48,33 @@ def test_same_text_as_ovs_ofctl(build_dir):
     pinned = [line for line in PINNED.read_text().splitlines()
               if not line.startswith("#")]
     assert pinned == theirs
+
+
+def ovs_verdict(rule, tmp_path):
+    """How ovs-ofctl takes one rule: error, undecoded, dropped or ok."""
+    one = tmp_path / "one.flows"
+    one.write_text(rule + "\n")
+    r = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "parse-flows",
+                        str(one)], capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    if r.returncode:
+        return "error"
+    if "decode error" in out:
+        return "undecoded"
+    if "normalization changed ofp_match" in out:
+        return "dropped"
+    return "ok"
+
+
+@pytest.mark.skipif(shutil.which("ovs-ofctl") is None,
+                    reason="ovs-ofctl (openvswitch-common) not installed")
+def test_refused_as_ovs_ofctl_refuses(build_dir, tmp_path):
+    tool = pathlib.Path(build_dir) / "tests" / "unit" / "ofctl_format_tool"
+    rules = [line for line in REFUSED.read_text().splitlines()
+             if line and not line.startswith("#")]
+    ours = subprocess.run([str(tool), str(REFUSED)], capture_output=True,
+                          text=True, check=True).stdout.splitlines()
+    assert len(ours) == len(rules)
+    for rule, mine in zip(rules, ours):
+        assert mine.startswith("error: "), (rule, mine)
+        assert ovs_verdict(rule, tmp_path) != "ok", rule

@@ -39,6 +39,9 @@ void test_errors(void);
 void test_error_buffers(void);
 void test_prereq_order(void);
 
+/* test_ofp_parse_ipv6.c */
+void test_ipv6(void);
+
 /* test_ofp_parse_random.c */
 void test_random_round_trips(void);
 void test_garbage(void);

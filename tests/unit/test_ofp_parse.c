@@ -284,6 +284,7 @@ main(void)
 	test_errors();
 	test_error_buffers();
 	test_prereq_order();
+	test_ipv6();
 	test_covered_by();
 	test_same_match();
 	test_format_buffers();
