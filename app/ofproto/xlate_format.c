@@ -40,6 +40,32 @@ put_ip(struct buf *b, const char *name, rte_be32_t v, rte_be32_t m)
 	}
 }
 
+static bool
+ip6_any(const struct flow_in6_addr *m)
+{
+	static const struct flow_in6_addr zero;
+	return memcmp(m, &zero, sizeof zero) != 0;
+}
+
+/* name=ADDR, or name=ADDR/MASK, as OVS's datapath flows print them */
+static void
+put_ip6(struct buf *b, const char *name, const struct flow_in6_addr *v,
+	const struct flow_in6_addr *m)
+{
+	static const struct flow_in6_addr ones = { {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	char s[INET6_ADDRSTRLEN], ms[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, v->a, s, sizeof s);
+	if (!memcmp(m, &ones, sizeof ones)) {
+		put(b, "%s=%s,", name, s);
+	} else {
+		inet_ntop(AF_INET6, m->a, ms, sizeof ms);
+		put(b, "%s=%s/%s,", name, s, ms);
+	}
+}
+
 /* Lower case, as OVS prints MACs (DPDK's formatter: upper case). */
 static void
 mac_lower(char *s, size_t len, const struct rte_ether_addr *m)
@@ -211,8 +237,31 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 	if (m->dl_type)
 		put(&b, "eth_type(0x%04x),", rte_be_to_cpu_16(k->dl_type));
 	bool arp = k->dl_type == RTE_BE16(RTE_ETHER_TYPE_ARP);
-	if (m->nw_src || m->nw_dst || m->nw_proto || m->nw_tos || m->nw_ttl ||
-	    m->nw_frag) {
+	bool v6 = k->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	if (v6 && (m->nw_proto || m->nw_tos || m->nw_ttl || m->nw_frag ||
+		   m->ipv6_label || ip6_any(&m->ipv6_src) ||
+		   ip6_any(&m->ipv6_dst))) {
+		put(&b, "ipv6(");
+		start = b.used;
+		if (ip6_any(&m->ipv6_src))
+			put_ip6(&b, "src", &k->ipv6_src, &m->ipv6_src);
+		if (ip6_any(&m->ipv6_dst))
+			put_ip6(&b, "dst", &k->ipv6_dst, &m->ipv6_dst);
+		if (m->ipv6_label)
+			put(&b, "label=%#x,", rte_be_to_cpu_32(k->ipv6_label));
+		if (m->nw_proto)
+			put(&b, "proto=%u,", k->nw_proto);
+		if (m->nw_tos)
+			put(&b, "tclass=%#x,", k->nw_tos);
+		if (m->nw_ttl)
+			put(&b, "hlimit=%u,", k->nw_ttl);
+		if (m->nw_frag)
+			put(&b, "frag=%s,", !k->nw_frag ? "no" :
+				(k->nw_frag & FLOW_NW_FRAG_LATER) ? "later"
+								   : "first");
+		close_group(&b, start);
+	} else if (!v6 && (m->nw_src || m->nw_dst || m->nw_proto ||
+			   m->nw_tos || m->nw_ttl || m->nw_frag)) {
 		put(&b, arp ? "arp(" : "ipv4(");
 		start = b.used;
 		if (m->nw_src)
@@ -232,10 +281,10 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 		close_group(&b, start);
 	}
 	if (m->tp_src || m->tp_dst) {
+		bool icmp = v6 ? k->nw_proto == 58 : k->nw_proto == 1;
 		const char *l4 = k->nw_proto == 6 ? "tcp" :
 				 k->nw_proto == 17 ? "udp" :
-				 k->nw_proto == 1 ? "icmp" : "l4";
-		bool icmp = k->nw_proto == 1;
+				 icmp ? (v6 ? "icmpv6" : "icmp") : "l4";
 		put(&b, "%s(", l4);
 		start = b.used;
 		if (m->tp_src)
@@ -244,6 +293,19 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 		if (m->tp_dst)
 			put(&b, "%s=%u,", icmp ? "code" : "dst",
 			    rte_be_to_cpu_16(k->tp_dst));
+		close_group(&b, start);
+	}
+	if (v6 && (ip6_any(&m->nd_target) ||
+		   !rte_is_zero_ether_addr(&m->nd_sll) ||
+		   !rte_is_zero_ether_addr(&m->nd_tll))) {
+		put(&b, "nd(");
+		start = b.used;
+		if (ip6_any(&m->nd_target))
+			put_ip6(&b, "target", &k->nd_target, &m->nd_target);
+		if (!rte_is_zero_ether_addr(&m->nd_sll))
+			put_mac(&b, "sll", &k->nd_sll, &m->nd_sll);
+		if (!rte_is_zero_ether_addr(&m->nd_tll))
+			put_mac(&b, "tll", &k->nd_tll, &m->nd_tll);
 		close_group(&b, start);
 	}
 	if (b.used && b.used <= len && out[b.used - 1] == ',')

@@ -89,6 +89,13 @@ test_masks(void)
 	CHECK(flow_mask_has_field(&m, MFF_ND_TARGET) && m.ext_line == 0xff,
 	      "nd_target with ext_line");
 	CHECK(!flow_mask_has_field(&m, MFF_IPV6_SRC), "ipv6_src not read");
+	/* the megaflow as ofproto/trace prints it: IPv6's groups */
+	char text[512];
+	xlate_format_megaflow_match(&k, &m, text, sizeof text);
+	CHECK(strstr(text, "eth_type(0x86dd),ipv6(") &&
+	      strstr(text, "proto=58") && !strstr(text, "ipv4(") &&
+	      strstr(text, "icmpv6(type=136") &&
+	      strstr(text, "nd(target=fe80::1)"), "megaflow text: %s", text);
 
 	/* another target: rule 0 fails on nd_target, rule 1 on icmp_type,
 	 * rule 2 on ipv6_src (/64), rule 3 on nw_proto, rule 4 on ipv6_dst
