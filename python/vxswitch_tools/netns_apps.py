@@ -134,14 +134,19 @@ def server(ns, *args, timeout=10.0):
 
 # ------------------------------------------------------------------ TCP
 
+def v6(ip):
+    """The server's family flag for netns_peer.py: IPv6 server_ip, -6."""
+    return ("-6",) if ":" in ip else ()
+
+
 def tcp_transfer(client_ns, server_ns, server_ip, nbytes, port=5001,
                  direction="upload", timeout=60.0):
     """nbytes over one TCP connection; upload: client -> server, download:
     server -> client. Returns {"client": {...}, "server": {...}}, each end's
     sha256/bytes/seconds, after asserting they match and count nbytes."""
     up = direction == "upload"
-    srv = server(server_ns, "tcp-serve", port, "sink" if up else "source",
-                 nbytes)
+    srv = server(server_ns, *v6(server_ip), "tcp-serve", port,
+                 "sink" if up else "source", nbytes)
     try:
         cli = Peer(client_ns, "tcp-client", server_ip, port,
                    "source" if up else "sink", nbytes)
@@ -213,7 +218,7 @@ def udp_echo(client_ns, server_ns, server_ip, count=20, size=200, port=5003,
              timeout=1.0):
     """count datagrams to an echo server in server_ns, one at a time;
     {"sent", "received", "bad"}."""
-    srv = server(server_ns, "udp-echo-serve", port)
+    srv = server(server_ns, *v6(server_ip), "udp-echo-serve", port)
     try:
         return Peer(client_ns, "udp-echo-client", server_ip, port, count,
                     size, timeout).result(count * timeout + 15)

@@ -28,6 +28,9 @@ result line at the end. netns_apps.py starts them and reads those lines.
                                    a late or stray packet of a connection
                                    no socket holds any more
 
+Servers listen on IPv4; with -6 before MODE, on IPv6 ("::"). Clients
+take the family from the address they are given.
+
 A transfer's result carries the sha256 and byte count of what this end
 sent or received, so a test compares the two ends' lines.
 """
@@ -50,10 +53,22 @@ def emit(**kw):
     sys.stdout.flush()
 
 
+FAMILY = socket.AF_INET        # servers' (-6: AF_INET6)
+
+
+def family(ip):
+    return socket.AF_INET6 if ":" in ip else socket.AF_INET
+
+
+def hostport(a):
+    """'HOST:PORT' of a socket address (IPv6's has 4 fields)."""
+    return "%s:%d" % tuple(a[:2])
+
+
 def listener(port, kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind)
+    s = socket.socket(FAMILY, kind)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("0.0.0.0", port))
+    s.bind(("::" if FAMILY == socket.AF_INET6 else "0.0.0.0", port))
     if kind == socket.SOCK_STREAM:
         s.listen(64)
     return s
@@ -101,7 +116,7 @@ def tcp_serve(port, mode, total=0):
     c.settimeout(120)
     r = transfer(c, mode, total)
     c.close()
-    emit(role="server", mode=mode, peer="%s:%d" % peer, **r)
+    emit(role="server", mode=mode, peer=hostport(peer), **r)
 
 
 def tcp_client(ip, port, mode, total=0):
@@ -110,12 +125,12 @@ def tcp_client(ip, port, mode, total=0):
     r = transfer(c, mode, total)
     local = c.getsockname()
     c.close()
-    emit(role="client", mode=mode, local="%s:%d" % local, **r)
+    emit(role="client", mode=mode, local=hostport(local), **r)
 
 
 def tcp_connect(ip, port, timeout):
     t0 = time.monotonic()
-    c = socket.socket()
+    c = socket.socket(family(ip))
     c.settimeout(timeout)
     try:
         c.connect((ip, port))
@@ -167,7 +182,7 @@ def tcp_session(ip, port):
         emit(connected=False, error=str(e))
         return
     c.settimeout(10)
-    emit(connected=True, local="%s:%d" % c.getsockname())
+    emit(connected=True, local=hostport(c.getsockname()))
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -206,7 +221,7 @@ def udp_echo_serve(port):
 
 
 def udp_echo_client(ip, port, count, size, timeout):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s = socket.socket(family(ip), socket.SOCK_DGRAM)
     s.settimeout(timeout)
     s.connect((ip, port))
     received = bad = refused = 0
@@ -229,7 +244,7 @@ def udp_echo_client(ip, port, count, size, timeout):
         else:
             bad += 1
     emit(sent=count, received=received, bad=bad, refused=refused,
-         local="%s:%d" % s.getsockname())
+         local=hostport(s.getsockname()))
 
 
 def udp_send(sport, ip, port, count):
@@ -280,6 +295,9 @@ def tcp_segment(src, ip, sport, dport, flags, seq, ack, length):
 
 
 def main(argv):
+    global FAMILY
+    if argv[0] == "-6":
+        FAMILY, argv = socket.AF_INET6, argv[1:]
     mode, args = argv[0], argv[1:]
     if mode == "tcp-serve":
         tcp_serve(int(args[0]), args[1], int(args[2]) if len(args) > 2 else 0)

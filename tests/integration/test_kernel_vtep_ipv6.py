@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IPv6 tenant traffic over the IPv4 underlay, against a Linux VXLAN device
+(test_kernel_vtep.py's rig: netns "vm" with the switch's tap, the switch,
+netns "vtep" with vx0), through Neutron-style IPv6 anti-spoofing rules:
+the VM may advertise (NA) only its own addresses (nd_target), send only
+from its own addresses (ipv6_src: its global, its link-local /64, :: for
+DAD), everything else IPv6 from it is dropped.
+
+test_ipv6_tenant_over_kernel_vtep, with both neighbour caches flushed:
+  - Neighbour Discovery both ways, no static entry anywhere: each side
+    learns the other's MAC (ip -6 neigh in both namespaces);
+  - ping6 both ways; TCP both ways over IPv6 (4 MB, sha256 at both ends);
+    UDP echo over IPv6 at sizes up to the tenant MTU (every datagram back
+    byte for byte);
+  - a spoofed NA from the VM (a target not its own) is dropped by its rule
+    and the kernel learns nothing from it; a datagram from an address not
+    the VM's is dropped by its rule;
+  - the rules' counters and the megaflows say the same: dpctl/dump-flows
+    has IPv6 megaflows with nd(target=...) from the NA rules;
+  - every mbuf back, no malformed drop.
+"""
+
+import json
+import subprocess
+
+import pytest
+
+from vxswitch_tools import harness as vxlib
+from vxswitch_tools import netns_apps as A
+from vxswitch_tools.harness import sh, wait_for
+from vxswitch_tools.hostnet import link_mac
+from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP, KVTEP_IP,
+                                           VM_IP, VNI, kernel_vtep, tag,
+                                           vtep_topology)
+
+VM6 = "fd00:1::2"
+KHOST6 = "fd00:1::1"
+SPOOF6 = "fd00:1::66"
+TUNNEL = "set_tunnel:%d,set_field:%s->tun_dst,output:vxlan" % (VNI, KVTEP_IP)
+
+
+def v6_rules(vm_ll):
+    """Neutron's openvswitch firewall's IPv6 anti-spoofing, in short."""
+    return [
+        "priority=100,icmp6,in_port=tap,icmp_type=136,nd_target=%s,"
+        "actions=%s" % (VM6, TUNNEL),
+        "priority=100,icmp6,in_port=tap,icmp_type=136,nd_target=%s,"
+        "actions=%s" % (vm_ll, TUNNEL),
+        "priority=90,icmp6,in_port=tap,icmp_type=136,actions=drop",
+        "priority=80,ipv6,in_port=tap,ipv6_src=%s,actions=%s" % (VM6, TUNNEL),
+        "priority=80,ipv6,in_port=tap,ipv6_src=fe80::/64,actions=%s" % TUNNEL,
+        "priority=80,ipv6,in_port=tap,ipv6_src=::,actions=%s" % TUNNEL,
+        "priority=70,ipv6,in_port=tap,actions=drop",
+    ]
+
+
+def addrs6(ns, dev):
+    """{scope: [(address, tentative)]} of dev's IPv6 addresses."""
+    j = json.loads(sh(["ip", "-6", "-j", "addr", "show", "dev", dev], ns=ns))
+    out = {}
+    for a in j[0].get("addr_info", []):
+        out.setdefault(a["scope"], []).append(
+            (a["local"], bool(a.get("tentative"))))
+    return out
+
+
+def link_local(ns, dev):
+    def ready():
+        ll = addrs6(ns, dev).get("link", [])
+        return ll and not ll[0][1] and ll[0][0]
+    return wait_for(ready, 10, 0.2, "%s's link-local address" % dev)
+
+
+def neigh6(ns, dev, ip):
+    """(lladdr, state) of ip in dev's neighbour table, or None."""
+    for e in json.loads(sh(["ip", "-6", "-j", "neigh", "show", "dev", dev],
+                           ns=ns)):
+        if e["dst"] == ip and e.get("lladdr"):
+            return e["lladdr"], e["state"]
+    return None
+
+
+def rule_packets(sw):
+    return {r["rule"]: r["n_packets"] for r in sw.ctl("dump-flows",
+                                                      json=True)}
+
+
+def packets_of(rules, *parts):
+    """n_packets of the one rule whose text has every part."""
+    hit = [n for r, n in rules.items() if all(p in r for p in parts)]
+    assert len(hit) == 1, (parts, rules)
+    return hit[0]
+
+
+def send_from_vm(ns, dev, frame_py):
+    """One frame built by scapy (frame_py: an expression) sent on dev."""
+    code = ("from scapy.all import *\n"
+            "sendp(%s, iface=%r, verbose=False)\n" % (frame_py, dev))
+    subprocess.run(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c",
+                    code], check=True, timeout=60)
+
+
+@pytest.fixture
+def rig(request, make_switch):
+    class R:
+        pass
+    r = R()
+    t = tag()
+    r.phy, r.peer, r.tap = "k6u%s" % t, "k6p%s" % t, "k6tap%s" % t
+    with vxlib.netns("vtep6%s" % t) as vtep, \
+            vxlib.netns("vm6%s" % t) as vm, \
+            vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
+        r.vtep, r.vm = vtep, vm
+        kernel_vtep(r.phy, r.peer, vtep, KHOST_IP + "/24")
+        # IPv6 on the tenant network only (the underlay stays IPv4)
+        sh(["sysctl", "-qw", "net.ipv6.conf.vx0.disable_ipv6=0"], ns=vtep)
+        sh(["ip", "-6", "addr", "add", KHOST6 + "/64", "dev", "vx0",
+            "nodad"], ns=vtep)
+        topo = vtep_topology(r.phy, {"name": "tap", "type": "dpdk",
+                                     "devargs": "net_tap0,iface=%s" % r.tap})
+        # the catch-all below the anti-spoofing rules (IPv4, ARP)
+        topo["flows"] = ["priority=10,in_port=tap,actions=" + TUNNEL,
+                         "in_port=vxlan,actions=output:tap"]
+        r.sw = make_switch(topo, ready_timeout=60.0)
+        sh(["ip", "link", "set", r.tap, "netns", vm])
+        sh(["ip", "link", "set", r.tap, "mtu", INNER_MTU], ns=vm)
+        sh(["ip", "addr", "add", VM_IP + "/24", "dev", r.tap], ns=vm)
+        sh(["ip", "-6", "addr", "add", VM6 + "/64", "dev", r.tap, "nodad"],
+           ns=vm)
+        sh(["ip", "link", "set", r.tap, "up"], ns=vm)
+        r.vm_mac = link_mac(r.tap, vm)
+        r.vx_mac = link_mac("vx0", vtep)
+        r.vm_ll = link_local(vm, r.tap)
+        link_local(vtep, "vx0")
+        # the anti-spoofing rules above the topology's catch-all
+        for f in v6_rules(r.vm_ll):
+            r.sw.ctl("add-flow", f)
+        yield r
+        rep = getattr(request.node, "rep_call", None)
+        if r.sw.running and rep is not None and rep.passed:
+            vxlib.assert_no_mbuf_leak(r.sw)
+            assert r.sw.stop() == 0, r.sw.log_tail(30)
+
+
+def test_ipv6_tenant_over_kernel_vtep(rig):
+    r, sw = rig, rig.sw
+    sh(["ip", "-6", "neigh", "flush", "dev", r.tap], ns=r.vm)
+    sh(["ip", "-6", "neigh", "flush", "dev", "vx0"], ns=r.vtep)
+
+    # -- ND both ways with ping6 both ways: the VM solicits the kernel
+    # host, which advertises; then the kernel, having forgotten the VM
+    # (which taught it its MAC in its solicitation), solicits it and the
+    # VM advertises through its nd_target rule
+    p = A.ping(r.vm, KHOST6)
+    assert p["received"] == p["transmitted"] > 0, p["output"]
+    sh(["ip", "-6", "neigh", "flush", "dev", "vx0"], ns=r.vtep)
+    p = A.ping(r.vtep, VM6)
+    assert p["received"] == p["transmitted"] > 0, p["output"]
+    got = neigh6(r.vm, r.tap, KHOST6)
+    assert got and got[0] == r.vx_mac, (got, r.vx_mac)
+    got = neigh6(r.vtep, "vx0", VM6)
+    assert got and got[0] == r.vm_mac, (got, r.vm_mac)
+
+    # -- TCP both ways, UDP echo up to the tenant MTU
+    for direction in ("upload", "download"):
+        A.tcp_transfer(r.vm, r.vtep, KHOST6, 4 * 1024 * 1024,
+                       direction=direction)
+    # IPv6 48 + UDP 8 of the 1450-byte tenant MTU: 1402-byte payloads
+    for size in (1, 64, 512, 1200, INNER_MTU - 48):
+        e = A.udp_echo(r.vm, r.vtep, KHOST6, count=5, size=size)
+        assert e["received"] == 5 and e["bad"] == 0, (size, e)
+
+    # -- spoofing: an NA for an address not the VM's, a datagram from one
+    before = rule_packets(sw)
+    send_from_vm(r.vm, r.tap,
+                 "Ether(src=%r, dst='33:33:00:00:00:01') / "
+                 "IPv6(src=%r, dst='ff02::1', hlim=255) / "
+                 "ICMPv6ND_NA(tgt=%r, O=1) / "
+                 "ICMPv6NDOptDstLLAddr(lladdr=%r)" % (
+                     r.vm_mac, r.vm_ll, SPOOF6, r.vm_mac))
+    send_from_vm(r.vm, r.tap,
+                 "Ether(src=%r, dst=%r) / IPv6(src=%r, dst=%r) / "
+                 "UDP(sport=7, dport=9)" % (r.vm_mac, r.vx_mac, SPOOF6,
+                                            KHOST6))
+
+    def dropped():
+        now = rule_packets(sw)
+        na = packets_of(now, "priority=90", "icmp_type=136")
+        src = packets_of(now, "priority=70", "ipv6")
+        return (na > packets_of(before, "priority=90", "icmp_type=136") and
+                src > packets_of(before, "priority=70", "ipv6"))
+    try:
+        wait_for(dropped, 5, 0.2, "the spoofed NA and datagram dropped")
+    except TimeoutError:
+        raise AssertionError((rule_packets(sw), sw.ctl("dpctl/dump-flows"),
+                              sw.ctl("dpif-netdev/pmd-stats-show")))
+    assert neigh6(r.vtep, "vx0", SPOOF6) is None
+    rules = rule_packets(sw)
+    assert packets_of(rules, "priority=100", "nd_target=%s" % VM6) > 0, rules
+    assert packets_of(rules, "priority=80", "ipv6_src=%s" % VM6) > 0, rules
+
+    # -- the megaflows: IPv6, the NA rules' nd(target=...)
+    flows = sw.ctl("dpctl/dump-flows")
+    assert "ipv6(" in flows and "nd(target=" in flows, flows
+    drops = {}
+    for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True):
+        for k, n in p["drops"].items():
+            drops[k] = drops.get(k, 0) + n
+    assert not drops.get("malformed"), drops
