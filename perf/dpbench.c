@@ -59,7 +59,11 @@
 #define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
 #endif
 
-static const char *const dir_names[2] = { "decap", "encap" };
+/* the paths as printed; --ipv6 (the inner frames' family) names them
+ * decap6, encap6 */
+static const char *const dir_names4[2] = { "decap", "encap" };
+static const char *const dir_names6[2] = { "decap6", "encap6" };
+static const char *const *dir_names = dir_names4;
 
 /* The switchable optimisations that are on the packet path. */
 static const enum dp_opt bench_opts[] = {
@@ -102,6 +106,7 @@ static struct {
 	bool tx_lock;			/* each row without and with the tx lock */
 	bool sg;			/* each row without sg, with, sg-deny */
 	const char *zipf;		/* --zipf: the s values */
+	bool ipv6;			/* --ipv6: IPv6 inner frames */
 	bool flows_set;
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
@@ -152,6 +157,8 @@ usage(FILE *f)
 "                  (allow egress, deny ingress; sessions established first,\n"
 "                  so every measured packet is +est) and sg(deny) on new\n"
 "                  packets (all dropped); then the three side by side\n"
+"  --ipv6          IPv6 inner frames (paths decap6, encap6): eth/ipv6/udp,\n"
+"                  VM i fd00:1::i, rules on ipv6_dst\n"
 "  --zipf S,...    offload admission: --flows N (default 250k) microflows,\n"
 "                  one inner megaflow each, Zipf(S) packets, 16K NIC rules;\n"
 "                  fifo vs weight side by side, then the hot set shifts\n"
@@ -189,7 +196,7 @@ parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
 	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK,
-	       O_SG, O_ZIPF };
+	       O_SG, O_ZIPF, O_IPV6 };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -206,6 +213,7 @@ parse_args(int argc, char **argv)
 		{ "tx-lock", no_argument, NULL, O_TXLOCK },
 		{ "sg", no_argument, NULL, O_SG },
 		{ "zipf", required_argument, NULL, O_ZIPF },
+		{ "ipv6", no_argument, NULL, O_IPV6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,6 +248,7 @@ parse_args(int argc, char **argv)
 		case O_TXLOCK: args.tx_lock = true; break;
 		case O_SG: args.sg = true; break;
 		case O_ZIPF: args.zipf = optarg; break;
+		case O_IPV6: args.ipv6 = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -252,6 +261,11 @@ parse_args(int argc, char **argv)
 	if (strcmp(args.dirs, "decap") && strcmp(args.dirs, "encap") &&
 	    strcmp(args.dirs, "both")) {
 		fprintf(stderr, "dpbench: --dir decap|encap|both\n");
+		return -1;
+	}
+	if (args.ipv6 && (args.sg || args.zipf || args.nic_marked)) {
+		fprintf(stderr, "dpbench: --ipv6 not with --sg, --zipf or "
+			"--nic-marked (IPv4 rule sets)\n");
 		return -1;
 	}
 	if (args.sg && (args.tx_lock || args.nic_marked)) {
@@ -308,9 +322,16 @@ write_topology(char *path, size_t len, uint32_t max_flows, uint32_t max_conns)
 			   "set_field:172.1.0.0->tun_dst,"
 			   "set_field:172.1.0.100->tun_src,output:vxlan\n",
 			i, VNI);
-		fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,actions=%s"
-			   "output:vhost-user%d\n", i, args.rewrite ?
-			   "mod_dl_dst:52:54:00:00:ff:00," : "", i);
+		if (args.ipv6)
+			fprintf(f, "  - in_port=vxlan,ipv6,ipv6_dst=fd00:1::%x,"
+				   "actions=%soutput:vhost-user%d\n", i,
+				args.rewrite ? "mod_dl_dst:52:54:00:00:ff:00,"
+					     : "", i);
+		else
+			fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,"
+				   "actions=%soutput:vhost-user%d\n", i,
+				args.rewrite ? "mod_dl_dst:52:54:00:00:ff:00,"
+					     : "", i);
 	}
 	return fclose(f);
 }
@@ -470,7 +491,7 @@ print_sg(const struct result *res, int n)
 static void
 print_header(void)
 {
-	printf("%-5s %-24s %8s", "path", "config", "flows");
+	printf("%-6s %-24s %8s", "path", "config", "flows");
 	for (int s = 0; s < PMD_N_STAGES; s++)
 		printf(" %8s", pmd_stage_name(s));
 	printf(" %8s %8s %6s %6s %6s\n", "other", "total", "emc%", "mf%",
@@ -491,7 +512,7 @@ print_result(const struct result *r)
 	double p = r->packets, staged = 0;
 	char label[64];
 
-	printf("%-5s %-24s %8u", dir_names[r->dir],
+	printf("%-6s %-24s %8u", dir_names[r->dir],
 	       config_label(r, label, sizeof label), r->flows);
 	for (int s = 0; s < PMD_N_STAGES; s++) {
 		printf(" %8.1f", r->stage[s] / p);
@@ -621,7 +642,9 @@ main(int argc, char **argv)
 	if (args.zipf)
 		max_flows = args.flows_set ? args.flow_counts[0] :
 			    ZIPF_DEFAULT_FLOWS;
-	if (traffic_build(max_flows)) {
+	if (args.ipv6)
+		dir_names = dir_names6;
+	if (traffic_build(max_flows, args.ipv6)) {
 		fprintf(stderr, "dpbench: out of memory\n");
 		return 1;
 	}
@@ -711,7 +734,8 @@ main(int argc, char **argv)
 	       "packet)\n");
 	print_header();
 	for (int d = DIR_DECAP; d <= DIR_ENCAP; d++) {
-		if (strcmp(args.dirs, "both") && strcmp(args.dirs, dir_names[d]))
+		if (strcmp(args.dirs, "both") &&
+		    strcmp(args.dirs, dir_names4[d]))
 			continue;
 		for (int fi = 0; fi < args.n_flow_counts; fi++)
 			for (int c = 0; c < n_oc * n_var; c++) {

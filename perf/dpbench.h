@@ -24,6 +24,7 @@ struct traffic_src {
 	bool rx_csum_good;		/* --rx-csum-good */
 	struct port *nic_port, *vm_port[N_VMS];
 	struct fdir_model *marker;	/* --nic-marked: the "NIC", or NULL */
+	bool ipv6;			/* --ipv6: the inner frames IPv6 */
 };
 
 /* One configuration's stream: the flow of the next packet walks flows
@@ -40,7 +41,7 @@ struct traffic {
 
 /* Builds the per-VM templates and the patches of flows 0..max_flows-1;
  * -1 when out of memory. */
-int traffic_build(uint32_t max_flows);
+int traffic_build(uint32_t max_flows, bool ipv6);
 void traffic_free(void);
 
 /* Fills b with the next burst (fresh mbufs from pktmbuf_pool) and sets

@@ -2,7 +2,10 @@
  * dpbench's synthetic traffic (dpbench.c runs it; the flows and frames are
  * described at its top): scripts/gen-traffic.py's packets, built as per-VM
  * templates and per-flow patches before the measured runs, and copied into
- * fresh mbufs one burst at a time outside the measured cycles.
+ * fresh mbufs one burst at a time outside the measured cycles. With
+ * --ipv6 the inner frames are eth/ipv6/udp of the same length (VM i is
+ * fd00:1::i, remote end j is fd00:2::(j / 1024), the same ports), the
+ * outer header as ever.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +40,16 @@ struct flow_patch {			/* what differs between flows */
 	rte_be16_t ip_csum_encap;	/* VM's IPv4 checksum */
 };
 
+/* IPv6 inner frames: the addresses' last word is what differs */
+#define I6_SRC_LOW (I_IP + 8 + 12)
+#define I6_DST_LOW (I_IP + 24 + 12)
+#define I6_UDP (I_IP + 40)
+
 static struct flow_patch *patches;
 static uint32_t n_patches;
 static uint8_t decap_tmpl[N_VMS][PKT_LEN];
 static uint8_t encap_tmpl[N_VMS][INNER_LEN];
+static bool inner_ipv6;
 
 static rte_be32_t
 vm_ip(int i)
@@ -84,6 +93,58 @@ put_ip_udp(uint8_t *p, uint16_t ip_len, rte_be32_t src, rte_be32_t dst,
 	u->dst_port = rte_cpu_to_be_16(dport);
 	u->dgram_len = rte_cpu_to_be_16(ip_len - 20);
 	u->dgram_cksum = 0;	/* none: the switch does not look at it */
+}
+
+/* eth/ipv6/udp from ::src_low to ::dst_low (fd00:1::/fd00:2:: by the
+ * caller's prefixes), frame of INNER_LEN bytes */
+static void
+put_ip6_udp(uint8_t *p, const uint8_t src_pfx[2], uint32_t src_low,
+	    const uint8_t dst_pfx[2], uint32_t dst_low, uint16_t sport,
+	    uint16_t dport)
+{
+	uint16_t plen = INNER_LEN - I_IP - 40;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(p + 40);
+	rte_be32_t s = rte_cpu_to_be_32(src_low), d = rte_cpu_to_be_32(dst_low);
+
+	memset(p, 0, 40);
+	p[0] = 0x60;
+	p[4] = plen >> 8;
+	p[5] = plen & 0xff;
+	p[6] = IPPROTO_UDP;
+	p[7] = 64;
+	memcpy(p + 8, src_pfx, 2);
+	memcpy(p + 20, &s, 4);
+	memcpy(p + 24, dst_pfx, 2);
+	memcpy(p + 36, &d, 4);
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dst_port = rte_cpu_to_be_16(dport);
+	u->dgram_len = rte_cpu_to_be_16(plen);
+	u->dgram_cksum = 0;
+}
+
+static void
+build_templates6(void)
+{
+	static const uint8_t vm_pfx[2] = { 0xfd, 0 }, remote_pfx[2] = { 0xfd, 0 };
+	const struct rte_ether_addr remote = { { 0xa0, 0, 0, 0, 0, 2 } };
+
+	for (int i = 0; i < N_VMS; i++) {
+		struct rte_ether_addr vm;
+		uint8_t *d = decap_tmpl[i] + OUTER_LEN, *e = encap_tmpl[i];
+
+		vm_mac(i, &vm);
+		/* fd00:1::i and fd00:2::0: the prefixes' second word */
+		put_eth(d, &vm, &remote);
+		d[12] = 0x86, d[13] = 0xdd;
+		put_ip6_udp(d + I_IP, remote_pfx, 0, vm_pfx, (uint32_t)i,
+			    REMOTE_PORT_BASE, VM_PORT);
+		d[I_IP + 8 + 3] = 2, d[I_IP + 24 + 3] = 1;
+		put_eth(e, &remote, &vm);
+		e[12] = 0x86, e[13] = 0xdd;
+		put_ip6_udp(e + I_IP, vm_pfx, (uint32_t)i, remote_pfx, 0,
+			    VM_PORT, REMOTE_PORT_BASE);
+		e[I_IP + 8 + 3] = 1, e[I_IP + 24 + 3] = 2;
+	}
 }
 
 static void
@@ -215,18 +276,30 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 		if (t->dir == DIR_DECAP) {
 			rte_memcpy(d, decap_tmpl[f % N_VMS], PKT_LEN);
 			memcpy(d + O_UDP, &p->outer_sport, 2);
-			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
-			memcpy(d + OUTER_LEN + I_IP + 12, &p->remote_ip, 4);
-			memcpy(d + OUTER_LEN + I_UDP, &p->remote_port, 2);
 			m->data_len = m->pkt_len = PKT_LEN;
 			if (t->src->rx_csum_good)
 				m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+			if (inner_ipv6) {
+				memcpy(d + OUTER_LEN + I6_SRC_LOW,
+				       &p->remote_ip, 4);
+				memcpy(d + OUTER_LEN + I6_UDP,
+				       &p->remote_port, 2);
+				continue;
+			}
+			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
+			memcpy(d + OUTER_LEN + I_IP + 12, &p->remote_ip, 4);
+			memcpy(d + OUTER_LEN + I_UDP, &p->remote_port, 2);
 		} else {
 			rte_memcpy(d, encap_tmpl[f % N_VMS], INNER_LEN);
+			m->data_len = m->pkt_len = INNER_LEN;
+			if (inner_ipv6) {
+				memcpy(d + I6_DST_LOW, &p->remote_ip, 4);
+				memcpy(d + I6_UDP + 2, &p->remote_port, 2);
+				continue;
+			}
 			memcpy(d + I_IP + 10, &p->ip_csum_encap, 2);
 			memcpy(d + I_IP + 16, &p->remote_ip, 4);
 			memcpy(d + I_UDP + 2, &p->remote_port, 2);
-			m->data_len = m->pkt_len = INNER_LEN;
 		}
 	}
 	if (t->src->marker && t->dir == DIR_DECAP)
@@ -235,10 +308,19 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 }
 
 int
-traffic_build(uint32_t max_flows)
+traffic_build(uint32_t max_flows, bool ipv6)
 {
 	build_templates();
-	return build_patches(max_flows);
+	inner_ipv6 = ipv6;
+	if (ipv6)	/* the outer headers stay; the inner frames change */
+		build_templates6();
+	if (build_patches(max_flows))
+		return -1;
+	if (ipv6)	/* the remote's last address word: j / 1024 */
+		for (uint32_t f = 0; f < max_flows; f++)
+			patches[f].remote_ip = rte_cpu_to_be_32(
+				f / N_VMS / FLOWS_PER_REMOTE_IP);
+	return 0;
 }
 
 void
