@@ -60,8 +60,9 @@ int miniflow_extract_ipv6(const struct rte_mbuf *m, uint32_t l3_off,
  * it, only decides whether the fast check is tried; it is never trusted. */
 int miniflow_extract_fast(const struct rte_mbuf *m, struct flow_key *key);
 
-/* The fast path alone, for tests and benchmarks: fills w2..w5 and returns
- * true if m is one of the fast shapes; returns false, key untouched,
+/* The fast path alone, for tests and benchmarks: fills the key's header
+ * words (IPv6: w7 and the second line too) and returns true if m is one
+ * of the fast shapes, IPv4's or IPv6's (miniflow_fast.h); returns false, key untouched,
  * otherwise. Ignores m->packet_type. */
 bool miniflow_extract_fast_only(const struct rte_mbuf *m,
 				struct flow_key *key);

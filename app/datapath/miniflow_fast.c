@@ -12,7 +12,9 @@
  * Shape check: one branch on the packet_type hint, one on "enough bytes in
  * one segment", one (or two) on the shape, plus one for TCP's data offset. The key words are built from a few wide
  * loads: w2 and w3 straight from the Ethernet header, w4 from the address
- * pair, w5 from three IPv4 bytes and the port pair.
+ * pair, w5 from three IPv4 bytes and the port pair. IPv6's fast shapes
+ * (miniflow_fast_try6: no extension header, UDP, TCP, ICMPv6 but ND) come
+ * second: w7 from the label, the second line from the address pair.
  */
 #include "miniflow_fast.h"
 
@@ -22,7 +24,15 @@
 bool
 miniflow_extract_fast_only(const struct rte_mbuf *m, struct flow_key *key)
 {
-	return miniflow_fast_try(m, key);
+	return miniflow_fast_try(m, key) || miniflow_fast_try6(m, key);
+}
+
+int
+miniflow_extract_after_fast4(const struct rte_mbuf *m, struct flow_key *key)
+{
+	if (miniflow_fast_try6(m, key))
+		return MINIFLOW_EXT;
+	return miniflow_extract(m, key);
 }
 
 int

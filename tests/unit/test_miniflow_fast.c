@@ -5,7 +5,10 @@
  * key held before. Inputs: random well-formed fast shapes (eth/ipv4/udp,
  * eth/ipv4/tcp, VXLAN outer and inner), each of them mutated (every one of
  * the first 64 bytes changed, every truncation, IHL, fragments, VLAN, IP
- * options, version, total length, protocol), purely random bytes, the
+ * options, version, total length, protocol), IPv6's fast shapes
+ * (eth/ipv6/udp|tcp|icmpv6; ND must take the generic parser) with every
+ * one of their first 70 bytes changed and every truncation, purely
+ * random bytes, the
  * same split over several segments (must fall back), and whole batches.
  * Every packet also runs through miniflow_extract_fast_only(), so the test
  * knows the fast path really took the shapes it should, and only those.
@@ -280,7 +283,7 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 	int rc_g = miniflow_extract(m, &g);
 	set_metadata(&f, 0xa5);
 	int rc_f = miniflow_extract_fast(m, &f);
-	if (rc_g)
+	if (rc_g < 0)
 		n_malformed++;
 	else
 		n_good++;
@@ -290,7 +293,7 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 	/* nothing depends on what the key held before */
 	set_metadata(&f2, 0x5a);
 	int rc_f2 = miniflow_extract_fast(m, &f2);
-	if (rc_f2 != rc_g || (rc_g == 0 && !flow_key_equal(&g, &f2)))
+	if (rc_f2 != rc_g || (rc_g >= 0 && !flow_key_equal(&g, &f2)))
 		report("garbage in key", what, d, len, &g, rc_g, &f2, rc_f2);
 
 	/* the fast path alone: a hit is the generic answer, a miss leaves
@@ -300,7 +303,7 @@ compare_mbuf(const char *what, struct rte_mbuf *m, const uint8_t *d,
 	bool hit = miniflow_extract_fast_only(m, &o);
 	if (hit) {
 		n_fast_hits++;
-		if (rc_g != 0 || !flow_key_equal(&g, &o))
+		if (rc_g < 0 || !flow_key_equal(&g, &o))
 			report("fast hit", what, d, len, &g, rc_g, &o, 0);
 	} else if (!flow_key_equal(&o, &o_before)) {
 		report("fast miss wrote key", what, d, len, &o_before, -1, &o,
@@ -506,6 +509,81 @@ test_mutations(void)
 	printf("mutations: %u cases\n", n_cases - before);
 }
 
+/* eth/ipv6 then UDP, TCP, ICMPv6 (echo, an error) or ND (NS/NA with an
+ * option: generic only), random otherwise */
+static struct pkt
+random_fast6(bool *nd)
+{
+	struct pkt p = { .len = 0 };
+	static const uint8_t protos[] = { 17, 6, 58, 58 };
+	uint8_t proto = protos[rnd_below(4)];
+
+	put_rand(&p, 12);
+	put16(&p, 0x86dd);
+	put32(&p, 6u << 28 | (rnd() & 0x0fffffff));
+	put16(&p, 0);				/* payload length: below */
+	put8(&p, proto);
+	put8(&p, (uint8_t)rnd());		/* hop limit */
+	put_rand(&p, 32);
+	*nd = false;
+	if (proto == 17) {
+		put_rand(&p, 4);
+		put16(&p, 8);
+		put16(&p, (uint16_t)rnd());
+	} else if (proto == 6) {
+		uint8_t doff = (uint8_t)(5 + rnd_below(11));
+		put_rand(&p, 12);
+		put8(&p, (uint8_t)(doff << 4));
+		put_rand(&p, 7 + (doff - 5) * 4u);
+	} else {
+		static const uint8_t types[] = { 128, 129, 1, 135, 136 };
+		uint8_t type = types[rnd_below(5)];
+		*nd = type >= 135;
+		put8(&p, type);
+		put8(&p, 0);
+		put_rand(&p, 6);
+		if (*nd) {
+			put_rand(&p, 16);		/* target */
+			put8(&p, type == 135 ? 1 : 2);
+			put8(&p, 1);
+			put_rand(&p, 6);
+		}
+	}
+	put_rand(&p, rnd_below(40));
+	set16(p.b, 18, (uint16_t)(p.len - 54));
+	put_rand(&p, rnd_below(3) ? 0 : rnd_below(20));	/* padding */
+	return p;
+}
+
+static void
+test_ipv6(void)
+{
+	static const uint8_t xors[] = { 0x01, 0x10, 0x80, 0xff };
+	bool nd;
+
+	/* MUST_HIT / MUST_MISS: each case a mismatch (n_bad) if not */
+	for (int i = 0; i < 3000; i++) {
+		struct pkt p = random_fast6(&nd);
+		compare_pkt("ipv6", &p, nd ? MUST_MISS : MUST_HIT);
+	}
+	for (int base = 0; base < 40; base++) {
+		struct pkt p = random_fast6(&nd);
+		for (uint32_t i = 0; i < 70 && i < p.len; i++)
+			for (size_t x = 0; x < RTE_DIM(xors); x++) {
+				struct pkt q = p;
+				q.b[i] ^= xors[x];
+				compare_pkt("ipv6 byte flip", &q, MAY_HIT);
+			}
+		for (uint32_t l = 0; l < p.len; l++) {
+			struct pkt q = p;
+			q.len = l;
+			compare_pkt("ipv6 truncated", &q,
+				    l < 54u + get16(p.b, 18) ? MUST_MISS
+							    : MAY_HIT);
+		}
+	}
+}
+
 static void
 test_random_bytes(void)
 {
@@ -651,6 +729,7 @@ main(int argc, char **argv)
 
 	test_well_formed();
 	test_mutations();
+	test_ipv6();
 	test_random_bytes();
 	test_multiseg();
 	test_batch();
