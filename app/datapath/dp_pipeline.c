@@ -56,7 +56,7 @@ static void
 lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	     const uint32_t hashes[], uint16_t n, struct megaflow *flows[],
 	     const struct dp_inner *from, enum emc_use emc,
-	     struct dp_emc_pass *judge, struct lookup_how *how)
+	     struct dp_emc_pass *judge, struct lookup_how *how, bool ext)
 {
 	uint32_t all = n == 32 ? UINT32_MAX : (1u << n) - 1;
 	uint32_t miss = all, miss_cls;
@@ -66,7 +66,9 @@ lookup_batch(struct dp_ctx *ctx, const struct flow_key keys[],
 	bool hint = ctx->opts & DP_OPT_BIT(DP_OPT_CLS_PORT_HINT);
 
 	if (use_emc) {
-		miss = emc_lookup(ctx->emc, keys, hashes, all, flows);
+		miss = likely(!ext) ?
+		       emc_lookup(ctx->emc, keys, hashes, all, flows) :
+		       emc_lookup_ext(ctx->emc, keys, hashes, all, flows);
 		ctx->stats->emc_hits += __builtin_popcount(all & ~miss);
 		if (judge)
 			emc_pass_update(judge, n, __builtin_popcount(miss));
@@ -170,7 +172,8 @@ lookup_and_execute(struct dp_ctx *ctx, struct pkt_batch *b,
 	if (!defer_hash)
 		hash_pass(ctx, b, keys, hashes, from, recirc, ext);
 	struct lookup_how how;
-	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge, &how);
+	lookup_batch(ctx, keys, hashes, b->n, flows, from, emc, judge, &how,
+		     ext);
 	if (unlikely(ctx->trace))
 		dp_trace_lookup(ctx, b, flows, how.emc, how.upcall);
 

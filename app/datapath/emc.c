@@ -2,6 +2,7 @@
  * The exact-match cache. One entry is one cache line: the key's used words,
  * the megaflow pointer and the hash, so a probe costs one line (plus the
  * megaflow's, which the caller touches anyway to run its actions).
+ * IPv6 keys have a table of their own, of two-line entries (below).
  */
 #include <rte_common.h>
 #include <rte_malloc.h>
@@ -14,15 +15,12 @@
 _Static_assert(EMC_ENTRIES == 1u << EMC_SLOT_BITS, "slot bits");
 _Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
 
-/* Only the first pass's keys are cached, whose words from w6 on
- * (recirculation and ct metadata) are zero: they are not stored. The
- * recirculated passes skip the EMC (dp_pipeline.c). Keys with a second
- * line (w7's ext_line set: IPv6) are not cached either, yet
- * (doc/design-ipv6-key.md, step 4): they are never inserted, and need no test on lookup (w7 is
- * not read, which would cost a load and an OR per probe): ext_line is
- * set exactly when dl_type (w3) is IPv6's, so such a key differs from
- * every cached one in w3 already (doc/design-ipv6-key.md: a second,
- * two-line EMC for them). */
+/* Only the first pass's keys are cached, whose w6 (recirculation and ct
+ * metadata) is zero: it is not stored. The recirculated passes skip the
+ * EMC (dp_pipeline.c). Keys with a second line (w7's ext_line set: IPv6)
+ * go to the IPv6 table; the IPv4 table needs no test of w7 on lookup (a
+ * load and an OR per probe): ext_line is set exactly when dl_type (w3)
+ * is IPv6's, so such a key differs from every IPv4 entry in w3 already. */
 #define EMC_KEY_WORDS 6
 struct emc_entry {
 	uint64_t key[EMC_KEY_WORDS];
@@ -33,8 +31,29 @@ struct emc_entry {
 _Static_assert(sizeof(struct emc_entry) == RTE_CACHE_LINE_SIZE,
 	       "one entry, one cache line");
 
+/* The IPv6 table: w0..w5, w7 (ext_line, label) and the addresses (w8..w11)
+ * in two lines. Neighbour Discovery keys (nd_* set, w12..w15) are not
+ * cached (control traffic, rare), so a lookup asks those words of the
+ * packet's key to be zero and need not store them. Fewer entries than
+ * IPv4's: each is twice the size. */
+#define EMC6_ADDR_WORDS 4
+#define EMC6_ENTRIES 2048u
+#define EMC6_SLOT_BITS 11u
+struct emc6_entry {
+	uint64_t key[EMC_KEY_WORDS];
+	uint64_t w7;
+	uint64_t addr[EMC6_ADDR_WORDS];
+	struct megaflow *flow;		/* NULL: empty */
+	uint32_t hash;
+} __rte_aligned(2 * RTE_CACHE_LINE_SIZE);
+
+_Static_assert(sizeof(struct emc6_entry) == 2 * RTE_CACHE_LINE_SIZE,
+	       "one IPv6 entry, two cache lines");
+_Static_assert(EMC6_ENTRIES == 1u << EMC6_SLOT_BITS, "IPv6 slot bits");
+
 struct emc {
 	struct emc_entry entries[EMC_ENTRIES];
+	struct emc6_entry entries6[EMC6_ENTRIES];
 };
 
 struct emc *
@@ -112,6 +131,104 @@ emc_lookup(struct emc *emc, const struct flow_key keys[],
 	return keys_map & ~hits;
 }
 
+/* ---- the IPv6 table ---- */
+
+static inline struct emc6_entry *
+emc6_slot(struct emc *emc, uint32_t hash, unsigned way)
+{
+	return &emc->entries6[(hash >> (way * EMC6_SLOT_BITS)) &
+			      (EMC6_ENTRIES - 1)];
+}
+
+static inline bool
+entry6_has_key(const struct emc6_entry *e, const struct flow_key *key,
+	       uint32_t hash)
+{
+	uint64_t diff = e->hash ^ hash;
+
+	for (int i = 0; i < EMC_KEY_WORDS; i++)
+		diff |= e->key[i] ^ key->w[i];
+	diff |= e->w7 ^ key->w[7];
+	for (int i = 0; i < EMC6_ADDR_WORDS; i++)
+		diff |= e->addr[i] ^ key->line2[i];
+	/* w6 and the ND words: zero in every cached key */
+	for (int i = EMC6_ADDR_WORDS; i < FLOW_KEY_LINE_WORDS; i++)
+		diff |= key->line2[i];
+	return (diff | key->w[EMC_KEY_WORDS]) == 0;
+}
+
+static inline bool
+entry6_alive(const struct emc6_entry *e)
+{
+	return e->flow && !e->flow->dead;
+}
+
+uint32_t
+emc_lookup_ext(struct emc *emc, const struct flow_key keys[],
+	       const uint32_t hashes[], uint32_t keys_map,
+	       struct megaflow *flows[])
+{
+	uint32_t v6 = 0, hits = 0;
+
+	for (uint32_t m = keys_map; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+		if (flow_key_has_ext(&keys[i])) {
+			v6 |= 1u << i;
+			for (unsigned w = 0; w < EMC_WAYS; w++) {
+				const struct emc6_entry *e =
+					emc6_slot(emc, hashes[i], w);
+				rte_prefetch0(e);
+				rte_prefetch0((const char *)e +
+					      RTE_CACHE_LINE_SIZE);
+			}
+		}
+	}
+	for (uint32_t m = v6; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+		for (unsigned w = 0; w < EMC_WAYS; w++) {
+			struct emc6_entry *e = emc6_slot(emc, hashes[i], w);
+			if (entry6_has_key(e, &keys[i], hashes[i]) &&
+			    entry6_alive(e)) {
+				flows[i] = e->flow;
+				hits |= 1u << i;
+				break;
+			}
+		}
+	}
+	/* the IPv4 keys of the pass as ever */
+	uint32_t miss4 = keys_map & ~v6 ?
+			 emc_lookup(emc, keys, hashes, keys_map & ~v6, flows) :
+			 0;
+	return miss4 | (v6 & ~hits);
+}
+
+static void
+emc6_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
+	    struct megaflow *flow)
+{
+	struct emc6_entry *victim = NULL;
+
+	for (int i = EMC6_ADDR_WORDS; i < FLOW_KEY_LINE_WORDS; i++)
+		if (key->line2[i])	/* ND: not cached */
+			return;
+	for (unsigned w = 0; w < EMC_WAYS; w++) {
+		struct emc6_entry *e = emc6_slot(emc, hash, w);
+
+		if (e->flow && entry6_has_key(e, key, hash)) {
+			e->flow = flow;
+			return;
+		}
+		if (!victim || !entry6_alive(e) ||
+		    (entry6_alive(victim) && e->hash < victim->hash))
+			victim = e;
+	}
+	memcpy(victim->key, key->w, sizeof victim->key);
+	victim->w7 = key->w[7];
+	memcpy(victim->addr, key->line2, sizeof victim->addr);
+	victim->hash = hash;
+	victim->flow = flow;
+}
+
 /* Is a a better victim than b? Empty or dead first; between two of a kind
  * the lower stored hash, an arbitrary but stateless tie-break that spreads
  * replacements over both ways (as OVS does). */
@@ -129,8 +246,12 @@ emc_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
 {
 	struct emc_entry *victim = NULL;
 
-	if (flow->dead || flow_key_has_ext(key))
+	if (flow->dead)
 		return;
+	if (flow_key_has_ext(key)) {
+		emc6_insert(emc, key, hash, flow);
+		return;
+	}
 	for (unsigned w = 0; w < EMC_WAYS; w++) {
 		struct emc_entry *e = emc_slot(emc, hash, w);
 
@@ -155,10 +276,17 @@ emc_purge_dead(struct emc *emc)
 		if (e->flow && e->flow->dead)
 			e->flow = NULL;
 	}
+	for (unsigned i = 0; i < EMC6_ENTRIES; i++) {
+		struct emc6_entry *e = &emc->entries6[i];
+
+		if (e->flow && e->flow->dead)
+			e->flow = NULL;
+	}
 }
 
 void
 emc_clear(struct emc *emc)
 {
 	memset(emc->entries, 0, sizeof emc->entries);
+	memset(emc->entries6, 0, sizeof emc->entries6);
 }

@@ -39,7 +39,15 @@ uint32_t emc_lookup(struct emc *emc, const struct flow_key keys[],
 		    const uint32_t hashes[], uint32_t keys_map,
 		    struct megaflow *flows[]);
 
-/* Caches key -> flow. An entry for the same key is updated in place;
+/* The same for a pass that may hold IPv6 keys (the extract's line flag,
+ * dp_hash.h): each key looked up in its family's table (IPv6: a table of
+ * two-line entries, EMC6 in emc.c; Neighbour Discovery keys are never
+ * cached). */
+uint32_t emc_lookup_ext(struct emc *emc, const struct flow_key keys[],
+			const uint32_t hashes[], uint32_t keys_map,
+			struct megaflow *flows[]);
+
+/* Caches key -> flow (an IPv6 key in the IPv6 table, but for ND). An entry for the same key is updated in place;
  * otherwise the worse of the key's two slots is replaced (an empty or dead
  * one first). A dead flow is not cached. */
 void emc_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
