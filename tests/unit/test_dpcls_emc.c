@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * test_dpcls, the EMC: basic insert/lookup, both ways of a bucket, and a
- * random run against a reference.
+ * test_dpcls, the EMC: basic insert/lookup, both ways of a bucket, the
+ * IPv6 table, and a random run against a reference.
  */
 #include "dpcls_test.h"
 
@@ -170,6 +170,90 @@ test_emc_random(struct emc *emc, unsigned n)
 	free(keys);
 }
 
+/* An IPv6 key (dl_type 0x86dd, ext_line, addresses) from a random one */
+static struct flow_key
+emc_key6(uint8_t last)
+{
+	struct flow_key k;
+
+	random_key(&k);
+	k.w[6] = k.w[7] = 0;
+	memset(k.line2, 0, sizeof k.line2);
+	k.dl_type = RTE_BE16(0x86dd);
+	k.ext_line = FLOW_EXT_LINE;
+	k.ipv6_label = RTE_BE32(0x12345);
+	k.ipv6_src.a[0] = 0x20, k.ipv6_src.a[15] = last;
+	k.ipv6_dst.a[0] = 0xfe, k.ipv6_dst.a[15] = 1;
+	return k;
+}
+
+static struct megaflow *
+emc_get_ext(struct emc *emc, const struct flow_key *keys,
+	    const uint32_t *hashes, uint32_t map, struct megaflow **flows)
+{
+	emc_lookup_ext(emc, keys, hashes, map, flows);
+	return flows[0];
+}
+
+static void
+test_emc_ipv6(struct emc *emc)
+{
+	struct megaflow *f6 = emc_flow(61), *f4 = emc_flow(41);
+	struct flow_key k[2] = { emc_key6(1) }, other;
+	uint32_t h[2];
+	struct megaflow *got[2] = { NULL, NULL };
+
+	emc_clear(emc);
+	random_key(&k[1]);
+	k[1].w[6] = k[1].w[7] = 0;
+	h[0] = flow_hash_key(&k[0]);
+	h[1] = flow_hash_key(&k[1]);
+	emc_insert(emc, &k[0], h[0], f6);
+	emc_insert(emc, &k[1], h[1], f4);
+	/* a pass of both families: each found in its table */
+	uint32_t miss = emc_lookup_ext(emc, k, h, 3, got);
+	CHECK(!miss && got[0] == f6 && got[1] == f4, "v6 + v4 pass: miss %x",
+	      miss);
+	/* every word the entry keeps tells keys apart: label, a source
+	 * address byte, a destination one */
+	static const size_t offs[] = {
+		offsetof(struct flow_key, ipv6_label) + 3,
+		offsetof(struct flow_key, ipv6_src) + 15,
+		offsetof(struct flow_key, ipv6_dst) + 8,
+	};
+	for (size_t i = 0; i < RTE_DIM(offs); i++) {
+		other = k[0];
+		((uint8_t *)&other)[offs[i]] ^= 0x40;
+		got[0] = NULL;
+		CHECK(emc_get_ext(emc, &other, &h[0], 1, got) == NULL,
+		      "v6 key differing at byte %zu hit", offs[i]);
+	}
+	/* ND keys (nd_target set) are not cached, and never hit an entry
+	 * of the same other words */
+	other = k[0];
+	other.nd_target.a[15] = 7;
+	emc_insert(emc, &other, h[0], f4);
+	got[0] = NULL;
+	CHECK(emc_get_ext(emc, &k[0], &h[0], 1, got) == f6 &&
+	      (got[0] = NULL, emc_get_ext(emc, &other, &h[0], 1, got) == NULL),
+	      "an ND key cached or hit");
+	/* dead and purged, cleared */
+	f6->dead = true;
+	got[0] = NULL;
+	CHECK(emc_get_ext(emc, &k[0], &h[0], 1, got) == NULL, "dead v6 hit");
+	emc_purge_dead(emc);
+	f6->dead = false;
+	CHECK(emc_get_ext(emc, &k[0], &h[0], 1, got) == NULL,
+	      "purge kept a v6 entry");
+	emc_insert(emc, &k[0], h[0], f6);
+	emc_clear(emc);
+	got[0] = NULL;
+	CHECK(emc_get_ext(emc, &k[0], &h[0], 1, got) == NULL,
+	      "clear kept a v6 entry");
+	free(f6);
+	free(f4);
+}
+
 void
 test_emc(unsigned n_keys)
 {
@@ -180,6 +264,7 @@ test_emc(unsigned n_keys)
 		return;
 	test_emc_basic(emc);
 	test_emc_two_way(emc);
+	test_emc_ipv6(emc);
 	test_emc_random(emc, n_keys);
 	emc_destroy(emc);
 }
