@@ -59,8 +59,9 @@ struct emc {
 struct emc *
 emc_create(int socket_id)
 {
+	/* the IPv6 entries are two-line aligned */
 	return rte_zmalloc_socket("emc", sizeof(struct emc),
-				  RTE_CACHE_LINE_SIZE, socket_id);
+				  _Alignof(struct emc), socket_id);
 }
 
 void
