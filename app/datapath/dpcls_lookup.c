@@ -128,16 +128,24 @@ dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
 					   : FLOW_KEY_LINE_WORDS);             \
 	}
 
-/* The shapes worth a specialised lookup. Word layout: see flow_key.h. */
+/* The shapes worth a specialised lookup. Word layout: see flow_key.h.
+ * Every megaflow xlate installs matches recirc_id (w6) and dl_type (w3),
+ * as OVS's do: the shapes with w6 are the ones a running switch makes
+ * (test_dp_accounting checks that the seed's all get one); those without
+ * are what the dpcls's own tests and benchmarks build by hand. */
 #define DPCLS_SPECIALISED_LOOKUPS(X)                                           \
-	X(dpcls_lookup_w0, 0x01)       /* in_port: encap from a VM port   */ \
-	X(dpcls_lookup_w0w2, 0x05)     /* in_port, dl_dst: L2 forwarding  */ \
-	X(dpcls_lookup_w0w3, 0x09)     /* in_port, dl_type                */ \
-	X(dpcls_lookup_w0w2w3, 0x0d)   /* in_port, dl_dst, dl_type        */ \
-	X(dpcls_lookup_w0w3w4, 0x19)   /* in_port, dl_type, nw_*          */ \
-	X(dpcls_lookup_w0w1w3w4, 0x1b) /* decap inner: + tunnel          */ \
-	X(dpcls_lookup_w0w3w4w5, 0x39) /* in_port, dl_type, nw_*, L4     */ \
-	X(dpcls_lookup_w0w2w3w4w5, 0x3d) /* underlay tunnel pop: + dl_dst */
+	X(dpcls_lookup_w0w3w6, 0x49)   /* encap from a VM port: in_port  */ \
+	X(dpcls_lookup_w0w2w3w6, 0x4d) /* + dl_dst: L2 forwarding        */ \
+	X(dpcls_lookup_w0w3w4w6, 0x59) /* decap inner: + nw_*            */ \
+	X(dpcls_lookup_w0w1w3w4w6, 0x5b) /* + tunnel fields              */ \
+	X(dpcls_lookup_w0w3w4w5w6, 0x79) /* in_port, nw_*, L4            */ \
+	X(dpcls_lookup_w0w2w3w4w5w6, 0x7d) /* underlay tunnel pop        */ \
+	X(dpcls_lookup_v6_dst, 0x0cc9) /* IPv6 decap inner: ipv6_dst     */ \
+	X(dpcls_lookup_v6_src, 0x03c9) /* IPv6 anti-spoofing: ipv6_src   */ \
+	X(dpcls_lookup_w0, 0x01)       /* in_port                        */ \
+	X(dpcls_lookup_w0w3, 0x09)     /* in_port, dl_type               */ \
+	X(dpcls_lookup_w0w1w3w4, 0x1b) /* decap inner without recirc_id  */ \
+	X(dpcls_lookup_w0w3w4w5, 0x39) /* 5-tuple (dpcls_hostile)        */
 
 DPCLS_SPECIALISED_LOOKUPS(DPCLS_DEFINE_LOOKUP)
 
