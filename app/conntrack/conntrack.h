@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The connection tracker: the contract of app/conntrack/.
  *
- * Sessions keyed by zone + 5-tuple, IPv4 only (IPv6 is not tracked yet:
- * such packets come back +trk+inv). One session has two keys, the
+ * Sessions keyed by zone + 5-tuple, IPv4 or IPv6 (an IPv6 key carries a
+ * keyed digest of its address pair, ct_v6.c; the session keeps the
+ * addresses and every hit compares them). One session has two keys, the
  * original direction and the reply direction (after NAT), both in one
  * rte_hash with lock-free readers, so a packet of either direction finds
  * it from any PMD. The protocol state of a session sits under its own
@@ -17,7 +18,9 @@
  * TCP window tracking, UDP/other first/multiple/bidir, ICMP echo by id,
  * ICMP errors related to a session, per-state timeouts with OVS's
  * defaults and per-zone timeout policies, per-zone and global limits,
- * NAT of the source or destination address and port.
+ * NAT of the source or destination address and port (IPv4; an IPv6
+ * session is tracked without NAT: NAT66 is not built). IPv6 fragments are
+ * +inv (the fragment store reassembles IPv4 only).
  *
  * Threads: conntrack_execute*() from any number of PMDs (each one
  * registered with the QSBR variable given at creation and reporting
@@ -63,8 +66,9 @@ struct ct_conn;
 
 /* What the datapath already knows of a packet, so the tracker does not
  * parse it again: the 5-tuple as in its flow_key (network byte order;
- * for ICMP tp_src is the type and tp_dst the code) and where the IPv4 and
- * L4 headers start in the mbuf's first segment. */
+ * for ICMP tp_src is the type and tp_dst the code) and where the IP and
+ * L4 headers start in the mbuf's first segment. An IPv6 packet's
+ * addresses are read from its header (l3_ofs), nw_src/nw_dst are 0. */
 struct ct_pkt_meta {
 	rte_be32_t nw_src;
 	rte_be32_t nw_dst;
@@ -72,11 +76,13 @@ struct ct_pkt_meta {
 	rte_be16_t tp_dst;
 	uint8_t nw_proto;
 	uint8_t nw_frag;	/* FLOW_NW_FRAG_* bits */
-	uint16_t l3_ofs;	/* IPv4 header, from the mbuf's data start */
-	uint16_t l4_ofs;	/* L4 header */
+	uint16_t l3_ofs;	/* IP header, from the mbuf's data start */
+	uint16_t l4_ofs;	/* L4 header (IPv6: past the extension
+				 * headers) */
 	uint16_t l4_len;	/* bytes from l4_ofs to the end of the IP
 				 * payload (IP total length - header) */
-	uint8_t is_ipv4;	/* 0: not IPv4 (not tracked: +trk+inv) */
+	uint8_t is_ipv4;	/* neither: not IP (not tracked: +trk+inv) */
+	uint8_t is_ipv6;
 	uint8_t natted;		/* NATed by an earlier ct() of the same
 				 * zone (its ct_state has +snat/+dnat):
 				 * looked up by its reverse tuple, as
@@ -105,16 +111,29 @@ ct_pkt_meta_l4(struct ct_pkt_meta *mt, const struct rte_mbuf *m,
 	return 0;
 }
 
+/* Sets meta's L3/L4 offsets, length, protocol and fragment bits from the
+ * IPv6 header at l3_ofs, its extension headers walked as OVS's
+ * parse_ipv6_ext_hdrs() (ct_v6.c). Returns 0, or -EINVAL (cut short, not
+ * in the first segment: meta says neither family). */
+int ct_pkt_meta_l4_ipv6(struct ct_pkt_meta *mt, const struct rte_mbuf *m,
+			uint16_t l3_ofs);
+
 /* Fills meta from the datapath's flow_key of m (extracted already) and the
- * offset of its IPv4 header. Returns 0, or -EINVAL (meta says not IPv4).
+ * offset of its IP header. Returns 0, or -EINVAL (meta says not IP).
  * Inline: the datapath calls it for every packet an sg()/ct() meets. */
 static inline int
 ct_pkt_meta_from_flow(struct ct_pkt_meta *mt, const struct flow_key *key,
 		      const struct rte_mbuf *m, uint16_t l3_ofs)
 {
 	memset(mt, 0, sizeof *mt);
-	if (key->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return -EINVAL;
+	if (key->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		if (key->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) ||
+		    ct_pkt_meta_l4_ipv6(mt, m, l3_ofs) < 0)
+			return -EINVAL;
+		mt->tp_src = key->tp_src;
+		mt->tp_dst = key->tp_dst;
+		return 0;
+	}
 	mt->nw_src = key->nw_src;
 	mt->nw_dst = key->nw_dst;
 	mt->tp_src = key->tp_src;
@@ -265,6 +284,8 @@ struct ct_tuple {
 	rte_be32_t src, dst;
 	rte_be16_t sport, dport;	/* ICMP: sport is the echo id */
 	uint8_t proto;
+	uint8_t v6;			/* IPv6: src6 and dst6, not src, dst */
+	uint8_t src6[16], dst6[16];
 };
 uint32_t conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 			       const struct ct_tuple *t);
@@ -283,9 +304,12 @@ enum {
 struct ct_flush_match {
 	int32_t zone;			/* -1: any */
 	uint8_t proto;			/* 0: any */
+	uint8_t family;			/* 4 or 6 (an address given): only
+					 * that family's; 0: any */
 	struct ct_flush_tuple {
 		uint8_t set;		/* CT_FM_* of the fields given */
 		rte_be32_t src, dst;
+		uint8_t src6[16], dst6[16];	/* family 6's */
 		rte_be16_t sport, dport;	/* ICMP: id, type */
 	} tuple[2];			/* [0] orig=, [1] reply= */
 };
@@ -342,7 +366,7 @@ struct ct_stats {
 	uint64_t lane_tcp_locked;	/* of them, TCP segments that moved
 					 * a window, under the lock */
 	uint64_t n_conns;
-	uint64_t n_tcp, n_udp, n_icmp, n_other;
+	uint64_t n_tcp, n_udp, n_icmp, n_icmp6, n_other;
 	uint64_t tcp_state[CT_TCPS_N];	/* by the one state dumps print */
 };
 void conntrack_get_stats(struct conntrack *ct, struct ct_stats *s);

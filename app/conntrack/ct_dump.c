@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <arpa/inet.h>
 #include <rte_ip.h>
 #include "ct_private.h"
 
@@ -169,6 +170,8 @@ conntrack_get_stats(struct conntrack *ct, struct ct_stats *s)
 			break;
 		case IPPROTO_UDP: s->n_udp++; break;
 		case IPPROTO_ICMP: s->n_icmp++; break;
+		/* counted, never printed: OVS 3.1's ct-stats-show */
+		case IPPROTO_ICMPV6: s->n_icmp6++; break;
 		default: s->n_other++; break;
 		}
 	}
@@ -233,6 +236,7 @@ proto_name(uint8_t p)
 	case IPPROTO_TCP: return "tcp";
 	case IPPROTO_UDP: return "udp";
 	case IPPROTO_ICMP: return "icmp";
+	case IPPROTO_ICMPV6: return "icmpv6";
 	case IPPROTO_SCTP: return "sctp";
 	case IPPROTO_UDPLITE: return "udplite";
 	case IPPROTO_DCCP: return "dccp";
@@ -243,15 +247,30 @@ proto_name(uint8_t p)
 
 
 
+/* Key k of session c (its addresses, for IPv6) */
 static int
-fmt_tuple(char *b, size_t n, const char *what, const struct ct_key *k)
+fmt_tuple(char *b, size_t n, const char *what, const struct ct_conn *c,
+	  const struct ct_key *k)
 {
-	uint32_t s = rte_be_to_cpu_32(k->src), d = rte_be_to_cpu_32(k->dst);
-	int len = snprintf(b, n, "%s=(src=%u.%u.%u.%u,dst=%u.%u.%u.%u", what,
-			   s >> 24, (s >> 16) & 0xff, (s >> 8) & 0xff,
-			   s & 0xff, d >> 24, (d >> 16) & 0xff,
-			   (d >> 8) & 0xff, d & 0xff);
-	if (k->proto == IPPROTO_ICMP) {
+	int len;
+
+	if (k->v6) {	/* inet_ntop is OVS's ipv6_format_addr */
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+		bool orig = k == &c->key[0];
+		inet_ntop(AF_INET6, orig ? c->ip6.src : c->ip6.dst, s,
+			  sizeof s);
+		inet_ntop(AF_INET6, orig ? c->ip6.dst : c->ip6.src, d,
+			  sizeof d);
+		len = snprintf(b, n, "%s=(src=%s,dst=%s", what, s, d);
+	} else {
+		uint32_t s = rte_be_to_cpu_32(k->src);
+		uint32_t d = rte_be_to_cpu_32(k->dst);
+		len = snprintf(b, n, "%s=(src=%u.%u.%u.%u,dst=%u.%u.%u.%u",
+			       what, s >> 24, (s >> 16) & 0xff,
+			       (s >> 8) & 0xff, s & 0xff, d >> 24,
+			       (d >> 16) & 0xff, (d >> 8) & 0xff, d & 0xff);
+	}
+	if (k->proto == IPPROTO_ICMP || k->proto == IPPROTO_ICMPV6) {
 		unsigned t = rte_be_to_cpu_16(k->dport);
 		len += snprintf(b + len, n > (size_t)len ? n - len : 0,
 				",id=%u,type=%u,code=0)",
@@ -312,11 +331,11 @@ conntrack_dump_next(struct conntrack *ct, struct ct_dump_ctx *ctx,
 	else
 		PUT("%u,", snap.key[0].proto);
 	len += fmt_tuple(buf + len, size > (size_t)len ? size - len : 0,
-			 "orig", &snap.key[0]);
+			 "orig", &snap, &snap.key[0]);
 	PUT(",");
 	/* reply=: the tuple of reply packets, as OVS prints it. */
 	len += fmt_tuple(buf + len, size > (size_t)len ? size - len : 0,
-			 "reply", &snap.key[1]);
+			 "reply", &snap, &snap.key[1]);
 	if (ctx->verbose)
 		PUT(",id=0");	/* the userspace tracker's: never set */
 	if (snap.key[0].zone)

@@ -46,7 +46,7 @@ ct_est_l4_key(struct ct_key *k, rte_be32_t src, rte_be32_t dst,
 	k->dport = dport;
 	k->zone = zone;
 	k->proto = proto;
-	k->pad = 0;
+	k->v6 = 0;
 }
 
 /* Whether the lane may take packets of IP protocol proto. */

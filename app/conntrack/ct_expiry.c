@@ -253,19 +253,40 @@ conntrack_flush_tuple(struct conntrack *ct, uint16_t zone,
 	};
 	void *data;
 
+	if (t->v6)
+		ct_key6_set_addrs(&k, t->src6, t->dst6);
 	if (rte_hash_lookup_data(ct->table, &k, &data) < 0)
 		return 0;
+	if (t->v6) {	/* the digest's key: the addresses say */
+		const struct ct_conn *c = (const void *)((uintptr_t)data &
+							 ~(uintptr_t)1);
+		struct ct_addr6 a;
+		memcpy(a.src, t->src6, 16);
+		memcpy(a.dst, t->dst6, 16);
+		if (!ct_conn_v6_matches(c, (uintptr_t)data & 1, &a))
+			return 0;
+	}
 	/* The session stays allocated: only this thread frees. */
 	return flush_matching(ct, match_conn,
 			      (void *)((uintptr_t)data & ~(uintptr_t)1));
 }
 
+/* Whether key k (of session c) has tuple t's fields */
 static bool
-tuple_matches(const struct ct_flush_tuple *t, const struct ct_key *k,
-	      bool icmp)
+tuple_matches(const struct ct_flush_tuple *t, const struct ct_conn *c,
+	      const struct ct_key *k, bool icmp)
 {
-	if ((t->src && t->src != k->src) || (t->dst && t->dst != k->dst))
+	if (k->v6) {
+		bool orig = k == &c->key[0];
+		const uint8_t *s = orig ? c->ip6.src : c->ip6.dst;
+		const uint8_t *d = orig ? c->ip6.dst : c->ip6.src;
+		if (((t->set & CT_FM_SRC) && memcmp(t->src6, s, 16)) ||
+		    ((t->set & CT_FM_DST) && memcmp(t->dst6, d, 16)))
+			return false;
+	} else if ((t->src && t->src != k->src) ||
+		   (t->dst && t->dst != k->dst)) {
 		return false;
+	}
 	if (icmp)	/* OVS 3.1: id, type and code exactly, given or not */
 		return t->sport == k->sport && t->dport == k->dport &&
 		       !(t->set & CT_FM_CODE);
@@ -277,12 +298,13 @@ static bool
 match_fields(const struct ct_conn *c, const void *arg)
 {
 	const struct ct_flush_match *m = arg;
-	bool icmp = m->proto == IPPROTO_ICMP;
+	bool icmp = m->proto == IPPROTO_ICMP || m->proto == IPPROTO_ICMPV6;
 
 	return (m->zone < 0 || c->key[0].zone == m->zone) &&
+	       (!m->family || (m->family == 6) == c->key[0].v6) &&
 	       (!m->proto || c->key[0].proto == m->proto) &&
-	       tuple_matches(&m->tuple[0], &c->key[0], icmp) &&
-	       tuple_matches(&m->tuple[1], &c->key[1], icmp);
+	       tuple_matches(&m->tuple[0], c, &c->key[0], icmp) &&
+	       tuple_matches(&m->tuple[1], c, &c->key[1], icmp);
 }
 
 uint32_t

@@ -32,6 +32,7 @@ ct_hash_key_init(void)
 	if (done)
 		return;
 	secret_bytes(&ct_hash_key, sizeof ct_hash_key, rte_rand);
+	secret_bytes(&ct_addr6_key, sizeof ct_addr6_key, rte_rand);
 	done = true;
 }
 

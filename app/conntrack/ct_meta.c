@@ -28,6 +28,11 @@ ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *mt)
 		type = v->eth_proto;
 		ofs += sizeof *v;
 	}
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		if (ct_pkt_meta_l4_ipv6(mt, m, ofs) < 0)
+			return -EINVAL;
+		goto ports;
+	}
 	if (type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    ct_pkt_meta_l4(mt, m, ofs) < 0)
 		return -EINVAL;
@@ -40,6 +45,7 @@ ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *mt)
 	if (fo & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
 		mt->nw_frag = FLOW_NW_FRAG_ANY |
 			((fo & RTE_IPV4_HDR_OFFSET_MASK) ? FLOW_NW_FRAG_LATER : 0);
+ports:
 	if (mt->nw_frag & FLOW_NW_FRAG_LATER)
 		return 0;
 	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
@@ -50,7 +56,8 @@ ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *mt)
 	    avail >= 4) {
 		memcpy(&mt->tp_src, l4, 2);
 		memcpy(&mt->tp_dst, l4 + 2, 2);
-	} else if (mt->nw_proto == IPPROTO_ICMP && avail >= 2) {
+	} else if ((mt->nw_proto == IPPROTO_ICMP ||
+		    mt->nw_proto == IPPROTO_ICMPV6) && avail >= 2) {
 		mt->tp_src = rte_cpu_to_be_16(l4[0]);
 		mt->tp_dst = rte_cpu_to_be_16(l4[1]);
 	}

@@ -223,7 +223,7 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	k->dport = mt->tp_dst;
 	k->zone = zone;
 	k->proto = mt->nw_proto;
-	k->pad = 0;
+	k->v6 = 0;
 
 	uint32_t avail = RTE_MIN((uint32_t)mt->l4_len,
 				 (uint32_t)m->data_len - mt->l4_ofs);
@@ -258,16 +258,28 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 bool
 ct_other_valid_new(const struct ct_key *k)
 {
+	uint8_t type = (uint8_t)rte_be_to_cpu_16(k->dport);
+
 	if (k->proto == IPPROTO_ICMP)
-		return icmp_reply_type((uint8_t)rte_be_to_cpu_16(k->dport)) >= 0;
+		return icmp_reply_type(type) >= 0;
+	if (k->proto == IPPROTO_ICMPV6)
+		return ct_icmp6_reply_type(type) >= 0;
 	return true;
+}
+
+/* ICMPv6 has ICMP's states and timeouts (OVS's conntrack-icmp.c serves
+ * both) */
+static inline bool
+is_icmp(uint8_t proto)
+{
+	return proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
 }
 
 void
 ct_other_new(struct conntrack *ct, struct ct_conn *c, uint64_t now)
 {
 	c->other = CT_OTHER_FIRST;
-	ct_conn_update_expiration(ct, c, c->key[0].proto == IPPROTO_ICMP ?
+	ct_conn_update_expiration(ct, c, is_icmp(c->key[0].proto) ?
 				  CT_TM_ICMP_FIRST : CT_TM_OTHER_FIRST, now);
 }
 
@@ -277,7 +289,7 @@ ct_other_update(struct conntrack *ct, struct ct_conn *c, bool reply,
 {
 	enum ct_update ret = CT_UPDATE_VALID;
 
-	if (c->key[0].proto == IPPROTO_ICMP) {
+	if (is_icmp(c->key[0].proto)) {
 		/* first until the answer, reply after (conntrack-icmp.c) */
 		if (reply)
 			c->other = CT_OTHER_BIDIR;

@@ -19,7 +19,14 @@
 #include "conntrack.h"
 #include "siphash.h"
 
-/* The hash key: one direction of a session. 16 bytes, no holes. */
+/* The hash key: one direction of a session. 16 bytes, no holes. An IPv6
+ * key (v6 set) has in src:dst a 64-bit keyed digest of its source and
+ * destination addresses (ct_key6_set_addrs): IPv4 keep their 16-byte
+ * key, one table and every path built for it (session caches, lane,
+ * sweeper), and an IPv6 session costs no more memory; the session keeps
+ * the addresses (ct_conn.ip6) and a hit on an IPv6 key compares them
+ * (ct_conn_v6_matches), so even a digest collision, which nobody can aim
+ * at without the digest's secret key, never joins two flows. */
 struct ct_key {
 	rte_be32_t src;
 	rte_be32_t dst;
@@ -27,7 +34,13 @@ struct ct_key {
 	rte_be16_t dport;	/* ICMP: the type (code 0) */
 	uint16_t zone;
 	uint8_t proto;
-	uint8_t pad;
+	uint8_t v6;		/* 1: an IPv6 key */
+};
+
+/* The addresses an IPv6 key was made of, in its direction. */
+struct ct_addr6 {
+	uint8_t src[16];
+	uint8_t dst[16];
 };
 _Static_assert(sizeof(struct ct_key) == 16, "ct_key is 16 bytes");
 
@@ -36,6 +49,8 @@ _Static_assert(sizeof(struct ct_key) == 16, "ct_key is 16 bytes");
  * (conntrack_create), so no tenant can choose keys that collide
  * (siphash.h says why CRC32c, seeded or not, could not do that). */
 extern struct siphash_key ct_hash_key;
+/* The IPv6 address pairs' digest (ct_v6.c): a secret of its own. */
+extern struct siphash_key ct_addr6_key;
 
 static inline uint32_t
 ct_key_hash(const struct ct_key *k)
@@ -116,7 +131,10 @@ struct ct_conn {
 	uint64_t retire_token;	/* QSBR token when retired (sweeper) */
 	int32_t pos[2];		/* key slots to free (set when removed) */
 	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
+	struct ct_addr6 ip6;	/* an IPv6 session's key[0] addresses */
 } __rte_cache_aligned;
+_Static_assert(sizeof(struct ct_conn) == 3 * 64,
+	       "IPv6 addresses fit the session's third line");
 
 _Static_assert(offsetof(struct ct_conn, expiration) + 8 <= 64 &&
 	       offsetof(struct ct_conn, other) < 64 &&
@@ -239,7 +257,7 @@ ct_key_reverse(struct ct_key *r, const struct ct_key *k)
 	r->dport = k->sport;
 	r->zone = k->zone;
 	r->proto = k->proto;
-	r->pad = 0;
+	r->v6 = 0;	/* an IPv6 key's reverse: ct_key6_reply */
 }
 
 /* ct_tcp.c */
@@ -296,6 +314,32 @@ bool ct_other_valid_new(const struct ct_key *k);
 void ct_other_new(struct conntrack *ct, struct ct_conn *c, uint64_t now);
 enum ct_update ct_other_update(struct conntrack *ct, struct ct_conn *c,
 			       bool reply, uint64_t now);
+
+/* ct_v6.c: IPv6 keys. */
+/* Sets k->src:dst to the digest of the pair (src, dst) and k->v6. */
+void ct_key6_set_addrs(struct ct_key *k, const uint8_t src[16],
+		       const uint8_t dst[16]);
+/* ct_key_extract for an IPv6 packet (mt->is_ipv6); a6: the addresses
+ * of the key it builds. */
+bool ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
+		     uint16_t zone, struct ct_key *k, struct ct_addr6 *a6,
+		     bool *related);
+/* The reply key of IPv6 key k made of a6 (ct_key_reply's). */
+bool ct_key6_reply(const struct ct_key *k, const struct ct_addr6 *a6,
+		   struct ct_key *r);
+/* Whether session c (IPv6) is the one of a packet whose key, made of a6,
+ * found it in direction reply. */
+static inline bool
+ct_conn_v6_matches(const struct ct_conn *c, bool reply,
+		   const struct ct_addr6 *a6)
+{
+	const uint8_t *s = reply ? c->ip6.dst : c->ip6.src;
+	const uint8_t *d = reply ? c->ip6.src : c->ip6.dst;
+
+	return !memcmp(s, a6->src, 16) && !memcmp(d, a6->dst, 16);
+}
+/* ICMPv6's query types, as ct_other.c's ICMP ones. */
+int ct_icmp6_reply_type(uint8_t type);
 
 /* ct_nat.c */
 /* Picks a free reply key for a new session under nat (table lock held);

@@ -69,13 +69,14 @@ proto_new(struct conntrack *ct, struct ct_conn *c, const struct rte_mbuf *m,
 		ct_other_new(ct, c, now);
 }
 
-/* Creates the session of a new packet with key k. Returns it, or NULL:
- * refused (counted) or, with *live set, another PMD created it first. */
+/* Creates the session of a new packet with key k (IPv6: made of a6).
+ * Returns it, or NULL: refused (counted) or, with *live set, another PMD
+ * created it first. */
 static struct ct_conn *
 conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	    const struct ct_pkt_meta *mt, const struct ct_key *k,
-	    const struct ct_nat_spec *nat, uint64_t now,
-	    struct ct_conn **live, bool *live_reply)
+	    const struct ct_addr6 *a6, const struct ct_nat_spec *nat,
+	    uint64_t now, struct ct_conn **live, bool *live_reply)
 {
 	struct ct_pmd_counters *cnt = ct_counters(ct);
 	struct ct_conn *c = NULL;
@@ -87,6 +88,8 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	 * must not hold the lock every PMD creates sessions under
 	 * (perf/ct_hostile: a victim's new connections waited milliseconds) */
 	*live = NULL;
+	if (k->v6)
+		nat = NULL;	/* no NAT66: tracked untranslated */
 	if (zl && __atomic_load_n(&ct->zone_count[k->zone],
 				  __ATOMIC_RELAXED) >= zl) {
 		cnt->refused_zone_limit++;
@@ -122,6 +125,8 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	c->gen = gen;
 	c->tcp_wseq = wseq;
 	c->key[0] = *k;
+	if (k->v6)
+		c->ip6 = *a6;
 	if (nat && nat->ip_min) {
 		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
 			ct_nat_exhausted_note(ct, nat, k, now);
@@ -131,7 +136,10 @@ conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		c->nat = nat->snat ? CS_SRC_NAT : CS_DST_NAT;
 	} else {
 		bool r;
-		ct_key_reply(k, &reply);
+		if (k->v6)
+			ct_key6_reply(k, a6, &reply);
+		else
+			ct_key_reply(k, &reply);
 		if (claim_key(ct, &reply, now, &r)) {
 			cnt->refused_collision++;
 			goto refuse;
@@ -232,12 +240,13 @@ nat_state(const struct ct_conn *c, bool reply)
  * treated as one of no session. Every real ct_state has CS_TRACKED. */
 #define CT_NO_SESSION 0
 
-/* One packet of session c (found by its key, direction reply): the
- * common case, inlined into the burst loop. Returns its ct_state, or
- * CT_NO_SESSION. */
+/* One packet of session c (found by its key, direction reply; an IPv6
+ * key made of a6): the common case, inlined into the burst loop. Returns
+ * its ct_state, or CT_NO_SESSION. */
 static __rte_always_inline uint8_t
 process_hit(struct conntrack *ct, struct rte_mbuf *m,
-	    const struct ct_pkt_meta *mt, const struct ct_key *k, bool related,
+	    const struct ct_pkt_meta *mt, const struct ct_key *k,
+	    const struct ct_addr6 *a6, bool related,
 	    struct ct_conn *c, bool reply,
 	    const struct ct_nat_spec *nat, uint64_t now,
 	    struct ct_conn_ref *out)
@@ -249,6 +258,15 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 	if (c->dead || ct_conn_expired(c, now)) {
 		rte_spinlock_unlock(&c->lock);
 		return CT_NO_SESSION;
+	}
+	if (unlikely(k->v6) && !ct_conn_v6_matches(c, reply, a6)) {
+		/* another address pair with the same digest: it can
+		 * neither join this session nor have one of its own */
+		rte_spinlock_unlock(&c->lock);
+		ct_counters(ct)->refused_collision++;
+		ct_counters(ct)->invalid++;
+		fill_ref(out, NULL, false, k->zone);
+		return CS_TRACKED | CS_INVALID;
 	}
 	if (related)
 		state |= CS_RELATED | (reply ? CS_REPLY_DIR : 0);
@@ -295,7 +313,8 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 static uint8_t
 process_miss(struct conntrack *ct, struct rte_mbuf *m,
 	     const struct ct_pkt_meta *mt, const struct ct_key *k,
-	     bool related, bool commit, const struct ct_nat_spec *nat,
+	     const struct ct_addr6 *a6, bool related, bool commit,
+	     const struct ct_nat_spec *nat,
 	     uint64_t now, struct ct_conn_ref *out, bool *refused)
 {
 	uint8_t state = CS_TRACKED | CS_NEW;
@@ -309,12 +328,14 @@ process_miss(struct conntrack *ct, struct rte_mbuf *m,
 	if (commit) {
 		struct ct_conn *live;
 		bool live_reply;
-		c = conn_create(ct, m, mt, k, nat, now, &live, &live_reply);
+		c = conn_create(ct, m, mt, k, a6, nat, now, &live,
+				&live_reply);
 		if (!c && live) {
 			/* another PMD was first: track against it, without
 			 * committing (if it is gone already, this packet
 			 * stays +new, as in OVS) */
-			uint8_t st = process_hit(ct, m, mt, k, related, live,
+			uint8_t st = process_hit(ct, m, mt, k, a6, related,
+						 live,
 						 live_reply, nat, now,
 						 out);
 			if (st != CT_NO_SESSION)
@@ -479,6 +500,7 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 	uint16_t idx[CT_BULK];
 	bool related[CT_BULK];
 	bool natted[CT_BULK];
+	struct ct_addr6 a6[CT_BULK];	/* IPv6 keys' addresses */
 	struct ct_cache *cc = ct_cache_of(ct);
 	/* in locals: the stores below could alias them for the compiler */
 	const struct flow_key *const *fkeys = src->fkeys;
@@ -608,6 +630,15 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				idx[nk++] = i;
 				continue;
 			}
+			if (meta[i].is_ipv6 &&
+			    ct_key_extract6(pkts[i], &meta[i], zone,
+					    &keys[nk], &a6[nk],
+					    &related[nk])) {
+				natted[nk] = false;	/* no NAT66 */
+				sigs[nk] = ct_key_sig(&keys[nk]);
+				idx[nk++] = i;
+				continue;
+			}
 invalid:
 			ct_counters(ct)->invalid++;
 			ct_state_out[i] = CS_TRACKED | CS_INVALID;
@@ -644,15 +675,16 @@ invalid:
 			uint8_t st = CT_NO_SESSION;
 			if (hits & (1ull << j))
 				st = process_hit(ct, pkts[i], &meta[i],
-						 &keys[j], related[j],
+						 &keys[j], &a6[j], related[j],
 						 entry_conn(data[j]),
 						 entry_reply(data[j]),
 						 nat, now_tsc, ref);
 			if (st == CT_NO_SESSION) {
 				bool refused = false;
 				st = process_miss(ct, pkts[i], &meta[i],
-						  &keys[j], related[j], commit,
-						  nat, now_tsc, ref, &refused);
+						  &keys[j], &a6[j], related[j],
+						  commit, nat, now_tsc, ref,
+						  &refused);
 				if (refused && call->refused)
 					call->refused[i / 64] |=
 						1ull << (i % 64);

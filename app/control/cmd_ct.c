@@ -161,11 +161,12 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 }
 
 /* One ct tuple of flush-conntrack, OVS 3.1's ofp_ct_tuple_parse syntax:
- * ct_nw_src=IP,ct_nw_dst=IP,ct_nw_proto=N,ct_tp_src=P,ct_tp_dst=P (ICMP:
- * icmp_id, icmp_type, icmp_code), every field optional. */
+ * ct_nw_src=IP,ct_nw_dst=IP (or ct_ipv6_src, ct_ipv6_dst),ct_nw_proto=N,
+ * ct_tp_src=P,ct_tp_dst=P (ICMP, ICMPv6: icmp_id, icmp_type, icmp_code),
+ * every field optional; *family: 4 or 6 once an address says which. */
 static int
 parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
-	       struct ds *out)
+	       uint8_t *family, struct ds *out)
 {
 	char buf[256];
 
@@ -182,9 +183,34 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 			return -1;
 		}
 		*v++ = '\0';
-		if (!strcmp(kv, "ct_nw_src") || !strcmp(kv, "ct_nw_dst")) {
+		bool v4 = !strcmp(kv, "ct_nw_src") || !strcmp(kv, "ct_nw_dst");
+		bool v6 = !strcmp(kv, "ct_ipv6_src") ||
+			  !strcmp(kv, "ct_ipv6_dst");
+		if ((v4 || v6) && *family && *family != (v4 ? 4 : 6)) {
+			ds_put_format(out, "the L3 protocol does not match "
+				      "%s", v);
+			return -1;
+		}
+		if (v6) {
+			struct in6_addr a;
+			bool src = kv[8] == 's';
+			static const uint8_t zero[16];
+			if (inet_pton(AF_INET6, v, &a) != 1) {
+				ds_put_format(out, "%s: bad IPv6 address '%s'",
+					      kv, v);
+				return -1;
+			}
+			memcpy(src ? t->src6 : t->dst6, &a, 16);
+			/* :: is not given, as OVS's ipv6_is_zero */
+			if (memcmp(&a, zero, 16))
+				t->set |= src ? CT_FM_SRC : CT_FM_DST;
+			*family = 6;
+			continue;
+		}
+		if (v4) {
 			struct in_addr a;
 			bool src = kv[6] == 's';
+			*family = 4;
 			if (inet_pton(AF_INET, v, &a) != 1) {
 				ds_put_format(out, "%s: bad IPv4 address '%s'",
 					      kv, v);
@@ -199,9 +225,9 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 		if (!strcmp(kv, "ct_nw_proto") && n <= UINT8_MAX) {
 			*proto = (uint8_t)n;
 		} else if (!strncmp(kv, "icmp_", 5) &&
-			   *proto != IPPROTO_ICMP) {
+			   *proto != IPPROTO_ICMP && *proto != IPPROTO_ICMPV6) {
 			ds_put_cstr(out, "invalid L4 fields (icmp_* after "
-				    "ct_nw_proto=1 only, as OVS)");
+				    "ct_nw_proto=1 or 58 only, as OVS)");
 			return -1;
 		} else if ((!strcmp(kv, "ct_tp_src") ||
 			    !strcmp(kv, "icmp_id")) && n <= UINT16_MAX) {
@@ -216,7 +242,8 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 				t->set |= CT_FM_CODE;
 		} else {
 			ds_put_format(out, "invalid ct tuple field '%s=%s' "
-				      "(ct_nw_src, ct_nw_dst, ct_nw_proto, "
+				      "(ct_nw_src, ct_nw_dst, ct_ipv6_src, "
+				      "ct_ipv6_dst, ct_nw_proto, "
 				      "ct_tp_src, ct_tp_dst, icmp_id, "
 				      "icmp_type, icmp_code)", kv, v);
 			return -1;
@@ -229,21 +256,39 @@ parse_ct_tuple(const char *arg, struct ct_flush_tuple *t, uint8_t *proto,
 	return 0;
 }
 
+static bool
+is_icmp(uint8_t proto)
+{
+	return proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
+}
+
+/* An address other than 0 (IPv6: ::, which parse_ct_tuple leaves
+ * unset) given for the source (which CT_FM_SRC) or destination */
+static bool
+addr_given(const struct ct_flush_tuple *t, uint8_t family, uint8_t which)
+{
+	if (family == 6)
+		return t->set & which;
+	return which == CT_FM_SRC ? t->src != 0 : t->dst != 0;
+}
+
 /* OVS 3.1's ofp_ct_tuple_is_five_tuple: both addresses and, but for
  * ICMP, both ports (0 is not given) */
 static bool
-five_tuple(const struct ct_flush_tuple *t, uint8_t proto)
+five_tuple(const struct ct_flush_tuple *t, uint8_t proto, uint8_t family)
 {
-	return t->src && t->dst &&
-	       (proto == IPPROTO_ICMP || (t->sport && t->dport));
+	return addr_given(t, family, CT_FM_SRC) &&
+	       addr_given(t, family, CT_FM_DST) &&
+	       (is_icmp(proto) || (t->sport && t->dport));
 }
 
 /* ... and ofp_ct_tuple_is_zero */
 static bool
-tuple_is_zero(const struct ct_flush_tuple *t, uint8_t proto)
+tuple_is_zero(const struct ct_flush_tuple *t, uint8_t proto, uint8_t family)
 {
-	return !t->src && !t->dst &&
-	       (proto == IPPROTO_ICMP || (!t->sport && !t->dport));
+	return !addr_given(t, family, CT_FM_SRC) &&
+	       !addr_given(t, family, CT_FM_DST) &&
+	       (is_icmp(proto) || (!t->sport && !t->dport));
 }
 
 /* dpctl/flush-conntrack [DP] [zone=N] [ct-orig-tuple [ct-reply-tuple]]:
@@ -269,7 +314,8 @@ cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 			return -1;
 		}
 		if (argv[a][0] &&
-		    parse_ct_tuple(argv[a], &m.tuple[n_tuples], &m.proto, out))
+		    parse_ct_tuple(argv[a], &m.tuple[n_tuples], &m.proto,
+				   &m.family, out))
 			return -1;
 	}
 	if (!n_tuples && m.zone >= 0) {
@@ -278,15 +324,17 @@ cmd_flush_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	} else if (!n_tuples) {
 		conntrack_flush(pmd_conntrack);
 		ct_ipf_purge_all(pmd_ipf);
-	} else if (five_tuple(&m.tuple[0], m.proto) &&
-		   tuple_is_zero(&m.tuple[1], m.proto)) {
+	} else if (five_tuple(&m.tuple[0], m.proto, m.family) &&
+		   tuple_is_zero(&m.tuple[1], m.proto, m.family)) {
 		/* OVS 3.1's ct_dpif_flush_tuple: a whole original tuple and
 		 * no reply tuple is one lookup, in the zone given or zone 0,
 		 * of an original or reply key; none is an error */
 		const struct ct_flush_tuple *t = &m.tuple[0];
 		struct ct_tuple k = { .src = t->src, .dst = t->dst,
 				      .sport = t->sport, .dport = t->dport,
-				      .proto = m.proto };
+				      .proto = m.proto, .v6 = m.family == 6 };
+		memcpy(k.src6, t->src6, 16);
+		memcpy(k.dst6, t->dst6, 16);
 		if ((t->set & CT_FM_CODE) ||
 		    !conntrack_flush_tuple(pmd_conntrack,
 					   m.zone >= 0 ? (uint16_t)m.zone : 0,

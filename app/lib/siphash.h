@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * SipHash (Aumasson and Bernstein) of a 16-byte message: a keyed hash for
- * tables whose keys an outsider chooses (a tenant's 5-tuples). CRC32c,
+ * SipHash (Aumasson and Bernstein) of a 16- or 32-byte message: a keyed
+ * hash for tables whose keys an outsider chooses (a tenant's 5-tuples). CRC32c,
  * seeded or not, is linear: keys with one CRC are found by solving a
  * linear system, and a seed does not change which keys collide (for keys
  * of one length, crc(seed, a) == crc(seed, b) exactly when crc(0, a) ==
@@ -48,6 +48,29 @@ siphash_16(const struct siphash_key *key, uint64_t m0, uint64_t m1, int c,
 		for (int r = 0; r < c; r++)
 			siphash_round(&v0, &v1, &v2, &v3);
 		v0 ^= m[w];
+	}
+	v2 ^= 0xff;
+	for (int r = 0; r < d; r++)
+		siphash_round(&v0, &v1, &v2, &v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* SipHash-c-d of the 32 bytes whose little-endian words are m[0..3]:
+ * the connection tracker's digest of an IPv6 address pair (ct_v6.c). */
+static inline uint64_t
+siphash_32(const struct siphash_key *key, const uint64_t m[4], int c, int d)
+{
+	uint64_t v0 = 0x736f6d6570736575ULL ^ key->k0;
+	uint64_t v1 = 0x646f72616e646f6dULL ^ key->k1;
+	uint64_t v2 = 0x6c7967656e657261ULL ^ key->k0;
+	uint64_t v3 = 0x7465646279746573ULL ^ key->k1;
+
+	for (int w = 0; w < 5; w++) {
+		uint64_t mw = w < 4 ? m[w] : (uint64_t)32 << 56;
+		v3 ^= mw;
+		for (int r = 0; r < c; r++)
+			siphash_round(&v0, &v1, &v2, &v3);
+		v0 ^= mw;
 	}
 	v2 ^= 0xff;
 	for (int r = 0; r < d; r++)

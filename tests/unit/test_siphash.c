@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * siphash.h against the SipHash paper's reference vector (SipHash-2-4,
- * key 00..0f, message 00..0f), and the 1-3 variant the tables use: keyed
- * (another key, another value) and sensitive to every message bit. */
+ * siphash.h against the SipHash paper's reference vectors (SipHash-2-4,
+ * key 00..0f, messages 00..0f and 00..1f), and the 1-3 variant the
+ * tables use: keyed (another key, another value) and sensitive to every
+ * message bit. */
 #include <stdio.h>
 #include "siphash.h"
 
@@ -24,6 +25,13 @@ main(void)
 	uint64_t h = siphash_16(&k, m0, m1, 2, 4);
 
 	CHECK(h == 0x3f2acc7f57c29bdbULL, "siphash-2-4: %016llx",
+	      (unsigned long long)h);
+
+	/* the paper's vector for the 32-byte message 00..1f */
+	const uint64_t m32[4] = { m0, m1, 0x1716151413121110ULL,
+				  0x1f1e1d1c1b1a1918ULL };
+	h = siphash_32(&k, m32, 2, 4);
+	CHECK(h == 0x7127512f72f27cceULL, "siphash-2-4, 32 bytes: %016llx",
 	      (unsigned long long)h);
 
 	const struct siphash_key k2 = { k.k0 ^ 1, k.k1 };
