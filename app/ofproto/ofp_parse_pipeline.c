@@ -621,6 +621,15 @@ rule_is_ip(const struct ofp_rule *r)
 	       r->match.dl_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 }
 
+/* ct() and sg() need either family (OVS's ct prerequisite) */
+static bool
+rule_is_ip_any(const struct ofp_rule *r)
+{
+	return rule_is_ip(r) ||
+	       (r->mask.dl_type &&
+		r->match.dl_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6));
+}
+
 int
 ofp_check_pipeline_actions(struct parser *p)
 {
@@ -646,9 +655,17 @@ ofp_check_pipeline_actions(struct parser *p)
 						r->table_id);
 		}
 		if ((a->type == OFPACT_CT || a->type == OFPACT_SG) &&
-		    !rule_is_ip(r))
-			return ofp_fail(p, "%s() requires ip (add 'ip')",
+		    !rule_is_ip_any(r))
+			return ofp_fail(p, "%s() requires ip or ipv6 (add 'ip' "
+					"or 'ipv6')",
 					a->type == OFPACT_CT ? "ct" : "sg");
 	}
+	/* the tracker translates IPv4 only: an IPv4 range on an IPv6 rule
+	 * is inconsistent (as OVS), and NAT66 is not built */
+	for (int i = 0; i < r->n_ct; i++)
+		if (r->ct[i].nat.ip_min && !rule_is_ip(r))
+			return ofp_fail(p, "%s(nat(src|dst=ADDRESS)) requires "
+					"ip: IPv6 NAT is not supported",
+					r->ct[i].is_sg ? "sg" : "ct");
 	return 0;
 }

@@ -18,6 +18,15 @@ test_ipv6_tenant_over_kernel_vtep, with both neighbour caches flushed:
   - the rules' counters and the megaflows say the same: dpctl/dump-flows
     has IPv6 megaflows with nd(target=...) from the NA rules;
   - every mbuf back, no malformed drop.
+
+test_ipv6_sg_allows_egress_refuses_ingress: the same rig under an IPv6
+security group in sg() form ("allow egress, deny ingress", Neighbour
+Discovery let by before it, as Neutron's firewall does):
+  - ping6, TCP (1 MB, sha256) and UDP echo from the VM pass: each opens an
+    IPv6 session (dpctl/dump-conntrack prints it as OVS does) whose
+    replies come back through sg(deny);
+  - ping6 and TCP connections from the kernel host to the VM are dropped
+    by sg(deny) (sg_deny counts them), none +inv.
 """
 
 import json
@@ -27,6 +36,7 @@ import pytest
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import netns_apps as A
+from vxswitch_tools import packets as P
 from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.hostnet import link_mac
 from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP, KVTEP_IP,
@@ -207,3 +217,59 @@ def test_ipv6_tenant_over_kernel_vtep(rig):
         for k, n in p["drops"].items():
             drops[k] = drops.get(k, 0) + n
     assert not drops.get("malformed"), drops
+
+
+def sg_rules():
+    """"allow egress, deny ingress" for the VM, in sg() form; ND before
+    it (the topology's "in_port=vxlan" rule has OVS's default priority,
+    32768: the ingress rules sit above it)."""
+    nd = "icmp6,icmp_type=%d,in_port=%s,actions=%s"
+    rules = []
+    for t in (133, 135, 136):
+        rules.append("priority=300," + nd % (t, "tap", TUNNEL))
+        rules.append("priority=40100," + nd % (t, "vxlan", "output:tap"))
+    rules += [
+        "priority=200,ipv6,in_port=tap,ipv6_src=%s,actions=sg(allow,zone=1),"
+        "%s" % (VM6, TUNNEL),
+        "priority=40000,ipv6,in_port=vxlan,ipv6_dst=%s,"
+        "actions=sg(deny,zone=1),output:tap" % VM6,
+    ]
+    return rules
+
+
+def sg_drops(sw):
+    d = P.ctl_counters(sw)["pmd"].get("drops", {})
+    return {k: d.get(k, 0) for k in ("sg_deny", "sg_invalid", "sg_refused")}
+
+
+def test_ipv6_sg_allows_egress_refuses_ingress(rig):
+    r, sw = rig, rig.sw
+    for f in sg_rules():
+        sw.ctl("add-flow", f)
+    before = sg_drops(sw)
+
+    # -- egress: the VM opens sessions; their replies pass sg(deny)
+    p = A.ping(r.vm, KHOST6)
+    assert p["received"] == p["transmitted"] > 0, p["output"]
+    A.tcp_transfer(r.vm, r.vtep, KHOST6, 1024 * 1024, port=5101)
+    A.tcp_transfer(r.vm, r.vtep, KHOST6, 1024 * 1024, port=5102,
+                   direction="download")
+    e = A.udp_echo(r.vm, r.vtep, KHOST6, count=5, size=1000, port=5103)
+    assert e["received"] == 5 and e["bad"] == 0, e
+    conns = sw.ctl("dpctl/dump-conntrack")
+    for want in ("icmpv6,orig=(src=%s,dst=%s," % (VM6, KHOST6),
+                 "tcp,orig=(src=%s,dst=%s," % (VM6, KHOST6),
+                 "udp,orig=(src=%s,dst=%s," % (VM6, KHOST6)):
+        assert want in conns, (want, conns)
+    mid = sg_drops(sw)
+    assert mid == before, (before, mid, sw.ctl("dpctl/dump-flows"))
+
+    # -- ingress: new connections from outside are dropped by sg(deny)
+    p = A.ping(r.vtep, VM6, count=3, wait=1)
+    assert p["received"] == 0, p["output"]
+    c = A.tcp_connect(r.vtep, VM6, 5104)
+    assert c["result"] == "timeout", c
+    after = sg_drops(sw)
+    assert after["sg_deny"] - mid["sg_deny"] >= 3 + 1, (mid, after)
+    assert after["sg_invalid"] == mid["sg_invalid"], (mid, after)
+    assert after["sg_refused"] == 0, after
