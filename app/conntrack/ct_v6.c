@@ -3,7 +3,7 @@
  * (lib/conntrack.c: extract_l3_ipv6, extract_l4_icmp6, checksum_valid):
  * the extension headers walked to the L4 header (parse_ipv6_ext_hdrs:
  * hop-by-hop, routing, destination options, AH, fragment), the checks a
- * packet must pass before it touches a session (TCP, UDP unless 0 and
+ * packet must pass before it touches a session (TCP, UDP (0 included) and
  * ICMPv6 checksums over the IPv6 pseudo-header, L4 lengths), and ICMPv6:
  * echo request and reply by id, errors (unreachable, packet too big, time
  * exceeded, parameter problem) related to the session of the packet they
@@ -195,8 +195,9 @@ packet_sane6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		uint16_t len = rte_be_to_cpu_16(u->dgram_len);
 		if (len < sizeof *u || len > mt->l4_len)
 			return false;
-		/* 0 is no checksum to OVS whatever the family */
-		return u->dgram_cksum == 0 || l4_sum6(m, mt) == 0xffff;
+		/* 0 is no checksum over IPv4 only (RFC 8200 8.1: an IPv6
+		 * receiver discards it; OVS 3.1's check_l4_udp) */
+		return l4_sum6(m, mt) == 0xffff;
 	}
 	default:
 		return true;

@@ -167,11 +167,12 @@ test_udp6_families_and_zones(void)
 	CHECK_EXPR(ct_run(ct, udp6(B6, A6, 53, 5000), 9, false, NULL, 2) ==
 		   TRK_NEW);
 	CHECK_EXPR(conntrack_get_nconns(ct) == 2);
-	/* a zero checksum is no checksum, as OVS */
+	/* a zero checksum is not "none" over IPv6 (RFC 8200): +inv, as
+	 * OVS */
 	struct rte_mbuf *m = udp6(A6, B6, 5000, 53);
 	memset(rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN + 46),
 	       0, 2);
-	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 3) == TRK_EST);
+	CHECK_EXPR(ct_run(ct, m, 0, true, NULL, 3) == TRK_INV);
 	/* a wrong one is +inv */
 	m = udp6(A6, B6, 5000, 53);
 	rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN + 46)[0] ^= 1;
