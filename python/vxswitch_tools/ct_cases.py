@@ -42,11 +42,16 @@ class Host:
     ip: str
     mac: str
     port: str
+    ipv6: str = None    # its global IPv6 address (ct_cases6.py)
+    ll6: str = None     # its link-local IPv6 address (ND, DHCPv6)
 
 
-A = Host("A", "10.0.0.1", "52:54:00:00:00:0a", "a")
-B = Host("B", "10.0.0.2", "52:54:00:00:00:0b", "b")
-R = Host("R", "10.0.0.254", "52:54:00:00:00:0b", "b")  # a router, B's side
+A = Host("A", "10.0.0.1", "52:54:00:00:00:0a", "a",
+         "2001:db8::1", "fe80::5054:ff:fe00:a")
+B = Host("B", "10.0.0.2", "52:54:00:00:00:0b", "b",
+         "2001:db8::2", "fe80::5054:ff:fe00:b")
+R = Host("R", "10.0.0.254", "52:54:00:00:00:0b", "b",  # a router, B's side
+         "2001:db8::fe", "fe80::1")
 A_PUB = "203.0.113.7"
 SVC = "203.0.113.80"
 WIN = 65535
@@ -69,6 +74,9 @@ class Case:
     # after the packets: dpctl/flush-conntrack's arguments, one list a
     # step; each step's success and the dump after it are compared
     flushes: list = field(default_factory=list)
+    # the L3 matches of the verdict table's rules (ct_diff.verdict_rules):
+    # ("ip",) for IPv4, ("ipv6",) or ("ip", "ipv6") for the IPv6 cases
+    l3: tuple = ("ip",)
 
 
 def commit_all(zone=1, extra=""):

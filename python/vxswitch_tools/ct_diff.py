@@ -93,10 +93,24 @@ def verdict_of(frame):
     return verdict_str(frame[11])
 
 
+# IPv6 extension headers that may come before a Fragment header (44):
+# hop-by-hop, routing, destination options (8-octet units after the
+# first 8)
+_IPV6_EXT = (0, 43, 60)
+
+
 def is_fragment(frame):
-    """An IPv4 fragment (Ethernet, no VLAN)?"""
-    return (len(frame) >= 34 and frame[12:14] == b"\x08\x00" and
-            (int.from_bytes(frame[20:22], "big") & 0x3fff) != 0)
+    """An IPv4 fragment, or an IPv6 packet with a Fragment header (after
+    any hop-by-hop, routing or destination options header)? Ethernet, no
+    VLAN."""
+    if len(frame) >= 34 and frame[12:14] == b"\x08\x00":
+        return (int.from_bytes(frame[20:22], "big") & 0x3fff) != 0
+    if len(frame) < 54 or frame[12:14] != b"\x86\xdd":
+        return False
+    nh, off = frame[20], 54
+    while nh in _IPV6_EXT and off + 2 <= len(frame):
+        nh, off = frame[off], off + 8 + 8 * frame[off + 1]
+    return nh == 44
 
 
 def packet_result(frames, held):
@@ -120,11 +134,12 @@ def shape(text):
     return [re.sub(r"\d+", "N", ln) for ln in text.splitlines()]
 
 
-def parse_ipf_status(text):
-    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 lines."""
+def parse_ipf_status(text, v=4):
+    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 (v=4)
+    or v6 (v=6) lines."""
     got = {}
     for c in IPF_COUNTERS:
-        m = re.search(r"v4 frags %s: (\d+)" % c, text)
+        m = re.search(r"v%d frags %s: (\d+)" % (v, c), text)
         got[c] = int(m.group(1)) if m else None
     return got
 
@@ -135,27 +150,32 @@ def _match(bits):
                             for n, b in CT_BITS if b != TRK)
 
 
-def verdict_rules(on_new=None, out=OUT):
-    """Table 1: 128 rules for the states with +trk, one for -trk."""
+def verdict_rules(on_new=None, out=OUT, l3=("ip",)):
+    """Table 1: 128 rules for the states with +trk, one for -trk; that
+    for each L3 match in l3 ("ip", "ipv6")."""
     others = [b for _, b in CT_BITS if b != TRK]
     rules = []
-    for combo in range(1 << len(others)):
-        bits = TRK | sum(b for i, b in enumerate(others) if combo >> i & 1)
-        pre = on_new + "," if on_new and bits & 0x11 == 0x01 else ""
-        rules.append("table=1,priority=100,ip,ct_state=%s,actions=%s"
-                     "mod_dl_src:%s,output:%s"
-                     % (_match(bits), pre, VERDICT_MAC % bits, out))
-    rules.append("table=1,priority=100,ip,ct_state=-trk,"
-                 "actions=mod_dl_src:%s,"
-                 "output:%s" % (VERDICT_MAC % 0, out))
+    for nw in l3:
+        for combo in range(1 << len(others)):
+            bits = TRK | sum(b for i, b in enumerate(others)
+                             if combo >> i & 1)
+            pre = on_new + "," if on_new and bits & 0x11 == 0x01 else ""
+            rules.append("table=1,priority=100,%s,ct_state=%s,actions=%s"
+                         "mod_dl_src:%s,output:%s"
+                         % (nw, _match(bits), pre, VERDICT_MAC % bits, out))
+        rules.append("table=1,priority=100,%s,ct_state=-trk,"
+                     "actions=mod_dl_src:%s,"
+                     "output:%s" % (nw, VERDICT_MAC % 0, out))
     return rules
 
 
 def case_rules(case):
     """Every rule of a case, in ovs-ofctl's syntax (both sides load
-    exactly these)."""
+    exactly these). A case's table0 may hold rules of other tables too
+    (a multi-table pipeline, e.g. ct_cases6's Neutron-style rule set),
+    never of table 1: it reaches the verdict with resubmit(,1)."""
     return (list(case.table0) + ["table=0,priority=0,actions=drop"] +
-            verdict_rules(case.on_new))
+            verdict_rules(case.on_new, l3=case.l3))
 
 
 # ------------------------------------------------------- conntrack dump
@@ -216,7 +236,8 @@ def run_case(side, case):
     the result as stored in a reference file."""
     side.load_rules(case_rules(case))
     side.flush()
-    ipf0 = parse_ipf_status(side.ipf_status())
+    text0 = side.ipf_status()
+    ipf0, ipf60 = parse_ipf_status(text0), parse_ipf_status(text0, 6)
     pkts = []
     for i, p in enumerate(case.packets):
         verdict, out = packet_result(*side.send(p.port, p.frame))
@@ -226,9 +247,15 @@ def run_case(side, case):
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
+    if tuple(case.l3) != ("ip",):   # only the IPv6 cases have the key
+        res["l3"] = list(case.l3)
     text = side.ipf_status()
     ipf = parse_ipf_status(text)
     res["ipf"] = {c: ipf[c] - ipf0[c] for c in IPF_COUNTERS}
+    if "ipv6" in case.l3:           # the v6 counters, IPv6 cases only
+        ipf6 = parse_ipf_status(text, 6)
+        res["ipf6"] = {c: None if ipf6[c] is None or ipf60[c] is None
+                       else ipf6[c] - ipf60[c] for c in IPF_COUNTERS}
     # the commands' text: ct-stats-show of the case's sessions exactly,
     # its -m form (vxswitch adds its own counters after OVS's lines) and
     # ipf-get-status by layout (its counters run over the whole run)
@@ -260,8 +287,8 @@ def compare(ref, got):
     ({i: (ovs verdict, vxs verdict)} of the packets whose verdict
     differs, [texts of every difference])."""
     verdicts, texts = {}, []
-    if (ref["table0"], ref.get("on_new")) != (got["table0"],
-                                              got.get("on_new")) or \
+    if (ref["table0"], ref.get("on_new"), ref.get("l3")) != \
+            (got["table0"], got.get("on_new"), got.get("l3")) or \
             [p["in"] for p in ref["packets"]] != \
             [p["in"] for p in got["packets"]]:
         return None, ["the reference was made from other rules or packets "
@@ -281,6 +308,9 @@ def compare(ref, got):
     if "ipf" in ref and ref["ipf"] != got.get("ipf"):
         texts.append("ipf-get-status counters: OVS %s, vxswitch %s"
                      % (ref["ipf"], got.get("ipf")))
+    if "ipf6" in ref and ref["ipf6"] != got.get("ipf6"):
+        texts.append("ipf-get-status v6 counters: OVS %s, vxswitch %s"
+                     % (ref["ipf6"], got.get("ipf6")))
     if "stats" in ref and ref["stats"] != got.get("stats"):
         texts.append("ct-stats-show: OVS %s, vxswitch %s"
                      % (ref["stats"], got.get("stats")))
