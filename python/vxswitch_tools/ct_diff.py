@@ -4,15 +4,21 @@
 vxswitch, with the same OpenFlow rules; each packet's ct_state verdict,
 its output bytes and the final dpctl/dump-conntrack are compared.
 
-The rules (case_rules): table 0 is the case's (IP into ct(table=1,...));
-table 1 has one rule per ct_state with +trk (the 7 other bits each + or
--: 128 rules) and one for -trk. Each writes the state's bits, as OVS
+The rules (case_rules): table 0 is the case's (IP into ct(table=1,...);
+a case may bring rules of other tables too, a whole pipeline that
+reaches the verdict with resubmit(,1): ct_cases6's neutron_fw6); table 1
+has one rule per ct_state with +trk (the 7 other bits each + or -: 128
+rules) and one for -trk, matching ip, or ipv6, or both (Case.l3: the
+IPv6 cases' rules, IPv4's unchanged). Each writes the state's bits, as OVS
 numbers them (new 0x01 est 0x02 rel 0x04 rpl 0x08 inv 0x10 trk 0x20
 snat 0x40 dnat 0x80), into the source MAC 02:00:00:00:00:XX and outputs
 to port "out": every packet leaves with its verdict and its NATed bytes.
 A case's on_new actions (a commit) run first in the rules with +new-inv
 (OVS refuses ct(commit) in a rule that matches +inv: "actions are
-invalid with specified match"; vxswitch accepts it).
+invalid with specified match"; vxswitch accepts it). Rules vxswitch
+refuses (e.g. ct() on an ipv6 rule before it tracked IPv6) are a
+difference, recorded with the packets that then meet an empty table;
+OVS refusing them is an error (no reference).
 
 Ports, on both sides: a (ofport 1, host A's side), b (2, host B's side),
 out (3). One packet at a time, each waited for until it left on "out" or
@@ -23,10 +29,13 @@ was counted dropped, so no burst ever holds two packets of a case:
   vxswitch  a and b are net_tap ports whose taps sit in a namespace of
             their own (IPv6 off, no address: the kernel sends nothing),
             written from the kernel side with AF_PACKET by a helper in
-            that namespace; out is net_pcap with tx_pcap (VxsSide)
+            that namespace (IPv6 off stops the kernel's own ND/MLD
+            frames, not the IPv6 frames written there); out is net_pcap
+            with tx_pcap (VxsSide)
 
-An IPv4 fragment may leave nothing and be counted nowhere: the switch
-holds it until its datagram is whole (OVS's ipf; its verdict is "held",
+An IP fragment (IPv4, or IPv6 with a Fragment header: is_fragment) may
+leave nothing and be counted nowhere: the switch holds it until its
+datagram is whole (OVS's ipf, both families; its verdict is "held",
 told by the fragment store's count: dpctl/ipf-get-status on OVS, the
 PMDs' held term on vxswitch); the fragment that completes it brings out
 every fragment of the datagram, its verdict then the verdicts of all
@@ -34,7 +43,8 @@ every fragment of the datagram, its verdict then the verdicts of all
 
 The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
 six v4 counters, accepted, completed, expired, too small, overlapped,
-purged) are compared too.
+purged; for the IPv6 cases the six v6 ones too, "ipf6") are compared
+too.
 
 So are dpctl/dump-conntrack -m (exactly: OVS's userspace datapath prints
 id=0,status=0 and the TCP detail), -s and -m -s (each timeout=N by the
@@ -234,7 +244,9 @@ def normalise_timeouts(lines):
 def run_case(side, case):
     """Runs one case on a side (load_rules, flush, send, dump); returns
     the result as stored in a reference file."""
-    side.load_rules(case_rules(case))
+    # a side that refuses the rules says why (VxsSide; OVS's side raises:
+    # no reference is made from rules OVS refuses)
+    refused = side.load_rules(case_rules(case))
     side.flush()
     text0 = side.ipf_status()
     ipf0, ipf60 = parse_ipf_status(text0), parse_ipf_status(text0, 6)
@@ -247,6 +259,8 @@ def run_case(side, case):
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
+    if refused:
+        res["rules_refused"] = refused
     if tuple(case.l3) != ("ip",):   # only the IPv6 cases have the key
         res["l3"] = list(case.l3)
     text = side.ipf_status()
@@ -294,6 +308,9 @@ def compare(ref, got):
         return None, ["the reference was made from other rules or packets "
                       "than ct_cases.py has now: regenerate it "
                       "(tests/integration/ovs_ref/ct/make-ovs-ct-ref.py)"]
+    if got.get("rules_refused"):
+        texts.append("vxswitch refused the case's rules (OVS loads them): "
+                     "%s" % got["rules_refused"])
     for r, g in zip(ref["packets"], got["packets"]):
         if r["verdict"] != g["verdict"]:
             verdicts[r["i"]] = (r["verdict"], g["verdict"])
@@ -476,9 +493,19 @@ class VxsSide:
         raise AssertionError("the taps never went quiet: %s" % (last,))
 
     def load_rules(self, rules):
+        """The case's rules, instead of the last case's; None, or the
+        error where vxswitch refused them (its table then stays empty:
+        run_case records the refusal, a difference from OVS, and the
+        packets go through the empty table)."""
         self.sw.ctl("del-flows")
-        self.sw.ctl("add-flows", "-", input="\n".join(rules) + "\n")
+        self.sw.ctl("add-flows", "-", input="\n".join(rules) + "\n",
+                    check=False)
+        r = self.sw.last_ctl
         self.sw.ctl("dpctl/del-flows")
+        if r.returncode:
+            return (r.stderr.strip() or r.stdout.strip() or
+                    "add-flows: exit %d" % r.returncode)
+        return None
 
     def flush(self):
         self.sw.ctl("dpctl/flush-conntrack")
