@@ -9,7 +9,9 @@ that commit a +new packet in table 1 (ct_diff.case_rules).
 Hosts: A 10.0.0.1 on port a, B 10.0.0.2 on port b (MACs 52:54:00:00:00:0a
 and :0b); R 10.0.0.254 a router on B's side (ICMP errors); NAT addresses
 203.0.113.7 (A's public address) and 203.0.113.80 (a service DNATed to B).
-TCP windows are 65535 with no window scaling.
+TCP windows are 65535 with no window scaling. The hosts' IPv6 addresses
+(Host.ipv6, Host.ll6) are the IPv6 cases', ct_cases6.py: CASES ends with
+them.
 
 IPv4 fragments (frags()): a datagram cut as its sender's stack cuts it
 (scapy's fragment(), IP payload in pieces of a multiple of 8 bytes), each
@@ -637,6 +639,10 @@ def fuzz_cases(seed=FUZZ_SEED):
              for i in range(FUZZ_OTHER_CASES)])
 
 
-CASES = _cases() + fuzz_cases()
+# the IPv6 cases (ct_cases6.py, which imports this module's builders: by
+# now they are all defined)
+from . import ct_cases6  # noqa: E402
+
+CASES = _cases() + fuzz_cases() + ct_cases6.cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
