@@ -9,7 +9,9 @@ that commit a +new packet in table 1 (ct_diff.case_rules).
 Hosts: A 10.0.0.1 on port a, B 10.0.0.2 on port b (MACs 52:54:00:00:00:0a
 and :0b); R 10.0.0.254 a router on B's side (ICMP errors); NAT addresses
 203.0.113.7 (A's public address) and 203.0.113.80 (a service DNATed to B).
-TCP windows are 65535 with no window scaling.
+TCP windows are 65535 with no window scaling. The hosts' IPv6 addresses
+(Host.ipv6, Host.ll6) are the IPv6 cases', ct_cases6.py: CASES ends with
+them.
 
 IPv4 fragments (frags()): a datagram cut as its sender's stack cuts it
 (scapy's fragment(), IP payload in pieces of a multiple of 8 bytes), each
@@ -42,11 +44,16 @@ class Host:
     ip: str
     mac: str
     port: str
+    ipv6: str = None    # its global IPv6 address (ct_cases6.py)
+    ll6: str = None     # its link-local IPv6 address (ND, DHCPv6)
 
 
-A = Host("A", "10.0.0.1", "52:54:00:00:00:0a", "a")
-B = Host("B", "10.0.0.2", "52:54:00:00:00:0b", "b")
-R = Host("R", "10.0.0.254", "52:54:00:00:00:0b", "b")  # a router, B's side
+A = Host("A", "10.0.0.1", "52:54:00:00:00:0a", "a",
+         "2001:db8::1", "fe80::5054:ff:fe00:a")
+B = Host("B", "10.0.0.2", "52:54:00:00:00:0b", "b",
+         "2001:db8::2", "fe80::5054:ff:fe00:b")
+R = Host("R", "10.0.0.254", "52:54:00:00:00:0b", "b",  # a router, B's side
+         "2001:db8::fe", "fe80::1")
 A_PUB = "203.0.113.7"
 SVC = "203.0.113.80"
 WIN = 65535
@@ -69,6 +76,9 @@ class Case:
     # after the packets: dpctl/flush-conntrack's arguments, one list a
     # step; each step's success and the dump after it are compared
     flushes: list = field(default_factory=list)
+    # the L3 matches of the verdict table's rules (ct_diff.verdict_rules):
+    # ("ip",) for IPv4, ("ipv6",) or ("ip", "ipv6") for the IPv6 cases
+    l3: tuple = ("ip",)
 
 
 def commit_all(zone=1, extra=""):
@@ -629,6 +639,10 @@ def fuzz_cases(seed=FUZZ_SEED):
              for i in range(FUZZ_OTHER_CASES)])
 
 
-CASES = _cases() + fuzz_cases()
+# the IPv6 cases (ct_cases6.py, which imports this module's builders: by
+# now they are all defined)
+from . import ct_cases6  # noqa: E402
+
+CASES = _cases() + fuzz_cases() + ct_cases6.cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"

@@ -4,15 +4,21 @@
 vxswitch, with the same OpenFlow rules; each packet's ct_state verdict,
 its output bytes and the final dpctl/dump-conntrack are compared.
 
-The rules (case_rules): table 0 is the case's (IP into ct(table=1,...));
-table 1 has one rule per ct_state with +trk (the 7 other bits each + or
--: 128 rules) and one for -trk. Each writes the state's bits, as OVS
+The rules (case_rules): table 0 is the case's (IP into ct(table=1,...);
+a case may bring rules of other tables too, a whole pipeline that
+reaches the verdict with resubmit(,1): ct_cases6's neutron_fw6); table 1
+has one rule per ct_state with +trk (the 7 other bits each + or -: 128
+rules) and one for -trk, matching ip, or ipv6, or both (Case.l3: the
+IPv6 cases' rules, IPv4's unchanged). Each writes the state's bits, as OVS
 numbers them (new 0x01 est 0x02 rel 0x04 rpl 0x08 inv 0x10 trk 0x20
 snat 0x40 dnat 0x80), into the source MAC 02:00:00:00:00:XX and outputs
 to port "out": every packet leaves with its verdict and its NATed bytes.
 A case's on_new actions (a commit) run first in the rules with +new-inv
 (OVS refuses ct(commit) in a rule that matches +inv: "actions are
-invalid with specified match"; vxswitch accepts it).
+invalid with specified match"; vxswitch accepts it). Rules vxswitch
+refuses (e.g. ct() on an ipv6 rule before it tracked IPv6) are a
+difference, recorded with the packets that then meet an empty table;
+OVS refusing them is an error (no reference).
 
 Ports, on both sides: a (ofport 1, host A's side), b (2, host B's side),
 out (3). One packet at a time, each waited for until it left on "out" or
@@ -23,10 +29,13 @@ was counted dropped, so no burst ever holds two packets of a case:
   vxswitch  a and b are net_tap ports whose taps sit in a namespace of
             their own (IPv6 off, no address: the kernel sends nothing),
             written from the kernel side with AF_PACKET by a helper in
-            that namespace; out is net_pcap with tx_pcap (VxsSide)
+            that namespace (IPv6 off stops the kernel's own ND/MLD
+            frames, not the IPv6 frames written there); out is net_pcap
+            with tx_pcap (VxsSide)
 
-An IPv4 fragment may leave nothing and be counted nowhere: the switch
-holds it until its datagram is whole (OVS's ipf; its verdict is "held",
+An IP fragment (IPv4, or IPv6 with a Fragment header: is_fragment) may
+leave nothing and be counted nowhere: the switch holds it until its
+datagram is whole (OVS's ipf, both families; its verdict is "held",
 told by the fragment store's count: dpctl/ipf-get-status on OVS, the
 PMDs' held term on vxswitch); the fragment that completes it brings out
 every fragment of the datagram, its verdict then the verdicts of all
@@ -34,7 +43,8 @@ every fragment of the datagram, its verdict then the verdicts of all
 
 The fragment store's counters a case moved (dpctl/ipf-get-status: OVS's
 six v4 counters, accepted, completed, expired, too small, overlapped,
-purged) are compared too.
+purged; for the IPv6 cases the six v6 ones too, "ipf6") are compared
+too.
 
 So are dpctl/dump-conntrack -m (exactly: OVS's userspace datapath prints
 id=0,status=0 and the TCP detail), -s and -m -s (each timeout=N by the
@@ -93,10 +103,24 @@ def verdict_of(frame):
     return verdict_str(frame[11])
 
 
+# IPv6 extension headers that may come before a Fragment header (44):
+# hop-by-hop, routing, destination options (8-octet units after the
+# first 8)
+_IPV6_EXT = (0, 43, 60)
+
+
 def is_fragment(frame):
-    """An IPv4 fragment (Ethernet, no VLAN)?"""
-    return (len(frame) >= 34 and frame[12:14] == b"\x08\x00" and
-            (int.from_bytes(frame[20:22], "big") & 0x3fff) != 0)
+    """An IPv4 fragment, or an IPv6 packet with a Fragment header (after
+    any hop-by-hop, routing or destination options header)? Ethernet, no
+    VLAN."""
+    if len(frame) >= 34 and frame[12:14] == b"\x08\x00":
+        return (int.from_bytes(frame[20:22], "big") & 0x3fff) != 0
+    if len(frame) < 54 or frame[12:14] != b"\x86\xdd":
+        return False
+    nh, off = frame[20], 54
+    while nh in _IPV6_EXT and off + 2 <= len(frame):
+        nh, off = frame[off], off + 8 + 8 * frame[off + 1]
+    return nh == 44
 
 
 def packet_result(frames, held):
@@ -120,11 +144,12 @@ def shape(text):
     return [re.sub(r"\d+", "N", ln) for ln in text.splitlines()]
 
 
-def parse_ipf_status(text):
-    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 lines."""
+def parse_ipf_status(text, v=4):
+    """OVS's dpctl/ipf-get-status text -> {counter: N} of the v4 (v=4)
+    or v6 (v=6) lines."""
     got = {}
     for c in IPF_COUNTERS:
-        m = re.search(r"v4 frags %s: (\d+)" % c, text)
+        m = re.search(r"v%d frags %s: (\d+)" % (v, c), text)
         got[c] = int(m.group(1)) if m else None
     return got
 
@@ -135,27 +160,32 @@ def _match(bits):
                             for n, b in CT_BITS if b != TRK)
 
 
-def verdict_rules(on_new=None, out=OUT):
-    """Table 1: 128 rules for the states with +trk, one for -trk."""
+def verdict_rules(on_new=None, out=OUT, l3=("ip",)):
+    """Table 1: 128 rules for the states with +trk, one for -trk; that
+    for each L3 match in l3 ("ip", "ipv6")."""
     others = [b for _, b in CT_BITS if b != TRK]
     rules = []
-    for combo in range(1 << len(others)):
-        bits = TRK | sum(b for i, b in enumerate(others) if combo >> i & 1)
-        pre = on_new + "," if on_new and bits & 0x11 == 0x01 else ""
-        rules.append("table=1,priority=100,ip,ct_state=%s,actions=%s"
-                     "mod_dl_src:%s,output:%s"
-                     % (_match(bits), pre, VERDICT_MAC % bits, out))
-    rules.append("table=1,priority=100,ip,ct_state=-trk,"
-                 "actions=mod_dl_src:%s,"
-                 "output:%s" % (VERDICT_MAC % 0, out))
+    for nw in l3:
+        for combo in range(1 << len(others)):
+            bits = TRK | sum(b for i, b in enumerate(others)
+                             if combo >> i & 1)
+            pre = on_new + "," if on_new and bits & 0x11 == 0x01 else ""
+            rules.append("table=1,priority=100,%s,ct_state=%s,actions=%s"
+                         "mod_dl_src:%s,output:%s"
+                         % (nw, _match(bits), pre, VERDICT_MAC % bits, out))
+        rules.append("table=1,priority=100,%s,ct_state=-trk,"
+                     "actions=mod_dl_src:%s,"
+                     "output:%s" % (nw, VERDICT_MAC % 0, out))
     return rules
 
 
 def case_rules(case):
     """Every rule of a case, in ovs-ofctl's syntax (both sides load
-    exactly these)."""
+    exactly these). A case's table0 may hold rules of other tables too
+    (a multi-table pipeline, e.g. ct_cases6's Neutron-style rule set),
+    never of table 1: it reaches the verdict with resubmit(,1)."""
     return (list(case.table0) + ["table=0,priority=0,actions=drop"] +
-            verdict_rules(case.on_new))
+            verdict_rules(case.on_new, l3=case.l3))
 
 
 # ------------------------------------------------------- conntrack dump
@@ -214,9 +244,12 @@ def normalise_timeouts(lines):
 def run_case(side, case):
     """Runs one case on a side (load_rules, flush, send, dump); returns
     the result as stored in a reference file."""
-    side.load_rules(case_rules(case))
+    # a side that refuses the rules says why (VxsSide; OVS's side raises:
+    # no reference is made from rules OVS refuses)
+    refused = side.load_rules(case_rules(case))
     side.flush()
-    ipf0 = parse_ipf_status(side.ipf_status())
+    text0 = side.ipf_status()
+    ipf0, ipf60 = parse_ipf_status(text0), parse_ipf_status(text0, 6)
     pkts = []
     for i, p in enumerate(case.packets):
         verdict, out = packet_result(*side.send(p.port, p.frame))
@@ -226,9 +259,17 @@ def run_case(side, case):
     res = {"case": case.name, "doc": case.doc,
            "table0": list(case.table0), "on_new": case.on_new,
            "packets": pkts, "dump": normalise_dump(side.dump())}
+    if refused:
+        res["rules_refused"] = refused
+    if tuple(case.l3) != ("ip",):   # only the IPv6 cases have the key
+        res["l3"] = list(case.l3)
     text = side.ipf_status()
     ipf = parse_ipf_status(text)
     res["ipf"] = {c: ipf[c] - ipf0[c] for c in IPF_COUNTERS}
+    if "ipv6" in case.l3:           # the v6 counters, IPv6 cases only
+        ipf6 = parse_ipf_status(text, 6)
+        res["ipf6"] = {c: None if ipf6[c] is None or ipf60[c] is None
+                       else ipf6[c] - ipf60[c] for c in IPF_COUNTERS}
     # the commands' text: ct-stats-show of the case's sessions exactly,
     # its -m form (vxswitch adds its own counters after OVS's lines) and
     # ipf-get-status by layout (its counters run over the whole run)
@@ -260,13 +301,16 @@ def compare(ref, got):
     ({i: (ovs verdict, vxs verdict)} of the packets whose verdict
     differs, [texts of every difference])."""
     verdicts, texts = {}, []
-    if (ref["table0"], ref.get("on_new")) != (got["table0"],
-                                              got.get("on_new")) or \
+    if (ref["table0"], ref.get("on_new"), ref.get("l3")) != \
+            (got["table0"], got.get("on_new"), got.get("l3")) or \
             [p["in"] for p in ref["packets"]] != \
             [p["in"] for p in got["packets"]]:
         return None, ["the reference was made from other rules or packets "
                       "than ct_cases.py has now: regenerate it "
                       "(tests/integration/ovs_ref/ct/make-ovs-ct-ref.py)"]
+    if got.get("rules_refused"):
+        texts.append("vxswitch refused the case's rules (OVS loads them): "
+                     "%s" % got["rules_refused"])
     for r, g in zip(ref["packets"], got["packets"]):
         if r["verdict"] != g["verdict"]:
             verdicts[r["i"]] = (r["verdict"], g["verdict"])
@@ -281,6 +325,9 @@ def compare(ref, got):
     if "ipf" in ref and ref["ipf"] != got.get("ipf"):
         texts.append("ipf-get-status counters: OVS %s, vxswitch %s"
                      % (ref["ipf"], got.get("ipf")))
+    if "ipf6" in ref and ref["ipf6"] != got.get("ipf6"):
+        texts.append("ipf-get-status v6 counters: OVS %s, vxswitch %s"
+                     % (ref["ipf6"], got.get("ipf6")))
     if "stats" in ref and ref["stats"] != got.get("stats"):
         texts.append("ct-stats-show: OVS %s, vxswitch %s"
                      % (ref["stats"], got.get("stats")))
@@ -446,9 +493,19 @@ class VxsSide:
         raise AssertionError("the taps never went quiet: %s" % (last,))
 
     def load_rules(self, rules):
+        """The case's rules, instead of the last case's; None, or the
+        error where vxswitch refused them (its table then stays empty:
+        run_case records the refusal, a difference from OVS, and the
+        packets go through the empty table)."""
         self.sw.ctl("del-flows")
-        self.sw.ctl("add-flows", "-", input="\n".join(rules) + "\n")
+        self.sw.ctl("add-flows", "-", input="\n".join(rules) + "\n",
+                    check=False)
+        r = self.sw.last_ctl
         self.sw.ctl("dpctl/del-flows")
+        if r.returncode:
+            return (r.stderr.strip() or r.stdout.strip() or
+                    "add-flows: exit %d" % r.returncode)
+        return None
 
     def flush(self):
         self.sw.ctl("dpctl/flush-conntrack")
