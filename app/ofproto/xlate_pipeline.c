@@ -40,6 +40,10 @@
  * untracked copy) are not run: such a walk is dropped (recirc_limit)
  * rather than run differently, as is one whose state finds no free id.
  *
+ * A ct() without table= (a commit, say) runs in the datapath and the
+ * walk goes on with the packet untracked: the rules after it see
+ * ct_state, ct_zone, ct_mark and ct_label 0, as in OVS.
+ *
  * ct(zone=NXM_NX_REGn[a..b]) takes the register's value at that point of
  * the walk: registers are translation state, so the datapath's ct gets a
  * constant zone. exec(load/set_field->ct_mark) becomes the mark value and
@@ -69,6 +73,7 @@ struct walk {
 	const struct flow_key *orig;	/* the packet as looked up */
 	struct flow_key key;		/* the packet as rewritten so far */
 	struct ofp_meta meta;		/* registers */
+	bool ct_cleared;		/* a ct() without table= ran */
 	struct flow_key *mask;		/* the megaflow's */
 	struct xlate_pipeline *out;
 	unsigned depth, resubmits;
@@ -119,7 +124,7 @@ label_matches(struct walk *w, const struct ofp_rule *r)
 
 	if (!ct_label_pred_of(r, &p))
 		return true;
-	if (!w->orig->recirc_id)
+	if (!w->orig->recirc_id || w->ct_cleared)
 		return !p.value[0] && !p.value[1];
 	k = ct_label_pred_find(w->s, &p);
 	if (k < 0)		/* not in the table: add-flow prevents it */
@@ -362,6 +367,15 @@ collect_ct(struct walk *w, const struct ofp_rule *r,
 		out->recirc_id = freeze(w, r->ct[a->slot].table);
 		if (!out->recirc_id)	/* every id in use: counted there */
 			out->unfreezable = out->limit_hit = true;
+	} else if (a->type == OFPACT_CT) {
+		/* the rules after a ct() without table= see the packet
+		 * untracked, as OVS's compose_conntrack_action leaves it
+		 * (flow_clear_conntrack): its ct_* fields are those of the
+		 * table= chain only */
+		w->meta.ct_state = 0;
+		w->meta.ct_zone = 0;
+		w->meta.ct_mark = 0;
+		w->ct_cleared = true;
 	}
 }
 
