@@ -158,7 +158,7 @@ usage(FILE *f)
 "                  so every measured packet is +est) and sg(deny) on new\n"
 "                  packets (all dropped); then the three side by side\n"
 "  --ipv6          IPv6 inner frames (paths decap6, encap6): eth/ipv6/udp,\n"
-"                  VM i fd00:1::i, rules on ipv6_dst\n"
+"                  VM i fd00:1::i, rules on ipv6_dst (with --sg: no sg-nat)\n"
 "  --zipf S,...    offload admission: --flows N (default 250k) microflows,\n"
 "                  one inner megaflow each, Zipf(S) packets, 16K NIC rules;\n"
 "                  fifo vs weight side by side, then the hot set shifts\n"
@@ -263,8 +263,8 @@ parse_args(int argc, char **argv)
 		fprintf(stderr, "dpbench: --dir decap|encap|both\n");
 		return -1;
 	}
-	if (args.ipv6 && (args.sg || args.zipf || args.nic_marked)) {
-		fprintf(stderr, "dpbench: --ipv6 not with --sg, --zipf or "
+	if (args.ipv6 && (args.zipf || args.nic_marked)) {
+		fprintf(stderr, "dpbench: --ipv6 not with --zipf or "
 			"--nic-marked (IPv4 rule sets)\n");
 		return -1;
 	}
@@ -312,7 +312,7 @@ write_topology(char *path, size_t len, uint32_t max_flows, uint32_t max_conns)
 		   "  - {name: dpdk-phy, type: 'null'}\n"
 		   "flows:\n", VNI);
 	if (args.sg)	/* the same rules, in the form sg() can replace */
-		sg_write_rules(f, args.rewrite);
+		sg_write_rules(f, args.rewrite, args.ipv6);
 	if (args.zipf)	/* --zipf: a /32 megaflow per inner dst in 10/8 (the
 			 * /32 rules above it un-wildcard nw_dst) */
 		fprintf(f, "  - priority=1,in_port=vxlan,ip,nw_dst=10.0.0.0/8,"
@@ -483,7 +483,7 @@ print_sg(const struct result *res, int n)
 			.flows = res[i].flows,
 			.cpp = (double)res[i].total_cycles / res[i].packets,
 		};
-	sg_print(rows, n, SG_N_MODES);
+	sg_print(rows, n, SG_N_MODES - args.ipv6);
 	free(rows);
 	return 0;
 }
@@ -715,7 +715,8 @@ main(int argc, char **argv)
 	int n_oc = opt_configs(oc);
 	/* the variants of each row, side by side: tx lock off/on, or the
 	 * --sg rule sets */
-	int n_var = args.tx_lock ? 2 : args.sg ? SG_N_MODES : 1;
+	/* no NAT66: --ipv6 --sg leaves out sg-nat (the last mode) */
+	int n_var = args.tx_lock ? 2 : args.sg ? SG_N_MODES - args.ipv6 : 1;
 	int max_res = 2 * n_oc * args.n_flow_counts * n_var, n_res = 0;
 	struct result *res = calloc(max_res, sizeof *res);
 	if (!res)
@@ -745,7 +746,8 @@ main(int argc, char **argv)
 				if (args.sg)
 					err = sg_set_mode(pmd, &src, sg,
 							  args.flow_counts[fi],
-							  args.rewrite);
+							  args.rewrite,
+							  args.ipv6);
 				else
 					set_tx_lock(c % n_var);
 				if (!err)

@@ -88,13 +88,13 @@ struct sg_row {				/* one row of the --sg table */
 
 /* The topology's 64 rules (no sg(), with "ip" on the encap rules too,
  * so that the sg() sets replace only their actions), as YAML list items. */
-void sg_write_rules(FILE *f, bool rewrite);
+void sg_write_rules(FILE *f, bool rewrite, bool ipv6);
 /* Replaces the rules by mode's set, flushes the megaflows and the tracker;
  * SG_EST then has the VMs send flows 0..flows-1 once (sessions created
  * under sg(allow)). 0, -1 (rules refused, out of mbufs) or -2 (fewer
  * sessions than flows). */
 int sg_set_mode(struct pmd *pmd, const struct traffic_src *src,
-		enum sg_mode mode, uint32_t flows, bool rewrite);
+		enum sg_mode mode, uint32_t flows, bool rewrite, bool ipv6);
 void sg_print(const struct sg_row *rows, int n, int per_group);
 
 /* RTE_IPV4 shifts an int: 192 << 24 overflows (UBSan) */

@@ -34,11 +34,14 @@
 const char *const sg_mode_names[SG_N_MODES] = { "no-sg", "sg", "sg-deny",
 						"sg-nat" };
 
-/* The actions after sg() (or alone): what the topology file says. */
+/* The actions after sg() (or alone): what the topology file says; ipv6:
+ * the rules on IPv6 (VM i fd00:1::i, as --ipv6's plain rules). */
 static void
-vm_rules(int vm, enum sg_mode mode, bool rewrite, char *encap, char *decap,
-	 size_t len)
+vm_rules(int vm, enum sg_mode mode, bool rewrite, bool ipv6, char *encap,
+	 char *decap, size_t len)
 {
+	char dst[32];
+
 	char sg_out[64] = "", sg_in[32] = "";
 
 	if (mode == SG_NAT) {
@@ -50,22 +53,27 @@ vm_rules(int vm, enum sg_mode mode, bool rewrite, char *encap, char *decap,
 			 mode == SG_EST ? "allow" : "deny", vm + 1);
 		snprintf(sg_in, sizeof sg_in, "sg(deny,zone=%d),", vm + 1);
 	}
-	snprintf(encap, len, "ip,in_port=vhost-user%d,actions=%s"
+	if (ipv6)
+		snprintf(dst, sizeof dst, "ipv6,ipv6_dst=fd00:1::%x", vm);
+	else
+		snprintf(dst, sizeof dst, "ip,nw_dst=192.1.0.%d", vm);
+	snprintf(encap, len, "%s,in_port=vhost-user%d,actions=%s"
 		 "set_tunnel:%d,set_field:172.1.0.0->tun_dst,"
-		 "set_field:172.1.0.100->tun_src,output:vxlan", vm, sg_out,
-		 VNI);
-	snprintf(decap, len, "in_port=vxlan,ip,nw_dst=192.1.0.%d,actions=%s%s"
-		 "output:vhost-user%d", vm, sg_in,
+		 "set_field:172.1.0.100->tun_src,output:vxlan",
+		 ipv6 ? "ipv6" : "ip", vm, sg_out, VNI);
+	snprintf(decap, len, "in_port=vxlan,%s,actions=%s%s"
+		 "output:vhost-user%d", dst, sg_in,
 		 rewrite ? "mod_dl_dst:52:54:00:00:ff:00," : "", vm);
 }
 
 void
-sg_write_rules(FILE *f, bool rewrite)
+sg_write_rules(FILE *f, bool rewrite, bool ipv6)
 {
 	char encap[256], decap[256];
 
 	for (int i = 0; i < N_VMS; i++) {
-		vm_rules(i, SG_NONE, rewrite, encap, decap, sizeof encap);
+		vm_rules(i, SG_NONE, rewrite, ipv6, encap, decap,
+			 sizeof encap);
 		fprintf(f, "  - %s\n  - %s\n", encap, decap);
 	}
 }
@@ -110,14 +118,15 @@ sg_establish(struct pmd *pmd, const struct traffic_src *src, uint32_t flows)
 
 int
 sg_set_mode(struct pmd *pmd, const struct traffic_src *src, enum sg_mode mode,
-	    uint32_t flows, bool rewrite)
+	    uint32_t flows, bool rewrite, bool ipv6)
 {
 	char encap[N_VMS][256], decap[N_VMS][256], err[256];
 	const char *rules[2 * N_VMS];
 	int bad;
 
 	for (int i = 0; i < N_VMS; i++) {
-		vm_rules(i, mode, rewrite, encap[i], decap[i], sizeof encap[i]);
+		vm_rules(i, mode, rewrite, ipv6, encap[i], decap[i],
+			 sizeof encap[i]);
 		rules[2 * i] = encap[i];
 		rules[2 * i + 1] = decap[i];
 	}
@@ -143,12 +152,12 @@ void
 sg_print(const struct sg_row *rows, int n, int per_group)
 {
 	printf("\nsg(): total cycles per packet, the same traffic and rules "
-	       "without sg, with sg (every packet +est, passes)%s\n",
-	       per_group > 2 ? ", sg(deny) on new packets (all dropped) and "
-			       "sg with nat (+est, NATed sessions)" : "");
+	       "without sg, with sg (every packet +est, passes)%s%s\n",
+	       per_group > 2 ? ", sg(deny) on new packets (all dropped)" : "",
+	       per_group > 3 ? " and sg with nat (+est, NATed sessions)" : "");
 	printf("%-5s %-24s %8s %8s %8s %8s %9s %8s %8s\n", "path", "config",
 	       "flows", "no-sg", "sg", "delta", "rate loss", "sg-deny",
-	       "sg-nat");
+	       per_group > 3 ? "sg-nat" : "");
 	for (int i = 0; i + per_group <= n; i += per_group) {
 		double none = rows[i].cpp, sg = rows[i + 1].cpp;
 		printf("%-5s %-24s %8u %8.1f %8.1f %+8.1f %8.1f%%", rows[i].dir,
