@@ -36,8 +36,10 @@ struct flow_patch {			/* what differs between flows */
 	rte_be32_t remote_ip;
 	rte_be16_t remote_port;
 	rte_be16_t outer_sport;		/* decap: from the inner 5-tuple */
-	rte_be16_t ip_csum_decap;	/* inner IPv4 checksum, NIC side */
-	rte_be16_t ip_csum_encap;	/* VM's IPv4 checksum */
+	rte_be16_t ip_csum_decap;	/* inner IPv4 checksum, NIC side
+					 * (--ipv6: the UDP checksum, which
+					 * IPv6 requires and sg() checks) */
+	rte_be16_t ip_csum_encap;	/* VM's IPv4 (UDP) checksum */
 };
 
 /* IPv6 inner frames: the addresses' last word is what differs */
@@ -284,6 +286,8 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 				       &p->remote_ip, 4);
 				memcpy(d + OUTER_LEN + I6_UDP,
 				       &p->remote_port, 2);
+				memcpy(d + OUTER_LEN + I6_UDP + 6,
+				       &p->ip_csum_decap, 2);
 				continue;
 			}
 			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
@@ -295,6 +299,7 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 			if (inner_ipv6) {
 				memcpy(d + I6_DST_LOW, &p->remote_ip, 4);
 				memcpy(d + I6_UDP + 2, &p->remote_port, 2);
+				memcpy(d + I6_UDP + 6, &p->ip_csum_encap, 2);
 				continue;
 			}
 			memcpy(d + I_IP + 10, &p->ip_csum_encap, 2);
@@ -307,6 +312,22 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 	return 0;
 }
 
+/* The UDP checksum of a flow's IPv6 frame: the template's, with the
+ * remote's address word (at addr_ofs) and port patched in */
+static rte_be16_t
+udp6_csum(const uint8_t *tmpl, uint32_t addr_ofs, const struct flow_patch *p)
+{
+	uint8_t f[INNER_LEN];
+	bool decap = addr_ofs == I6_SRC_LOW;
+
+	memcpy(f, tmpl, INNER_LEN);
+	memcpy(f + addr_ofs, &p->remote_ip, 4);
+	memcpy(f + I6_UDP + (decap ? 0 : 2), &p->remote_port, 2);
+	memset(f + I6_UDP + 6, 0, 2);
+	return rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(f + I_IP),
+				     f + I6_UDP);
+}
+
 int
 traffic_build(uint32_t max_flows, bool ipv6)
 {
@@ -317,9 +338,16 @@ traffic_build(uint32_t max_flows, bool ipv6)
 	if (build_patches(max_flows))
 		return -1;
 	if (ipv6)	/* the remote's last address word: j / 1024 */
-		for (uint32_t f = 0; f < max_flows; f++)
-			patches[f].remote_ip = rte_cpu_to_be_32(
+		for (uint32_t f = 0; f < max_flows; f++) {
+			struct flow_patch *p = &patches[f];
+			p->remote_ip = rte_cpu_to_be_32(
 				f / N_VMS / FLOWS_PER_REMOTE_IP);
+			p->ip_csum_decap = udp6_csum(decap_tmpl[f % N_VMS] +
+						     OUTER_LEN, I6_SRC_LOW,
+						     p);
+			p->ip_csum_encap = udp6_csum(encap_tmpl[f % N_VMS],
+						     I6_DST_LOW, p);
+		}
 	return 0;
 }
 
