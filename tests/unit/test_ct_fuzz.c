@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The connection tracker fuzzed: two PMD-like threads (registered
  * lcores, QSBR readers) send random and mutated TCP, UDP, ICMP (queries
- * and errors quoting random packets), GRE and fragment packets, of few
+ * and errors quoting random packets), GRE and fragment packets, IPv4 and
+ * IPv6 (ICMPv6, extension-header chains of random bytes, lying payload
+ * lengths, Fragment headers), of few
  * hosts and ports so that sessions are met again and again, in two zones,
  * committed or not, with and without SNAT to a small port range, while
  * the main thread runs the sweeper with time racing ahead and flushes
@@ -20,7 +22,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_random.h>
-#include "ct_test.h"
+#include "ct_test6.h"
 
 #define MAX_CONNS 2048
 #define BURST 32
@@ -63,6 +65,86 @@ port(struct worker *w)
 	return (uint16_t)(1000 + rnd(w, N_PORTS));
 }
 
+static void
+host6(struct worker *w, uint8_t a[16])
+{
+	static const uint8_t pfx[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+	memcpy(a, pfx, 16);
+	a[15] = (uint8_t)(1 + rnd(w, N_HOSTS));
+}
+
+/* One random IPv6 packet, mutated one time in three: a byte of its
+ * header, extension headers or L4 (checksum left), a payload length that
+ * lies, an extension-header chain of random bytes, a Fragment header. */
+static struct rte_mbuf *
+random_packet6(struct worker *w)
+{
+	uint8_t s[16], d[16], ext[24];
+	struct rte_mbuf *m;
+	uint16_t extlen = 0;
+	uint8_t nh0 = 0;
+
+	host6(w, s);
+	host6(w, d);
+	switch (rnd(w, 3) ? 4 : rnd(w, 4)) {
+	case 2:		/* hop-by-hop and random bytes, its length right */
+		for (unsigned i = 0; i < sizeof ext; i++)
+			ext[i] = (uint8_t)rnd(w, 256);
+		extlen = 8 * (1 + rnd(w, 3));
+		ext[1] = (uint8_t)(extlen / 8 - 1);
+		nh0 = 0;
+		if (rnd(w, 2))
+			ext[0] = rnd(w, 2) ? IPPROTO_UDP : IPPROTO_TCP;
+		break;
+	case 3:		/* a Fragment header, any offset and M */
+		memset(ext, 0, 8);
+		ext[0] = rnd(w, 2) ? IPPROTO_UDP : IPPROTO_TCP;
+		ext[2] = (uint8_t)rnd(w, 256);
+		ext[3] = (uint8_t)rnd(w, 256);
+		extlen = 8;
+		nh0 = 44;
+		break;
+	}
+	switch (rnd(w, 5)) {
+	case 0: case 1: {
+		uint32_t seq = rnd(w, 4) ? 1000 + rnd(w, 3) * 100 : rnd(w, ~0u);
+		m = tcp6(s, d, port(w), port(w),
+			 tcp_flags[rnd(w, sizeof tcp_flags)], seq,
+			 rnd(w, 2) ? 5000 + rnd(w, 3) * 100 : rnd(w, ~0u));
+		break;
+	}
+	case 2:
+		m = udp6x(s, d, port(w), port(w), ext, extlen, nh0);
+		break;
+	case 3:
+		m = icmp6(s, d, rnd(w, 3) ? 128 + rnd(w, 2) : rnd(w, 256),
+			  (uint16_t)rnd(w, 3));
+		break;
+	default: {
+		uint8_t r[16];
+		host6(w, r);
+		m = icmp6_error(s, d, (uint8_t)(1 + rnd(w, 4)),
+				rnd(w, 2) ? udp6(d, r, port(w), port(w))
+					  : tcp6(d, r, port(w), port(w), F_SYN,
+						 1000, 0));
+		break;
+	}
+	}
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN);
+	uint32_t len = m->data_len - RTE_ETHER_HDR_LEN;
+	switch (rnd(w, 6)) {
+	case 0:		/* any byte, checksums left */
+		ip[rnd(w, len)] ^= (uint8_t)(1 + rnd(w, 255));
+		break;
+	case 1:		/* a payload length that lies */
+		ip[4] = (uint8_t)rnd(w, 8);
+		ip[5] = (uint8_t)rnd(w, 256);
+		break;
+	}
+	return m;
+}
+
 /* One random packet, mutated one time in five. */
 static struct rte_mbuf *
 random_packet(struct worker *w)
@@ -71,6 +153,8 @@ random_packet(struct worker *w)
 	struct rte_mbuf *m, *q;
 	uint8_t *l4;
 
+	if (rnd(w, 4) == 0)
+		return random_packet6(w);
 	switch (rnd(w, 10)) {
 	case 0: case 1: case 2: case 3: case 4:
 		m = pkt_tcp(s, d, port(w), port(w),
@@ -165,7 +249,7 @@ worker_main(void *arg)
 			if (!m)
 				continue;
 			if (ct_pkt_meta_parse(m, &mt[n]) < 0) {
-				rte_pktmbuf_free(m);	/* not IPv4 any more */
+				rte_pktmbuf_free(m);	/* not IP any more */
 				continue;
 			}
 			pk[n++] = m;
