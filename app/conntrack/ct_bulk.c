@@ -114,16 +114,29 @@ struct ct_src {
 };
 
 /* The lane's key of a packet, from its flow key alone: ct_est_key()'s
- * conditions (ct_l4_sane checks the L4 header next). */
+ * conditions (ct_l4_sane checks the L4 header next); IPv6's out of line
+ * (ct_v6.c). */
 static __rte_always_inline bool
 flow_est_key(struct ct_key *k, const struct flow_key *f, uint16_t zone)
 {
-	if (f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    !ct_est_proto(f->nw_proto) || f->nw_frag)
+	if (unlikely(f->dl_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)))
+		return f->dl_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) &&
+		       ct_flow_est_key6(k, f, zone);
+	if (!ct_est_proto(f->nw_proto) || f->nw_frag)
 		return false;
 	ct_est_l4_key(k, f->nw_src, f->nw_dst, f->tp_src, f->tp_dst, zone,
 		      f->nw_proto);
 	return true;
+}
+
+/* The addresses of an IPv6 flow key, as a key is made of them */
+static __rte_always_inline const struct ct_addr6 *
+flow_addrs6(const struct flow_key *f)
+{
+	_Static_assert(offsetof(struct flow_key, ipv6_dst) ==
+		       offsetof(struct flow_key, ipv6_src) + 16,
+		       "ipv6_src, ipv6_dst: a ct_addr6");
+	return (const struct ct_addr6 *)&f->ipv6_src;
 }
 
 /* A TCP session's bit in a chunk's mask, the same both ways: the lane
@@ -208,6 +221,8 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			rte_prefetch0(c);
 			if (lk[j].proto == IPPROTO_TCP)	/* the peers */
 				rte_prefetch0(c + RTE_CACHE_LINE_SIZE);
+			if (unlikely(lk[j].v6))	/* the addresses */
+				rte_prefetch0(c + 2 * RTE_CACHE_LINE_SIZE);
 		}
 
 		for (uint16_t i = base; i < base + chunk; i++) {
@@ -216,11 +231,19 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			bool keyed = (keyable >> j) & 1;
 			bool tcp = keyed && lk[j].proto == IPPROTO_TCP;
 			uint16_t l4_ofs, l4_len;	/* TCP's */
-			if (tcp ? !ct_tcp_sane(pkts[i], l3_ofs_of(src, i),
-					       &l4_ofs, &l4_len)
-				: keyed && !ct_udp_sane(pkts[i],
-							l3_ofs_of(src, i)))
+			if (unlikely(keyed && lk[j].v6)) {
+				if (!ct_l4_sane6(pkts[i], l3_ofs_of(src, i),
+						 lk[j].proto, &l4_ofs,
+						 &l4_len))
+					goto invalid;
+			} else if (tcp ? !ct_tcp_sane(pkts[i],
+						      l3_ofs_of(src, i),
+						      &l4_ofs, &l4_len)
+				       : keyed &&
+					 !ct_udp_sane(pkts[i],
+						      l3_ofs_of(src, i))) {
 				goto invalid;
+			}
 			if (!tcp)
 				l4_ofs = l4_len = 0;	/* not read */
 			if (keyed) {
@@ -229,6 +252,14 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 				void *d = le[j] ? ct_cache_entry_check(le[j],
 								       &lk[j])
 						: NULL;
+				/* IPv6 (only from a flow key): the session's
+				 * addresses must be the packet's, else the
+				 * full path counts the collision */
+				if (unlikely(lk[j].v6) && d &&
+				    !ct_conn_v6_matches(entry_conn(d),
+							entry_reply(d),
+							flow_addrs6(fkeys[i])))
+					d = NULL;
 				/* the lane runs before the full path's
 				 * packets of the chunk: a TCP session one of
 				 * those went to must keep its order */
@@ -257,8 +288,11 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 							   pkts[i], zone);
 				uint16_t lo, ll;
 				if (keyed &&
-				    !ct_l4_sane(pkts[i], l3_ofs_of(src, i),
-						keys[nk].proto, &lo, &ll))
+				    !(keys[nk].v6 ?
+				      ct_l4_sane6(pkts[i], l3_ofs_of(src, i),
+						  keys[nk].proto, &lo, &ll) :
+				      ct_l4_sane(pkts[i], l3_ofs_of(src, i),
+						 keys[nk].proto, &lo, &ll)))
 					goto invalid;
 			}
 			if (fkeys) {
@@ -269,12 +303,15 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 						      (f->vlan_tci ?
 						       RTE_VLAN_HLEN : 0));
 				/* the datapath's extraction checked the
-				 * IPv4 header already; belt and braces */
-				keyed &= scratch[i].is_ipv4;
+				 * IP header already; belt and braces */
+				keyed &= scratch[i].is_ipv4 |
+					 scratch[i].is_ipv6;
 			}
 			if (keyed) {
 				if (!cc)
 					sigs[nk] = ct_key_sig(&keys[nk]);
+				if (unlikely(keys[nk].v6))
+					a6[nk] = *flow_addrs6(fkeys[i]);
 				related[nk] = natted[nk] = false;
 				idx[nk++] = i;
 				continue;

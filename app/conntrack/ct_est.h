@@ -5,6 +5,10 @@
  * probe and the call chain of the full path
  * (perf/results/dpbench-sg-lane.txt, perf/results/ctbench-tcp-lane.txt).
  *
+ * IPv4, and IPv6 from sg()'s flow keys (ct_bulk.c: the key made by
+ * ct_flow_est_key6, the session's addresses compared before the lane
+ * takes the packet, ct_l4_sane6's checks).
+ *
  * UDP: a session that has seen both directions (OVS's OTHERS_BIDIR).
  * Nothing in it needs the session's lock: the protocol state cannot
  * change any more (bidir is final), and all the packet does is push the

@@ -338,6 +338,13 @@ ct_conn_v6_matches(const struct ct_conn *c, bool reply,
 
 	return !memcmp(s, a6->src, 16) && !memcmp(d, a6->dst, 16);
 }
+/* The established lane's key of an IPv6 packet from its flow key (UDP
+ * or TCP, not a fragment), and its L4 checks (ct_l4_sane's for IPv6:
+ * the extension headers walked, lengths, the checksum). */
+bool ct_flow_est_key6(struct ct_key *k, const struct flow_key *f,
+		      uint16_t zone);
+bool ct_l4_sane6(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
+		 uint16_t *l4_ofs, uint16_t *l4_len);
 /* ICMPv6's query types, as ct_other.c's ICMP ones. */
 int ct_icmp6_reply_type(uint8_t type);
 

@@ -265,6 +265,44 @@ icmp6_error_key(const uint8_t *l4, uint32_t avail, uint16_t zone,
 }
 
 bool
+ct_flow_est_key6(struct ct_key *k, const struct flow_key *f, uint16_t zone)
+{
+	if ((f->nw_proto != IPPROTO_UDP && f->nw_proto != IPPROTO_TCP) ||
+	    f->nw_frag)
+		return false;
+	*k = (struct ct_key){ .sport = f->tp_src, .dport = f->tp_dst,
+			      .zone = zone, .proto = f->nw_proto };
+	ct_key6_set_addrs(k, (const uint8_t *)&f->ipv6_src,
+			  (const uint8_t *)&f->ipv6_dst);
+	return true;
+}
+
+bool
+ct_l4_sane6(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
+	    uint16_t *l4_ofs, uint16_t *l4_len)
+{
+	struct ct_pkt_meta mt = { 0 };
+	uint32_t hdr = proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr)
+					    : sizeof(struct rte_udp_hdr);
+
+	if (ct_pkt_meta_l4_ipv6(&mt, m, l3_ofs) < 0 || mt.nw_proto != proto ||
+	    mt.nw_frag || mt.l4_len < hdr ||
+	    (uint32_t)mt.l4_ofs + hdr > m->data_len)
+		return false;
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						    mt.l4_ofs);
+	if (proto == IPPROTO_TCP) {
+		uint32_t doff = (l4[12] >> 4) * 4u;
+		if (doff < hdr || doff > mt.l4_len ||
+		    (uint32_t)mt.l4_ofs + doff > m->data_len)
+			return false;
+	}
+	*l4_ofs = mt.l4_ofs;
+	*l4_len = mt.l4_len;
+	return packet_sane6(m, &mt, l4);
+}
+
+bool
 ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		uint16_t zone, struct ct_key *k, struct ct_addr6 *a6,
 		bool *related)
