@@ -14,6 +14,7 @@ import sys
 import time
 
 import pytest
+import yaml
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Ether
@@ -309,6 +310,28 @@ def test_ipv6_address_family_checked(tmp_path):
                         "--out", str(tmp_path / "x.pcap")],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "not an IPv6 address" in r.stderr
+
+
+def test_ipv6_topology_matches_traffic(tmp_path):
+    """gen-topology.py --ipv6 sends each VM's gen-traffic.py --ipv6 inner
+    destination to its port, and the daemon's --check takes the file."""
+    topo_path = tmp_path / "t6.yaml"
+    subprocess.run([sys.executable, str(vxlib.SCRIPTS / "gen-topology.py"),
+                    "--vms", "4", "--ipv6", "--pmd-cores", "1",
+                    "--main-lcore", "0", "--out", str(topo_path)],
+                   check=True, timeout=30)
+    flows = yaml.safe_load(topo_path.read_text())["flows"]
+    decap = {f.split("ipv6_dst=")[1].split(",")[0]:
+             f.rsplit("output:", 1)[1] for f in flows if "ipv6_dst=" in f}
+    pkts = gen(tmp_path, "--nic", "--vms", 4, "--flows", 8, "--ipv6")
+    for k, p in enumerate(pkts):
+        assert decap[p[VXLAN][IPv6].dst] == "vhost-user%d" % (k % 4)
+    assert not [f for f in flows if "nw_dst" in f]
+    r = subprocess.run([str(vxlib.find_binary("vxswitch")), "--config",
+                        str(topo_path), "--check", "--no-state"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "8 flows" in r.stdout + r.stderr, \
+        r.stdout + r.stderr
 
 
 # ----------------------------------------------------------------- --bad
