@@ -466,48 +466,6 @@ def table(summ, vms_list, flows_list, switches, variants=("split",)):
     return "\n".join(lines)
 
 
-def chart(summ, vms_list, flows_list, switches, path, title,
-          variants=("split",)):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    groups = [(n, f, r) for n in vms_list for f in flows_list for r in variants
-              if any((sw, n, f, r) in summ for sw in switches)]
-    if not groups:
-        return
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 2.2 * len(groups)),
-                                                  4.5))
-    w = 0.8 / len(switches)
-    colors = {"vxswitch": "tab:blue", "ovs": "tab:orange"}
-    for j, sw in enumerate(switches):
-        xs, ys, lo, hi, cy = [], [], [], [], []
-        for i, g in enumerate(groups):
-            s = summ.get((sw,) + g)
-            if not s:
-                continue
-            xs.append(i + (j - (len(switches) - 1) / 2) * w)
-            ys.append(s["median"])
-            lo.append(s["median"] - s["min"])
-            hi.append(s["max"] - s["median"])
-            cy.append(s["cyc_loop"])
-        ax1.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=sw,
-                color=colors.get(sw))
-        ax2.bar(xs, cy, w, label=sw, color=colors.get(sw))
-    labels = ["%d VMs\n%s flows\n%s" % (n, fmt_count(f), r)
-              for n, f, r in groups]
-    for ax in (ax1, ax2):
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(labels, fontsize=8)
-        ax.legend()
-        ax.grid(axis="y", alpha=0.3)
-    ax1.set_ylabel("full-loop Mpps (median, min-max)")
-    ax2.set_ylabel("switch busy cycles per looped packet")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 # ------------------------------------------------------------------- main
 
 def parse_args(argv=None):
@@ -666,9 +624,10 @@ def merge(a):
         "Merged from %s\n\n%s\n" % (", ".join(a.merge), text))
     write_summary(RESULTS / ("e2e-%s-summary.csv" % a.tag), summ, a)
     with contextlib.suppress(Exception):
-        chart(summ, vms, flows, sws, RESULTS / ("e2e-%s.png" % a.tag),
-              "full loop NIC->decap->VM(macswap)->encap->NIC, merged: "
-              + ", ".join(a.merge), variants)
+        e2e_stages.chart(summ, vms, flows, sws,
+                         RESULTS / ("e2e-%s.png" % a.tag),
+                         "full loop NIC->decap->VM(macswap)->encap->NIC, "
+                         "merged: " + ", ".join(a.merge), variants)
     say(text)
     return 0
 
@@ -762,8 +721,8 @@ def main(argv=None):
                                                  a.vm_queue_size))
     variants = list(dict.fromkeys(e2e_stages.variant(r) for r in rows))
     with contextlib.suppress(Exception):
-        chart(summ, a.vms_list, a.flows_list, a.switches, png, title,
-              variants)
+        e2e_stages.chart(summ, a.vms_list, a.flows_list, a.switches, png,
+                         title, variants)
     stages = e2e_stages.stage_table(rows)
     (RESULTS / ("e2e-%s-stages.md" % a.tag)).write_text(stages + "\n")
     with contextlib.suppress(Exception):
