@@ -41,9 +41,12 @@ def parse_rings(text):
 
 
 def variant(r):
-    """A row's ring and, under --ab, its option's state: 'split',
-    'packed io-timing=off', ... (the summaries' 4th key)."""
+    """A row's ring, ' ipv6' for IPv6 tenant traffic (--inner) and, under
+    --ab, its option's state: 'split', 'split ipv6', 'packed
+    io-timing=off', ... (the summaries' 4th key)."""
     v = r.get("ring") or "split"
+    if r.get("inner") == "ipv6":
+        v += " ipv6"
     return v + " " + r["opts"] if r.get("opts") else v
 
 
