@@ -644,6 +644,8 @@ def merge(a):
     sws = [s for s in ("vxswitch", "ovs") if any(k[0] == s for k in summ)]
     text = table(summ, vms, flows, sws, variants)
     text += "\n\n" + e2e_stages.stage_table(rows)
+    ratios = e2e_inner.ratio_table(rows)    # --inner: IPv6 against IPv4
+    text += "\n\n" + ratios if ratios else ""
     (RESULTS / ("e2e-%s.md" % a.tag)).write_text(
         "Merged from %s\n\n%s\n" % (", ".join(a.merge), text))
     write_summary(RESULTS / ("e2e-%s-summary.csv" % a.tag), summ, a)
