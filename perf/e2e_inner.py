@@ -14,6 +14,7 @@ flow sets (sg_policy.py, --sg) are IPv4's.
 
 import statistics
 
+import e2e_stages     # perf/e2e_stages.py: parse_list()
 from vxswitch_tools.bench import fmt_count
 
 FAMILIES = ("ipv4", "ipv6")
@@ -21,13 +22,7 @@ FAMILIES = ("ipv4", "ipv6")
 
 def parse(text):
     """'ipv4,ipv6,ipv6,ipv4' -> the list, repeats kept; ValueError."""
-    fams = [f.strip() for f in text.split(",") if f.strip()]
-    for f in fams:
-        if f not in FAMILIES:
-            raise ValueError("--inner %r: one of %s" % (f, ", ".join(FAMILIES)))
-    if not fams:
-        raise ValueError("--inner: none given")
-    return fams
+    return e2e_stages.parse_list(text, FAMILIES, "--inner")
 
 
 def check(a):

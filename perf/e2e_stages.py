@@ -29,15 +29,20 @@ FIELDS = ["st_%s" % s for s in STAGES] + list(IO)
 RINGS = {"split": "", "packed": "packed_vq=1"}
 
 
+def parse_list(text, choices, opt):
+    """A comma-separated list of choices, in order, repeats kept:
+    'split,packed' -> ['split', 'packed']; ValueError names a bad one."""
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    for x in items:
+        if x not in choices:
+            raise ValueError("%s %r: one of %s" % (opt, x, ", ".join(choices)))
+    if not items:
+        raise ValueError("%s: none given" % opt)
+    return items
+
+
 def parse_rings(text):
-    """'split,packed' -> ['split', 'packed']; ValueError names a bad one."""
-    rings = [r.strip() for r in text.split(",") if r.strip()]
-    for r in rings:
-        if r not in RINGS:
-            raise ValueError("ring %r: one of %s" % (r, ", ".join(RINGS)))
-    if not rings:
-        raise ValueError("--ring: none given")
-    return rings
+    return parse_list(text, RINGS, "--ring")
 
 
 def variant(r):
