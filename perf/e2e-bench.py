@@ -12,6 +12,8 @@ vxswitch and, side by side, through Open vSwitch with DPDK.
         --vms 2,32 --flows 32,1k     # security groups: perf/e2e_sg.py
     perf/e2e-bench.py --compare --sg none,sg,ct --ovs-sg none,ct \
         --proto udp,tcp --vms 2 --flows 32   # the same, UDP then TCP
+    perf/e2e-bench.py --inner ipv4,ipv6,ipv6,ipv4 --vms 2,32 \
+        --tag ipv6-vs-v4     # IPv6 tenant traffic against IPv4: e2e_inner.py
 
 Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
 with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
@@ -61,6 +63,7 @@ from pathlib import Path
 
 import yaml
 
+import e2e_inner    # perf/e2e_inner.py, --inner/--ipv6
 import e2e_sg   # perf/e2e_sg.py, --sg
 import e2e_stages   # perf/e2e_stages.py, the stage table and --ring
 
@@ -82,12 +85,12 @@ OVS_MBUFS = 262144          # OVS's shared mempool size (fixed)
 
 # ----------------------------------------------------------- traffic, VMs
 
-def gen_pcap(rundir, n_vms, flows):
-    out = rundir / ("rx-%dvm-%s.pcap" % (n_vms, fmt_count(flows)))
+def gen_pcap(rundir, n_vms, flows, inner="ipv4"):
+    out = rundir / e2e_inner.pcap_name(n_vms, flows, inner)
     if not out.exists():
         run([PYTHON, SCRIPTS / "gen-traffic.py", "--nic", "--vms", n_vms,
-             "--flows", flows, "--size", FRAME, "-q", "--out", out],
-            timeout=600)
+             "--flows", flows, "--size", FRAME, "-q", "--out", out]
+            + e2e_inner.args(inner), timeout=600)
     return out
 
 
@@ -144,12 +147,13 @@ def stop_vms(tps):
 
 # --------------------------------------------------------------- vxswitch
 
-def vx_topology(a, rundir, n_vms, flows, pcap):
+def vx_topology(a, rundir, n_vms, flows, pcap, inner="ipv4"):
     devargs = "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
     text = run([PYTHON, SCRIPTS / "gen-topology.py", "--vms", n_vms,
                 "--pmd-cores", str(PMD_CORE), "--main-lcore", "0",
                 "--nic-devargs", devargs, "--sock-dir", rundir]
-               + (["--sg", "none"] if a.sg_modes else []))
+               + (["--sg", "none"] if a.sg_modes else [])
+               + e2e_inner.args(inner))
     topo = yaml.safe_load(text)
     eal = topo["eal"]
     eal.pop("socket-mem", None)     # one NUMA node here: -m instead
@@ -178,8 +182,9 @@ class VxRun:
     name = "vxswitch"
     attach_s_per_vm = 2.0       # virtio-user server=1 accepts one at a time
 
-    def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
-        self.topo = vx_topology(a, rundir, n_vms, flows, pcap)
+    def __init__(self, a, rundir, n_vms, flows, pcap, sockets,
+                 inner="ipv4"):
+        self.topo = vx_topology(a, rundir, n_vms, flows, pcap, inner)
         self.rundir = rundir
         self.sw = None
 
@@ -297,7 +302,8 @@ def hugepages_for(a, topo, n_vms):
         raise BenchError("hugepages: %d free, %d needed" % (got, need))
 
 
-def measure(a, cls, n_vms, flows, rundir, pcap, ring="split"):
+def measure(a, cls, n_vms, flows, rundir, pcap, ring="split",
+            inner="ipv4"):
     """-> list of per-window dicts."""
     sockets = [rundir / ("vhostsock%d" % i) for i in range(n_vms)]
     rows = []
@@ -307,7 +313,8 @@ def measure(a, cls, n_vms, flows, rundir, pcap, ring="split"):
     while reps_left > 0:
         windows = 1 if a.fresh else reps_left
         reps_left -= windows
-        tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets)
+        tps, sw = [], cls(a, rundir, n_vms, flows, pcap, sockets,
+                          **({"inner": inner} if inner != "ipv4" else {}))
         try:
             if hasattr(sw, "topo"):
                 hugepages_for(a, sw.topo, n_vms)
@@ -356,7 +363,7 @@ def measure(a, cls, n_vms, flows, rundir, pcap, ring="split"):
                     "vm_queue_size": a.vm_queue_size,
                     "vm_mode": "per-vm" if a.per_vm_testpmd else "one",
                     "others_cpu": round(others, 3), "ring": ring,
-                    "opts": opts,
+                    "opts": opts, "inner": inner,
                 }
                 if hasattr(sw, "stages"):
                     row.update(sw.stages())
@@ -380,7 +387,8 @@ def measure(a, cls, n_vms, flows, rundir, pcap, ring="split"):
             say("    FAILED: %s" % str(e)[:3000])
             say("    log tail:\n%s" % sw.log_tail())
             rows.append({"switch": sw.name, "vms": n_vms, "flows": flows,
-                         "ring": ring, "rep": 0, "error": str(e).splitlines()[0][:300]})
+                         "ring": ring, "inner": inner, "rep": 0,
+                         "error": str(e).splitlines()[0][:300]})
             reps_left = 0
         finally:
             sw.stop()
@@ -466,48 +474,6 @@ def table(summ, vms_list, flows_list, switches, variants=("split",)):
     return "\n".join(lines)
 
 
-def chart(summ, vms_list, flows_list, switches, path, title,
-          variants=("split",)):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    groups = [(n, f, r) for n in vms_list for f in flows_list for r in variants
-              if any((sw, n, f, r) in summ for sw in switches)]
-    if not groups:
-        return
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 2.2 * len(groups)),
-                                                  4.5))
-    w = 0.8 / len(switches)
-    colors = {"vxswitch": "tab:blue", "ovs": "tab:orange"}
-    for j, sw in enumerate(switches):
-        xs, ys, lo, hi, cy = [], [], [], [], []
-        for i, g in enumerate(groups):
-            s = summ.get((sw,) + g)
-            if not s:
-                continue
-            xs.append(i + (j - (len(switches) - 1) / 2) * w)
-            ys.append(s["median"])
-            lo.append(s["median"] - s["min"])
-            hi.append(s["max"] - s["median"])
-            cy.append(s["cyc_loop"])
-        ax1.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=sw,
-                color=colors.get(sw))
-        ax2.bar(xs, cy, w, label=sw, color=colors.get(sw))
-    labels = ["%d VMs\n%s flows\n%s" % (n, fmt_count(f), r)
-              for n, f, r in groups]
-    for ax in (ax1, ax2):
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(labels, fontsize=8)
-        ax.legend()
-        ax.grid(axis="y", alpha=0.3)
-    ax1.set_ylabel("full-loop Mpps (median, min-max)")
-    ax2.set_ylabel("switch busy cycles per looped packet")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 # ------------------------------------------------------------------- main
 
 def parse_args(argv=None):
@@ -577,6 +543,14 @@ def parse_args(argv=None):
                     help="the VMs' virtqueue layouts, each measured in "
                     "turn: split (default), packed (virtio-user "
                     "packed_vq=1), or split,packed")
+    ap.add_argument("--inner", default=None, metavar="FAMILIES",
+                    help="vxswitch: the tenant traffic, ipv4 (default), "
+                    "ipv6, or a list measured in turn per N and M, a start "
+                    "each, repeats allowed: ipv4,ipv6,ipv6,ipv4 (ABBA); "
+                    "IPv6 rows are the variant 'RING ipv6', set against "
+                    "IPv4 in e2e-TAG-inner.md (perf/e2e_inner.py)")
+    ap.add_argument("--ipv6", action="store_true",
+                    help="same as --inner ipv6")
     ap.add_argument("--ab", default="", metavar="OPT[,OPT]",
                     help="vxswitch: DP options (dpif-netdev/opts-show) "
                     "switched per window on the same processes, all on "
@@ -596,6 +570,12 @@ def parse_args(argv=None):
         a.rings = e2e_stages.parse_rings(a.ring)
     except ValueError as e:
         ap.error(str(e))
+    if a.ipv6 and a.inner not in (None, "ipv6"):
+        ap.error("--ipv6 is --inner ipv6: not both")
+    try:
+        a.inners = e2e_inner.parse("ipv6" if a.ipv6 else a.inner or "ipv4")
+    except ValueError as e:
+        ap.error(str(e))
     if PMD_CORE in a.vm_cpus and os.cpu_count() > 2:
         ap.error("--vm-cpus must not include the PMD core %d" % PMD_CORE)
     a.switches = {"vxswitch": ["vxswitch"], "ovs": ["ovs"],
@@ -607,6 +587,8 @@ def parse_args(argv=None):
     for m in a.sg_modes + a.ovs_sg_modes:
         if m not in ("none", "sg", "ct"):
             ap.error("security group mode %r: one of none, sg, ct" % m)
+    if e2e_inner.check(a):
+        ap.error(e2e_inner.check(a))
     if "sg" in a.ovs_sg_modes:
         ap.error("--ovs-sg: OVS has no sg() action")
     a.protos = list(dict.fromkeys(a.proto.split(",")))
@@ -662,13 +644,16 @@ def merge(a):
     sws = [s for s in ("vxswitch", "ovs") if any(k[0] == s for k in summ)]
     text = table(summ, vms, flows, sws, variants)
     text += "\n\n" + e2e_stages.stage_table(rows)
+    ratios = e2e_inner.ratio_table(rows)    # --inner: IPv6 against IPv4
+    text += "\n\n" + ratios if ratios else ""
     (RESULTS / ("e2e-%s.md" % a.tag)).write_text(
         "Merged from %s\n\n%s\n" % (", ".join(a.merge), text))
     write_summary(RESULTS / ("e2e-%s-summary.csv" % a.tag), summ, a)
     with contextlib.suppress(Exception):
-        chart(summ, vms, flows, sws, RESULTS / ("e2e-%s.png" % a.tag),
-              "full loop NIC->decap->VM(macswap)->encap->NIC, merged: "
-              + ", ".join(a.merge), variants)
+        e2e_stages.chart(summ, vms, flows, sws,
+                         RESULTS / ("e2e-%s.png" % a.tag),
+                         "full loop NIC->decap->VM(macswap)->encap->NIC, "
+                         "merged: " + ", ".join(a.merge), variants)
     say(text)
     return 0
 
@@ -721,9 +706,11 @@ def main(argv=None):
         for n in a.vms_list:
             for f in a.flows_list:
                 t = time.monotonic()
-                pcap = gen_pcap(rundir, n, f)
+                pcaps = {i: gen_pcap(rundir, n, f, i) for i in a.inners}
                 say("== N=%d VMs, %s microflows (%s, %.1f s to write)"
-                    % (n, fmt_count(f), pcap.name, time.monotonic() - t))
+                    % (n, fmt_count(f), ", ".join(p.name for p in
+                                                  pcaps.values()),
+                       time.monotonic() - t))
                 for sw in a.switches:
                     if sw == "ovs" and f > 250000:
                         say("    ovs: n/a: %d flows do not fit OVS's "
@@ -731,10 +718,13 @@ def main(argv=None):
                             "ring" % (f, OVS_MBUFS))
                         continue
                     cls = VxRun if sw == "vxswitch" else OvsRun
-                    for ring in a.rings:
-                        if len(a.rings) > 1:
-                            say("    %s, %s rings" % (sw, ring))
-                        new = measure(a, cls, n, f, rundir, pcap, ring)
+                    for ring, inner in [(r, i) for r in a.rings
+                                        for i in a.inners]:
+                        if len(a.rings) > 1 or len(a.inners) > 1:
+                            say("    %s, %s rings, inner %s" % (sw, ring,
+                                                               inner))
+                        new = measure(a, cls, n, f, rundir, pcaps[inner],
+                                      ring, inner)
                         for r in new:
                             r["build"] = build if sw == "vxswitch" else \
                                 "ovs-vswitchd-dpdk 3.1.0"
@@ -748,7 +738,7 @@ def main(argv=None):
               "busy_pct", "cyc_per_rx_pkt", "cyc_per_loop_pkt", "emc_hits",
               "megaflow_hits", "upcalls", "pkts_per_batch", "nic_rxd",
               "nic_txd", "vm_queue_size", "vm_mode", "ring", "opts",
-              "others_cpu",
+              "inner", "others_cpu",
               "build", "error"] + e2e_stages.FIELDS
     raw = write_rows(RESULTS / ("e2e-%s.csv" % a.tag), fields, rows)
     summ = summarize(rows)
@@ -762,8 +752,8 @@ def main(argv=None):
                                                  a.vm_queue_size))
     variants = list(dict.fromkeys(e2e_stages.variant(r) for r in rows))
     with contextlib.suppress(Exception):
-        chart(summ, a.vms_list, a.flows_list, a.switches, png, title,
-              variants)
+        e2e_stages.chart(summ, a.vms_list, a.flows_list, a.switches, png,
+                         title, variants)
     stages = e2e_stages.stage_table(rows)
     (RESULTS / ("e2e-%s-stages.md" % a.tag)).write_text(stages + "\n")
     with contextlib.suppress(Exception):
@@ -774,6 +764,12 @@ def main(argv=None):
     say()
     say(stages)
     say()
+    ratios = e2e_inner.ratio_table(rows)
+    if ratios:
+        (RESULTS / ("e2e-%s-inner.md" % a.tag)).write_text(
+            "e2e-bench.py %s\nvxswitch: %s\n\n%s\n"
+            % (" ".join(a.argv), build, ratios))
+        say(ratios + "\n")
     say("results: %s, %s, e2e-%s-stages.md%s" % (
         raw.relative_to(REPO), sp.relative_to(REPO), a.tag,
         ", " + str(png.relative_to(REPO)) if png.exists() else ""))

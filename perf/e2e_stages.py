@@ -8,6 +8,7 @@ stage_table() prints the median over a group's windows. The stages are
 the switch's PMD_STAGES (app/datapath/dp_stats.h): NIC rx, vhost dequeue, empty
 polls, the datapath's, vhost enqueue, NIC tx, the tx buffers' flush and
 the loop; "other" is what no boundary caught (0 with io-timing on).
+chart() draws e2e-bench's Mpps and cycles per looped packet (e2e-TAG.png).
 """
 
 import statistics
@@ -28,21 +29,29 @@ FIELDS = ["st_%s" % s for s in STAGES] + list(IO)
 RINGS = {"split": "", "packed": "packed_vq=1"}
 
 
+def parse_list(text, choices, opt):
+    """A comma-separated list of choices, in order, repeats kept:
+    'split,packed' -> ['split', 'packed']; ValueError names a bad one."""
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    for x in items:
+        if x not in choices:
+            raise ValueError("%s %r: one of %s" % (opt, x, ", ".join(choices)))
+    if not items:
+        raise ValueError("%s: none given" % opt)
+    return items
+
+
 def parse_rings(text):
-    """'split,packed' -> ['split', 'packed']; ValueError names a bad one."""
-    rings = [r.strip() for r in text.split(",") if r.strip()]
-    for r in rings:
-        if r not in RINGS:
-            raise ValueError("ring %r: one of %s" % (r, ", ".join(RINGS)))
-    if not rings:
-        raise ValueError("--ring: none given")
-    return rings
+    return parse_list(text, RINGS, "--ring")
 
 
 def variant(r):
-    """A row's ring and, under --ab, its option's state: 'split',
-    'packed io-timing=off', ... (the summaries' 4th key)."""
+    """A row's ring, ' ipv6' for IPv6 tenant traffic (--inner) and, under
+    --ab, its option's state: 'split', 'split ipv6', 'packed
+    io-timing=off', ... (the summaries' 4th key)."""
     v = r.get("ring") or "split"
+    if r.get("inner") == "ipv6":
+        v += " ipv6"
     return v + " " + r["opts"] if r.get("opts") else v
 
 
@@ -144,7 +153,6 @@ def stage_table(rows):
     return "\n".join(lines + io)
 
 
-
 def stage_chart(rows, path, title):
     """A stacked bar per (switch, ring (opts), N, M): the stages' median
     cycles per received packet (e2e-TAG-stages.png)."""
@@ -169,6 +177,48 @@ def stage_chart(rows, path, title):
     ax.set_ylabel("PMD busy cycles per received packet")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def chart(summ, vms_list, flows_list, switches, path, title,
+          variants=("split",)):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    groups = [(n, f, r) for n in vms_list for f in flows_list for r in variants
+              if any((sw, n, f, r) in summ for sw in switches)]
+    if not groups:
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(max(8, 2.2 * len(groups)),
+                                                  4.5))
+    w = 0.8 / len(switches)
+    colors = {"vxswitch": "tab:blue", "ovs": "tab:orange"}
+    for j, sw in enumerate(switches):
+        xs, ys, lo, hi, cy = [], [], [], [], []
+        for i, g in enumerate(groups):
+            s = summ.get((sw,) + g)
+            if not s:
+                continue
+            xs.append(i + (j - (len(switches) - 1) / 2) * w)
+            ys.append(s["median"])
+            lo.append(s["median"] - s["min"])
+            hi.append(s["max"] - s["median"])
+            cy.append(s["cyc_loop"])
+        ax1.bar(xs, ys, w, yerr=[lo, hi], capsize=3, label=sw,
+                color=colors.get(sw))
+        ax2.bar(xs, cy, w, label=sw, color=colors.get(sw))
+    labels = ["%d VMs\n%s flows\n%s" % (n, fmt_count(f), r)
+              for n, f, r in groups]
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.legend()
+        ax.grid(axis="y", alpha=0.3)
+    ax1.set_ylabel("full-loop Mpps (median, min-max)")
+    ax2.set_ylabel("switch busy cycles per looped packet")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

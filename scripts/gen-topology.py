@@ -58,8 +58,14 @@ def parse_args(argv):
                    help="the remote VTEP every VM tunnels to")
     p.add_argument("--remote-mac", default="10:00:00:00:00:02",
                    help="the remote VTEP's MAC (static ARP)")
-    p.add_argument("--inner-net", default="192.1.0.0",
-                   help="VM i is reached at inner address inner-net + i")
+    p.add_argument("--inner-net", default=None,
+                   help="VM i is reached at inner address inner-net + i "
+                   "(default 192.1.0.0; --ipv6: fd00:1::)")
+    p.add_argument("--ipv6", action="store_true",
+                   help="IPv6 tenant traffic (gen-traffic.py --ipv6): the "
+                   "decap flows match in_port=vxlan,ipv6,ipv6_dst=<VM i> "
+                   "instead of ip,nw_dst (the encap flows match in_port "
+                   "only and stay)")
     p.add_argument("--inner-arp", action="store_true",
                    help="also in_port=vxlan,arp,arp_tpa=<VM i>,"
                    "actions=output:vhost-user<i> per VM, so a guest can "
@@ -98,6 +104,20 @@ def parse_args(argv):
             p.error("--plan %s has no PMD cores" % args.plan)
     if args.vms < 1:
         p.error("--vms must be at least 1")
+    if args.inner_net is None:
+        args.inner_net = "fd00:1::" if args.ipv6 else "192.1.0.0"
+    try:
+        fam = ipaddress.ip_address(args.inner_net).version
+    except ValueError as e:
+        p.error(str(e))
+    if fam != (6 if args.ipv6 else 4):
+        p.error("--inner-net %s: IPv%d, and --ipv6 is %s"
+                % (args.inner_net, fam, "on" if args.ipv6 else "off"))
+    if args.ipv6 and args.sg:
+        p.error("--ipv6 with --sg: the security-group flow sets "
+                "(sg_policy.py) are IPv4 only")
+    if args.ipv6 and args.inner_arp:
+        p.error("--ipv6 with --inner-arp: IPv6 resolves with ND, not ARP")
     if not set(args.sg_proto.split(",")) <= {"udp", "tcp"}:
         p.error("--sg-proto: udp, tcp or udp,tcp")
     if args.nic_rxqs is None:
@@ -160,8 +180,9 @@ def topology(a):
         flows.append(f"in_port=vhost-user{i},actions=set_tunnel:{a.vni},"
                      f"set_field:{a.remote_ip}->tun_dst,"
                      f"set_field:{vtep.ip}->tun_src,output:vxlan")
-        flows.append(f"in_port=vxlan,ip,nw_dst={inner + i},"
-                     f"actions=output:vhost-user{i}")
+        match = (f"ipv6,ipv6_dst={inner + i}" if a.ipv6 else
+                 f"ip,nw_dst={inner + i}")
+        flows.append(f"in_port=vxlan,{match},actions=output:vhost-user{i}")
         if a.inner_arp:     # not in the seed: lets a guest resolve its peer
             flows.append(f"in_port=vxlan,arp,arp_tpa={inner + i},"
                          f"actions=output:vhost-user{i}")

@@ -1,8 +1,8 @@
 """The VM address plans: one place for every tool's and test's vm MAC/IP.
 
 A plan maps a VM index i to (MAC, IP) by adding i to a base MAC (its low
-three bytes) and a base IPv4 address. The tests compare bytes on the wire,
-so a plan's addresses are fixed: change one and a test fails.
+three bytes) and a base IPv4 (or IPv6) address. The tests compare bytes
+on the wire, so a plan's addresses are fixed: change one and a test fails.
 
   SEED       the seed's overlay, as gen-traffic.py, gen-topology.py --sg,
              testpmd's VMs and the packet rig use it:
@@ -40,9 +40,8 @@ class AddressPlan:
         return ":".join("%02x" % x for x in b)
 
     def ip(self, i):
-        """VM i's IPv4 address: ip_base + i."""
-        return str(ipaddress.IPv4Address(int(ipaddress.IPv4Address(
-            self.ip_base)) + i))
+        """VM i's address: ip_base + i (IPv4, or IPv6 if ip_base is)."""
+        return str(ipaddress.ip_address(self.ip_base) + i)
 
     def rebased(self, mac_base=None, ip_base=None):
         return replace(self, mac_base=mac_base or self.mac_base,

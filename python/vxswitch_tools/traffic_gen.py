@@ -34,6 +34,15 @@ with the same seq and ack, which is in window in the reply direction, and
 the pcap's loop re-sends the same segment: an in-window retransmission.
 The --vm frames of flow j carry the same seq/ack as the --nic ones.
 
+--ipv6 makes the inner packets IPv6 (same ports, same frame sizes, so
+the same bytes on the wire and 20 more bytes of header, 20 less payload):
+VM i is fd00:1:: + i (--vm-ip-base), flow j's remote host fd00:2:: +
+j // 1024 (--remote-base), hop limit 64, flow label 0; the UDP (or TCP)
+checksum over the IPv6 pseudo-header, which IPv6 requires, is patched in
+from precomputed sums as IPv4's (only the remote address's last 32 bits
+vary); the outer source port hashes the two 16-byte addresses, the ports
+and the protocol. The topology to match: gen-topology.py --ipv6.
+
 --size is the total frame length without FCS (outer frame for --nic/--bad,
 the VM's frame for --vm; default 128 and 78 = 128 - 50 bytes of outer
 headers, so a VM frame encapsulates to 128). Inner UDP and IPv4 checksums
@@ -63,9 +72,12 @@ KINDS = {
 }
 
 ETH_LEN, IP_LEN, UDP_LEN, VXLAN_LEN = 14, 20, 8, 8
+IP6_LEN = 40
 TCP_LEN = 20
 OUTER_LEN = ETH_LEN + IP_LEN + UDP_LEN + VXLAN_LEN  # 50
 INNER_HDR_LEN = ETH_LEN + IP_LEN + UDP_LEN          # 42
+# --ipv6: the VMs' and the remote hosts' default bases
+VM_IP6_BASE, REMOTE_IP6_BASE = "fd00:1::", "fd00:2::"
 # --proto: (IP protocol number, L4 header length, checksum offset in it)
 PROTOS = {"udp": (17, UDP_LEN, 6), "tcp": (6, TCP_LEN, 16)}
 # --proto tcp: seq = ack = TCP_SEQ_BASE + j * TCP_SEQ_STEP for flow j
@@ -88,16 +100,23 @@ def mac2bytes(s):
 
 
 def remote_ip(j, base="192.2.0.0"):
-    return str(ipaddress.IPv4Address(ip2int(base) + j // FLOWS_PER_REMOTE_IP))
+    """Flow j's remote host: base + j // 1024 (IPv4 or IPv6, as base)."""
+    return str(ipaddress.ip_address(base) + j // FLOWS_PER_REMOTE_IP)
 
 
 def remote_port(j):
     return REMOTE_PORT_BASE + j % FLOWS_PER_REMOTE_IP
 
 
-def vxlan_sport(src, dst, sport, dport, proto=17, lo=49152, hi=65535):
-    """Outer UDP source port from the inner 5-tuple (ints, host order)."""
-    h = zlib.crc32(struct.pack("!IIHHB", src, dst, sport, dport, proto))
+def vxlan_sport(src, dst, sport, dport, proto=17, lo=49152, hi=65535,
+                v6=False):
+    """Outer UDP source port from the inner 5-tuple (ints, host order;
+    v6: the addresses are IPv6, hashed as their 16 bytes)."""
+    if v6:
+        h = zlib.crc32(src.to_bytes(16, "big") + dst.to_bytes(16, "big")
+                       + struct.pack("!HHB", sport, dport, proto))
+    else:
+        h = zlib.crc32(struct.pack("!IIHHB", src, dst, sport, dport, proto))
     # murmur3's finaliser: CRC32 alone is linear, and a linear hash of
     # 5-tuples that differ in a few bits collides far more than chance
     h ^= h >> 16
@@ -127,8 +146,8 @@ def tcp_seq(j):
     return (TCP_SEQ_BASE + j * TCP_SEQ_STEP) & 0xFFFFFFFF
 
 
-def inner_hdr_len(proto):
-    return ETH_LEN + IP_LEN + PROTOS[proto][1]
+def inner_hdr_len(proto, ipv6=False):
+    return ETH_LEN + (IP6_LEN if ipv6 else IP_LEN) + PROTOS[proto][1]
 
 
 def flow_of_packet(k, nflows, burst):
@@ -140,15 +159,19 @@ class Gen:
 
     def __init__(self, a):
         self.a = a
+        self.ipv6 = getattr(a, "ipv6", False)
         self.vms = SEED.rebased(a.vm_mac_base, a.vm_ip_base)
         self.lo, self.hi = a.sport_min, a.sport_max
         self.proto = getattr(a, "proto", "udp")
         self.ipproto, self.l4len, self.csum_off = PROTOS[self.proto]
-        self.hdr_len = inner_hdr_len(self.proto)
+        self.ip_len = IP6_LEN if self.ipv6 else IP_LEN
+        self.hdr_len = inner_hdr_len(self.proto, self.ipv6)
+        self.remote_base = int(ipaddress.ip_address(a.remote_base))
 
     # -- templates -------------------------------------------------------
     def _inner(self, src_mac, dst_mac, src_ip, dst_ip, sport, dport, size):
         from scapy.layers.inet import IP, TCP, UDP
+        from scapy.layers.inet6 import IPv6
         from scapy.layers.l2 import Ether
         pay = max(0, size - self.hdr_len)
         if self.proto == "tcp":
@@ -157,9 +180,11 @@ class Gen:
                      window=TCP_WINDOW)
         else:
             l4 = UDP(sport=sport, dport=dport)
-        p = (Ether(src=src_mac, dst=dst_mac) /
-             IP(src=src_ip, dst=dst_ip, ttl=64, id=0) / l4 /
-             (b"\x00" * pay))
+        if self.ipv6:
+            l3 = IPv6(src=src_ip, dst=dst_ip, hlim=64)
+        else:
+            l3 = IP(src=src_ip, dst=dst_ip, ttl=64, id=0)
+        p = Ether(src=src_mac, dst=dst_mac) / l3 / l4 / (b"\x00" * pay)
         return bytes(p)
 
     def _outer(self, inner, sport, vni=None, udp_dport=None, flags=0x08,
@@ -210,26 +235,36 @@ class Gen:
 
         NIC direction: the remote side (inner src IP, src port) varies.
         VM direction: the remote side is the destination (dst IP, dst port).
+        IPv6: no header checksum; the remote address's last 32 bits vary,
+        its first 96 go into the L4 checksum's fixed sum.
         """
         ip = off + ETH_LEN
-        udp = ip + IP_LEN
-        hdr = bytearray(frame[ip:ip + IP_LEN])
-        hdr[10:12] = b"\0\0"
-        var_ip = 12 if vary_src else 16
-        hdr[var_ip:var_ip + 4] = b"\0\0\0\0"
-        ip_base = _sum16(bytes(hdr))
+        udp = ip + self.ip_len
+        if self.ipv6:
+            src_o, alen = 8, 16
+            ip_base = 0
+        else:
+            src_o, alen = 12, 4
+            hdr = bytearray(frame[ip:ip + IP_LEN])
+            hdr[10:12] = b"\0\0"
+        rem = ip + src_o + (0 if vary_src else alen)    # remote address
+        oth = ip + src_o + (alen if vary_src else 0)    # VM's address
+        var_ip = rem + alen - 4 - ip
+        if not self.ipv6:
+            hdr[var_ip:var_ip + 4] = b"\0\0\0\0"
+            ip_base = _sum16(bytes(hdr))
         udp_len = len(frame) - udp
         u = bytearray(frame[udp:])
         c = self.csum_off
         u[c:c + 2] = b"\0\0"
         var_port = 0 if vary_src else 2
         u[var_port:var_port + 2] = b"\0\0"
-        other_ip = frame[ip + 16:ip + 20] if vary_src else frame[ip + 12:ip + 16]
+        other_ip = bytes(frame[oth:oth + alen])
         # the L4 checksum's sum of what does not vary (TCP: seq and ack
         # are 0 in the template and added per flow)
         udp_base = (_sum16(bytes(u)) + _sum16(other_ip) + self.ipproto
-                    + udp_len)
-        fixed_ip = struct.unpack("!I", other_ip)[0]
+                    + udp_len + _sum16(bytes(frame[rem:rem + alen - 4])))
+        fixed_ip = int.from_bytes(other_ip, "big")
         fixed_port = struct.unpack("!H", frame[udp + (2 if vary_src else 0):
                                                udp + (4 if vary_src else 2)])[0]
         return dict(frame=frame, off=off, ip_base=ip_base, udp_base=udp_base,
@@ -239,30 +274,33 @@ class Gen:
     def build(self, t, j):
         """Flow j of template t -> bytes."""
         b = t["frame"]
-        rip = ip2int(self.a.remote_base) + j // FLOWS_PER_REMOTE_IP
+        rip = self.remote_base + j // FLOWS_PER_REMOTE_IP
+        lo32 = rip & 0xFFFFFFFF     # IPv4: all of it; IPv6: what varies
         rport = remote_port(j)
-        struct.pack_into("!I", b, t["var_ip"], rip)
+        struct.pack_into("!I", b, t["var_ip"], lo32)
         ipo = t["off"] + ETH_LEN
-        s_ip = _fold(t["ip_base"] + (rip >> 16) + (rip & 0xFFFF))
-        struct.pack_into("!H", b, ipo + 10, (~s_ip) & 0xFFFF)
+        if not self.ipv6:
+            s_ip = _fold(t["ip_base"] + (rip >> 16) + (rip & 0xFFFF))
+            struct.pack_into("!H", b, ipo + 10, (~s_ip) & 0xFFFF)
         struct.pack_into("!H", b, t["var_port"], rport)
-        s_udp = t["udp_base"] + (rip >> 16) + (rip & 0xFFFF) + rport
+        s_udp = t["udp_base"] + (lo32 >> 16) + (lo32 & 0xFFFF) + rport
+        l4o = ipo + self.ip_len
         if self.ipproto == 6:
             sq = tcp_seq(j)
-            struct.pack_into("!II", b, ipo + IP_LEN + 4, sq, sq)
+            struct.pack_into("!II", b, l4o + 4, sq, sq)
             s_udp += 2 * ((sq >> 16) + (sq & 0xFFFF))
         c = (~_fold(s_udp)) & 0xFFFF
         if self.ipproto == 17:
             c = c or 0xFFFF     # UDP: 0 means no checksum
-        struct.pack_into("!H", b, ipo + IP_LEN + self.csum_off, c)
+        struct.pack_into("!H", b, l4o + self.csum_off, c)
         if t["off"]:
             # outer source port from the inner 5-tuple
             if t["vary_src"]:
                 sp = vxlan_sport(rip, t["fixed_ip"], rport, t["fixed_port"],
-                                 self.ipproto, self.lo, self.hi)
+                                 self.ipproto, self.lo, self.hi, self.ipv6)
             else:
                 sp = vxlan_sport(t["fixed_ip"], rip, t["fixed_port"], rport,
-                                 self.ipproto, self.lo, self.hi)
+                                 self.ipproto, self.lo, self.hi, self.ipv6)
             struct.pack_into("!H", b, ETH_LEN + IP_LEN, sp)
         return bytes(b)
 
@@ -374,6 +412,9 @@ def parse_args(argv=None):
                     help="inner L4 protocol (default udp); tcp: ACK+PSH "
                     "data segments of established connections, seq = ack "
                     "constant per flow (see above)")
+    ap.add_argument("--ipv6", action="store_true",
+                    help="inner IPv6 instead of IPv4 (see above; the "
+                    "address bases default to fd00:1:: and fd00:2::)")
     ap.add_argument("--out", "-o", help="output pcap")
     ap.add_argument("--vni", type=int, default=1001)
     ap.add_argument("--udp-port", type=int, default=4789,
@@ -392,10 +433,12 @@ def parse_args(argv=None):
                     help="MAC of the remote hosts behind the remote VTEP")
     ap.add_argument("--vm-mac-base", default="52:54:00:00:00:00",
                     help="VM i's MAC = base + i")
-    ap.add_argument("--vm-ip-base", default="192.1.0.0",
-                    help="VM i's IP = base + i")
-    ap.add_argument("--remote-base", default="192.2.0.0",
-                    help="first inner remote host IP")
+    ap.add_argument("--vm-ip-base", default=None,
+                    help="VM i's IP = base + i (default 192.1.0.0, "
+                    "--ipv6: fd00:1::)")
+    ap.add_argument("--remote-base", default=None,
+                    help="first inner remote host IP (default 192.2.0.0, "
+                    "--ipv6: fd00:2::)")
     ap.add_argument("--sport-min", type=int, default=49152)
     ap.add_argument("--sport-max", type=int, default=65535)
     ap.add_argument("--quiet", "-q", action="store_true")
@@ -416,6 +459,20 @@ def parse_args(argv=None):
         ap.error("--vni must fit in 24 bits")
     if a.size == 0:
         a.size = 78 if a.vm is not None else 128
+    if a.vm_ip_base is None:
+        a.vm_ip_base = VM_IP6_BASE if a.ipv6 else "192.1.0.0"
+    if a.remote_base is None:
+        a.remote_base = REMOTE_IP6_BASE if a.ipv6 else "192.2.0.0"
+    want = 6 if a.ipv6 else 4
+    for opt in ("vm_ip_base", "remote_base"):
+        try:
+            v = ipaddress.ip_address(getattr(a, opt)).version
+        except ValueError as e:
+            ap.error(str(e))
+        if v != want:
+            ap.error("--%s %s: not an IPv%d address%s"
+                     % (opt.replace("_", "-"), getattr(a, opt), want,
+                        "" if a.ipv6 else " (--ipv6 for IPv6)"))
     for opt in ("outer_src_mac", "outer_dst_mac", "inner_src_mac",
                 "vm_mac_base"):
         mac2bytes(getattr(a, opt))
@@ -431,14 +488,16 @@ def main(argv=None):
             count = a.count or a.flows
             gen_flows(g, g.nic_templates(a.vms, a.size), a.flows, count,
                       a.burst, w)
-            what = ("%d VXLAN packets, %d %s flows over %d VMs, %d B"
-                    % (count, a.flows, a.proto.upper(), a.vms, a.size))
+            what = ("%d VXLAN packets, %d %s%s flows over %d VMs, %d B"
+                    % (count, a.flows, "IPv6 " if a.ipv6 else "",
+                       a.proto.upper(), a.vms, a.size))
         elif a.vm is not None:
             count = a.count or a.flows
             gen_flows(g, [g.vm_template(a.vm, a.size)], a.flows, count,
                       a.burst, w)
-            what = ("%d packets from VM %d, %d %s flows, %d B"
-                    % (count, a.vm, a.flows, a.proto.upper(), a.size))
+            what = ("%d packets from VM %d, %d %s%s flows, %d B"
+                    % (count, a.vm, a.flows, "IPv6 " if a.ipv6 else "",
+                       a.proto.upper(), a.size))
         else:
             gen_bad(g, a, w)
             what = "%d '%s' packets" % (w.n, a.bad)
