@@ -19,8 +19,9 @@
  * ICMP errors related to a session, per-state timeouts with OVS's
  * defaults and per-zone timeout policies, per-zone and global limits,
  * NAT of the source or destination address and port (IPv4; an IPv6
- * session is tracked without NAT: NAT66 is not built). IPv6 fragments are
- * +inv (the fragment store reassembles IPv4 only).
+ * session is tracked without NAT: NAT66 is not built). Fragments of
+ * either family are tracked as their datagram, reassembled by the
+ * fragment store (ct_ipf.h); one it refused is +inv.
  *
  * Threads: conntrack_execute*() from any number of PMDs (each one
  * registered with the QSBR variable given at creation and reporting

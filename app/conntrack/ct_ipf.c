@@ -5,125 +5,23 @@
  * waiting in creation order (which is expiry order: one timeout for all,
  * never pushed back, as OVS's), expired and purged ones on a drain list
  * for the PMDs. Records and fragment entries come from arrays sized for
- * CT_IPF_MAX_NFRAGS_UBOUND.
+ * CT_IPF_MAX_NFRAGS_UBOUND. Both families share it all; what differs
+ * (the fragment's header, the reassembled packet's) is in ct_ipf_v4.c
+ * and ct_ipf_v6.c, the settings and status in ct_ipf_ctl.c.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include "secret_bytes.h"
-#include <netinet/in.h>
-#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
-#include <rte_ether.h>
-#include <rte_ip.h>
 #include <rte_random.h>
-#include <rte_spinlock.h>
-#include "ct_ipf.h"
-#include "ds.h"
-#include "siphash.h"
+#include "ct_ipf_private.h"
+#include "secret_bytes.h"
 
-#define IPV4_MAX_LEN 65535u		/* total length, header included */
-#define IPV4_MAX_HDR 60u
-#define IPF_BUCKETS 8192u		/* >= CT_IPF_MAX_NFRAGS_UBOUND */
-/* datagram records: each waiting one holds a fragment; a few more for
- * those in callers' hands, emptied but not yet given back */
-#define IPF_MAX_DGRAMS (CT_IPF_MAX_NFRAGS_UBOUND + 256u)
-#define IPF_DUMP_CHUNK 128u		/* records read per lock (dump) */
-
-/* OVS's ipf_list_key: 16 bytes, no holes. dl_type is the seam for IPv6,
- * whose addresses would need a key of their own. */
-struct ipf_key {
-	rte_be32_t src;
-	rte_be32_t dst;
-	rte_be16_t ip_id;
-	uint16_t zone;
-	uint8_t proto;
-	uint8_t recirc_id;
-	uint16_t dl_type;		/* host order: RTE_ETHER_TYPE_IPV4 */
-};
-_Static_assert(sizeof(struct ipf_key) == 16, "ipf_key is 16 bytes");
-
-struct ipf_frag {
-	struct rte_mbuf *m;
-	struct ipf_frag *next;		/* by offset; free list */
-	uint32_t start, end;		/* its payload: [start, end) of the
-					 * datagram's */
-	uint16_t l3_ofs, l4_ofs;	/* in m */
-	uint16_t in_port;
-};
-
-enum dg_where { DG_FREE, DG_WAITING, DG_DRAIN, DG_OUT };
-
-struct ct_ipf_dgram {
-	struct ipf_key key;
-	struct ct_ipf_dgram *hnext;	/* hash chain; free list */
-	TAILQ_ENTRY(ct_ipf_dgram) link;	/* waiting or drain list */
-	struct ipf_frag *frags;		/* sorted by start */
-	uint64_t expiration;
-	uint32_t hash;
-	uint32_t bytes;			/* payload held */
-	uint32_t end;			/* the last fragment's end; 0: unseen */
-	uint32_t max_end;		/* the largest end held */
-	uint16_t n_frags;
-	uint8_t where;			/* enum dg_where */
-	bool first_seen;
-	bool complete;			/* DG_OUT: whole, else invalid */
-	bool purged;			/* DG_DRAIN: purged, else expired */
-};
-
-TAILQ_HEAD(ipf_dgram_list, ct_ipf_dgram);
-
-struct ct_ipf {
-	rte_spinlock_t lock;		/* OVS's ipf_lock: all below */
-	struct siphash_key hkey;
-	uint64_t timeout_tsc;
-	/* settings: the control thread writes them, PMDs read them */
-	bool v4_enabled;
-	uint32_t v4_min_frag;
-	uint32_t max_nfrags;
-	uint32_t dgram_max;		/* a datagram's cap (from min-frag) */
-	uint32_t zone_max;		/* a zone's share */
-	/* under lock (read atomically outside it) */
-	uint32_t nfrag;			/* entries in use: held or out */
-	uint32_t n_draining;		/* fragments on the drain list */
-	uint32_t n_waiting;		/* datagrams waiting */
-	uint16_t *zone_frags;		/* [65536] entries in use per zone */
-	struct ct_ipf_dgram *bucket[IPF_BUCKETS];
-	struct ipf_dgram_list waiting;	/* creation (= expiry) order */
-	struct ipf_dgram_list drain;	/* expired or purged: PMDs drop */
-	struct ct_ipf_dgram *free_dgrams;
-	struct ipf_frag *free_frags;
-	uint64_t cnt[CT_IPF_N_COUNTERS];	/* atomic adds */
-	struct ct_ipf_dgram dgrams[IPF_MAX_DGRAMS];
-	struct ipf_frag frags[CT_IPF_MAX_NFRAGS_UBOUND];
-};
-
-static inline void
-count(struct ct_ipf *ipf, enum ct_ipf_counter c, uint64_t n)
+static inline bool
+dg_v6(const struct ct_ipf_dgram *dg)
 {
-	__atomic_fetch_add(&ipf->cnt[c], n, __ATOMIC_RELAXED);
-}
-
-/* OVS's max_v4_frag_list_size: the most fragments a 64 KB datagram can
- * take when each but the last carries at least min-frag bytes. */
-static uint32_t
-dgram_cap(uint32_t min_frag)
-{
-	return (IPV4_MAX_LEN - IPV4_MAX_HDR + (min_frag - IPV4_MAX_HDR) - 1) /
-	       (min_frag - IPV4_MAX_HDR);
-}
-
-/* Under lock, after a setting changed. */
-static void
-limits_update(struct ct_ipf *ipf)
-{
-	ipf->dgram_max = dgram_cap(ipf->v4_min_frag);
-	uint32_t share = RTE_MAX(ipf->max_nfrags / CT_IPF_ZONE_SHARE,
-				 ipf->dgram_max);
-	ipf->zone_max = RTE_MIN(share, ipf->max_nfrags);
+	return ipf_key_v6(&dg->key);
 }
 
 struct ct_ipf *
@@ -143,10 +41,12 @@ ct_ipf_create(int socket_id, uint64_t tsc_hz)
 	secret_bytes(&ipf->hkey, sizeof ipf->hkey, rte_rand);
 	ipf->timeout_tsc = (tsc_hz ? tsc_hz : rte_get_tsc_hz()) *
 			   CT_IPF_TIMEOUT_S;
-	ipf->v4_enabled = true;
-	ipf->v4_min_frag = CT_IPF_V4_MIN_FRAG_DEFAULT;
+	/* OVS: both families on (ifp_v4_enabled, ifp_v6_enabled) */
+	ipf->enabled[0] = ipf->enabled[1] = true;
+	ipf->min_frag[0] = CT_IPF_V4_MIN_FRAG_DEFAULT;
+	ipf->min_frag[1] = CT_IPF_V6_MIN_FRAG_DEFAULT;
 	ipf->max_nfrags = CT_IPF_MAX_NFRAGS_DEFAULT;
-	limits_update(ipf);
+	ipf_limits_update(ipf);
 	TAILQ_INIT(&ipf->waiting);
 	TAILQ_INIT(&ipf->drain);
 	for (uint32_t i = IPF_MAX_DGRAMS; i-- > 0;) {
@@ -171,134 +71,26 @@ ct_ipf_destroy(struct ct_ipf *ipf)
 			continue;
 		for (struct ipf_frag *f = dg->frags; f; f = f->next) {
 			rte_pktmbuf_free(f->m);
-			count(ipf, CT_IPF_PURGED, 1);
+			ipf_count(ipf, dg_v6(dg), CT_IPF_PURGED, 1);
 		}
 	}
 	free(ipf->zone_frags);
 	free(ipf);
 }
 
-/* ---- settings and status ------------------------------------------------ */
-
-int
-ct_ipf_set_enabled(struct ct_ipf *ipf, bool v6, bool on)
-{
-	if (v6)
-		return on ? -ENOTSUP : 0;	/* never on: nothing to do */
-	__atomic_store_n(&ipf->v4_enabled, on, __ATOMIC_RELAXED);
-	return 0;
-}
-
-int
-ct_ipf_set_min_frag(struct ct_ipf *ipf, bool v6, uint32_t bytes)
-{
-	if (v6)
-		return -ENOTSUP;
-	if (bytes < CT_IPF_V4_MIN_FRAG_LBOUND)
-		return -ERANGE;
-	rte_spinlock_lock(&ipf->lock);
-	__atomic_store_n(&ipf->v4_min_frag, bytes, __ATOMIC_RELAXED);
-	limits_update(ipf);
-	rte_spinlock_unlock(&ipf->lock);
-	return 0;
-}
-
-int
-ct_ipf_set_max_nfrags(struct ct_ipf *ipf, uint32_t n)
-{
-	if (n > CT_IPF_MAX_NFRAGS_UBOUND)
-		return -ERANGE;
-	rte_spinlock_lock(&ipf->lock);
-	ipf->max_nfrags = n;
-	limits_update(ipf);
-	rte_spinlock_unlock(&ipf->lock);
-	return 0;
-}
-
-bool
-ct_ipf_v4_enabled(const struct ct_ipf *ipf)
-{
-	return __atomic_load_n(&ipf->v4_enabled, __ATOMIC_RELAXED);
-}
-
-void
-ct_ipf_get_status(struct ct_ipf *ipf, struct ct_ipf_status *s)
-{
-	memset(s, 0, sizeof *s);
-	rte_spinlock_lock(&ipf->lock);
-	s->v4_enabled = ipf->v4_enabled;
-	s->v4_min_frag = ipf->v4_min_frag;
-	s->max_nfrags = ipf->max_nfrags;
-	s->nfrag = ipf->nfrag;
-	s->n_dgrams = ipf->n_waiting;
-	s->zone_max = ipf->zone_max;
-	s->dgram_max = ipf->dgram_max;
-	rte_spinlock_unlock(&ipf->lock);
-	s->v6_enabled = false;		/* not implemented */
-	s->v6_min_frag = CT_IPF_V6_MIN_FRAG_DEFAULT;
-	for (int c = 0; c < CT_IPF_N_COUNTERS; c++)
-		s->v4[c] = __atomic_load_n(&ipf->cnt[c], __ATOMIC_RELAXED);
-}
-
-/* OVS's ipf_state_name for a datagram waiting */
-static const char *
-dgram_state_name(bool first, bool last)
-{
-	return first && last ? "first/last frag" : first ? "first frag" :
-	       last ? "last frag" : "other frag";
-}
-
-void
-ct_ipf_dump_lists(struct ct_ipf *ipf, struct ds *out)
-{
-	struct {
-		struct ipf_key key;
-		uint16_t n;
-		bool first, last;
-	} seen[IPF_DUMP_CHUNK];
-
-	for (uint32_t base = 0; base < IPF_MAX_DGRAMS;
-	     base += IPF_DUMP_CHUNK) {
-		uint32_t n = 0;
-		rte_spinlock_lock(&ipf->lock);
-		for (uint32_t i = base;
-		     i < RTE_MIN(base + IPF_DUMP_CHUNK, IPF_MAX_DGRAMS); i++) {
-			const struct ct_ipf_dgram *dg = &ipf->dgrams[i];
-			if (dg->where != DG_WAITING)
-				continue;
-			seen[n].key = dg->key;
-			seen[n].n = dg->n_frags;
-			seen[n].first = dg->first_seen;
-			seen[n++].last = dg->end != 0;
-		}
-		rte_spinlock_unlock(&ipf->lock);
-		for (uint32_t j = 0; j < n; j++) {
-			const struct ipf_key *k = &seen[j].key;
-			uint32_t s = rte_be_to_cpu_32(k->src);
-			uint32_t d = rte_be_to_cpu_32(k->dst);
-			ds_put_format(out, "(src=%u.%u.%u.%u,dst=%u.%u.%u.%u,"
-				      "recirc_id=%u,ip_id=%u,dl_type=0x%x,"
-				      "zone=%u,nw_proto=%u,num_fragments=%u,"
-				      "state=%s)\n", s >> 24, s >> 16 & 0xff,
-				      s >> 8 & 0xff, s & 0xff, d >> 24,
-				      d >> 16 & 0xff, d >> 8 & 0xff, d & 0xff,
-				      k->recirc_id, rte_be_to_cpu_16(k->ip_id),
-				      k->dl_type, k->zone, k->proto, seen[j].n,
-				      dgram_state_name(seen[j].first,
-						       seen[j].last));
-		}
-	}
-}
-
 /* ---- the table ----------------------------------------------------------- */
 
+/* The addresses' SipHash, then with the identification, zone, protocol
+ * and recirc id (the family is compared, not hashed: it never makes two
+ * keys of one tenant's choice collide). */
 static inline uint32_t
 key_hash(const struct ct_ipf *ipf, const struct ipf_key *k)
 {
-	uint64_t w[2];
+	uint64_t w[5];
 
 	memcpy(w, k, sizeof w);
-	return siphash13_16_u32(&ipf->hkey, w[0], w[1]);
+	return siphash13_16_u32(&ipf->hkey, siphash_32(&ipf->hkey, w, 1, 3),
+				w[4]);
 }
 
 static struct ct_ipf_dgram *
@@ -335,7 +127,8 @@ to_drain(struct ct_ipf *ipf, struct ct_ipf_dgram *dg, bool purged)
 	dg->purged = purged;
 	TAILQ_INSERT_TAIL(&ipf->drain, dg, link);
 	ipf->n_draining += dg->n_frags;
-	count(ipf, purged ? CT_IPF_PURGED : CT_IPF_EXPIRED, dg->n_frags);
+	ipf_count(ipf, dg_v6(dg), purged ? CT_IPF_PURGED : CT_IPF_EXPIRED,
+		  dg->n_frags);
 }
 
 /* Entries leave the store (taken or drained): the counts follow. */
@@ -355,59 +148,6 @@ dgram_put(struct ct_ipf *ipf, struct ct_ipf_dgram *dg)
 	ipf->free_dgrams = dg;
 }
 
-/* What an IPv4 fragment says about itself, checked as OVS's
- * ipf_is_valid_v4_frag and ipf_v4_key_extract (and a little more: a
- * fragment that cannot be part of any datagram is refused here). */
-struct frag_info {
-	struct ipf_key key;
-	uint32_t start, end;
-	uint16_t l4_ofs;
-	uint16_t ihl;
-	bool more;			/* MF: not the last */
-};
-
-static enum ct_ipf_counter
-frag_parse(const struct ct_ipf *ipf, const struct rte_mbuf *m,
-	   const struct ct_ipf_frag_in *in, struct frag_info *fi)
-{
-	if ((uint32_t)in->l3_ofs + sizeof(struct rte_ipv4_hdr) > m->data_len)
-		return CT_IPF_MALFORMED;
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
-				const struct rte_ipv4_hdr *, in->l3_ofs);
-	uint32_t ihl = (ip->version_ihl & 0x0f) * 4u;
-	uint32_t tot = rte_be_to_cpu_16(ip->total_length);
-	uint16_t fo = rte_be_to_cpu_16(ip->fragment_offset);
-
-	/* OVS: total length == L3 size; a frame may carry Ethernet padding
-	 * past it, never less */
-	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof *ip ||
-	    in->l3_ofs + ihl > m->data_len || tot <= ihl ||
-	    in->l3_ofs + tot > rte_pktmbuf_pkt_len(m) ||
-	    rte_ipv4_cksum(ip) != 0)
-		return CT_IPF_MALFORMED;
-	fi->more = fo & RTE_IPV4_HDR_MF_FLAG;
-	fi->start = (uint32_t)(fo & RTE_IPV4_HDR_OFFSET_MASK) * 8;
-	fi->end = fi->start + tot - ihl;
-	fi->ihl = (uint16_t)ihl;
-	fi->l4_ofs = (uint16_t)(in->l3_ofs + ihl);
-	/* not a fragment; past the largest datagram; a piece before the
-	 * last that the next cannot follow (offsets count 8 bytes) */
-	if ((!fi->more && !fi->start) ||
-	    fi->end + sizeof *ip > IPV4_MAX_LEN ||
-	    (fi->more && (fi->end - fi->start) % 8))
-		return CT_IPF_MALFORMED;
-	if (fi->more && tot < __atomic_load_n(&ipf->v4_min_frag,
-					      __ATOMIC_RELAXED))
-		return CT_IPF_TOO_SMALL;
-	fi->key = (struct ipf_key){
-		.src = ip->src_addr, .dst = ip->dst_addr,
-		.ip_id = ip->packet_id, .zone = in->zone,
-		.proto = ip->next_proto_id, .recirc_id = in->recirc_id,
-		.dl_type = RTE_ETHER_TYPE_IPV4,
-	};
-	return CT_IPF_ACCEPTED;
-}
-
 /* A datagram out of the table to its caller: complete, or not. */
 static struct ct_ipf_dgram *
 hand_out(struct ct_ipf *ipf, struct ct_ipf_dgram *dg, bool complete)
@@ -424,11 +164,13 @@ ct_ipf_add(struct ct_ipf *ipf, struct rte_mbuf *m,
 	   struct ct_ipf_dgram **done)
 {
 	struct frag_info fi;
-	enum ct_ipf_counter why = frag_parse(ipf, m, in, &fi);
+	bool v6 = in->ipv6;
+	enum ct_ipf_counter why = v6 ? ipf_v6_parse(ipf, m, in, &fi)
+				     : ipf_v4_parse(ipf, m, in, &fi);
 
 	*done = NULL;
 	if (why != CT_IPF_ACCEPTED) {
-		count(ipf, why, 1);
+		ipf_count(ipf, v6, why, 1);
 		return CT_IPF_REFUSED;
 	}
 	uint32_t hash = key_hash(ipf, &fi.key);
@@ -443,7 +185,7 @@ ct_ipf_add(struct ct_ipf *ipf, struct rte_mbuf *m,
 		why = CT_IPF_ZONE_FULL;
 		goto refuse;
 	}
-	if (dg && dg->n_frags >= ipf->dgram_max) {
+	if (dg && dg->n_frags >= ipf->dgram_max[v6]) {
 		why = CT_IPF_DGRAM_FULL;
 		goto refuse;
 	}
@@ -482,7 +224,8 @@ ct_ipf_add(struct ct_ipf *ipf, struct rte_mbuf *m,
 			   (!fi.more && (dg->max_end > fi.end ||
 					 (dg->end && dg->end != fi.end)));
 	if (overlap || contradicts) {
-		count(ipf, overlap ? CT_IPF_OVERLAP : CT_IPF_MALFORMED, 1);
+		ipf_count(ipf, v6, overlap ? CT_IPF_OVERLAP : CT_IPF_MALFORMED,
+			  1);
 		*done = hand_out(ipf, dg, false);
 		rte_spinlock_unlock(&ipf->lock);
 		return CT_IPF_REFUSED;
@@ -491,7 +234,8 @@ ct_ipf_add(struct ct_ipf *ipf, struct rte_mbuf *m,
 	ipf->free_frags = f->next;
 	*f = (struct ipf_frag){ .m = m, .next = cur, .start = fi.start,
 				.end = fi.end, .l3_ofs = in->l3_ofs,
-				.l4_ofs = fi.l4_ofs, .in_port = in->in_port };
+				.l4_ofs = fi.l4_ofs, .nh_ofs = fi.nh_ofs,
+				.in_port = in->in_port };
 	if (prev)
 		prev->next = f;
 	else
@@ -504,14 +248,13 @@ ct_ipf_add(struct ct_ipf *ipf, struct rte_mbuf *m,
 		dg->end = fi.end;
 	__atomic_store_n(&ipf->nfrag, ipf->nfrag + 1, __ATOMIC_RELAXED);
 	ipf->zone_frags[in->zone]++;
-	count(ipf, CT_IPF_ACCEPTED, 1);
+	ipf_count(ipf, v6, CT_IPF_ACCEPTED, 1);
 	/* no overlaps: the bytes held cover [0, end) exactly when they add
 	 * up to end */
-	if (dg->first_seen && dg->end && dg->bytes == dg->end) {
-		uint32_t ihl = dg->frags->l4_ofs - dg->frags->l3_ofs;
-		/* OVS: "Unsupported big reassembled v4 packet" */
-		*done = hand_out(ipf, dg, ihl + dg->end <= IPV4_MAX_LEN);
-	}
+	if (dg->first_seen && dg->end && dg->bytes == dg->end)
+		/* OVS: "Unsupported big reassembled v4|v6 packet" */
+		*done = hand_out(ipf, dg, v6 ? ipf_v6_fits(dg)
+					     : ipf_v4_fits(dg));
 	rte_spinlock_unlock(&ipf->lock);
 	return CT_IPF_TAKEN;
 
@@ -522,7 +265,7 @@ refuse:
 		dgram_put(ipf, dg);
 	}
 	rte_spinlock_unlock(&ipf->lock);
-	count(ipf, why, 1);
+	ipf_count(ipf, v6, why, 1);
 	return CT_IPF_REFUSED;
 }
 
@@ -543,19 +286,15 @@ ct_ipf_dgram_n_frags(const struct ct_ipf_dgram *dg)
 struct rte_mbuf *
 ct_ipf_dgram_reassemble(struct ct_ipf_dgram *dg)
 {
-	const struct ipf_frag *first = dg->frags;
-	struct rte_mempool *mp = first->m->pool;
-
 	if (!dg->complete)
 		return NULL;
-	/* the first fragment's bytes up to its payload's end (no padding):
-	 * a copy, since the tracker may rewrite its headers */
-	struct rte_mbuf *r = rte_pktmbuf_copy(first->m, mp, 0, first->l4_ofs +
-					      first->end - first->start);
+	/* the first fragment's copy, headers made whole (the tracker may
+	 * rewrite them), then the others' pieces as clones of their mbufs */
+	struct rte_mbuf *r = dg_v6(dg) ? ipf_v6_head(dg) : ipf_v4_head(dg);
 	if (!r)
 		goto fail;
-	for (const struct ipf_frag *f = first->next; f; f = f->next) {
-		struct rte_mbuf *c = rte_pktmbuf_clone(f->m, mp);
+	for (const struct ipf_frag *f = dg->frags->next; f; f = f->next) {
+		struct rte_mbuf *c = rte_pktmbuf_clone(f->m, r->pool);
 		uint32_t len = f->end - f->start;
 		if (!c)
 			goto fail;
@@ -566,47 +305,11 @@ ct_ipf_dgram_reassemble(struct ct_ipf_dgram *dg)
 			goto fail;
 		}
 	}
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(r,
-				struct rte_ipv4_hdr *, first->l3_ofs);
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(first->l4_ofs -
-						       first->l3_ofs +
-						       dg->end));
-	ip->fragment_offset &= ~rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	return r;
 fail:
 	rte_pktmbuf_free(r);
 	dg->complete = false;	/* its fragments go on +inv */
 	return NULL;
-}
-
-void
-ct_ipf_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass)
-{
-	const struct ipf_frag *first = dg->frags;
-	const struct rte_ipv4_hdr *rip = rte_pktmbuf_mtod_offset(reass,
-				const struct rte_ipv4_hdr *, first->l3_ofs);
-
-	for (const struct ipf_frag *f = first; f; f = f->next) {
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(f->m,
-					struct rte_ipv4_hdr *, f->l3_ofs);
-		if (ip->src_addr == rip->src_addr &&
-		    ip->dst_addr == rip->dst_addr)
-			continue;
-		ip->src_addr = rip->src_addr;
-		ip->dst_addr = rip->dst_addr;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	}
-	/* the L4 header (ports, and the checksum of the whole datagram)
-	 * rides in the first fragment, whose payload the copy starts with */
-	uint32_t n = RTE_MIN(first->end - first->start,
-			     (uint32_t)reass->data_len - first->l4_ofs);
-	n = RTE_MIN(n, (uint32_t)first->m->data_len - first->l4_ofs);
-	memcpy(rte_pktmbuf_mtod_offset(first->m, uint8_t *, first->l4_ofs),
-	       rte_pktmbuf_mtod_offset(reass, const uint8_t *, first->l4_ofs),
-	       n);
 }
 
 /* Up to max of dg's fragments, in order, into pkts; their records back
@@ -639,7 +342,8 @@ ct_ipf_dgram_take(struct ct_ipf *ipf, struct ct_ipf_dgram *dg,
 	n = frags_pop(ipf, dg, pkts, max);
 	frags_gone(ipf, dg, n);
 	rte_spinlock_unlock(&ipf->lock);
-	count(ipf, dg->complete ? CT_IPF_COMPLETED : CT_IPF_INVALID, n);
+	ipf_count(ipf, dg_v6(dg), dg->complete ? CT_IPF_COMPLETED
+					       : CT_IPF_INVALID, n);
 	return n;
 }
 
@@ -651,7 +355,7 @@ ct_ipf_dgram_free(struct ct_ipf *ipf, struct ct_ipf_dgram *dg)
 
 	while ((n = ct_ipf_dgram_take(ipf, dg, left, RTE_DIM(left)))) {
 		rte_pktmbuf_free_bulk(left, n);
-		count(ipf, CT_IPF_PURGED, n);
+		ipf_count(ipf, dg_v6(dg), CT_IPF_PURGED, n);
 	}
 	rte_spinlock_lock(&ipf->lock);
 	dgram_put(ipf, dg);

@@ -308,8 +308,10 @@ ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		bool *related)
 {
 	*related = false;
-	/* no IPv6 fragment store: a fragment is +inv, as OVS's without
-	 * one */
+	/* a fragment here is one the fragment store (ct_ipf.h) refused,
+	 * or reassembly is off: +inv, as OVS's. A reassembled datagram has
+	 * no Fragment header left, an atomic one (offset 0, M clear) is no
+	 * fragment (walk) */
 	if ((mt->nw_frag & FLOW_NW_FRAG_ANY) || mt->l4_ofs > m->data_len)
 		return false;
 	const uint8_t *ip6 = rte_pktmbuf_mtod_offset(m, const uint8_t *,

@@ -13,57 +13,23 @@
  */
 #include <pthread.h>
 #include <stdio.h>
-#include "ct_ipf.h"
 #include "ct_test.h"
-#include "frag_build.h"
+#include "ipf_test.h"
 
 #define A IP(10, 0, 0, 1)
 #define B IP(10, 0, 0, 2)
 #define PUB IP(172, 16, 0, 9)
 
-static struct ct_ipf *ipf;
-
 static uint64_t
 counter(enum ct_ipf_counter c)
 {
-	struct ct_ipf_status s;
-	ct_ipf_get_status(ipf, &s);
-	return s.v4[c];
-}
-
-static uint32_t
-nfrag(void)
-{
-	struct ct_ipf_status s;
-	ct_ipf_get_status(ipf, &s);
-	return s.nfrag;
+	return ipf_counter(false, c);
 }
 
 static enum ct_ipf_take
 add(struct rte_mbuf *m, uint16_t zone, uint64_t now, struct ct_ipf_dgram **dg)
 {
-	const struct ct_ipf_frag_in in = { .l3_ofs = 14, .zone = zone,
-					   .in_port = 1 };
-	return ct_ipf_add(ipf, m, &in, now, dg);
-}
-
-/* Every fragment of a finished datagram out (pkts, n) and its record
- * back. */
-static uint16_t
-take_all(struct ct_ipf_dgram *dg, struct rte_mbuf *pkts[])
-{
-	uint16_t n = 0, k;
-
-	while ((k = ct_ipf_dgram_take(ipf, dg, pkts + n, 4)))
-		n += k;
-	ct_ipf_dgram_free(ipf, dg);
-	return n;
-}
-
-static void
-free_all(struct rte_mbuf *pkts[], uint16_t n)
-{
-	rte_pktmbuf_free_bulk(pkts, n);
+	return ipf_offer(m, false, zone, now, dg);
 }
 
 /* order[]: the fragments' indices in arrival order */
@@ -250,10 +216,6 @@ test_refusals(void)
 	CHECK_EXPR(add(m, 0, 0, &dg) == CT_IPF_REFUSED);
 	rte_pktmbuf_free(m);
 	CHECK_EXPR(counter(CT_IPF_MALFORMED) - bad == 4);
-	/* v6 is not implemented: said so */
-	CHECK_EXPR(ct_ipf_set_enabled(ipf, true, true) == -ENOTSUP);
-	CHECK_EXPR(ct_ipf_set_enabled(ipf, true, false) == 0);
-	CHECK_EXPR(ct_ipf_set_min_frag(ipf, true, 1280) == -ENOTSUP);
 	CHECK_EXPR(ct_ipf_set_max_nfrags(ipf, 5001) == -ERANGE);
 	CHECK_EXPR(nfrag() == 0);
 	frag_dgram_free(&d);

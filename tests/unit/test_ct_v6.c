@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * IPv6 in the connection tracker (ct_v6.c): TCP, UDP and ICMPv6 echo
  * sessions, ICMPv6 errors related to the session they quote, Neighbour
- * Discovery and fragments +inv (as OVS's userspace tracker), extension
+ * Discovery and unreassembled fragments +inv (as OVS's userspace
+ * tracker; test_ct_ipf6.c tracks reassembled ones), extension
  * headers skipped to the L4 header, checksums over the IPv6
  * pseudo-header, IPv4 and IPv6 sessions with the same ports apart, the
  * dump as OVS prints IPv6 sessions, the flushes by IPv6 tuple, and sg()'s
@@ -86,7 +87,8 @@ test_udp6_families_and_zones(void)
 				  4 };
 	CHECK_EXPR(ct_run(ct, udp6x(A6, B6, 5000, 53, ext, sizeof ext, HOP),
 			  0, true, NULL, 4) == TRK_EST);
-	/* a fragment (first, M set): no IPv6 fragment store, +inv */
+	/* a fragment (first, M set) that reaches the tracker is one the
+	 * fragment store refused: +inv */
 	const uint8_t frag[8] = { IPPROTO_UDP, 0, 0, 1, 0, 0, 0, 7 };
 	CHECK_EXPR(ct_run(ct, udp6x(A6, B6, 5000, 53, frag, sizeof frag,
 				    FRAG), 0, true, NULL, 4) == TRK_INV);

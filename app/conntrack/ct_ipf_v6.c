@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * IPv6 in the fragment store (ct_ipf_private.h), as OVS 3.1's ipf:
+ *
+ * A fragment (ipf_is_valid_v6_frag, ipf_v6_key_extract): the extension
+ * headers walked as the flow extract walks them (miniflow_ipv6.c, OVS's
+ * parse_ipv6_ext_hdrs: hop-by-hop, routing, destination options, AH; an
+ * atomic Fragment header, offset 0 and M clear, is not a fragment's and
+ * the walk goes on past it) to the Fragment header; the datagram's key is
+ * the addresses, the 32-bit identification, zone and recirc id (no
+ * protocol: a later fragment does not say it, OVS keys 0). Its piece is
+ * everything after the Fragment header, at the header's offset. Refused:
+ * the payload length past the frame (OVS: not the L3 size), a piece
+ * before the last that is not a multiple of 8 bytes or an empty one
+ * (RFC 8200 4.5), one whose piece ends past what a packet can carry, no
+ * Fragment header in the first segment's headers (malformed); a piece
+ * before the last whose packet (IPv6 header included) is shorter than
+ * min-frag (too small, OVS's IPF_NFRAGS_TOO_SMALL: 1280 by default, 400
+ * at least).
+ *
+ * The reassembled packet (ipf_reassemble_v6_frags): the first fragment's
+ * unfragmentable part (IPv6 header and the extension headers before the
+ * Fragment header), then the pieces in order; the Fragment header is
+ * gone, the header before it names what it named, the payload length is
+ * the whole datagram's. OVS 3.1 leaves the Fragment header in place with
+ * its offset cleared and the base header's next header set to the L4
+ * protocol, which its tracker copes with because it reads the L4 offset
+ * kept from the first fragment; here the packet is what the sender's
+ * datagram was, and the tracker walks it as any packet (ct_v6.c). At most
+ * 65535 bytes of payload (OVS: "Unsupported big reassembled v6 packet").
+ */
+#include <string.h>
+#include <netinet/in.h>
+#include <rte_common.h>
+#include "ct_ipf_private.h"
+
+#define IPV6_HLEN 40
+#define IPV6_EXT_MIN 8
+#define IPV6_FRAG_HLEN 8
+#define IPV6_MAX_PAYLOAD 65535u
+#define IP6F_OFF_MASK 0xfff8		/* ip6f_offlg: the offset, in bytes */
+#define IP6F_MORE_FRAG 0x0001
+/* as the flow extract and the tracker (miniflow_ipv6.c, ct_v6.c) */
+#define IPV6_EXT_HDRS_MAX 16
+
+static inline bool
+is_ext_hdr(uint8_t proto)
+{
+	return proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+	       proto == IPPROTO_DSTOPTS || proto == IPPROTO_AH ||
+	       proto == IPPROTO_FRAGMENT;
+}
+
+/* The Fragment header of the IPv6 packet at ip6 (lim bytes of it
+ * readable, its headers' end): its offset from ip6 into *fh and that of
+ * the next-header byte naming it into *nh. -1: none (not a fragment, or
+ * past the walk's bound), or a header cut short. */
+static int
+find_frag_hdr(const uint8_t *ip6, uint32_t lim, uint32_t *fh, uint32_t *nh)
+{
+	uint8_t proto = ip6[6];
+	uint32_t ofs = IPV6_HLEN;
+
+	*nh = 6;
+	for (unsigned n = 0; n < IPV6_EXT_HDRS_MAX && is_ext_hdr(proto); n++) {
+		if (lim - ofs < IPV6_EXT_MIN)
+			return -1;
+		const uint8_t *h = ip6 + ofs;
+		uint32_t len = proto == IPPROTO_AH ? (h[1] + 2u) * 4 :
+			       proto == IPPROTO_FRAGMENT ? IPV6_FRAG_HLEN :
+			       (h[1] + 1u) * 8;
+		/* the flow extract calls it a fragment when any bit of
+		 * ip6f_offlg is set; an atomic one is walked past */
+		if (proto == IPPROTO_FRAGMENT && (h[2] | h[3])) {
+			*fh = ofs;
+			return 0;
+		}
+		if (len > lim - ofs)
+			return -1;
+		*nh = ofs;
+		proto = h[0];
+		ofs += len;
+	}
+	return -1;
+}
+
+enum ct_ipf_counter
+ipf_v6_parse(const struct ct_ipf *ipf, const struct rte_mbuf *m,
+	     const struct ct_ipf_frag_in *in, struct frag_info *fi)
+{
+	if ((uint32_t)in->l3_ofs + IPV6_HLEN > m->data_len)
+		return CT_IPF_MALFORMED;
+	const uint8_t *ip6 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						     in->l3_ofs);
+	uint32_t end = IPV6_HLEN + (uint32_t)(ip6[4] << 8 | ip6[5]);
+	uint32_t fh, nh;
+
+	/* the payload within the frame (Ethernet padding may follow); the
+	 * headers up to the Fragment header within the first segment */
+	if ((ip6[0] >> 4) != 6 || end > rte_pktmbuf_pkt_len(m) - in->l3_ofs ||
+	    find_frag_hdr(ip6, RTE_MIN(end, (uint32_t)m->data_len -
+					     in->l3_ofs), &fh, &nh) < 0)
+		return CT_IPF_MALFORMED;
+	const uint8_t *h = ip6 + fh;
+	uint16_t offlg = (uint16_t)(h[2] << 8 | h[3]);
+	uint32_t len = end - fh - IPV6_FRAG_HLEN;
+
+	fi->more = offlg & IP6F_MORE_FRAG;
+	fi->start = offlg & IP6F_OFF_MASK;
+	fi->end = fi->start + len;
+	fi->l4_ofs = (uint16_t)(in->l3_ofs + fh + IPV6_FRAG_HLEN);
+	fi->nh_ofs = (uint16_t)(in->l3_ofs + nh);
+	/* only reserved bits set (the flow says fragment, OVS's ipf does
+	 * not take it: its tracker finds it +inv); empty; past the largest
+	 * payload; a piece before the last the next cannot follow */
+	if ((!fi->more && !fi->start) || !len ||
+	    fh - IPV6_HLEN + fi->end > IPV6_MAX_PAYLOAD ||
+	    (fi->more && len % 8))
+		return CT_IPF_MALFORMED;
+	if (fi->more && end < __atomic_load_n(&ipf->min_frag[1],
+					      __ATOMIC_RELAXED))
+		return CT_IPF_TOO_SMALL;
+	memset(&fi->key, 0, sizeof fi->key);
+	memcpy(fi->key.src, ip6 + 8, 16);
+	memcpy(fi->key.dst, ip6 + 24, 16);
+	memcpy(&fi->key.ip_id, h + 4, 4);
+	fi->key.zone = in->zone;
+	fi->key.recirc_id = in->recirc_id;
+	fi->key.dl_type = RTE_ETHER_TYPE_IPV6;
+	return CT_IPF_ACCEPTED;
+}
+
+/* The first fragment's extension headers before its Fragment header. */
+static inline uint32_t
+unfrag_ext_len(const struct ipf_frag *first)
+{
+	return first->l4_ofs - IPV6_FRAG_HLEN - first->l3_ofs - IPV6_HLEN;
+}
+
+bool
+ipf_v6_fits(const struct ct_ipf_dgram *dg)
+{
+	return unfrag_ext_len(dg->frags) + dg->end <= IPV6_MAX_PAYLOAD;
+}
+
+struct rte_mbuf *
+ipf_v6_head(const struct ct_ipf_dgram *dg)
+{
+	const struct ipf_frag *first = dg->frags;
+	uint32_t fh = first->l4_ofs - IPV6_FRAG_HLEN;
+	struct rte_mbuf *r = rte_pktmbuf_copy(first->m, first->m->pool, 0,
+					      first->l4_ofs + first->end -
+					      first->start);
+
+	if (!r)
+		return NULL;
+	if (r->data_len < first->l4_ofs) {	/* headers past a segment */
+		rte_pktmbuf_free(r);
+		return NULL;
+	}
+	/* the header before the Fragment header names what it named; the
+	 * bytes before it move up over it */
+	uint8_t *p = rte_pktmbuf_mtod(r, uint8_t *);
+	p[first->nh_ofs] = p[fh];
+	memmove(p + IPV6_FRAG_HLEN, p, fh);
+	rte_pktmbuf_adj(r, IPV6_FRAG_HLEN);
+	uint8_t *ip6 = rte_pktmbuf_mtod_offset(r, uint8_t *, first->l3_ofs);
+	uint32_t plen = unfrag_ext_len(first) + dg->end;
+	ip6[4] = (uint8_t)(plen >> 8);
+	ip6[5] = (uint8_t)plen;
+	return r;
+}
