@@ -46,7 +46,7 @@ ct_ctl_init(const struct vxs_config *cfg, char *err, size_t errlen)
 	if (zl == CFG_CT_ZONE_LIMIT_AUTO)
 		zl = RTE_MAX(cfg->ct_max_conns / 8, 1u);
 	conntrack_set_default_zone_limit(pmd_conntrack, zl);
-	/* IPv4 fragments held for sg() and ct(), as OVS's ipf */
+	/* IPv4 and IPv6 fragments held for sg() and ct(), as OVS's ipf */
 	pmd_ipf = ct_ipf_create(SOCKET_ID_ANY, 0);
 	if (!pmd_ipf) {
 		snprintf(err, errlen, "cannot create the fragment store");

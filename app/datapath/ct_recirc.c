@@ -32,11 +32,12 @@
  * (ct_pkt_meta.natted). Not so for two ct() of one pass (no
  * recirculation between them): the second sees the rewritten tuple.
  *
- * IPv4 fragments are held until their datagram is whole (dp_ipf.h): the
- * reassembled packet is tracked with the batch, and every fragment goes
- * on with its ct_state, mark and label (and its NAT): recirculated, each
- * with its own key (nw_frag, no ports past the first fragment), or on to
- * the actions after ct() (dp_execute.c).
+ * IPv4 and IPv6 fragments are held until their datagram is whole
+ * (dp_ipf.h): the reassembled packet is tracked with the batch, and
+ * every fragment goes on with its ct_state, mark and label (and its NAT,
+ * IPv4 only): recirculated, each with its own key (nw_frag, no ports
+ * past the first fragment), or on to the actions after ct()
+ * (dp_execute.c).
  *
  * The recirculated packets wait in ctx->recirc and are looked up after
  * the current pass (dp_pipeline.c), at most DP_MAX_RECIRC passes deep:

@@ -29,10 +29,11 @@
  *                                       a stage after grouping (every
  *                                       group's leading sg(), one tracker
  *                                       call a pass), else as an action
- *   (frags)    dp_ipf.c                 IPv4 fragments held for sg() and
- *                                       ct() until their datagram is
- *                                       whole (a group with fragments
- *                                       runs its sg() as an action)
+ *   (frags)    dp_ipf.c                 IPv4 and IPv6 fragments held for
+ *                                       sg() and ct() until their
+ *                                       datagram is whole (a group with
+ *                                       fragments runs its sg() as an
+ *                                       action)
  *   decap      vxlan_decap.c            tnl_pop: strip, hand the inner batch
  *                                       back to the pipeline
  *   encap      vxlan_encap.c            tnl_push; what the underlay's MTU
@@ -248,8 +249,8 @@ struct dp_ctx {
 	struct offload_mgr *offload;
 	struct conntrack *ct;		/* the sessions sg() looks packets up
 					 * in; shared by every PMD */
-	struct ct_ipf *ipf;		/* the IPv4 fragments sg() and ct()
-					 * hold for the tracker (dp_ipf.h);
+	struct ct_ipf *ipf;		/* the fragments sg() and ct() hold
+					 * for the tracker (dp_ipf.h);
 					 * shared by every PMD; NULL: none */
 	struct dp_recirc *recirc;	/* where ct(table=) puts packets for
 					 * the next pass; NULL outside a burst

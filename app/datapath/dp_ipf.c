@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * IPv4 fragments through sg() and ct(): the datapath's side of the
+ * IPv4 and IPv6 fragments through sg() and ct(): the datapath's side of the
  * fragment store (dp_ipf.h says how a datagram goes through).
  */
 #include <rte_ip.h>
@@ -25,13 +25,14 @@ dp_ipf_take(struct dp_ctx *ctx, uint16_t zone, struct pkt_batch *b,
 		struct ct_ipf_dgram *dg = NULL;
 		enum ct_ipf_take took = CT_IPF_REFUSED;
 
-		if ((k->nw_frag & FLOW_NW_FRAG_ANY) &&
-		    k->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		if (dp_ipf_is_for_store(ctx, k)) {
 			const struct ct_ipf_frag_in in = {
 				.l3_ofs = RTE_ETHER_HDR_LEN +
 					  (k->vlan_tci ? RTE_VLAN_HLEN : 0),
 				.zone = zone, .in_port = k->in_port,
 				.recirc_id = k->recirc_id,
+				.ipv6 = k->dl_type ==
+					RTE_BE16(RTE_ETHER_TYPE_IPV6),
 			};
 			took = ct_ipf_add(ctx->ipf, m, &in, now, &dg);
 		}
@@ -55,6 +56,7 @@ dp_ipf_take(struct dp_ctx *ctx, uint16_t zone, struct pkt_batch *b,
 		if (done->reass[d] &&
 		    ct_pkt_meta_parse(done->reass[d], &mt) == 0) {
 			done->keys[d].nw_frag = 0;
+			done->keys[d].nw_proto = mt.nw_proto;
 			done->keys[d].tp_src = mt.tp_src;
 			done->keys[d].tp_dst = mt.tp_dst;
 		} else if (done->reass[d]) {	/* cannot be: parsed before */
@@ -138,16 +140,26 @@ dp_ipf_frag_key(struct flow_key *k, const struct flow_key *whole,
 {
 	uint16_t l3 = RTE_ETHER_HDR_LEN + (whole->vlan_tci ? RTE_VLAN_HLEN
 							      : 0);
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
-				const struct rte_ipv4_hdr *, l3);
-	uint16_t fo = rte_be_to_cpu_16(ip->fragment_offset);
+	struct ct_pkt_meta mt;
 
 	*k = *whole;
 	k->nw_frag = FLOW_NW_FRAG_ANY;
-	if (fo & RTE_IPV4_HDR_OFFSET_MASK) {
-		k->nw_frag |= FLOW_NW_FRAG_LATER;
-		k->tp_src = k->tp_dst = 0;
+	if (whole->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		/* the walk the flow extract makes: a later fragment's
+		 * nw_proto is the Fragment header's */
+		if (ct_pkt_meta_l4_ipv6(&mt, m, l3) == 0) {
+			k->nw_frag = mt.nw_frag;
+			k->nw_proto = mt.nw_proto;
+		}
+	} else {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+					const struct rte_ipv4_hdr *, l3);
+		if (ip->fragment_offset &
+		    rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
+			k->nw_frag |= FLOW_NW_FRAG_LATER;
 	}
+	if (k->nw_frag & FLOW_NW_FRAG_LATER)
+		k->tp_src = k->tp_dst = 0;
 }
 
 void

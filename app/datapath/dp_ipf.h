@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * IPv4 fragments on their way through sg() and ct() (the store and its
- * semantics: app/conntrack/ct_ipf.h).
+ * IPv4 and IPv6 fragments on their way through sg() and ct() (the store
+ * and its semantics: app/conntrack/ct_ipf.h).
  *
- * Before the tracker, the action gives its batch's IPv4 fragments to the
+ * Before the tracker, the action gives its batch's fragments (a key's
+ * nw_frag, dl_type IPv4 or IPv6, reassembly on for that family) to the
  * store (dp_ipf_take): a fragment held leaves the batch; one refused
  * stays, and the tracker finds it +inv. A fragment that finishes a
  * datagram brings it back whole, into a struct dp_ipf_done, with its
  * reassembled packet and that packet's key (the finishing fragment's
- * key, made whole: no nw_frag, the ports of the first fragment). The
- * action has the tracker judge the reassembled packets like the rest of
- * its batch (same zone, commit, NAT), then settles each datagram
- * (dp_ipf_settle: the state for every fragment, the NAT rewritten into
- * them) and lets its fragments go on, BATCH_MAX at a time (dp_ipf_next):
- * through the actions after it (dp_execute.c), or into the next
- * recirculation pass (ct(table=), ct_recirc.c), or dropped as the
- * verdict says (dp_ipf_drop). A datagram made invalid goes on +trk+inv.
+ * key, made whole: no nw_frag, the protocol and ports of the first
+ * fragment). The action has the tracker judge the reassembled packets
+ * like the rest of its batch (same zone, commit, NAT), then settles each
+ * datagram (dp_ipf_settle: the state for every fragment, the NAT
+ * rewritten into them, IPv4 only) and lets its fragments go on,
+ * BATCH_MAX at a time (dp_ipf_next): through the actions after it
+ * (dp_execute.c), or into the next recirculation pass (ct(table=),
+ * ct_recirc.c), or dropped as the verdict says (dp_ipf_drop). A datagram made invalid goes on +trk+inv.
  * The finishing fragment's position in the pass stands for every
  * fragment of its datagram (their hash, their key for later actions):
  * they were received in other bursts whose keys are gone.
@@ -47,25 +48,35 @@ struct dp_ipf_done {
 	struct flow_key keys[BATCH_MAX];	/* of the reassembled packet */
 };
 
-/* Does b hold an IPv4 fragment for the store (reassembly on)? keys[idx[i]]
- * is b->pkts[i]'s key. The check every sg()/ct() batch pays: a look at
- * nw_frag of keys the tracker reads next anyway. */
+/* Is the packet of key k a fragment for the store: IPv4 or IPv6, its
+ * family's reassembly on (ctx->ipf set)? */
+static inline bool
+dp_ipf_is_for_store(const struct dp_ctx *ctx, const struct flow_key *k)
+{
+	if (likely(!(k->nw_frag & FLOW_NW_FRAG_ANY)))
+		return false;
+	if (k->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return ct_ipf_v4_enabled(ctx->ipf);
+	return k->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+	       ct_ipf_v6_enabled(ctx->ipf);
+}
+
+/* Does b hold a fragment for the store? keys[idx[i]] is b->pkts[i]'s
+ * key. The check every sg()/ct() batch pays: a look at nw_frag of keys
+ * the tracker reads next anyway. */
 static inline bool
 dp_ipf_wanted(const struct dp_ctx *ctx, const struct pkt_batch *b,
 	      const struct flow_key keys[], const uint8_t idx[])
 {
 	if (!ctx->ipf || !idx)
 		return false;
-	for (uint16_t i = 0; i < b->n; i++) {
-		const struct flow_key *k = &keys[idx[i]];
-		if (unlikely(k->nw_frag & FLOW_NW_FRAG_ANY) &&
-		    k->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
-			return ct_ipf_v4_enabled(ctx->ipf);
-	}
+	for (uint16_t i = 0; i < b->n; i++)
+		if (unlikely(dp_ipf_is_for_store(ctx, &keys[idx[i]])))
+			return true;
 	return false;
 }
 
-/* Gives b's IPv4 fragments to the store for zone (recirc id and in_port
+/* Gives b's fragments to the store for zone (recirc id and in_port
  * from their keys): b keeps the other packets and the refused fragments,
  * in order, idx[] in step; what they finished is appended to done
  * (done->n = 0 first). */
@@ -79,7 +90,8 @@ uint16_t dp_ipf_reassembled(struct dp_ipf_done *done, struct rte_mbuf *pkts[],
 			    const struct flow_key *fk[], uint8_t which[]);
 
 /* Datagram d as the tracker judged its reassembled packet: state for
- * each fragment, the packet's NAT (if state has +snat/+dnat) into them;
+ * each fragment, the packet's NAT (if state has +snat/+dnat: IPv4) into
+ * them;
  * the reassembled packet is freed. An invalid datagram (no reassembled
  * packet) stays +trk+inv, as dp_ipf_take left it. */
 void dp_ipf_settle(struct dp_ipf_done *done, uint16_t d, uint8_t state);
@@ -100,7 +112,8 @@ void dp_ipf_done_end(struct dp_ctx *ctx, struct dp_ipf_done *done);
 
 /* The key of fragment m of a datagram whose reassembled packet has key
  * whole: whole's fields, m's nw_frag, and no ports past the first
- * fragment (as the miniflow parser keys a fragment). */
+ * fragment (IPv6: nw_proto 44 past it), as the miniflow parser keys a
+ * fragment. */
 void dp_ipf_frag_key(struct flow_key *k, const struct flow_key *whole,
 		     const struct rte_mbuf *m);
 

@@ -169,8 +169,8 @@ void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
 		struct dp_inner *inner);
 struct dp_ipf_done;
 /* sg() (sg_filter.c): keeps in b, in order, the packets the security
- * group lets by (idx[] kept in step); counts the others' drops. Its IPv4
- * fragments go to the fragment store (dp_ipf.h): the datagrams they
+ * group lets by (idx[] kept in step); counts the others' drops. Its
+ * fragments (IPv4, IPv6) go to the fragment store (dp_ipf.h): the datagrams they
  * finish and sg() lets by come back in frags (frags->n = 0 first; NULL:
  * fragments are not held, the tracker finds them +inv), for the caller
  * to run the actions after sg() on. */
@@ -191,7 +191,7 @@ void dp_sg_filter(struct dp_ctx *ctx, const struct dp_action *a,
  * recirc (the DP_ACT_RECIRC after it) consumes b: the packets go to
  * ctx->recirc with their ct fields and recirc id in their keys, or are
  * dropped (recirc_limit) when it is NULL. Without, b goes on unchanged.
- * IPv4 fragments go to the fragment store (dp_ipf.h); the fragments of
+ * IP fragments go to the fragment store (dp_ipf.h); the fragments of
  * the datagrams they finish go to ctx->recirc with recirc, else come
  * back in frags (as dp_sg_filter's) to go on after ct(). */
 #define DP_MAX_RECIRC 6		/* passes after the first, as OVS's

@@ -64,9 +64,9 @@ pmd_burst_bucket(uint16_t n)
 /* Packet accounting, per PMD. Every packet a PMD receives from a port ends
  * in exactly one of: sent (a port's tx took it), consumed (an ARP reply for
  * our VTEP, learned from), or dropped under one drop reason (drop_reason.h);
- * until then it is in flight (in a tx buffer) or held (an IPv4 fragment
- * the fragment store keeps for the tracker until its datagram is whole:
- * dp_ipf.h). Accounting is per copy: an output that is not a rule's last
+ * until then it is in flight (in a tx buffer) or held (an IPv4 or IPv6
+ * fragment the fragment store keeps for the tracker until its datagram
+ * is whole: dp_ipf.h). Accounting is per copy: an output that is not a rule's last
  * makes a copy (copies), and each copy ends on its own like a received
  * packet, so a packet output to N ports counts N - 1 copies and N ends.
  * The ICMP errors of path MTU discovery (dp_pmtud.h: pmtud_frag_needed,
@@ -144,11 +144,11 @@ pmd_burst_bucket(uint16_t n)
 	X(offload_dels_lost, PMD_TEXT_NONE, "")                               \
 	/* ctl_event_ring full: ARP learn or miss, or retired counters, lost */ \
 	X(ctl_events_lost, PMD_TEXT_NONE, "")                                 \
-	/* IPv4 fragments given to the fragment store (dp_ipf.h), and taken  \
-	 * back out of it by this PMD (to go on, or dropped): the store may   \
-	 * finish on one PMD a datagram begun on another */                   \
-	X(ipf_stored,     PMD_TEXT_MORE, "IPv4 fragments held for conntrack") \
-	X(ipf_released,   PMD_TEXT_MORE, "IPv4 fragments back from conntrack") \
+	/* IPv4 and IPv6 fragments given to the fragment store (dp_ipf.h),  \
+	 * and taken back out of it by this PMD (to go on, or dropped): the   \
+	 * store may finish on one PMD a datagram begun on another */         \
+	X(ipf_stored,     PMD_TEXT_MORE, "IP fragments held for conntrack")   \
+	X(ipf_released,   PMD_TEXT_MORE, "IP fragments back from conntrack")  \
 	/* upcalls whose megaflow dpcls refused (a hash chain at its cap,     \
 	 * DPCLS_MAX_CHAIN): executed uncached, or upcall_fail past           \
 	 * DP_TRANSIENT_MAX a burst */                                        \

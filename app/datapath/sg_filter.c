@@ -24,9 +24,9 @@
  * behind an output, a tunnel push or another sg() runs as an action
  * (dp_sg_filter), on its group alone.
  *
- * IPv4 fragments (dp_ipf.h) are held until their datagram is whole; the
- * reassembled packet is tracked as the rest of its batch, and its
- * verdict is every fragment's: sg() lets them all by (the actions after
+ * IPv4 and IPv6 fragments (dp_ipf.h) are held until their datagram is
+ * whole; the reassembled packet is tracked as the rest of its batch, and
+ * its verdict is every fragment's: sg() lets them all by (the actions after
  * it run on them, dp_execute.c) or drops them all. A group holding a
  * fragment runs its sg() as an action, not in the stage: the datagrams
  * it finishes need the actions after sg() of their own group.
