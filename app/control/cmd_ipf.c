@@ -8,10 +8,9 @@
  *   dpctl/ipf-set-max-nfrags [DP] MAXFRAGS
  *   dpctl/ipf-get-status [DP] [-m]
  *
- * IPv6 is not reassembled (the tracker does not track IPv6): enabling it
- * or setting its min-frag is refused with that said; the status shows v6
- * disabled. -m adds, after OVS's lines, the refusals OVS does not count
- * and the per-zone and per-datagram limits, then OVS's fragment lists.
+ * Both families, v4 and v6, as OVS. -m adds, after OVS's lines, the
+ * refusals OVS does not count (per family) and the per-zone and
+ * per-datagram limits, then OVS's fragment lists.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,9 +20,6 @@
 #include "ct_ipf.h"
 #include "json_out.h"
 #include "pmd.h"
-
-#define V6_NOT_DONE "IPv6 fragments are not reassembled: the connection " \
-		    "tracker does not track IPv6 yet"
 
 static bool
 store_missing(struct ds *out)
@@ -64,11 +60,9 @@ static int
 set_enabled(bool v6, bool on, struct ds *out)
 {
 	const char *what = on ? "enabling" : "disabling";
-	int rc = ct_ipf_set_enabled(pmd_ipf, v6, on);
 
-	if (rc == -ENOTSUP) {
-		ds_put_format(out, "%s fragmentation reassembly failed: %s",
-			      what, V6_NOT_DONE);
+	if (ct_ipf_set_enabled(pmd_ipf, v6, on)) {	/* cannot be */
+		ds_put_format(out, "%s fragmentation reassembly failed", what);
 		return -1;
 	}
 	ds_put_format(out, "%s fragmentation reassembly successful\n", what);
@@ -136,16 +130,11 @@ cmd_ipf_set_min_frag(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, "parameter missing for minimum fragment size");
 		return -1;
 	}
-	int rc = ct_ipf_set_min_frag(pmd_ipf, v6, bytes);
-	if (rc == -ENOTSUP) {
-		ds_put_format(out, "setting minimum fragment size failed: %s",
-			      V6_NOT_DONE);
-		return -1;
-	}
-	if (rc) {
+	if (ct_ipf_set_min_frag(pmd_ipf, v6, bytes)) {
 		ds_put_format(out, "requested minimum fragment size too small;"
 			      " see documentation (at least %u)",
-			      CT_IPF_V4_MIN_FRAG_LBOUND);
+			      v6 ? CT_IPF_V6_MIN_FRAG_LBOUND
+				 : CT_IPF_V4_MIN_FRAG_LBOUND);
 		return -1;
 	}
 	ds_put_cstr(out, "setting minimum fragment size successful\n");
@@ -181,7 +170,6 @@ status_json(const struct ct_ipf_status *s, struct ds *out)
 	json_begin_object(out);
 	json_key(out, "v4_enabled"); json_bool(out, s->v4_enabled);
 	json_key(out, "v6_enabled"); json_bool(out, s->v6_enabled);
-	json_key(out, "v6_implemented"); json_bool(out, false);
 	json_key(out, "max_nfrags"); json_u64(out, s->max_nfrags);
 	json_key(out, "nfrag"); json_u64(out, s->nfrag);
 	json_key(out, "datagrams"); json_u64(out, s->n_dgrams);
@@ -189,14 +177,42 @@ status_json(const struct ct_ipf_status *s, struct ds *out)
 	json_key(out, "min_v6_frag_size"); json_u64(out, s->v6_min_frag);
 	json_key(out, "zone_max_frags"); json_u64(out, s->zone_max);
 	json_key(out, "datagram_max_frags"); json_u64(out, s->dgram_max);
-	json_key(out, "v4");
-	json_begin_object(out);
+	json_key(out, "v6_datagram_max_frags");
+	json_u64(out, s->v6_dgram_max);
+	for (int v6 = 0; v6 < 2; v6++) {
+		const uint64_t *c = v6 ? s->v6 : s->v4;
+		json_key(out, v6 ? "v6" : "v4");
+		json_begin_object(out);
 #define X(id, field, text) \
-	json_key(out, #field); json_u64(out, s->v4[CT_IPF_##id]);
+		json_key(out, #field); json_u64(out, c[CT_IPF_##id]);
+		CT_IPF_COUNTERS(X)
+#undef X
+		json_end_object(out);
+	}
+	json_end_object(out);
+}
+
+/* OVS's six counters, in its order */
+static const enum ct_ipf_counter ovs_counters[] = {
+	CT_IPF_ACCEPTED, CT_IPF_COMPLETED, CT_IPF_EXPIRED,
+	CT_IPF_TOO_SMALL, CT_IPF_OVERLAP, CT_IPF_PURGED,
+};
+static const char *const counter_text[] = {
+#define X(id, field, t) [CT_IPF_##id] = t,
 	CT_IPF_COUNTERS(X)
 #undef X
-	json_end_object(out);
-	json_end_object(out);
+};
+
+/* "min vN frag size" and OVS's counters of one family */
+static void
+put_family(struct ds *out, const char *fam, uint32_t min_frag,
+	   const uint64_t c[])
+{
+	ds_put_format(out, "        min %s frag size: %u\n", fam, min_frag);
+	for (size_t i = 0; i < RTE_DIM(ovs_counters); i++)
+		ds_put_format(out, "        %s frags %s: %lu\n", fam,
+			      counter_text[ovs_counters[i]],
+			      (unsigned long)c[ovs_counters[i]]);
 }
 
 /* ipf-get-status [DP] [-m]: OVS's text, line for line */
@@ -224,34 +240,22 @@ cmd_ipf_get_status(int argc, const char *argv[], bool json, struct ds *out,
 	ds_put_format(out, "        max num frags (v4/v6): %u\n",
 		      s.max_nfrags);
 	ds_put_format(out, "        num frag: %u\n", s.nfrag);
-	ds_put_format(out, "        min v4 frag size: %u\n", s.v4_min_frag);
-	/* OVS's six counters, in its order */
-	static const enum ct_ipf_counter ovs[] = {
-		CT_IPF_ACCEPTED, CT_IPF_COMPLETED, CT_IPF_EXPIRED,
-		CT_IPF_TOO_SMALL, CT_IPF_OVERLAP, CT_IPF_PURGED,
-	};
-	static const char *const text[] = {
-#define X(id, field, t) [CT_IPF_##id] = t,
-		CT_IPF_COUNTERS(X)
-#undef X
-	};
-	for (size_t i = 0; i < RTE_DIM(ovs); i++)
-		ds_put_format(out, "        v4 frags %s: %lu\n", text[ovs[i]],
-			      (unsigned long)s.v4[ovs[i]]);
-	ds_put_format(out, "        min v6 frag size: %u\n", s.v6_min_frag);
-	for (size_t i = 0; i < RTE_DIM(ovs); i++)
-		ds_put_format(out, "        v6 frags %s: 0\n", text[ovs[i]]);
+	put_family(out, "v4", s.v4_min_frag, s.v4);
+	put_family(out, "v6", s.v6_min_frag, s.v6);
 	if (!more)
 		return 0;
 	/* vxswitch's: what OVS does not count, the limits it does not have */
-	for (int c = CT_IPF_FULL; c < CT_IPF_N_COUNTERS; c++)
-		ds_put_format(out, "        v4 frags %s: %lu\n", text[c],
-			      (unsigned long)s.v4[c]);
-	ds_put_format(out, "        v4 datagrams waiting: %u\n", s.n_dgrams);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int c = CT_IPF_FULL; c < CT_IPF_N_COUNTERS; c++)
+			ds_put_format(out, "        %s frags %s: %lu\n",
+				      v6 ? "v6" : "v4", counter_text[c],
+				      (unsigned long)(v6 ? s.v6 : s.v4)[c]);
+	ds_put_format(out, "        datagrams waiting: %u\n", s.n_dgrams);
 	ds_put_format(out, "        max frags per zone: %u\n", s.zone_max);
-	ds_put_format(out, "        max frags per datagram: %u\n",
+	ds_put_format(out, "        max frags per v4 datagram: %u\n",
 		      s.dgram_max);
-	ds_put_format(out, "        v6: %s\n", V6_NOT_DONE);
+	ds_put_format(out, "        max frags per v6 datagram: %u\n",
+		      s.v6_dgram_max);
 	ds_put_cstr(out, "\n        Fragment Lists:\n\n");
 	ct_ipf_dump_lists(pmd_ipf, out);
 	return 0;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """IPv4 fragments through the connection tracker (issue 23: OVS 3.1's
-ipf), on the real-TCP rig (netns_rig.py: VMs are namespaces on net_tap
+ipf; IPv6 fragments: test_kernel_vtep_ipv6.py), on the real-TCP rig (netns_rig.py: VMs are namespaces on net_tap
 ports behind the security group, the outside is the kernel's VXLAN
 device). The group is "allow egress, deny ingress", written with sg()
 (one pass) and with Neutron's ct() tables (ct(table=), recirculation):
@@ -16,9 +16,10 @@ device). The group is "allow egress, deny ingress", written with sg()
     byte for byte;
   test_ingress_fragments_refused: the outside's fragmented pings to the
     VM open nothing: every fragment dropped, counted once, no session;
-  test_commands (sg only): OVS's dpctl/ipf-* commands and status text;
-    IPv6 refused as not implemented; reassembly off makes fragments +inv
-    again (the pings fail), on again they pass.
+  test_commands (sg only): OVS's dpctl/ipf-* commands and status text,
+    both families (v6 on by default, min-frag 1280, OVS's bounds);
+    reassembly off makes fragments +inv again (the pings fail), on again
+    they pass.
 
 After each test the rig checks that every packet received ended in one
 counter (the held term included: fragments the store holds) and that no
@@ -137,14 +138,14 @@ OVS_STATUS = [
     r"        Fragmentation Module Status",
     r"        ---------------------------",
     r"        v4 enabled: [01]",
-    r"        v6 enabled: 0",
+    r"        v6 enabled: [01]",
     r"        max num frags \(v4/v6\): \d+",
     r"        num frag: \d+",
     r"        min v4 frag size: \d+",
 ] + [r"        v4 frags %s: \d+" % c for c in
      ("accepted", "completed", "expired", "too small", "overlapped",
-      "purged")] + [r"        min v6 frag size: 1280"] + \
-    [r"        v6 frags %s: 0" % c for c in
+      "purged")] + [r"        min v6 frag size: \d+"] + \
+    [r"        v6 frags %s: \d+" % c for c in
      ("accepted", "completed", "expired", "too small", "overlapped",
       "purged")]
 
@@ -157,6 +158,8 @@ def test_commands(sg_rig):
     for ln, pat in zip(lines, OVS_STATUS):
         assert re.fullmatch(pat, ln), (ln, pat)
     assert "        v4 enabled: 1" in lines
+    assert "        v6 enabled: 1" in lines     # OVS's default too
+    assert "        min v6 frag size: 1280" in lines
     assert "        max num frags (v4/v6): 1000" in lines
     assert "        min v4 frag size: 1200" in lines
 
@@ -172,14 +175,18 @@ def test_commands(sg_rig):
     r = rig.sw.ctl_result("dpctl/ipf-set-max-nfrags", "5001")
     assert r.returncode != 0 and "maximum fragments failed" in \
         r.stdout + r.stderr, r
-    # IPv6 is not reassembled: said so, not pretended
-    for args in (("dpctl/ipf-set-enabled", "v6", "1"),
-                 ("dpctl/ipf-set-enabled", "v6"),
-                 ("dpctl/ipf-set-min-frag", "v6", "1280")):
-        r = rig.sw.ctl_result(*args)
-        assert r.returncode != 0 and "not reassembled" in \
-            r.stdout + r.stderr, (args, r)
-    assert "disabling" in ctl("dpctl/ipf-set-enabled", "v6", "0")
+    # IPv6's: OVS's lower bound (400) too, its own setting
+    r = rig.sw.ctl_result("dpctl/ipf-set-min-frag", "v6", "399")
+    assert r.returncode != 0 and "at least 400" in r.stdout + r.stderr, r
+    assert ctl("dpctl/ipf-set-min-frag", "v6", "1300").strip() == \
+        "setting minimum fragment size successful"
+    assert ctl("dpctl/ipf-set-disabled", "v6").startswith("disabling")
+    st = status(rig)
+    assert st["min_v6_frag_size"] == 1300 and not st["v6_enabled"] and \
+        st["v4_enabled"] and st["min_v4_frag_size"] == 1000, st
+    assert ctl("dpctl/ipf-set-enabled", "v6").strip() == \
+        "enabling fragmentation reassembly successful"
+    assert ctl("dpctl/ipf-set-min-frag", "v6", "1280").startswith("setting")
 
     # off: fragments reach the tracker unassembled, +inv, as before
     assert ctl("dpctl/ipf-set-enabled", "v4", "0").strip() == \

@@ -27,6 +27,17 @@ Discovery let by before it, as Neutron's firewall does):
     replies come back through sg(deny);
   - ping6 and TCP connections from the kernel host to the VM are dropped
     by sg(deny) (sg_deny counts them), none +inv.
+
+test_ipv6_fragments_through_sg: the same group, IPv6 fragments (OVS 3.1's
+ipf for IPv6: dpctl/ipf-get-status's v6 lines):
+  - `ping6 -s 3000` from the VM: requests and replies in 3 fragments
+    each, held until whole, the reassembled packet tracked (an icmpv6
+    session), every fragment sent; a 65000-byte UDP datagram each way
+    (47 fragments), echoed byte for byte; v6 accepted == completed, no
+    refusal, no drop;
+  - the kernel host's fragmented ping6 to the VM: every fragment dropped
+    by sg(deny), judged as its datagram;
+  - the store empty after (num frag 0, the PMDs' held 0).
 """
 
 import json
@@ -273,3 +284,46 @@ def test_ipv6_sg_allows_egress_refuses_ingress(rig):
     assert after["sg_deny"] - mid["sg_deny"] >= 3 + 1, (mid, after)
     assert after["sg_invalid"] == mid["sg_invalid"], (mid, after)
     assert after["sg_refused"] == 0, after
+
+
+def ipf_v6(sw):
+    return sw.ctl("dpctl/ipf-get-status", json=True)
+
+
+def test_ipv6_fragments_through_sg(rig):
+    r, sw = rig, rig.sw
+    for f in sg_rules():
+        sw.ctl("add-flow", f)
+    st = ipf_v6(sw)
+    assert st["v6_enabled"] and st["min_v6_frag_size"] == 1280, st
+    before, drops0 = st["v6"], sg_drops(sw)
+
+    # -- egress: fragmented both ways, through sg(allow) and sg(deny)
+    p = A.ping(r.vm, KHOST6, count=3, size=3000)
+    assert p["received"] == 3, p["output"]
+    e = A.udp_echo(r.vm, r.vtep, KHOST6, count=3, size=65000, port=5105,
+                   timeout=2.0)
+    assert e == dict(e, sent=3, received=3, bad=0), e
+    v6 = ipf_v6(sw)["v6"]
+    moved = {k: v6[k] - before[k] for k in v6}
+    # 3 + 3 echo fragments of 3, 3 + 3 datagrams of 47 (1400-byte pieces)
+    assert moved["accepted"] >= 18 + 6 * 47, moved
+    assert moved["completed"] == moved["accepted"], moved
+    assert not any(moved[k] for k in moved
+                   if k not in ("accepted", "completed")), moved
+    assert "icmpv6,orig=(src=%s,dst=%s," % (VM6, KHOST6) in \
+        sw.ctl("dpctl/dump-conntrack")
+    assert sg_drops(sw) == drops0, (drops0, sg_drops(sw))
+
+    # -- ingress: the kernel host's fragmented echo requests open nothing
+    p = A.ping(r.vtep, VM6, count=2, size=3000, wait=1)
+    assert p["received"] == 0, p["output"]
+    after = sg_drops(sw)
+    assert after["sg_deny"] - drops0["sg_deny"] == 2 * 3, (drops0, after)
+    assert after["sg_invalid"] == drops0["sg_invalid"], (drops0, after)
+
+    # -- nothing held
+    wait_for(lambda: ipf_v6(sw)["nfrag"] == 0, 5, 0.1, "the store empty")
+    held = sum(p["accounting"]["held"] for p in
+               sw.ctl("dpif-netdev/pmd-stats-show", json=True))
+    assert held == 0, sw.ctl("dpif-netdev/pmd-stats-show")
