@@ -11,7 +11,9 @@
  * only, past 65535 bytes, no Fragment header: refused; the identification
  * is 32 bits; a zone's share; the 15 s timeout; a 64 KB datagram; the
  * v6 counters apart from the v4 ones; no NAT66; the dump line as OVS's
- * ipf_dump_create prints an IPv6 list.
+ * ipf_dump_create prints an IPv6 list; hostile pieces at random (header
+ * bytes flipped, frames cut short, datagrams of one id mixed), whatever
+ * completes reassembled and tracked: every mbuf back.
  */
 #include <stdio.h>
 #include "ct_test.h"
@@ -433,6 +435,97 @@ test_dump(void)
 	frag6_dgram_free(&d);
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static void
+drain_all(void)
+{
+	struct rte_mbuf *out[64];
+	bool purged;
+	uint16_t k;
+
+	while ((k = ct_ipf_drain(ipf, out, 64, &purged)))
+		free_all(out, k);
+}
+
+/* Pieces of four datagrams (two ids; the two of an id differ only by a
+ * hop-by-hop header, so their pieces mix): most as a sender cuts them,
+ * the rest at random offsets and lengths, M at random; a header byte
+ * flipped or the frame cut now and then; expiry on the way. */
+static void
+test_random(void)
+{
+	struct conntrack *ct = ct_test_new("ipf6_random", 256, NULL);
+	static struct rte_mbuf *out[320];	/* a datagram's cap at 400 */
+	struct frag6_dgram d[4];
+	uint64_t now = 0;
+	unsigned finished = 0, tracked = 0;
+
+	CHECK_EXPR(ct_ipf_set_min_frag(ipf, true, 400) == 0);
+	for (int i = 0; i < 4; i++)
+		frag6_dgram_udp(&d[i], A6, B6, 6000, 53, 900 + (i & 1), 4000,
+				i & 2);
+	for (int n = 0; n < 20000; n++) {
+		const struct frag6_dgram *x = &d[rnd() % 4];
+		uint32_t off, len;
+		bool more;
+		if (rnd() % 4) {	/* a sender's piece: they complete */
+			off = (rnd() % 4) * PIECE;
+			len = RTE_MIN((uint32_t)PIECE, x->l4_len - off);
+			more = off + len < x->l4_len;
+		} else {		/* anywhere: they overlap */
+			off = (rnd() % (x->l4_len / 8)) * 8;
+			more = rnd() & 1;
+			len = (rnd() % 200) * 8 + (more ? 0 : rnd() % 8);
+			len = RTE_MIN(len, x->l4_len - off);
+		}
+		struct rte_mbuf *m = frag6_piece(x, mbufs, off, len, more);
+		uint32_t hdrs = 14 + 40 + x->ext_len + 8;
+		if (rnd() % 4 == 0)
+			rte_pktmbuf_mtod(m, uint8_t *)[rnd() % hdrs] ^=
+				(uint8_t)(1 + rnd() % 255);
+		if (rnd() % 16 == 0)
+			rte_pktmbuf_trim(m, rnd() % m->data_len);
+		struct ct_ipf_dgram *dg;
+		if (add(m, (uint16_t)(rnd() % 3), now, &dg) == CT_IPF_REFUSED)
+			rte_pktmbuf_free(m);
+		if (dg) {
+			struct rte_mbuf *r = ct_ipf_dgram_reassemble(dg);
+			finished++;
+			if (r) {
+				tracked++;
+				ct_run(ct, r, 0, true, NULL, now);
+			}
+			free_all(out, take_all(dg, out));
+		}
+		now += HZ / 200;
+		if (n % 500 == 0) {
+			ct_ipf_sweep(ipf, now, 1000);
+			drain_all();
+		}
+	}
+	ct_ipf_purge_all(ipf);
+	drain_all();
+	printf("random: finished %u, tracked %u\n", finished, tracked);
+	CHECK(finished > 0 && tracked > 0, "finished %u, tracked %u",
+	      finished, tracked);
+	CHECK_EXPR(nfrag() == 0);
+	CHECK_EXPR(ct_ipf_set_min_frag(ipf, true,
+				       CT_IPF_V6_MIN_FRAG_DEFAULT) == 0);
+	for (int i = 0; i < 4; i++)
+		frag6_dgram_free(&d[i]);
+	conntrack_destroy(ct);
+}
+
 int
 main(void)
 {
@@ -451,6 +544,7 @@ main(void)
 	test_timeout();
 	test_64k();
 	test_dump();
+	test_random();
 	ct_ipf_destroy(ipf);
 	CHECK(rte_mempool_in_use_count(mbufs) == 0, "%u mbufs in use",
 	      rte_mempool_in_use_count(mbufs));
