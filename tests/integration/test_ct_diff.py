@@ -36,10 +36,6 @@ from vxswitch_tools import ct_cases, ct_diff
 
 # case -> why it differs from OVS 3.1 (remove the entry once it matches)
 KNOWN_DIFFERENCES = {
-    "frag6_udp": "IPv6 fragments are not reassembled for the tracker yet "
-                 "(+inv); OVS's ipf holds and reassembles them",
-    "frag6_two": "IPv6 fragments are not reassembled yet (as frag6_udp)",
-    "frag6_small": "IPv6 fragments are not reassembled yet (as frag6_udp)",
 }
 
 
