@@ -2,17 +2,18 @@
  * IPv6 in the fragment store (ct_ipf_private.h), as OVS 3.1's ipf:
  *
  * A fragment (ipf_is_valid_v6_frag, ipf_v6_key_extract): the extension
- * headers walked as the flow extract walks them (miniflow_ipv6.c, OVS's
- * parse_ipv6_ext_hdrs: hop-by-hop, routing, destination options, AH; an
- * atomic Fragment header, offset 0 and M clear, is not a fragment's and
- * the walk goes on past it) to the Fragment header; the datagram's key is
- * the addresses, the 32-bit identification, zone and recirc id (no
- * protocol: a later fragment does not say it, OVS keys 0). Its piece is
- * everything after the Fragment header, at the header's offset. Refused:
- * the payload length past the frame (OVS: not the L3 size), a piece
- * before the last that is not a multiple of 8 bytes or an empty one
- * (RFC 8200 4.5), one whose piece ends past what a packet can carry, no
- * Fragment header in the first segment's headers (malformed); a piece
+ * headers walked as the tracker walks them (ct_ipv6_walk, ct_v6.c: OVS's
+ * parse_ipv6_ext_hdrs, as the flow extract; an atomic Fragment header,
+ * offset 0 and M clear, is not a fragment's and the walk goes on past
+ * it) to the Fragment header; the datagram's key is the addresses, the
+ * 32-bit identification, zone and recirc id (no protocol: a later
+ * fragment does not say it, OVS keys 0). Its piece is everything after
+ * the Fragment header, at the header's offset. Refused (malformed): the
+ * payload length past the frame (OVS: not the L3 size), a header cut
+ * short in the first segment (OVS: parse_ipv6_ext_hdrs fails), no
+ * Fragment header, a piece before the last that is not a multiple of 8
+ * bytes or an empty one (RFC 8200 4.5), one whose piece ends past what a
+ * packet can carry; a piece
  * before the last whose packet (IPv6 header included) is shorter than
  * min-frag (too small, OVS's IPF_NFRAGS_TOO_SMALL: 1280 by default, 400
  * at least).
@@ -29,59 +30,15 @@
  * 65535 bytes of payload (OVS: "Unsupported big reassembled v6 packet").
  */
 #include <string.h>
-#include <netinet/in.h>
 #include <rte_common.h>
 #include "ct_ipf_private.h"
+#include "ct_private.h"
 
 #define IPV6_HLEN 40
-#define IPV6_EXT_MIN 8
 #define IPV6_FRAG_HLEN 8
 #define IPV6_MAX_PAYLOAD 65535u
-#define IP6F_OFF_MASK 0xfff8		/* ip6f_offlg: the offset, in bytes */
-#define IP6F_MORE_FRAG 0x0001
-/* as the flow extract and the tracker (miniflow_ipv6.c, ct_v6.c) */
-#define IPV6_EXT_HDRS_MAX 16
-
-static inline bool
-is_ext_hdr(uint8_t proto)
-{
-	return proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
-	       proto == IPPROTO_DSTOPTS || proto == IPPROTO_AH ||
-	       proto == IPPROTO_FRAGMENT;
-}
-
-/* The Fragment header of the IPv6 packet at ip6 (lim bytes of it
- * readable, its headers' end): its offset from ip6 into *fh and that of
- * the next-header byte naming it into *nh. -1: none (not a fragment, or
- * past the walk's bound), or a header cut short. */
-static int
-find_frag_hdr(const uint8_t *ip6, uint32_t lim, uint32_t *fh, uint32_t *nh)
-{
-	uint8_t proto = ip6[6];
-	uint32_t ofs = IPV6_HLEN;
-
-	*nh = 6;
-	for (unsigned n = 0; n < IPV6_EXT_HDRS_MAX && is_ext_hdr(proto); n++) {
-		if (lim - ofs < IPV6_EXT_MIN)
-			return -1;
-		const uint8_t *h = ip6 + ofs;
-		uint32_t len = proto == IPPROTO_AH ? (h[1] + 2u) * 4 :
-			       proto == IPPROTO_FRAGMENT ? IPV6_FRAG_HLEN :
-			       (h[1] + 1u) * 8;
-		/* the flow extract calls it a fragment when any bit of
-		 * ip6f_offlg is set; an atomic one is walked past */
-		if (proto == IPPROTO_FRAGMENT && (h[2] | h[3])) {
-			*fh = ofs;
-			return 0;
-		}
-		if (len > lim - ofs)
-			return -1;
-		*nh = ofs;
-		proto = h[0];
-		ofs += len;
-	}
-	return -1;
-}
+#define OFFLG_OFFSET 0xfff8		/* ip6f_offlg: the offset, in bytes */
+#define OFFLG_MORE 0x0001		/* M: not the last */
 
 enum ct_ipf_counter
 ipf_v6_parse(const struct ct_ipf *ipf, const struct rte_mbuf *m,
@@ -92,20 +49,24 @@ ipf_v6_parse(const struct ct_ipf *ipf, const struct rte_mbuf *m,
 	const uint8_t *ip6 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
 						     in->l3_ofs);
 	uint32_t end = IPV6_HLEN + (uint32_t)(ip6[4] << 8 | ip6[5]);
-	uint32_t fh, nh;
+	uint32_t ofs, fhs[2];
+	uint8_t proto, frag;
 
 	/* the payload within the frame (Ethernet padding may follow); the
-	 * headers up to the Fragment header within the first segment */
+	 * headers within the first segment, none cut short (OVS's
+	 * parse_ipv6_ext_hdrs), a Fragment header among them */
 	if ((ip6[0] >> 4) != 6 || end > rte_pktmbuf_pkt_len(m) - in->l3_ofs ||
-	    find_frag_hdr(ip6, RTE_MIN(end, (uint32_t)m->data_len -
-					     in->l3_ofs), &fh, &nh) < 0)
+	    ct_ipv6_walk(ip6, RTE_MIN(end, (uint32_t)m->data_len - in->l3_ofs),
+			 &proto, &frag, &ofs, fhs) < 0 ||
+	    !(frag & FLOW_NW_FRAG_ANY))
 		return CT_IPF_MALFORMED;
+	uint32_t fh = fhs[0], nh = fhs[1];
 	const uint8_t *h = ip6 + fh;
 	uint16_t offlg = (uint16_t)(h[2] << 8 | h[3]);
 	uint32_t len = end - fh - IPV6_FRAG_HLEN;
 
-	fi->more = offlg & IP6F_MORE_FRAG;
-	fi->start = offlg & IP6F_OFF_MASK;
+	fi->more = offlg & OFFLG_MORE;
+	fi->start = offlg & OFFLG_OFFSET;
 	fi->end = fi->start + len;
 	fi->l4_ofs = (uint16_t)(in->l3_ofs + fh + IPV6_FRAG_HLEN);
 	fi->nh_ofs = (uint16_t)(in->l3_ofs + nh);

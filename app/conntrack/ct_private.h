@@ -316,6 +316,17 @@ enum ct_update ct_other_update(struct conntrack *ct, struct ct_conn *c,
 			       bool reply, uint64_t now);
 
 /* ct_v6.c: IPv6 keys. */
+/* Walks the extension headers of the IPv6 header at ip6, of which end
+ * bytes may be read, as OVS's parse_ipv6_ext_hdrs (at most 16 of them,
+ * as the flow extract): *proto the first that is not one, *ofs where it
+ * starts, *frag FLOW_NW_FRAG_* (an atomic Fragment header, offset 0 and
+ * M clear, is walked past: not a fragment; a later fragment stops the
+ * walk with *proto IPPROTO_FRAGMENT, *ofs past its Fragment header).
+ * fh (NULL: not wanted): the offsets of the Fragment header that made
+ * the packet a fragment (the last, as OVS) and of the next-header byte
+ * naming it, set only when there is one. -1 if a header is cut short. */
+int ct_ipv6_walk(const uint8_t *ip6, uint32_t end, uint8_t *proto,
+		 uint8_t *frag, uint32_t *ofs, uint32_t fh[2]);
 /* Sets k->src:dst to the digest of the pair (src, dst) and k->v6. */
 void ct_key6_set_addrs(struct ct_key *k, const uint8_t src[16],
 		       const uint8_t dst[16]);

@@ -52,14 +52,12 @@ is_ext_hdr(uint8_t proto)
 	       proto == IPPROTO_FRAGMENT;
 }
 
-/* Walks the extension headers of the IPv6 header at ip6, of which end
- * bytes may be read; *ofs: where the L4 header starts. -1 if one is cut
- * short. A later fragment stops the walk with *proto IPPROTO_FRAGMENT,
- * as OVS's flow extract. */
-static int
-walk(const uint8_t *ip6, uint32_t end, uint8_t *proto, uint8_t *frag,
-     uint32_t *ofs)
+int
+ct_ipv6_walk(const uint8_t *ip6, uint32_t end, uint8_t *proto, uint8_t *frag,
+	     uint32_t *ofs, uint32_t fh[2])
 {
+	uint32_t nh = 6;	/* the next-header byte naming *proto */
+
 	*proto = ip6[6];
 	*frag = 0;
 	*ofs = IPV6_HLEN;
@@ -72,6 +70,11 @@ walk(const uint8_t *ip6, uint32_t end, uint8_t *proto, uint8_t *frag,
 		if (*proto == IPPROTO_FRAGMENT) {
 			uint16_t offlg = (uint16_t)(h[2] << 8 | h[3]);
 			*proto = h[0];
+			if (offlg && fh) {
+				fh[0] = *ofs;
+				fh[1] = nh;
+			}
+			nh = *ofs;
 			*ofs += IPV6_EXT_MIN;
 			if (offlg) {	/* an atomic fragment is not one */
 				*frag = FLOW_NW_FRAG_ANY;
@@ -88,6 +91,7 @@ walk(const uint8_t *ip6, uint32_t end, uint8_t *proto, uint8_t *frag,
 		if (len > end - *ofs)
 			return -1;
 		*proto = h[0];
+		nh = *ofs;
 		*ofs += len;
 	}
 	return 0;
@@ -108,8 +112,8 @@ ct_pkt_meta_l4_ipv6(struct ct_pkt_meta *mt, const struct rte_mbuf *m,
 	/* the payload within the frame; the headers walked within the
 	 * first segment */
 	if ((ip6[0] >> 4) != 6 || end > rte_pktmbuf_pkt_len(m) - l3_ofs ||
-	    walk(ip6, RTE_MIN(end, (uint32_t)m->data_len - l3_ofs), &proto,
-		 &frag, &ofs) < 0)
+	    ct_ipv6_walk(ip6, RTE_MIN(end, (uint32_t)m->data_len - l3_ofs),
+			 &proto, &frag, &ofs, NULL) < 0)
 		return -EINVAL;
 	mt->l3_ofs = l3_ofs;
 	mt->l4_ofs = (uint16_t)(l3_ofs + ofs);
@@ -244,7 +248,7 @@ icmp6_error_key(const uint8_t *l4, uint32_t avail, uint16_t zone,
 	uint32_t ofs;
 
 	if (avail < ICMP6_HLEN + IPV6_HLEN ||
-	    walk(in, quoted, &proto, &frag, &ofs) < 0 || frag)
+	    ct_ipv6_walk(in, quoted, &proto, &frag, &ofs, NULL) < 0 || frag)
 		return false;
 	/* the quoted packet was sent by the error's addressee */
 	if (memcmp(in + IPV6_SRC_OFS, outer->dst, 16))
@@ -311,7 +315,7 @@ ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	/* a fragment here is one the fragment store (ct_ipf.h) refused,
 	 * or reassembly is off: +inv, as OVS's. A reassembled datagram has
 	 * no Fragment header left, an atomic one (offset 0, M clear) is no
-	 * fragment (walk) */
+	 * fragment (ct_ipv6_walk) */
 	if ((mt->nw_frag & FLOW_NW_FRAG_ANY) || mt->l4_ofs > m->data_len)
 		return false;
 	const uint8_t *ip6 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
