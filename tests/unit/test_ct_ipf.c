@@ -14,43 +14,26 @@
 #include <pthread.h>
 #include <stdio.h>
 #include "ct_test.h"
+#define IPF_TEST_V6 false	/* counter() and add(): IPv4's */
 #include "ipf_test.h"
 
 #define A IP(10, 0, 0, 1)
 #define B IP(10, 0, 0, 2)
 #define PUB IP(172, 16, 0, 9)
 
-static uint64_t
-counter(enum ct_ipf_counter c)
-{
-	return ipf_counter(false, c);
-}
-
-static enum ct_ipf_take
-add(struct rte_mbuf *m, uint16_t zone, uint64_t now, struct ct_ipf_dgram **dg)
-{
-	return ipf_offer(m, false, zone, now, dg);
-}
-
 /* order[]: the fragments' indices in arrival order */
 static void
 check_order(const char *what, const uint16_t order[], uint16_t n_order)
 {
 	struct frag_dgram d;
-	struct rte_mbuf *f[FRAG_MAX], *out[FRAG_MAX];
-	struct ct_ipf_dgram *dg = NULL;
+	struct rte_mbuf *f[FRAG_MAX];
 	uint64_t acc = counter(CT_IPF_ACCEPTED);
 	uint64_t done = counter(CT_IPF_COMPLETED);
 
 	frag_dgram_udp(&d, A, B, 5000, 53, 100, 4000);
 	uint16_t n = frag_cut(&d, mbufs, 1480, f);
 	CHECK(n == n_order, "%s: %u fragments", what, n);
-	for (uint16_t i = 0; i < n; i++) {
-		CHECK(add(f[order[i]], 0, 0, &dg) == CT_IPF_TAKEN,
-		      "%s: fragment %u refused", what, order[i]);
-		CHECK((dg != NULL) == (i == n - 1),
-		      "%s: finished after %u of %u", what, i + 1, n);
-	}
+	struct ct_ipf_dgram *dg = ipf_offer_all(f, order, n, false, 0, what);
 	if (!dg)
 		return;
 	CHECK(ct_ipf_dgram_complete(dg), "%s: not complete", what);
@@ -78,14 +61,7 @@ check_order(const char *what, const uint16_t order[], uint16_t n_order)
 		CHECK_EXPR(conntrack_get_nconns(ct) == 1);
 		conntrack_destroy(ct);
 	}
-	/* out in offset order */
-	CHECK_EXPR(take_all(dg, out) == n);
-	for (uint16_t i = 0; i < n; i++)
-		CHECK(out[i] == f[i], "%s: fragment %u out of order", what, i);
-	free_all(out, n);
-	CHECK_EXPR(counter(CT_IPF_ACCEPTED) - acc == n);
-	CHECK_EXPR(counter(CT_IPF_COMPLETED) - done == n);
-	CHECK_EXPR(nfrag() == 0);
+	ipf_check_out(dg, f, n, false, acc, done, what);
 	frag_dgram_free(&d);
 }
 
@@ -108,45 +84,22 @@ static void
 test_overlap(void)
 {
 	struct frag_dgram d;
-	struct rte_mbuf *f[FRAG_MAX], *out[FRAG_MAX];
+	struct rte_mbuf *f[FRAG_MAX], *g[FRAG_MAX], *out[FRAG_MAX];
 	struct ct_ipf_dgram *dg;
-	uint64_t ovl = counter(CT_IPF_OVERLAP), inv = counter(CT_IPF_INVALID);
 
 	frag_dgram_udp(&d, A, B, 5001, 53, 101, 4000);
+	/* a copy of [0,1480); [0,1480) and the last held, then [8, 1488) */
 	uint16_t n = frag_cut(&d, mbufs, 1480, f);
-	CHECK_EXPR(add(f[0], 0, 0, &dg) == CT_IPF_TAKEN && !dg);
-	struct rte_mbuf *copy = frag_piece(&d, mbufs, 0, 1480, true);
-	CHECK_EXPR(add(copy, 0, 0, &dg) == CT_IPF_REFUSED && !dg);
-	rte_pktmbuf_free(copy);
-	CHECK_EXPR(counter(CT_IPF_OVERLAP) - ovl == 1);
-	for (uint16_t i = 1; i < n; i++)
-		add(f[i], 0, 0, &dg);
-	CHECK(dg && ct_ipf_dgram_complete(dg), "a copy spoilt the datagram");
-	if (dg)
-		free_all(out, take_all(dg, out));
-
-	/* [0,1480) held, then [8, 1488): overlaps: all out, invalid */
-	n = frag_cut(&d, mbufs, 1480, f);
-	CHECK_EXPR(add(f[0], 0, 0, &dg) == CT_IPF_TAKEN && !dg);
-	CHECK_EXPR(add(f[2], 0, 0, &dg) == CT_IPF_TAKEN && !dg);
-	struct rte_mbuf *bad = frag_piece(&d, mbufs, 8, 1480, true);
-	CHECK_EXPR(add(bad, 0, 0, &dg) == CT_IPF_REFUSED);
-	rte_pktmbuf_free(bad);
-	CHECK(dg && !ct_ipf_dgram_complete(dg), "overlap: datagram kept");
-	if (dg) {
-		CHECK_EXPR(ct_ipf_dgram_reassemble(dg) == NULL);
-		CHECK_EXPR(take_all(dg, out) == 2);
-		free_all(out, 2);
-	}
-	CHECK_EXPR(counter(CT_IPF_OVERLAP) - ovl == 2);
-	CHECK_EXPR(counter(CT_IPF_INVALID) - inv == 2);
-	rte_pktmbuf_free(f[1]);
+	CHECK_EXPR(frag_cut(&d, mbufs, 1480, g) == n);
+	ipf_check_dup_overlap(false, f, n,
+			      frag_piece(&d, mbufs, 0, 1480, true), g,
+			      frag_piece(&d, mbufs, 8, 1480, true));
 	/* a fragment that contains a held one (OVS's check misses it):
 	 * [480, 960) held, then [0, 1440) */
 	CHECK_EXPR(ct_ipf_set_min_frag(ipf, false, 400) == 0);
 	struct rte_mbuf *inner = frag_piece(&d, mbufs, 480, 480, true);
 	CHECK_EXPR(add(inner, 0, 0, &dg) == CT_IPF_TAKEN && !dg);
-	bad = frag_piece(&d, mbufs, 0, 1440, true);
+	struct rte_mbuf *bad = frag_piece(&d, mbufs, 0, 1440, true);
 	CHECK_EXPR(add(bad, 0, 0, &dg) == CT_IPF_REFUSED && dg);
 	rte_pktmbuf_free(bad);
 	if (dg)
@@ -262,17 +215,9 @@ test_limits(void)
 	/* a purge of zone 1 frees its share: the PMDs drain it */
 	CHECK_EXPR(ct_ipf_purge_zone(ipf, 1) == 125);
 	CHECK_EXPR(ct_ipf_n_draining(ipf) == 125);
-	struct rte_mbuf *out[64];
-	bool purged = false;
-	uint16_t k, drained = 0;
-	while ((k = ct_ipf_drain(ipf, out, 64, &purged))) {
-		CHECK_EXPR(purged);
-		drained += k;
-		free_all(out, k);
-	}
-	CHECK_EXPR(drained == 125 && nfrag() == 1);
+	CHECK_EXPR(ipf_drain_all(1) == 125 && nfrag() == 1);
 	CHECK_EXPR(ct_ipf_purge_port(ipf, 1) == 1);
-	free_all(out, ct_ipf_drain(ipf, out, 64, &purged));
+	CHECK_EXPR(ipf_drain_all(1) == 1);
 	CHECK_EXPR(nfrag() == 0 && ct_ipf_n_draining(ipf) == 0);
 	CHECK_EXPR(ct_ipf_set_max_nfrags(ipf, CT_IPF_MAX_NFRAGS_DEFAULT) == 0);
 	(void)held;
@@ -286,25 +231,16 @@ test_timeout(void)
 {
 	struct frag_dgram d;
 	struct ct_ipf_dgram *dg;
-	struct rte_mbuf *f[FRAG_MAX], *out[8];
-	uint64_t exp = counter(CT_IPF_EXPIRED);
-	bool purged = true;
+	struct rte_mbuf *f[FRAG_MAX];
 
 	frag_dgram_udp(&d, A, B, 5004, 53, 104, 4000);
 	uint16_t n = frag_cut(&d, mbufs, 1480, f);
-	CHECK_EXPR(add(f[0], 0, SEC(1), &dg) == CT_IPF_TAKEN);
-	CHECK_EXPR(add(f[1], 0, SEC(10), &dg) == CT_IPF_TAKEN);
-	CHECK_EXPR(ct_ipf_sweep(ipf, SEC(15), 100) == 0);
-	CHECK_EXPR(ct_ipf_sweep(ipf, SEC(16), 100) == 1);
-	CHECK_EXPR(counter(CT_IPF_EXPIRED) - exp == 2);
+	ipf_check_expiry(false, f);
 	/* its last fragment now starts a new datagram, which waits */
 	CHECK_EXPR(add(f[2], 0, SEC(16), &dg) == CT_IPF_TAKEN && !dg);
-	uint16_t k = ct_ipf_drain(ipf, out, 8, &purged);
-	CHECK_EXPR(k == 2 && !purged && out[0] == f[0] && out[1] == f[1]);
-	free_all(out, k);
 	CHECK_EXPR(nfrag() == 1);
 	CHECK_EXPR(ct_ipf_sweep(ipf, SEC(32), 100) == 1);
-	free_all(out, ct_ipf_drain(ipf, out, 8, &purged));
+	CHECK_EXPR(ipf_drain_all(0) == 1);
 	CHECK_EXPR(nfrag() == 0);
 	/* disabled: the datapath no longer offers (it asks first) */
 	CHECK_EXPR(ct_ipf_set_enabled(ipf, false, false) == 0 &&
@@ -502,11 +438,7 @@ test_threads(void)
 int
 main(void)
 {
-	if (ct_test_init("test_ct_ipf") < 0)
-		return 1;
-	ipf = ct_ipf_create(SOCKET_ID_ANY, HZ);
-	CHECK_EXPR(ipf != NULL);
-	if (!ipf)
+	if (ipf_test_up("test_ct_ipf") < 0)
 		return unit_test_report();
 	test_orders();
 	test_overlap();
@@ -516,8 +448,5 @@ main(void)
 	test_nat();
 	test_64k();
 	test_threads();
-	ct_ipf_destroy(ipf);
-	CHECK(rte_mempool_in_use_count(mbufs) == 0, "%u mbufs in use",
-	      rte_mempool_in_use_count(mbufs));
-	return unit_test_report();
+	return ipf_test_down();
 }

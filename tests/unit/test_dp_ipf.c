@@ -2,24 +2,23 @@
  * IPv4 and IPv6 fragments through sg() and ct() in the real pipeline
  * (pipeline_rig.h: config_load, ports on net_ring, one PMD driven from
  * this thread), the store as the daemon has it (dp_ipf.h):
+ * each family (the same rules for ip and ipv6):
  *  - sg(allow): fragments held until the datagram is whole, then all of
  *    them sent, unchanged and in order, one burst or many, any order;
  *  - sg(deny): a new datagram's fragments all dropped (sg_deny), a
  *    reply's all let by (the session the other way);
- *  - ct(commit,table=1): every fragment of a 64 KB datagram (45, more
- *    than a burst) recirculated with the reassembled packet's ct_state
- *    (table 1 marks +new and +est+rpl in dl_src), both ways;
+ *  - ct(commit,table=1): every fragment of a 64 KB datagram (45, IPv6
+ *    54: more than a burst) recirculated with the reassembled packet's
+ *    ct_state (table 1 marks +new and +est+rpl in dl_src), both ways;
  *  - refused (too small) and invalid (overlap) fragments: +inv, dropped
  *    by sg() (sg_invalid); expired ones dropped by the PMD's drain
- *    (ipf_expired), purged ones (flush) as ipf_purged; reassembly off:
- *    every fragment +inv, as before;
- *  - IPv6 (the same rules for ipv6): the same through sg() and
- *    ct(table=) (a 64 KB datagram, 54 fragments, each recirculated with
- *    its own key: nw_proto 44 past the first), too small and overlap
- *    +inv, expired, IPv6 reassembly off while IPv4's is on; an atomic
- *    fragment (offset 0, M clear) is no fragment: never held; a
- *    fragment going on gets the key the flow extract gives it (nw_frag,
- *    nw_proto, ports), both families;
+ *    (ipf_expired), purged ones (flush) as ipf_purged; the family's
+ *    reassembly off: its fragments +inv, as before, the other family's
+ *    still held;
+ *  - a fragment going on gets the key the flow extract gives it
+ *    (nw_frag, nw_proto: IPv6's 44 past the first, ports);
+ * and IPv6's own: a hop-by-hop header before the Fragment header; an
+ * atomic fragment (offset 0, M clear) is no fragment: never held;
  *  - after every step: received + copies = sent + consumed + dropped +
  *    in flight + held (dp_stats.h), held the store's count.
  */
@@ -40,7 +39,6 @@
 #define B 0x0a000002u	/* vm1 and vm3's */
 static const uint8_t A6[16] = { 0xfd, [15] = 1 };
 static const uint8_t B6[16] = { 0xfd, [15] = 2 };
-#define PIECE6 1232	/* 1280 - 40 - 8 */
 
 static struct rte_mempool *pool;
 static struct port *nic, *vm[N_VMS];
@@ -147,25 +145,85 @@ balanced(const char *where)
 	      a.in_flight, (long)a.held, held_now());
 }
 
+/* A datagram of either family (frag_build.h), for the tests both run:
+ * UDP, from A (vm0/vm2) to B or back, hop: IPv6 with a hop-by-hop header
+ * before the Fragment header. */
+struct dgram {
+	bool v6;
+	struct frag_dgram d4;
+	struct frag6_dgram d6;
+};
+
+#define PIECE4 1480	/* 1500 - 20 */
+#define PIECE6 1232	/* 1280 - 40 - 8 */
+#define MAX_LEN(v6) ((v6) ? 65527u : 65507u)	/* the largest UDP data */
+
 static void
-dgram(struct frag_dgram *d, uint32_t src, uint32_t dst, uint16_t sp,
-      uint16_t dp, uint16_t id, uint32_t len)
+dgram(struct dgram *x, bool v6, bool from_a, uint16_t sp, uint16_t dp,
+      uint32_t id, uint32_t len, bool hop)
 {
-	frag_dgram_udp(d, src, dst, sp, dp, id, len);
-	d->src_mac = (struct rte_ether_addr){ { 2, 0xaa, 0, 0, 0, 1 } };
-	d->dst_mac = (struct rte_ether_addr){ { 2, 0xbb, 0, 0, 0, 2 } };
+	static const struct rte_ether_addr src = { { 2, 0xaa, 0, 0, 0, 1 } },
+		dst = { { 2, 0xbb, 0, 0, 0, 2 } };
+
+	x->v6 = v6;
+	if (v6) {
+		frag6_dgram_udp(&x->d6, from_a ? A6 : B6, from_a ? B6 : A6, sp,
+				dp, id, len, hop);
+		x->d6.src_mac = src;
+		x->d6.dst_mac = dst;
+	} else {
+		frag_dgram_udp(&x->d4, from_a ? A : B, from_a ? B : A, sp, dp,
+			       (uint16_t)id, len);
+		x->d4.src_mac = src;
+		x->d4.dst_mac = dst;
+	}
 }
 
-/* got[0..n) are d's fragments, whole, unchanged but for dl_src (mark:
+static void
+dgram_free(struct dgram *x)
+{
+	if (x->v6)
+		frag6_dgram_free(&x->d6);
+	else
+		frag_dgram_free(&x->d4);
+}
+
+/* x cut as a sender cuts it (pieces of PIECE4 or PIECE6 bytes) */
+static uint16_t
+dgram_cut(const struct dgram *x, struct rte_mbuf *f[])
+{
+	return x->v6 ? frag6_cut(&x->d6, pool, PIECE6, f)
+		     : frag_cut(&x->d4, pool, PIECE4, f);
+}
+
+/* x's L4 bytes [off, off + len) as one fragment (more: not the last) */
+static struct rte_mbuf *
+dgram_piece(const struct dgram *x, uint32_t off, uint32_t len, bool more)
+{
+	return x->v6 ? frag6_piece(&x->d6, pool, off, len, more)
+		     : frag_piece(&x->d4, pool, off, len, more);
+}
+
+static uint32_t
+piece_of(const struct dgram *x)
+{
+	return x->v6 ? PIECE6 : PIECE4;
+}
+
+/* got[0..n) are x's fragments, whole, unchanged but for dl_src (mark:
  * NULL unchanged); freed. */
 static bool
-got_dgram(struct rte_mbuf *got[], uint16_t n, const struct frag_dgram *d,
+got_dgram(struct rte_mbuf *got[], uint16_t n, const struct dgram *x,
 	  const struct rte_ether_addr *mark, const char *what)
 {
-	uint8_t *l4 = malloc(d->l4_len);
+	uint32_t l4_len = x->v6 ? x->d6.l4_len : x->d4.l4_len;
+	const uint8_t *want = x->v6 ? x->d6.ip + 40 + x->d6.ext_len
+				    : x->d4.ip + 20;
+	uint8_t *l4 = malloc(l4_len);
 	struct rte_ipv4_hdr h;
-	bool ok = frag_glue(got, n, l4, d->l4_len, &h) &&
-		  !memcmp(l4, d->ip + 20, d->l4_len);
+	bool ok = (x->v6 ? frag6_glue(&x->d6, got, n, l4)
+			 : frag_glue(got, n, l4, l4_len, &h)) &&
+		  !memcmp(l4, want, l4_len);
 
 	CHECK(ok, "%s: %u fragments do not make the datagram", what, n);
 	for (uint16_t i = 0; mark && i < n; i++) {
@@ -183,242 +241,213 @@ got_dgram(struct rte_mbuf *got[], uint16_t n, const struct frag_dgram *d,
 	return ok;
 }
 
-static void
-test_sg_allow(void)
+static const char *
+fam(bool v6)
 {
-	struct frag_dgram d;
+	return v6 ? "v6" : "v4";
+}
+
+/* sg(allow): held until whole, then all sent; one burst, reversed. */
+static void
+test_sg_allow(bool v6)
+{
+	struct dgram d;
 	struct rte_mbuf *f[FRAG_MAX], *got[64];
 	uint64_t stored = pmd->stats.ipf_stored;
 
-	dgram(&d, A, B, 5000, 53, 1, 4000);
-	uint16_t n = frag_cut(&d, pool, 1480, f);
+	dgram(&d, v6, true, 5000, 53, 1, 3000, false);
+	uint16_t n = dgram_cut(&d, f);
+	CHECK_EXPR(n == 3);
 	/* one burst each: nothing leaves before the last */
 	run_on(vm[0], &f[0], 1);
 	run_on(vm[0], &f[2], 1);
 	CHECK_EXPR(sent_on(vm[1], got, 64) == 0);
 	CHECK_EXPR(held_now() == 2);
-	balanced("two held");
+	balanced(fam(v6));
 	run_on(vm[0], &f[1], 1);
 	uint16_t k = sent_on(vm[1], got, 64);
-	CHECK(k == n, "sent %u of %u", k, n);
+	CHECK(k == n, "%s: sent %u of %u", fam(v6), k, n);
 	got_dgram(got, k, &d, NULL, "sg(allow), bursts");
 	CHECK_EXPR(pmd->stats.ipf_stored - stored == n);
-	balanced("sg(allow) done");
+	balanced(fam(v6));
 
 	/* all in one burst, reversed */
-	n = frag_cut(&d, pool, 1480, f);
+	n = dgram_cut(&d, f);
 	struct rte_mbuf *rev[FRAG_MAX];
 	for (uint16_t i = 0; i < n; i++)
 		rev[i] = f[n - 1 - i];
 	run_on(vm[0], rev, n);
 	k = sent_on(vm[1], got, 64);
-	CHECK(k == n, "one burst: sent %u of %u", k, n);
+	CHECK(k == n, "%s one burst: sent %u of %u", fam(v6), k, n);
 	got_dgram(got, k, &d, NULL, "sg(allow), one burst");
-	balanced("one burst");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 }
 
+/* sg(deny): a new datagram's fragments dropped, the reply's let by. */
 static void
-test_sg_deny(void)
+test_sg_deny(bool v6)
 {
-	struct frag_dgram d;
+	struct dgram d;
 	struct rte_mbuf *f[FRAG_MAX], *got[64];
 	uint64_t deny = drops(DROP_SG_DENY);
 
 	/* vm1 opens nothing under sg(deny): every fragment dropped */
-	dgram(&d, B, A, 6000, 53, 2, 4000);
-	uint16_t n = frag_cut(&d, pool, 1480, f);
+	dgram(&d, v6, false, 6000, 53, 2, 4000, false);
+	uint16_t n = dgram_cut(&d, f);
 	run_on(vm[1], f, n);
 	CHECK_EXPR(sent_on(vm[0], got, 64) == 0);
-	CHECK(drops(DROP_SG_DENY) - deny == n, "sg_deny %lu",
+	CHECK(drops(DROP_SG_DENY) - deny == n, "%s sg_deny %lu", fam(v6),
 	      drops(DROP_SG_DENY) - deny);
-	balanced("sg(deny) new");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 
 	/* the answer to vm0's datagram (5000 -> 53) passes, fragmented */
-	dgram(&d, B, A, 53, 5000, 3, 3000);
-	n = frag_cut(&d, pool, 1480, f);
+	dgram(&d, v6, false, 53, 5000, 3, 3000, false);
+	n = dgram_cut(&d, f);
 	run_on(vm[1], f, n);
 	uint16_t k = sent_on(vm[0], got, 64);
-	CHECK(k == n, "reply: sent %u of %u", k, n);
+	CHECK(k == n, "%s reply: sent %u of %u", fam(v6), k, n);
 	got_dgram(got, k, &d, NULL, "sg(deny), reply");
-	balanced("sg(deny) reply");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 }
 
-/* 64 KB each way through ct(commit,table=1): 45 fragments recirculated
- * with the state of the whole: +new one way, +est+rpl back. */
+/* 64 KB each way through ct(commit,table=1): 45 fragments (IPv6: 54)
+ * recirculated with the state of the whole: +new one way, +est+rpl
+ * back. */
 static void
-test_ct_recirc(void)
+test_ct_recirc(bool v6)
 {
-	struct frag_dgram d;
+	struct dgram d;
 	struct rte_mbuf *f[FRAG_MAX], *got[64];
 
-	dgram(&d, A, B, 7000, 9, 4, 65507);
-	uint16_t n = frag_cut(&d, pool, 1480, f);
-	CHECK_EXPR(n == 45);
+	dgram(&d, v6, true, 7000, 9, 4, MAX_LEN(v6), false);
+	uint16_t n = dgram_cut(&d, f);
+	CHECK_EXPR(n == (v6 ? 54 : 45));
 	run_on(vm[2], f, n);
 	uint16_t k = sent_on(vm[3], got, 64);
-	CHECK(k == n, "ct: sent %u of %u", k, n);
+	CHECK(k == n, "%s ct: sent %u of %u", fam(v6), k, n);
 	got_dgram(got, k, &d, &new_mark, "ct(table=) +new");
-	balanced("ct +new");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 
-	dgram(&d, B, A, 9, 7000, 5, 65507);
-	n = frag_cut(&d, pool, 1480, f);
+	dgram(&d, v6, false, 9, 7000, 5, MAX_LEN(v6), false);
+	n = dgram_cut(&d, f);
 	run_on(vm[3], f, n);
 	k = sent_on(vm[2], got, 64);
-	CHECK(k == n, "ct reply: sent %u of %u", k, n);
+	CHECK(k == n, "%s ct reply: sent %u of %u", fam(v6), k, n);
 	got_dgram(got, k, &d, &est_mark, "ct(table=) +est+rpl");
-	balanced("ct +est+rpl");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 }
 
 /* What the store refuses or gives up: +inv under sg(), or dropped. */
 static void
-test_refused_expired(void)
+test_refused_expired(bool v6)
 {
-	struct frag_dgram d;
+	struct dgram d;
 	struct rte_mbuf *f[FRAG_MAX], *m;
 	uint64_t inv = drops(DROP_SG_INVALID), exp = drops(DROP_IPF_EXPIRED);
 	uint64_t pur = drops(DROP_IPF_PURGED);
 
-	dgram(&d, A, B, 8000, 53, 6, 4000);
+	dgram(&d, v6, true, 8000, 53, 6, 4000, false);
 	/* too small: +inv */
-	m = frag_piece(&d, pool, 0, 600, true);
+	m = dgram_piece(&d, 0, 600, true);
 	run_on(vm[0], &m, 1);
 	CHECK_EXPR(drops(DROP_SG_INVALID) - inv == 1);
-	/* [0,1480) held, then [8,1488): the datagram is invalid, both +inv */
-	m = frag_piece(&d, pool, 0, 1480, true);
+	/* [0,P) held, then [8,P+8): the datagram is invalid, both +inv */
+	m = dgram_piece(&d, 0, piece_of(&d), true);
 	run_on(vm[0], &m, 1);
-	m = frag_piece(&d, pool, 8, 1480, true);
+	m = dgram_piece(&d, 8, piece_of(&d), true);
 	run_on(vm[0], &m, 1);
-	CHECK(drops(DROP_SG_INVALID) - inv == 3, "sg_invalid %lu",
-	      drops(DROP_SG_INVALID) - inv);
-	balanced("invalid");
+	CHECK(drops(DROP_SG_INVALID) - inv == 3, "%s sg_invalid %lu",
+	      fam(v6), drops(DROP_SG_INVALID) - inv);
+	balanced(fam(v6));
 
 	/* a datagram never finished: expired, dropped by the PMD */
-	uint16_t n = frag_cut(&d, pool, 1480, f);
+	uint16_t n = dgram_cut(&d, f);
 	run_on(vm[0], f, 2);
 	CHECK_EXPR(held_now() == 2);
 	ct_ipf_sweep(ipf, rte_rdtsc() + 16 * rte_get_tsc_hz(), 100);
 	dp_ipf_drain(&pmd->dp);
-	CHECK(drops(DROP_IPF_EXPIRED) - exp == 2, "ipf_expired %lu",
-	      drops(DROP_IPF_EXPIRED) - exp);
+	CHECK(drops(DROP_IPF_EXPIRED) - exp == 2, "%s ipf_expired %lu",
+	      fam(v6), drops(DROP_IPF_EXPIRED) - exp);
 	CHECK_EXPR(held_now() == 0);
-	balanced("expired");
+	balanced(fam(v6));
 	/* purged (flush-conntrack): ipf_purged */
 	run_on(vm[0], &f[2], 1);
+	for (uint16_t i = 3; i < n; i++)
+		rte_pktmbuf_free(f[i]);
 	ct_ipf_purge_all(ipf);
 	dp_ipf_drain(&pmd->dp);
 	CHECK_EXPR(drops(DROP_IPF_PURGED) - pur == 1 && held_now() == 0);
-	balanced("purged");
-	/* reassembly off: fragments are +inv, as before */
-	ct_ipf_set_enabled(ipf, false, false);
+	balanced(fam(v6));
+	/* this family's reassembly off: fragments are +inv, as before */
+	ct_ipf_set_enabled(ipf, v6, false);
 	inv = drops(DROP_SG_INVALID);
-	n = frag_cut(&d, pool, 1480, f);
+	n = dgram_cut(&d, f);
 	run_on(vm[0], f, n);
 	CHECK_EXPR(drops(DROP_SG_INVALID) - inv == n && held_now() == 0);
-	ct_ipf_set_enabled(ipf, false, true);
+	/* the other family's still held and let by */
+	struct dgram o;
+	struct rte_mbuf *got[64];
+	dgram(&o, !v6, true, 8001, 53, 7, 3000, false);
+	n = dgram_cut(&o, f);
+	run_on(vm[0], f, n);
+	CHECK_EXPR(sent_on(vm[1], got, 64) == n && held_now() == 0);
+	got_dgram(got, n, &o, NULL, "the other family");
+	dgram_free(&o);
+	ct_ipf_set_enabled(ipf, v6, true);
 	free_sent(vm[1]);
-	balanced("disabled");
-	frag_dgram_free(&d);
+	balanced(fam(v6));
+	dgram_free(&d);
 }
 
-/* ---- IPv6 ---------------------------------------------------------------- */
+/* ---- IPv6 alone ------------------------------------------------------------ */
 
+/* A hop-by-hop header before the Fragment header: held and sent the
+ * same; an atomic fragment (offset 0, M clear) is no fragment: never
+ * held, tracked as any packet. */
 static void
-dgram6(struct frag6_dgram *d, const uint8_t src[16], const uint8_t dst[16],
-       uint16_t sp, uint16_t dp, uint32_t id, uint32_t len, bool hop)
+test_v6_headers(void)
 {
-	frag6_dgram_udp(d, src, dst, sp, dp, id, len, hop);
-	d->src_mac = (struct rte_ether_addr){ { 2, 0xaa, 0, 0, 0, 1 } };
-	d->dst_mac = (struct rte_ether_addr){ { 2, 0xbb, 0, 0, 0, 2 } };
-}
-
-/* got[0..n) are d's fragments, whole, unchanged but for dl_src (mark:
- * NULL unchanged); freed. */
-static bool
-got_dgram6(struct rte_mbuf *got[], uint16_t n, const struct frag6_dgram *d,
-	   const struct rte_ether_addr *mark, const char *what)
-{
-	uint8_t *l4 = malloc(d->l4_len);
-	bool ok = frag6_glue(d, got, n, l4) &&
-		  !memcmp(l4, d->ip + 40 + d->ext_len, d->l4_len);
-
-	CHECK(ok, "%s: %u fragments do not make the datagram", what, n);
-	for (uint16_t i = 0; mark && i < n; i++) {
-		const struct rte_ether_hdr *e = rte_pktmbuf_mtod(got[i],
-					const struct rte_ether_hdr *);
-		if (!rte_is_same_ether_addr(&e->src_addr, mark)) {
-			CHECK(false, "%s: fragment %u without the state's "
-			      "mark", what, i);
-			ok = false;
-			break;
-		}
-	}
-	free(l4);
-	rte_pktmbuf_free_bulk(got, n);
-	return ok;
-}
-
-/* sg(allow): held until whole (a hop-by-hop header before the Fragment
- * header), then all sent; one burst, reversed; sg(deny): a new
- * datagram's fragments dropped, the reply's let by. */
-static void
-test_sg6(void)
-{
-	struct frag6_dgram d;
-	struct rte_mbuf *f[FRAG_MAX], *rev[FRAG_MAX], *got[64];
+	struct dgram d;
+	struct rte_mbuf *f[FRAG_MAX], *got[64], *m;
 	uint64_t stored = pmd->stats.ipf_stored;
-	uint64_t deny = drops(DROP_SG_DENY);
 
-	dgram6(&d, A6, B6, 5000, 53, 1, 3000, true);
-	uint16_t n = frag6_cut(&d, pool, PIECE6, f);
-	CHECK_EXPR(n == 3);
-	run_on(vm[0], &f[0], 1);
-	run_on(vm[0], &f[2], 1);
-	CHECK_EXPR(sent_on(vm[1], got, 64) == 0 && held_now() == 2);
-	balanced("v6: two held");
-	run_on(vm[0], &f[1], 1);
+	dgram(&d, true, true, 5010, 53, 11, 3000, true);
+	uint16_t n = dgram_cut(&d, f);
+	run_on(vm[0], f, n);
 	uint16_t k = sent_on(vm[1], got, 64);
-	CHECK(k == n, "v6: sent %u of %u", k, n);
-	got_dgram6(got, k, &d, NULL, "v6 sg(allow), bursts");
+	CHECK(k == n, "hop-by-hop: sent %u of %u", k, n);
+	got_dgram(got, k, &d, NULL, "sg(allow), hop-by-hop");
 	CHECK_EXPR(pmd->stats.ipf_stored - stored == n);
-	n = frag6_cut(&d, pool, PIECE6, f);
-	for (uint16_t i = 0; i < n; i++)
-		rev[i] = f[n - 1 - i];
-	run_on(vm[0], rev, n);
-	k = sent_on(vm[1], got, 64);
-	CHECK(k == n, "v6 one burst: sent %u of %u", k, n);
-	got_dgram6(got, k, &d, NULL, "v6 sg(allow), one burst");
-	balanced("v6 sg(allow)");
-	frag6_dgram_free(&d);
+	balanced("v6 hop-by-hop");
+	dgram_free(&d);
 
-	dgram6(&d, B6, A6, 6000, 53, 2, 3000, false);
-	n = frag6_cut(&d, pool, PIECE6, f);
-	run_on(vm[1], f, n);
-	CHECK_EXPR(sent_on(vm[0], got, 64) == 0);
-	CHECK(drops(DROP_SG_DENY) - deny == n, "v6 sg_deny %lu",
-	      drops(DROP_SG_DENY) - deny);
-	frag6_dgram_free(&d);
-	dgram6(&d, B6, A6, 53, 5000, 3, 2500, false);
-	n = frag6_cut(&d, pool, PIECE6, f);
-	run_on(vm[1], f, n);
-	k = sent_on(vm[0], got, 64);
-	CHECK(k == n, "v6 reply: sent %u of %u", k, n);
-	got_dgram6(got, k, &d, NULL, "v6 sg(deny), reply");
-	balanced("v6 sg(deny)");
-	frag6_dgram_free(&d);
+	stored = pmd->stats.ipf_stored;
+	dgram(&d, true, true, 8002, 53, 8, 500, false);
+	m = dgram_piece(&d, 0, d.d6.l4_len, false);
+	run_on(vm[0], &m, 1);
+	CHECK_EXPR(sent_on(vm[1], got, 64) == 1);
+	rte_pktmbuf_free(got[0]);
+	CHECK_EXPR(pmd->stats.ipf_stored == stored && held_now() == 0);
+	balanced("v6 atomic");
+	dgram_free(&d);
 }
 
 /* Each fragment's key (dp_ipf_frag_key, from the whole's) is the flow
  * extract's: nw_frag, nw_proto (IPv6: 44 past the first), ports. */
 static void
-frag_keys_check(struct rte_mbuf *f[], uint16_t n, const char *what)
+test_frag_keys(bool v6)
 {
+	struct dgram d;
+	struct rte_mbuf *f[FRAG_MAX];
 	struct flow_key whole, want, k;
 
+	dgram(&d, v6, true, 7001, 9, 9, 3000, v6);
+	uint16_t n = dgram_cut(&d, f);
 	CHECK_EXPR(miniflow_extract(f[0], &whole) >= 0);
 	whole.nw_frag = 0;
 	for (uint16_t i = 0; i < n; i++) {
@@ -428,113 +457,11 @@ frag_keys_check(struct rte_mbuf *f[], uint16_t n, const char *what)
 		      k.nw_proto == want.nw_proto &&
 		      k.tp_src == want.tp_src && k.tp_dst == want.tp_dst,
 		      "%s: fragment %u keyed frag %u proto %u, extract %u %u",
-		      what, i, k.nw_frag, k.nw_proto, want.nw_frag,
+		      fam(v6), i, k.nw_frag, k.nw_proto, want.nw_frag,
 		      want.nw_proto);
 	}
 	rte_pktmbuf_free_bulk(f, n);
-}
-
-static void
-test_frag_keys(void)
-{
-	struct frag6_dgram d;
-	struct frag_dgram d4;
-	struct rte_mbuf *f[FRAG_MAX];
-
-	dgram6(&d, A6, B6, 7001, 9, 9, 3000, true);
-	frag_keys_check(f, frag6_cut(&d, pool, PIECE6, f), "v6");
-	frag6_dgram_free(&d);
-	dgram(&d4, A, B, 7001, 9, 9, 3000);
-	frag_keys_check(f, frag_cut(&d4, pool, 1480, f), "v4");
-	frag_dgram_free(&d4);
-}
-
-/* 64 KB each way through ct(commit,table=1): 54 fragments recirculated
- * with the state of the whole. */
-static void
-test_ct_recirc6(void)
-{
-	struct frag6_dgram d;
-	struct rte_mbuf *f[FRAG_MAX], *got[64];
-
-	dgram6(&d, A6, B6, 7000, 9, 4, 65527, false);
-	uint16_t n = frag6_cut(&d, pool, PIECE6, f);
-	CHECK_EXPR(n == 54);
-	run_on(vm[2], f, n);
-	uint16_t k = sent_on(vm[3], got, 64);
-	CHECK(k == n, "v6 ct: sent %u of %u", k, n);
-	got_dgram6(got, k, &d, &new_mark, "v6 ct(table=) +new");
-	balanced("v6 ct +new");
-	frag6_dgram_free(&d);
-
-	dgram6(&d, B6, A6, 9, 7000, 5, 65527, false);
-	n = frag6_cut(&d, pool, PIECE6, f);
-	run_on(vm[3], f, n);
-	k = sent_on(vm[2], got, 64);
-	CHECK(k == n, "v6 ct reply: sent %u of %u", k, n);
-	got_dgram6(got, k, &d, &est_mark, "v6 ct(table=) +est+rpl");
-	balanced("v6 ct +est+rpl");
-	frag6_dgram_free(&d);
-}
-
-/* Too small and overlap: +inv; expired; IPv6 reassembly off (IPv4's on):
- * +inv; an atomic fragment: never held, tracked as any packet. */
-static void
-test_refused6(void)
-{
-	struct frag6_dgram d;
-	struct rte_mbuf *f[FRAG_MAX], *m, *got[64];
-	uint64_t inv = drops(DROP_SG_INVALID), exp = drops(DROP_IPF_EXPIRED);
-
-	dgram6(&d, A6, B6, 8000, 53, 6, 3000, false);
-	m = frag6_piece(&d, pool, 0, 600, true);
-	run_on(vm[0], &m, 1);
-	CHECK_EXPR(drops(DROP_SG_INVALID) - inv == 1);
-	m = frag6_piece(&d, pool, 0, PIECE6, true);
-	run_on(vm[0], &m, 1);
-	m = frag6_piece(&d, pool, 8, PIECE6, true);
-	run_on(vm[0], &m, 1);
-	CHECK(drops(DROP_SG_INVALID) - inv == 3, "v6 sg_invalid %lu",
-	      drops(DROP_SG_INVALID) - inv);
-	balanced("v6 invalid");
-
-	uint16_t n = frag6_cut(&d, pool, PIECE6, f);
-	run_on(vm[0], f, 2);
-	CHECK_EXPR(held_now() == 2);
-	ct_ipf_sweep(ipf, rte_rdtsc() + 16 * rte_get_tsc_hz(), 100);
-	dp_ipf_drain(&pmd->dp);
-	CHECK_EXPR(drops(DROP_IPF_EXPIRED) - exp == 2 && held_now() == 0);
-	rte_pktmbuf_free(f[2]);
-	balanced("v6 expired");
-
-	ct_ipf_set_enabled(ipf, true, false);
-	inv = drops(DROP_SG_INVALID);
-	n = frag6_cut(&d, pool, PIECE6, f);
-	run_on(vm[0], f, n);
-	CHECK_EXPR(drops(DROP_SG_INVALID) - inv == n && held_now() == 0);
-	/* IPv4's still held */
-	struct frag_dgram d4;
-	struct rte_mbuf *f4[FRAG_MAX];
-	dgram(&d4, A, B, 8001, 53, 7, 3000);
-	uint16_t n4 = frag_cut(&d4, pool, 1480, f4);
-	run_on(vm[0], f4, n4);
-	CHECK_EXPR(sent_on(vm[1], got, 64) == n4 && held_now() == 0);
-	rte_pktmbuf_free_bulk(got, n4);
-	frag_dgram_free(&d4);
-	ct_ipf_set_enabled(ipf, true, true);
-	balanced("v6 disabled");
-	frag6_dgram_free(&d);
-
-	/* an atomic fragment: the whole datagram, offset 0, M clear */
-	uint64_t stored = pmd->stats.ipf_stored;
-	dgram6(&d, A6, B6, 8002, 53, 8, 500, false);
-	m = frag6_piece(&d, pool, 0, d.l4_len, false);
-	run_on(vm[0], &m, 1);
-	CHECK_EXPR(sent_on(vm[1], got, 64) == 1);
-	rte_pktmbuf_free(got[0]);
-	CHECK_EXPR(pmd->stats.ipf_stored == stored && held_now() == 0);
-	balanced("v6 atomic");
-	frag6_dgram_free(&d);
+	dgram_free(&d);
 }
 
 int
@@ -553,14 +480,14 @@ main(void)
 	if (!pmd_conntrack || !ipf)
 		return unit_test_report();
 
-	test_sg_allow();
-	test_sg_deny();
-	test_ct_recirc();
-	test_refused_expired();
-	test_sg6();
-	test_ct_recirc6();
-	test_refused6();
-	test_frag_keys();
+	for (int v6 = 0; v6 < 2; v6++) {
+		test_sg_allow(v6);
+		test_sg_deny(v6);
+		test_ct_recirc(v6);
+		test_refused_expired(v6);
+		test_frag_keys(v6);
+	}
+	test_v6_headers();
 
 	pmd_flush_flows(pmd);
 	dp_tx_flush_all(&pmd->dp);
