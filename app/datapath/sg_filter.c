@@ -8,7 +8,7 @@
  *   a new one under sg(allow)          is committed and passes
  *   a new one under sg(deny)           is dropped (sg_deny)
  *   what the tracker finds invalid (+inv: out of window, a SYN-ACK
- *   opening nothing, not IPv4...)      is dropped (sg_invalid), as
+ *   opening nothing, not IP, ND...)   is dropped (sg_invalid), as
  *                                      Neutron's firewall drops +inv
  *   a new one under sg(allow) whose session cannot be created (the
  *   table or the zone at its limit, the nat() range exhausted) is
