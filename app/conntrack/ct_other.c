@@ -65,9 +65,12 @@ ct_key_reply(const struct ct_key *k, struct ct_key *r)
 	return t >= 0;
 }
 
-/* Ports (or the ICMP id and type) of an L4 header with len bytes. */
-static bool
-l4_ports(const uint8_t *l4, uint32_t len, uint8_t proto, struct ct_key *k)
+/* Ports (or the ICMP/ICMPv6 query's id and type) of an L4 header with
+ * len bytes, of a packet of family v6 (ICMP is IPv4's, ICMPv6 IPv6's:
+ * the other family's have no ports, as in OVS's extract_l4). */
+bool
+ct_l4_ports(const uint8_t *l4, uint32_t len, uint8_t proto, bool v6,
+	    struct ct_key *k)
 {
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -78,15 +81,18 @@ l4_ports(const uint8_t *l4, uint32_t len, uint8_t proto, struct ct_key *k)
 		memcpy(&k->dport, l4 + 2, 2);
 		return true;
 	case IPPROTO_ICMP:
-		if (len < ICMP_HDR_LEN || !icmp_is_query(l4[0]) || l4[1])
+	case IPPROTO_ICMPV6:
+		if ((proto == IPPROTO_ICMPV6) != v6)
+			break;
+		if (len < ICMP_HDR_LEN || l4[1] ||
+		    !(v6 ? ct_icmp6_is_query(l4[0]) : icmp_is_query(l4[0])))
 			return false;
 		memcpy(&k->sport, l4 + 4, 2);
 		k->dport = rte_cpu_to_be_16(l4[0]);
 		return true;
-	default:
-		k->sport = k->dport = 0;
-		return true;
 	}
+	k->sport = k->dport = 0;
+	return true;
 }
 
 /* An ICMP error: the key of the packet it quotes, reversed (the error
@@ -117,8 +123,8 @@ icmp_error_key(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		.zone = k->zone,
 		.proto = in->next_proto_id,
 	};
-	if (!l4_ports(l4 + ICMP_HDR_LEN + ihl, avail - ICMP_HDR_LEN - ihl,
-		      in->next_proto_id, &inner))
+	if (!ct_l4_ports(l4 + ICMP_HDR_LEN + ihl, avail - ICMP_HDR_LEN - ihl,
+			 in->next_proto_id, false, &inner))
 		return false;
 	return ct_key_reply(&inner, k);
 }
@@ -248,7 +254,7 @@ ct_key_extract(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 			*related = true;
 			return icmp_error_key(m, mt, k);
 		}
-		return l4_ports(l4, avail, IPPROTO_ICMP, k);
+		return ct_l4_ports(l4, avail, IPPROTO_ICMP, false, k);
 	default:
 		k->sport = k->dport = 0;
 		return packet_sane(m, mt, l4);

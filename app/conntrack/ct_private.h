@@ -357,6 +357,12 @@ bool ct_flow_est_key6(struct ct_key *k, const struct flow_key *f,
 bool ct_l4_sane6(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
 		 uint16_t *l4_ofs, uint16_t *l4_len);
 /* ICMPv6's query types, as ct_other.c's ICMP ones. */
+bool ct_icmp6_is_query(uint8_t type);
+/* ct_other.c: the ports of an L4 header (len bytes), or an ICMP (IPv4)
+ * or ICMPv6 (v6) query's id (sport) and type (dport); false if cut short
+ * or not a query. */
+bool ct_l4_ports(const uint8_t *l4, uint32_t len, uint8_t proto, bool v6,
+		 struct ct_key *k);
 int ct_icmp6_reply_type(uint8_t type);
 
 /* ct_nat.c */

@@ -208,31 +208,12 @@ packet_sane6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	}
 }
 
-/* Ports (or the ICMPv6 id and type) of the L4 header at l4, len bytes of
- * it; quoted: an error's copy (an ICMPv6 error quoting one is refused,
- * as OVS's extract_l4_icmp6 without related). */
-static bool
-l4_ports6(const uint8_t *l4, uint32_t len, uint8_t proto, struct ct_key *k)
+/* ICMPv6's queries: echo request and reply (an error quoting an error
+ * is refused, as OVS's extract_l4_icmp6 without related) */
+bool
+ct_icmp6_is_query(uint8_t type)
 {
-	switch (proto) {
-	case IPPROTO_TCP:
-	case IPPROTO_UDP:
-		if (len < 4)
-			return false;
-		memcpy(&k->sport, l4, 2);
-		memcpy(&k->dport, l4 + 2, 2);
-		return true;
-	case IPPROTO_ICMPV6:
-		if (len < ICMP6_HLEN || l4[1] ||
-		    (l4[0] != ICMP6_ECHO_REQUEST && l4[0] != ICMP6_ECHO_REPLY))
-			return false;
-		memcpy(&k->sport, l4 + 4, 2);
-		k->dport = rte_cpu_to_be_16(l4[0]);
-		return true;
-	default:
-		k->sport = k->dport = 0;
-		return true;
-	}
+	return type == ICMP6_ECHO_REQUEST || type == ICMP6_ECHO_REPLY;
 }
 
 /* An ICMPv6 error: the key of the packet it quotes, reversed (the error
@@ -260,7 +241,7 @@ icmp6_error_key(const uint8_t *l4, uint32_t avail, uint16_t zone,
 	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) &&
 	    quoted - ofs < ICMP_ERROR_L4_LEN)
 		return false;
-	if (!l4_ports6(in + ofs, quoted - ofs, proto, &inner))
+	if (!ct_l4_ports(in + ofs, quoted - ofs, proto, true, &inner))
 		return false;
 	ct_key6_set_addrs(&inner, ia.src, ia.dst);
 	memcpy(a6->src, ia.dst, 16);
@@ -358,7 +339,7 @@ ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 		}
 		break;
 	}
-	if (!l4_ports6(l4, avail, mt->nw_proto, k))
+	if (!ct_l4_ports(l4, avail, mt->nw_proto, true, k))
 		return false;
 	ct_key6_set_addrs(k, a6->src, a6->dst);
 	return true;
