@@ -36,6 +36,19 @@ key_flip(struct ct_key *k)
 	*k = r;
 }
 
+/* key_flip for an IPv6 key made of a6 (flipped too) */
+static void
+key_flip6(struct ct_key *k, struct ct_addr6 *a6)
+{
+	struct ct_addr6 r;
+
+	memcpy(r.src, a6->dst, 16);
+	memcpy(r.dst, a6->src, 16);
+	*a6 = r;
+	key_flip(k);
+	ct_key6_set_addrs(k, a6->src, a6->dst);
+}
+
 /* The packets of one call (struct ct_flow_call, conntrack.h): zone,
  * commit and nat either one for all (zones, commits or nats NULL) or per
  * packet. */
@@ -332,7 +345,9 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			    ct_key_extract6(pkts[i], &meta[i], zone,
 					    &keys[nk], &a6[nk],
 					    &related[nk])) {
-				natted[nk] = false;	/* no NAT66 */
+				natted[nk] = meta[i].natted && !related[nk];
+				if (natted[nk])
+					key_flip6(&keys[nk], &a6[nk]);
 				sigs[nk] = ct_key_sig(&keys[nk]);
 				idx[nk++] = i;
 				continue;
@@ -362,9 +377,20 @@ invalid:
 							   sigs[j],
 							   &data[j]) >= 0)
 				hits |= 1ull << j;
-			if (natted[j] && (hits & (1ull << j)))
+			/* IPv6: the addresses compared in the direction the
+			 * flipped key found (NULL: done) */
+			const struct ct_addr6 *pa6 = &a6[j];
+			if (natted[j] && (hits & (1ull << j))) {
+				if (keys[j].v6 &&
+				    ct_conn_v6_matches(entry_conn(data[j]),
+						       entry_reply(data[j]),
+						       &a6[j]))
+					pa6 = NULL;
 				data[j] = (void *)((uintptr_t)data[j] ^
 						   CT_DIR_REPLY);
+			}
+			else if (natted[j] && keys[j].v6)
+				key_flip6(&keys[j], &a6[j]);
 			else if (natted[j])	/* gone: on as a new one */
 				key_flip(&keys[j]);
 			bool commit = call_commit(call, i);
@@ -373,7 +399,7 @@ invalid:
 			uint8_t st = CT_NO_SESSION;
 			if (hits & (1ull << j))
 				st = process_hit(ct, pkts[i], &meta[i],
-						 &keys[j], &a6[j], related[j],
+						 &keys[j], pa6, related[j],
 						 entry_conn(data[j]),
 						 entry_reply(data[j]),
 						 nat, now_tsc, ref);
