@@ -150,23 +150,28 @@ int ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *meta);
 
 /* nat(src=IP[-IP][:port[-port]]) or nat(dst=...); addresses and ports in
  * host order; max 0 means "same as min"; ports 0 means "keep the port
- * unless it must change" (OVS: only the address). An IPv6 range: ip6 set
- * (ip6[0] the first address, ip6[1] the last, network order; ip_min and
- * ip_max unused), for IPv6 sessions only; an IPv4 range serves IPv4 ones
- * only (OVS's ofpact check refuses the others). */
+ * unless it must change" (OVS: only the address). An IPv6 range: ip6[0]
+ * its first address, ip6[1] its last (network order; ip_min and ip_max
+ * 0), for IPv6 sessions only; ip6 NULL or its last address :: (never
+ * one: the range would be ::-::), none. An IPv4 range serves IPv4
+ * sessions only (OVS's ofpact check refuses the others). */
 struct ct_nat_spec {
 	bool snat;		/* else dnat */
 	uint32_t ip_min, ip_max;
 	uint16_t port_min, port_max;
-	const uint8_t (*ip6)[16];	/* NULL: IPv4 (or bare) */
+	const uint8_t (*ip6)[16];	/* [2]; NULL or last :: : none */
 };
 
 /* Whether nat gives a new session a translation (a range), for a
- * session of family v6. */
+ * session of family v6: an IPv6 range's last address is never ::. */
 static inline bool
 ct_nat_spec_ranged(const struct ct_nat_spec *nat, bool v6)
 {
-	return v6 ? nat->ip6 != NULL : nat->ip_min && !nat->ip6;
+	static const uint8_t any[16];
+
+	if (!v6)
+		return nat->ip_min != 0;
+	return nat->ip6 && memcmp(nat->ip6[1], any, sizeof any);
 }
 
 /* What a tracked packet learns about its session (OVS's ct_mark,

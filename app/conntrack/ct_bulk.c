@@ -36,17 +36,15 @@ key_flip(struct ct_key *k)
 	*k = r;
 }
 
-/* key_flip for an IPv6 key made of a6 (flipped too) */
-static void
+/* key_flip, and for an IPv6 key made of a6, a6 flipped too (out of
+ * line: ct_key6_flip) */
+static inline void
 key_flip6(struct ct_key *k, struct ct_addr6 *a6)
 {
-	struct ct_addr6 r;
-
-	memcpy(r.src, a6->dst, 16);
-	memcpy(r.dst, a6->src, 16);
-	*a6 = r;
-	key_flip(k);
-	ct_key6_set_addrs(k, a6->src, a6->dst);
+	if (unlikely(k->v6))
+		ct_key6_flip(k, a6);
+	else
+		key_flip(k);
 }
 
 /* The packets of one call (struct ct_flow_call, conntrack.h): zone,
@@ -377,29 +375,23 @@ invalid:
 							   sigs[j],
 							   &data[j]) >= 0)
 				hits |= 1ull << j;
-			/* IPv6: the addresses compared in the direction the
-			 * flipped key found (NULL: done) */
-			const struct ct_addr6 *pa6 = &a6[j];
 			if (natted[j] && (hits & (1ull << j))) {
-				if (keys[j].v6 &&
-				    ct_conn_v6_matches(entry_conn(data[j]),
-						       entry_reply(data[j]),
-						       &a6[j]))
-					pa6 = NULL;
+				if (unlikely(keys[j].v6))
+					ct_nat6_natted_addrs(
+						entry_conn(data[j]),
+						entry_reply(data[j]), &a6[j]);
 				data[j] = (void *)((uintptr_t)data[j] ^
 						   CT_DIR_REPLY);
 			}
-			else if (natted[j] && keys[j].v6)
-				key_flip6(&keys[j], &a6[j]);
 			else if (natted[j])	/* gone: on as a new one */
-				key_flip(&keys[j]);
+				key_flip6(&keys[j], &a6[j]);
 			bool commit = call_commit(call, i);
 			const struct ct_nat_spec *nat = call_nat(call, i);
 			struct ct_conn_ref *ref = out ? &out[i] : NULL;
 			uint8_t st = CT_NO_SESSION;
 			if (hits & (1ull << j))
 				st = process_hit(ct, pkts[i], &meta[i],
-						 &keys[j], pa6, related[j],
+						 &keys[j], &a6[j], related[j],
 						 entry_conn(data[j]),
 						 entry_reply(data[j]),
 						 nat, now_tsc, ref);

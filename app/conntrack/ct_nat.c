@@ -221,6 +221,10 @@ ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 	int n_csum = 1;
 	bool ports = false;
 
+	if (unlikely(c->key[0].v6)) {
+		ct_nat_packet6(c, m, mt, reply);
+		return;
+	}
 	if (proto == IPPROTO_TCP) {	/* header checked by the key */
 		csums[n_csum++] = l4 + 16;
 		ports = true;
@@ -257,6 +261,11 @@ ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
 	uint32_t icmp_len = RTE_MIN((uint32_t)mt->l4_len,
 				    (uint32_t)m->data_len - mt->l4_ofs);
 	uint8_t *outer_csum[1] = { ip + 10 };
+
+	if (unlikely(c->key[0].v6)) {
+		ct_nat_icmp_error6(c, m, mt, reply);
+		return;
+	}
 
 	if (reply)
 		act = act == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;

@@ -125,3 +125,32 @@ ct_nat_icmp_error6(const struct ct_conn *c, struct rte_mbuf *m,
 	uint16_t sum = (uint16_t)~ct_l4_sum6(m, mt);
 	memcpy(icmp + 2, &sum, 2);
 }
+
+void
+ct_nat6_natted_addrs(const struct ct_conn *c, bool reply,
+		     struct ct_addr6 *a6)
+{
+	const uint8_t *s, *d;
+
+	if (!ct_conn_v6_matches(c, reply, a6))
+		return;
+	ct_conn_addrs6(c, !reply, &s, &d);
+	memcpy(a6->src, s, 16);
+	memcpy(a6->dst, d, 16);
+}
+
+void
+ct_key6_flip(struct ct_key *k, struct ct_addr6 *a6)
+{
+	struct ct_addr6 r;
+
+	memcpy(r.src, a6->dst, 16);
+	memcpy(r.dst, a6->src, 16);
+	*a6 = r;
+	ct_key_reverse(k, &(struct ct_key){ .src = k->src, .dst = k->dst,
+					    .sport = k->sport,
+					    .dport = k->dport,
+					    .zone = k->zone,
+					    .proto = k->proto });
+	ct_key6_set_addrs(k, a6->src, a6->dst);
+}

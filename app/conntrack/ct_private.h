@@ -397,7 +397,8 @@ bool ct_nat_exhausted(const struct conntrack *ct,
 void ct_nat_exhausted_note(struct conntrack *ct,
 			   const struct ct_nat_spec *nat,
 			   const struct ct_key *orig, uint64_t now);
-/* Rewrites packet m of session c travelling in direction reply. */
+/* Rewrites packet m of session c travelling in direction reply (an IPv6
+ * session's: ct_nat_packet6, and ct_nat_icmp_error6 for an error). */
 void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 		   const struct ct_pkt_meta *mt, bool reply);
 /* An ICMP error related to a NATed session c, travelling in direction
@@ -423,6 +424,15 @@ void ct_nat_packet6(const struct ct_conn *c, struct rte_mbuf *m,
 		    const struct ct_pkt_meta *mt, bool reply);
 void ct_nat_icmp_error6(const struct ct_conn *c, struct rte_mbuf *m,
 			const struct ct_pkt_meta *mt, bool reply);
+/* A packet NATed already in the zone (natted) whose flipped key, made of
+ * a6, found IPv6 session c in direction reply: if a6 are that
+ * direction's addresses, a6 become those of the other one, the
+ * direction the packet is tracked in (else it is refused there). */
+void ct_nat6_natted_addrs(const struct ct_conn *c, bool reply,
+			  struct ct_addr6 *a6);
+/* The reverse of IPv6 key k made of a6, both reversed in place (the
+ * burst's key_flip for IPv6). */
+void ct_key6_flip(struct ct_key *k, struct ct_addr6 *a6);
 
 /* ct_expiry.c */
 /* Removes c's keys (table lock held); the sweeper frees it later. False

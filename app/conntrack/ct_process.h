@@ -84,9 +84,8 @@ nat_state(const struct ct_conn *c, bool reply)
 #define CT_NO_SESSION 0
 
 /* One packet of session c (found by its key, direction reply; an IPv6
- * key made of a6, NULL when its addresses were compared already): the
- * common case, inlined into the burst loop. Returns its ct_state, or
- * CT_NO_SESSION. */
+ * key made of a6): the common case, inlined into the burst loop. Returns
+ * its ct_state, or CT_NO_SESSION. */
 static __rte_always_inline uint8_t
 process_hit(struct conntrack *ct, struct rte_mbuf *m,
 	    const struct ct_pkt_meta *mt, const struct ct_key *k,
@@ -103,7 +102,7 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 		rte_spinlock_unlock(&c->lock);
 		return CT_NO_SESSION;
 	}
-	if (unlikely(k->v6) && a6 && !ct_conn_v6_matches(c, reply, a6)) {
+	if (unlikely(k->v6) && !ct_conn_v6_matches(c, reply, a6)) {
 		/* another address pair with the same digest: it can
 		 * neither join this session nor have one of its own */
 		rte_spinlock_unlock(&c->lock);
@@ -141,10 +140,7 @@ process_hit(struct conntrack *ct, struct rte_mbuf *m,
 	}
 	if (nat && c->nat) {
 		state |= nat_state(c, reply);
-		if (unlikely(k->v6))
-			(related ? ct_nat_icmp_error6 : ct_nat_packet6)(
-				c, m, mt, reply);
-		else if (!related)
+		if (!related)
 			ct_nat_packet(c, m, mt, reply);
 		else
 			ct_nat_icmp_error(c, m, mt, reply);
@@ -191,8 +187,7 @@ process_miss(struct conntrack *ct, struct rte_mbuf *m,
 		*refused = !c && !live;
 		if (c && nat && c->nat) {
 			state |= c->nat;
-			(k->v6 ? ct_nat_packet6 : ct_nat_packet)(c, m, mt,
-								 false);
+			ct_nat_packet(c, m, mt, false);
 		}
 	}
 	fill_ref(out, c, false, k->zone);

@@ -34,7 +34,7 @@ dp_ct_nat_spec(const struct dp_nat *n, struct ct_nat_spec *spec)
 				      .ip_max = n->ip_max,
 				      .port_min = n->port_min,
 				      .port_max = n->port_max,
-				      .ip6 = n->v6 ? n->ip6 : NULL };
+				      .ip6 = n->ip6 };
 	return spec;
 }
 
