@@ -129,7 +129,8 @@ ct_ip6_l4(const uint8_t *ip6, uint32_t len, uint8_t *proto, uint32_t *ofs)
 {
 	uint8_t frag;
 
-	return len >= IPV6_HLEN && walk(ip6, len, proto, &frag, ofs) == 0 &&
+	return len >= IPV6_HLEN &&
+	       ct_ipv6_walk(ip6, len, proto, &frag, ofs, NULL) == 0 &&
 	       !frag;
 }
 
