@@ -495,6 +495,14 @@ def nat6_cases(add):
             udp6(A, B, 5001, 53), udp6(A, B, 5001, 53)],
         on_new="ct(commit,zone=1,nat(src=[%s]:1000-1001))" % A_PUB6)
 
+    big = b"f" * 3000
+    add("frag6_nat_snat", "NAT66 on fragmented udp6: SNAT of A to "
+        "[2001:db8:1::7]:7000, addresses rewritten in every fragment, the "
+        "port and checksum in the first; the answer's fragments un-NATed",
+        t0, frags6(udp6(A, B, 5004, 53, big), ident=51) +
+        frags6(udp6(B, A, 53, 7000, big, dst_ip=A_PUB6), ident=52),
+        on_new="ct(commit,zone=1,nat(src=[%s]:7000))" % A_PUB6)
+
 
 # ---------------------------------------------- Neutron-style firewall
 #
