@@ -18,8 +18,8 @@
  * TCP window tracking, UDP/other first/multiple/bidir, ICMP echo by id,
  * ICMP errors related to a session, per-state timeouts with OVS's
  * defaults and per-zone timeout policies, per-zone and global limits,
- * NAT of the source or destination address and port (IPv4; an IPv6
- * session is tracked without NAT: NAT66 is not built). Fragments of
+ * NAT of the source or destination address and port (IPv4, and IPv6
+ * as OVS 3.1's NAT66: ct_nat6.c). Fragments of
  * either family are tracked as their datagram, reassembled by the
  * fragment store (ct_ipf.h); one it refused is +inv.
  *
@@ -150,12 +150,29 @@ int ct_pkt_meta_parse(const struct rte_mbuf *m, struct ct_pkt_meta *meta);
 
 /* nat(src=IP[-IP][:port[-port]]) or nat(dst=...); addresses and ports in
  * host order; max 0 means "same as min"; ports 0 means "keep the port
- * unless it must change" (OVS: only the address). */
+ * unless it must change" (OVS: only the address). An IPv6 range: ip6[0]
+ * its first address, ip6[1] its last (network order; ip_min and ip_max
+ * 0), for IPv6 sessions only; ip6 NULL or its last address :: (never
+ * one: the range would be ::-::), none. An IPv4 range serves IPv4
+ * sessions only (OVS's ofpact check refuses the others). */
 struct ct_nat_spec {
 	bool snat;		/* else dnat */
 	uint32_t ip_min, ip_max;
 	uint16_t port_min, port_max;
+	const uint8_t (*ip6)[16];	/* [2]; NULL or last :: : none */
 };
+
+/* Whether nat gives a new session a translation (a range), for a
+ * session of family v6: an IPv6 range's last address is never ::. */
+static inline bool
+ct_nat_spec_ranged(const struct ct_nat_spec *nat, bool v6)
+{
+	static const uint8_t any[16];
+
+	if (!v6)
+		return nat->ip_min != 0;
+	return nat->ip6 && memcmp(nat->ip6[1], any, sizeof any);
+}
 
 /* What a tracked packet learns about its session (OVS's ct_mark,
  * ct_label, ct_zone). conn is valid until the caller's next quiescent

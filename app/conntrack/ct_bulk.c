@@ -36,6 +36,17 @@ key_flip(struct ct_key *k)
 	*k = r;
 }
 
+/* key_flip, and for an IPv6 key made of a6, a6 flipped too (out of
+ * line: ct_key6_flip) */
+static inline void
+key_flip6(struct ct_key *k, struct ct_addr6 *a6)
+{
+	if (unlikely(k->v6))
+		ct_key6_flip(k, a6);
+	else
+		key_flip(k);
+}
+
 /* The packets of one call (struct ct_flow_call, conntrack.h): zone,
  * commit and nat either one for all (zones, commits or nats NULL) or per
  * packet. */
@@ -332,7 +343,9 @@ execute_bulk(struct conntrack *ct, struct rte_mbuf **pkts,
 			    ct_key_extract6(pkts[i], &meta[i], zone,
 					    &keys[nk], &a6[nk],
 					    &related[nk])) {
-				natted[nk] = false;	/* no NAT66 */
+				natted[nk] = meta[i].natted && !related[nk];
+				if (natted[nk])
+					key_flip6(&keys[nk], &a6[nk]);
 				sigs[nk] = ct_key_sig(&keys[nk]);
 				idx[nk++] = i;
 				continue;
@@ -362,11 +375,16 @@ invalid:
 							   sigs[j],
 							   &data[j]) >= 0)
 				hits |= 1ull << j;
-			if (natted[j] && (hits & (1ull << j)))
+			if (natted[j] && (hits & (1ull << j))) {
+				if (unlikely(keys[j].v6))
+					ct_nat6_natted_addrs(
+						entry_conn(data[j]),
+						entry_reply(data[j]), &a6[j]);
 				data[j] = (void *)((uintptr_t)data[j] ^
 						   CT_DIR_REPLY);
+			}
 			else if (natted[j])	/* gone: on as a new one */
-				key_flip(&keys[j]);
+				key_flip6(&keys[j], &a6[j]);
 			bool commit = call_commit(call, i);
 			const struct ct_nat_spec *nat = call_nat(call, i);
 			struct ct_conn_ref *ref = out ? &out[i] : NULL;

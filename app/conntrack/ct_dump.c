@@ -256,11 +256,10 @@ fmt_tuple(char *b, size_t n, const char *what, const struct ct_conn *c,
 
 	if (k->v6) {	/* inet_ntop is OVS's ipv6_format_addr */
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
-		bool orig = k == &c->key[0];
-		inet_ntop(AF_INET6, orig ? c->ip6.src : c->ip6.dst, s,
-			  sizeof s);
-		inet_ntop(AF_INET6, orig ? c->ip6.dst : c->ip6.src, d,
-			  sizeof d);
+		const uint8_t *sa, *da;	/* the reply's: after NAT */
+		ct_conn_addrs6(c, k != &c->key[0], &sa, &da);
+		inet_ntop(AF_INET6, sa, s, sizeof s);
+		inet_ntop(AF_INET6, da, d, sizeof d);
 		len = snprintf(b, n, "%s=(src=%s,dst=%s", what, s, d);
 	} else {
 		uint32_t s = rte_be_to_cpu_32(k->src);

@@ -277,9 +277,8 @@ tuple_matches(const struct ct_flush_tuple *t, const struct ct_conn *c,
 	      const struct ct_key *k, bool icmp)
 {
 	if (k->v6) {
-		bool orig = k == &c->key[0];
-		const uint8_t *s = orig ? c->ip6.src : c->ip6.dst;
-		const uint8_t *d = orig ? c->ip6.dst : c->ip6.src;
+		const uint8_t *s, *d;	/* the reply's: after NAT */
+		ct_conn_addrs6(c, k != &c->key[0], &s, &d);
 		if (((t->set & CT_FM_SRC) && memcmp(t->src6, s, 16)) ||
 		    ((t->set & CT_FM_DST) && memcmp(t->dst6, d, 16)))
 			return false;

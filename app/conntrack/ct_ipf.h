@@ -11,7 +11,7 @@
  * ct_ipf_dgram) to the caller whose fragment completed it, which has the
  * tracker judge the reassembled packet (ct_ipf_dgram_reassemble) and
  * forwards the fragments themselves, each with the reassembled packet's
- * ct_state and, IPv4 only (no NAT66), its NAT (ct_ipf_dgram_nat, as
+ * ct_state and its NAT (ct_ipf_dgram_nat, as
  * OVS's ipf_post_execute_reass_pkts: addresses in every fragment, the L4
  * header in the first).
  *

@@ -149,5 +149,9 @@ bool ipf_v6_fits(const struct ct_ipf_dgram *dg);
  * mbufs. */
 struct rte_mbuf *ipf_v4_head(const struct ct_ipf_dgram *dg);
 struct rte_mbuf *ipf_v6_head(const struct ct_ipf_dgram *dg);
+/* ct_ipf_dgram_nat for an IPv6 datagram: the addresses of reass (made by
+ * ipf_v6_head, NATed) into every fragment, its L4 bytes into the first
+ * (the reassembled packet has no Fragment header: 8 bytes before) */
+void ipf_v6_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass);
 
 #endif

@@ -93,8 +93,10 @@ ct_ipf_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass)
 {
 	const struct ipf_frag *first = dg->frags;
 
-	if (ipf_key_v6(&dg->key))	/* no NAT66 */
+	if (ipf_key_v6(&dg->key)) {	/* NAT66 */
+		ipf_v6_dgram_nat(dg, reass);
 		return;
+	}
 	const struct rte_ipv4_hdr *rip = rte_pktmbuf_mtod_offset(reass,
 				const struct rte_ipv4_hdr *, first->l3_ofs);
 	for (const struct ipf_frag *f = first; f; f = f->next) {

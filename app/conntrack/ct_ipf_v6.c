@@ -130,3 +130,23 @@ ipf_v6_head(const struct ct_ipf_dgram *dg)
 	ip6[5] = (uint8_t)plen;
 	return r;
 }
+
+void
+ipf_v6_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass)
+{
+	const struct ipf_frag *first = dg->frags;
+	const uint8_t *rip = rte_pktmbuf_mtod_offset(reass, const uint8_t *,
+						     first->l3_ofs);
+	uint32_t r4 = first->l4_ofs - IPV6_FRAG_HLEN;
+
+	for (const struct ipf_frag *f = first; f; f = f->next)
+		memcpy(rte_pktmbuf_mtod_offset(f->m, uint8_t *, f->l3_ofs) + 8,
+		       rip + 8, 32);	/* source and destination */
+	if (reass->data_len <= r4)
+		return;
+	uint32_t n = RTE_MIN(first->end - first->start,
+			     (uint32_t)reass->data_len - r4);
+	n = RTE_MIN(n, (uint32_t)first->m->data_len - first->l4_ofs);
+	memcpy(rte_pktmbuf_mtod_offset(first->m, uint8_t *, first->l4_ofs),
+	       rte_pktmbuf_mtod_offset(reass, const uint8_t *, r4), n);
+}

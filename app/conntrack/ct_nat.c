@@ -13,7 +13,7 @@
 #include <rte_ip.h>
 #include <rte_random.h>
 #include <rte_udp.h>
-#include "ct_private.h"
+#include "ct_csum.h"
 
 /* The search runs under the table lock, so it is bounded as OVS 3.1's
  * nat_get_unique_l4: at most NAT_PORT_TRIES ports from the hashed start,
@@ -38,8 +38,8 @@ has_ports(uint8_t proto)
 }
 
 /* A free port in [pmin, pmax] for reply (through *port), OVS's schedule. */
-static bool
-pick_port(struct conntrack *ct, struct ct_key *reply, rte_be16_t *port,
+bool
+ct_nat_pick_port(struct conntrack *ct, struct ct_key *reply, rte_be16_t *port,
 	  uint16_t pmin, uint16_t pmax, uint32_t start)
 {
 	uint32_t range = (uint32_t)pmax - pmin + 1;
@@ -58,6 +58,49 @@ pick_port(struct conntrack *ct, struct ct_key *reply, rte_be16_t *port,
 	}
 }
 
+/* The ports a pick may give (through *pmin, *pmax): nat's range, else
+ * the original port, which SNAT may move within its class (privileged
+ * or not) when taken, as OVS does; none without ports. False if the
+ * range is empty. */
+static bool
+port_range(const struct ct_nat_spec *nat, uint8_t proto, uint16_t orig_port,
+	   uint16_t *pmin, uint16_t *pmax)
+{
+	*pmin = nat->port_min;
+	*pmax = nat->port_max ? nat->port_max : nat->port_min;
+	if (!has_ports(proto)) {
+		*pmin = *pmax = 0;
+		return true;
+	}
+	if (!*pmin) {
+		if (nat->snat) {
+			*pmin = orig_port < 1024 ? 1 : 1024;
+			*pmax = orig_port < 1024 ? 1023 : 65535;
+		} else {
+			*pmin = *pmax = orig_port;
+		}
+	}
+	return *pmax >= *pmin;
+}
+
+/* With reply's address set: a free reply key, the original port first
+ * if the range holds it, then ct_nat_pick_port's search from h. */
+static bool
+pick_ports(struct conntrack *ct, struct ct_key *reply, rte_be16_t *port,
+	   uint16_t orig_port, uint16_t pmin, uint16_t pmax, uint32_t h)
+{
+	if (!has_ports(reply->proto))
+		return !ct_table_has_key(ct, reply);
+	if (orig_port >= pmin && orig_port <= pmax) {
+		*port = rte_cpu_to_be_16(orig_port);
+		if (!ct_table_has_key(ct, reply))
+			return true;
+	}
+	uint32_t range = (uint32_t)pmax - pmin + 1;
+	return ct_nat_pick_port(ct, reply, port, pmin, pmax,
+				(h >> 16) % range);
+}
+
 bool
 ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 	    const struct ct_key *orig, struct ct_key *reply)
@@ -65,6 +108,7 @@ ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 	uint32_t ip_max = nat->ip_max ? nat->ip_max : nat->ip_min;
 	uint32_t n_ip = ip_max - nat->ip_min + 1;
 	uint32_t h = ct_key_hash(orig);
+	uint16_t pmin, pmax;
 
 	if (ip_max < nat->ip_min)
 		return false;
@@ -74,67 +118,76 @@ ct_nat_pick(struct conntrack *ct, const struct ct_nat_spec *nat,
 	rte_be32_t *addr = nat->snat ? &reply->dst : &reply->src;
 	rte_be16_t *port = nat->snat ? &reply->dport : &reply->sport;
 	uint16_t orig_port = rte_be_to_cpu_16(*port);
-	uint16_t pmin = nat->port_min, pmax = nat->port_max ? nat->port_max
-							     : nat->port_min;
-	if (!has_ports(orig->proto)) {
-		pmin = pmax = 0;
-	} else if (!pmin) {
-		/* No range: keep the port; SNAT may move it within its
-		 * class (privileged or not) when taken, as OVS does. */
-		if (nat->snat) {
-			pmin = orig_port < 1024 ? 1 : 1024;
-			pmax = orig_port < 1024 ? 1023 : 65535;
-		} else {
-			pmin = pmax = orig_port;
-		}
-	}
-	if (has_ports(orig->proto) && pmax < pmin)
+	if (!port_range(nat, orig->proto, orig_port, &pmin, &pmax))
 		return false;
 
 	for (uint32_t i = 0; i < RTE_MIN(n_ip, NAT_ADDR_TRIES); i++) {
 		*addr = rte_cpu_to_be_32(nat->ip_min + (h + i) % n_ip);
-		if (!has_ports(orig->proto)) {
-			if (!ct_table_has_key(ct, reply))
-				return true;
-			continue;
-		}
-		/* The original port first, if the range holds it. */
-		if (orig_port >= pmin && orig_port <= pmax) {
-			*port = rte_cpu_to_be_16(orig_port);
-			if (!ct_table_has_key(ct, reply))
-				return true;
-		}
-		uint32_t range = (uint32_t)pmax - pmin + 1;
-		if (pick_port(ct, reply, port, pmin, pmax, (h >> 16) % range))
+		if (pick_ports(ct, reply, port, orig_port, pmin, pmax, h))
 			return true;
 	}
 	return false;
 }
 
-/* Headers are touched through byte pointers (they may sit unaligned). */
-static inline uint16_t
-get16(const uint8_t *p)
+/* The number of IPv6 addresses in [lo, hi] less one, at most 0xfffffffe
+ * (OVS's nat_ipv6_addrs_delta: ranges wider than 32 bits are cut). */
+static uint32_t
+addrs6_delta(const uint8_t lo[16], const uint8_t hi[16])
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	uint64_t lh = rte_be_to_cpu_64(*(const unaligned_uint64_t *)lo);
+	uint64_t ll = rte_be_to_cpu_64(*(const unaligned_uint64_t *)(lo + 8));
+	uint64_t hh = rte_be_to_cpu_64(*(const unaligned_uint64_t *)hi);
+	uint64_t hl = rte_be_to_cpu_64(*(const unaligned_uint64_t *)(hi + 8));
+	uint64_t diff = 0xfffffffe;
+
+	if (lh == hh && ll <= hl)
+		diff = hl - ll;
+	else if (lh + 1 == hh && ll > hl)
+		diff = UINT64_MAX - (ll - hl - 1);
+	return (uint32_t)RTE_MIN(diff, (uint64_t)0xfffffffe);
 }
 
-static inline void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-/* RFC 1624: HC' = ~(~HC + ~m + m'), 16-bit words, host order. */
+/* a = lo + inc (OVS's nat_ipv6_addr_increment; within the range) */
 static void
-csum_replace16(uint8_t *csum, uint16_t old, uint16_t new)
+addr6_add(uint8_t a[16], const uint8_t lo[16], uint32_t inc)
 {
-	uint32_t s = (uint16_t)~get16(csum);
-	s += (uint16_t)~old;
-	s += new;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	put16(csum, (uint16_t)~s);
+	uint64_t h = rte_be_to_cpu_64(*(const unaligned_uint64_t *)lo);
+	uint64_t l = rte_be_to_cpu_64(*(const unaligned_uint64_t *)(lo + 8));
+
+	if (l + inc < l)
+		h++;
+	l += inc;
+	*(unaligned_uint64_t *)a = rte_cpu_to_be_64(h);
+	*(unaligned_uint64_t *)(a + 8) = rte_cpu_to_be_64(l);
+}
+
+bool
+ct_nat_pick6(struct conntrack *ct, const struct ct_nat_spec *nat,
+	     const struct ct_key *orig, const struct ct_addr6 *a6,
+	     struct ct_key *reply, uint8_t addr[16])
+{
+	const uint8_t *lo = nat->ip6[0], *hi = nat->ip6[1];
+	uint32_t h = ct_key_hash(orig);
+	uint16_t pmin, pmax;
+
+	if (memcmp(hi, lo, 16) < 0)
+		return false;
+	uint32_t n_ip = addrs6_delta(lo, hi) + 1;
+	ct_key6_reply(orig, a6, reply);
+	rte_be16_t *port = nat->snat ? &reply->dport : &reply->sport;
+	uint16_t orig_port = rte_be_to_cpu_16(*port);
+	if (!port_range(nat, orig->proto, orig_port, &pmin, &pmax))
+		return false;
+
+	for (uint32_t i = 0; i < RTE_MIN(n_ip, NAT_ADDR_TRIES); i++) {
+		addr6_add(addr, lo, (h + i) % n_ip);
+		/* the reply's destination for SNAT, its source for DNAT */
+		ct_key6_set_addrs(reply, nat->snat ? a6->dst : addr,
+				  nat->snat ? addr : a6->src);
+		if (pick_ports(ct, reply, port, orig_port, pmin, pmax, h))
+			return true;
+	}
+	return false;
 }
 
 /* Replaces the 4 bytes at field by v (network order), updating the
@@ -154,18 +207,6 @@ replace32(uint8_t *field, rte_be32_t v, uint8_t *const csum[], int n)
 	memcpy(field, nv, 4);
 }
 
-static void
-replace16(uint8_t *field, rte_be16_t v, uint8_t *csum)
-{
-	uint16_t nv = rte_be_to_cpu_16(v);
-
-	if (get16(field) == nv)
-		return;
-	if (csum)
-		csum_replace16(csum, get16(field), nv);
-	put16(field, nv);
-}
-
 void
 ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 	      const struct ct_pkt_meta *mt, bool reply)
@@ -180,6 +221,10 @@ ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 	int n_csum = 1;
 	bool ports = false;
 
+	if (unlikely(c->key[0].v6)) {
+		ct_nat_packet6(c, m, mt, reply);
+		return;
+	}
 	if (proto == IPPROTO_TCP) {	/* header checked by the key */
 		csums[n_csum++] = l4 + 16;
 		ports = true;
@@ -195,12 +240,7 @@ ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 	if (!ports)
 		return;
 	/* Ports are not in the IPv4 header's checksum. */
-	uint8_t *l4csum = n_csum > 1 ? csums[1] : NULL;
-	replace16(l4, o->dport, l4csum);
-	replace16(l4 + 2, o->sport, l4csum);
-	/* UDP: a checksum that comes out 0 is sent as 0xffff. */
-	if (proto == IPPROTO_UDP && l4csum && !get16(l4csum))
-		put16(l4csum, 0xffff);
+	nat_ports(l4, o, proto, n_csum > 1 ? csums[1] : NULL);
 }
 
 /* OVS's nat_packet() with related set: with k the session's key of the
@@ -221,6 +261,11 @@ ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
 	uint32_t icmp_len = RTE_MIN((uint32_t)mt->l4_len,
 				    (uint32_t)m->data_len - mt->l4_ofs);
 	uint8_t *outer_csum[1] = { ip + 10 };
+
+	if (unlikely(c->key[0].v6)) {
+		ct_nat_icmp_error6(c, m, mt, reply);
+		return;
+	}
 
 	if (reply)
 		act = act == CS_SRC_NAT ? CS_DST_NAT : CS_SRC_NAT;

@@ -132,6 +132,9 @@ struct ct_conn {
 	int32_t pos[2];		/* key slots to free (set when removed) */
 	TAILQ_ENTRY(ct_conn) exp; /* expiry list, then retire list */
 	struct ct_addr6 ip6;	/* an IPv6 session's key[0] addresses */
+	uint8_t nat6[16];	/* an IPv6 NATed session's translated
+				 * address (the reply's destination for
+				 * SNAT, its source for DNAT) */
 } __rte_cache_aligned;
 _Static_assert(sizeof(struct ct_conn) == 3 * 64,
 	       "IPv6 addresses fit the session's third line");
@@ -338,15 +341,30 @@ bool ct_key_extract6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 /* The reply key of IPv6 key k made of a6 (ct_key_reply's). */
 bool ct_key6_reply(const struct ct_key *k, const struct ct_addr6 *a6,
 		   struct ct_key *r);
+/* The addresses of IPv6 session c's packets in direction reply, as
+ * its key of that direction has them (key[1]'s carry the NAT address). */
+static inline void
+ct_conn_addrs6(const struct ct_conn *c, bool reply, const uint8_t **s,
+	       const uint8_t **d)
+{
+	*s = reply ? c->ip6.dst : c->ip6.src;
+	*d = reply ? c->ip6.src : c->ip6.dst;
+	if (reply && c->nat) {
+		if (c->nat == CS_SRC_NAT)
+			*d = c->nat6;
+		else
+			*s = c->nat6;
+	}
+}
 /* Whether session c (IPv6) is the one of a packet whose key, made of a6,
  * found it in direction reply. */
 static inline bool
 ct_conn_v6_matches(const struct ct_conn *c, bool reply,
 		   const struct ct_addr6 *a6)
 {
-	const uint8_t *s = reply ? c->ip6.dst : c->ip6.src;
-	const uint8_t *d = reply ? c->ip6.src : c->ip6.dst;
+	const uint8_t *s, *d;
 
+	ct_conn_addrs6(c, reply, &s, &d);
 	return !memcmp(s, a6->src, 16) && !memcmp(d, a6->dst, 16);
 }
 /* The established lane's key of an IPv6 packet from its flow key (UDP
@@ -356,6 +374,13 @@ bool ct_flow_est_key6(struct ct_key *k, const struct flow_key *f,
 		      uint16_t zone);
 bool ct_l4_sane6(const struct rte_mbuf *m, uint16_t l3_ofs, uint8_t proto,
 		 uint16_t *l4_ofs, uint16_t *l4_len);
+/* The one's-complement sum of m's L4 bytes (mt's) and its IPv6
+ * pseudo-header: 0xffff when the checksum is right. */
+uint16_t ct_l4_sum6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt);
+/* Walks the extension headers of the IPv6 packet at ip6 (len bytes of
+ * it): its L4 protocol and offset; false if cut short or a fragment. */
+bool ct_ip6_l4(const uint8_t *ip6, uint32_t len, uint8_t *proto,
+	       uint32_t *ofs);
 /* ICMPv6's query types, as ct_other.c's ICMP ones. */
 bool ct_icmp6_is_query(uint8_t type);
 /* ct_other.c: the ports of an L4 header (len bytes), or an ICMP (IPv4)
@@ -378,7 +403,8 @@ bool ct_nat_exhausted(const struct conntrack *ct,
 void ct_nat_exhausted_note(struct conntrack *ct,
 			   const struct ct_nat_spec *nat,
 			   const struct ct_key *orig, uint64_t now);
-/* Rewrites packet m of session c travelling in direction reply. */
+/* Rewrites packet m of session c travelling in direction reply (an IPv6
+ * session's: ct_nat_packet6, and ct_nat_icmp_error6 for an error). */
 void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 		   const struct ct_pkt_meta *mt, bool reply);
 /* An ICMP error related to a NATed session c, travelling in direction
@@ -388,6 +414,31 @@ void ct_nat_packet(const struct ct_conn *c, struct rte_mbuf *m,
 void ct_nat_icmp_error(const struct ct_conn *c, struct rte_mbuf *m,
 		       const struct ct_pkt_meta *mt, bool reply);
 bool ct_table_has_key(struct conntrack *ct, const struct ct_key *k);
+/* A free port in [pmin, pmax] for reply (through *port, a field of it),
+ * from start on, OVS's schedule (table lock held). */
+bool ct_nat_pick_port(struct conntrack *ct, struct ct_key *reply,
+		      rte_be16_t *port, uint16_t pmin, uint16_t pmax,
+		      uint32_t start);
+
+/* ct_nat6.c: NAT66, as ct_nat.c's for IPv6 sessions. */
+/* ct_nat_pick for IPv6 key orig made of a6: the reply key and, through
+ * addr, the translated address. */
+bool ct_nat_pick6(struct conntrack *ct, const struct ct_nat_spec *nat,
+		  const struct ct_key *orig, const struct ct_addr6 *a6,
+		  struct ct_key *reply, uint8_t addr[16]);
+void ct_nat_packet6(const struct ct_conn *c, struct rte_mbuf *m,
+		    const struct ct_pkt_meta *mt, bool reply);
+void ct_nat_icmp_error6(const struct ct_conn *c, struct rte_mbuf *m,
+			const struct ct_pkt_meta *mt, bool reply);
+/* A packet NATed already in the zone (natted) whose flipped key, made of
+ * a6, found IPv6 session c in direction reply: if a6 are that
+ * direction's addresses, a6 become those of the other one, the
+ * direction the packet is tracked in (else it is refused there). */
+void ct_nat6_natted_addrs(const struct ct_conn *c, bool reply,
+			  struct ct_addr6 *a6);
+/* The reverse of IPv6 key k made of a6, both reversed in place (the
+ * burst's key_flip for IPv6). */
+void ct_key6_flip(struct ct_key *k, struct ct_addr6 *a6);
 
 /* ct_expiry.c */
 /* Removes c's keys (table lock held); the sweeper frees it later. False

@@ -76,8 +76,10 @@ ct_conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	 * must not hold the lock every PMD creates sessions under
 	 * (perf/ct_hostile: a victim's new connections waited milliseconds) */
 	*live = NULL;
-	if (k->v6)
-		nat = NULL;	/* no NAT66: tracked untranslated */
+	/* a range of the other family translates nothing (the ofctl
+	 * parser refuses it, as OVS's ofpact check) */
+	if (nat && !ct_nat_spec_ranged(nat, k->v6))
+		nat = NULL;
 	if (zl && __atomic_load_n(&ct->zone_count[k->zone],
 				  __ATOMIC_RELAXED) >= zl) {
 		cnt->refused_zone_limit++;
@@ -88,7 +90,7 @@ ct_conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 		cnt->refused_full++;
 		return NULL;
 	}
-	if (nat && nat->ip_min && ct_nat_exhausted(ct, nat, k, now)) {
+	if (nat && ct_nat_exhausted(ct, nat, k, now)) {
 		cnt->refused_nat++;
 		return NULL;
 	}
@@ -115,8 +117,10 @@ ct_conn_create(struct conntrack *ct, const struct rte_mbuf *m,
 	c->key[0] = *k;
 	if (k->v6)
 		c->ip6 = *a6;
-	if (nat && nat->ip_min) {
-		if (!ct_nat_pick(ct, nat, k, &c->key[1])) {
+	if (nat) {
+		if (!(k->v6 ? ct_nat_pick6(ct, nat, k, a6, &c->key[1],
+					   c->nat6)
+			    : ct_nat_pick(ct, nat, k, &c->key[1]))) {
 			ct_nat_exhausted_note(ct, nat, k, now);
 			cnt->refused_nat++;
 			goto refuse;

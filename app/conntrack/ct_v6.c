@@ -124,6 +124,16 @@ ct_pkt_meta_l4_ipv6(struct ct_pkt_meta *mt, const struct rte_mbuf *m,
 	return 0;
 }
 
+bool
+ct_ip6_l4(const uint8_t *ip6, uint32_t len, uint8_t *proto, uint32_t *ofs)
+{
+	uint8_t frag;
+
+	return len >= IPV6_HLEN &&
+	       ct_ipv6_walk(ip6, len, proto, &frag, ofs, NULL) == 0 &&
+	       !frag;
+}
+
 void
 ct_key6_set_addrs(struct ct_key *k, const uint8_t src[16],
 		  const uint8_t dst[16])
@@ -161,8 +171,8 @@ ct_key6_reply(const struct ct_key *k, const struct ct_addr6 *a6,
 /* The one's-complement sum of the L4 bytes and the IPv6 pseudo-header
  * (RFC 8200 8.1: the upper-layer length, not the payload length, which
  * counts the extension headers): 0xffff when the checksum is right. */
-static uint16_t
-l4_sum6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt)
+uint16_t
+ct_l4_sum6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt)
 {
 	struct {
 		uint8_t addrs[32];
@@ -193,7 +203,7 @@ packet_sane6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 	switch (mt->nw_proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_ICMPV6:
-		return l4_sum6(m, mt) == 0xffff;
+		return ct_l4_sum6(m, mt) == 0xffff;
 	case IPPROTO_UDP: {
 		const struct rte_udp_hdr *u = (const void *)l4;
 		uint16_t len = rte_be_to_cpu_16(u->dgram_len);
@@ -201,7 +211,7 @@ packet_sane6(const struct rte_mbuf *m, const struct ct_pkt_meta *mt,
 			return false;
 		/* 0 is no checksum over IPv4 only (RFC 8200 8.1: an IPv6
 		 * receiver discards it; OVS 3.1's check_l4_udp) */
-		return l4_sum6(m, mt) == 0xffff;
+		return ct_l4_sum6(m, mt) == 0xffff;
 	}
 	default:
 		return true;

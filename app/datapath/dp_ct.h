@@ -33,7 +33,8 @@ dp_ct_nat_spec(const struct dp_nat *n, struct ct_nat_spec *spec)
 	*spec = (struct ct_nat_spec){ .snat = n->snat, .ip_min = n->ip_min,
 				      .ip_max = n->ip_max,
 				      .port_min = n->port_min,
-				      .port_max = n->port_max };
+				      .port_max = n->port_max,
+				      .ip6 = n->ip6 };
 	return spec;
 }
 
@@ -49,8 +50,13 @@ dp_ct_refresh_key(struct flow_key *k, const struct ct_pkt_meta *mt,
 	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
 						    mt->l4_ofs);
 
-	memcpy(&k->nw_src, ip + 12, sizeof k->nw_src);
-	memcpy(&k->nw_dst, ip + 16, sizeof k->nw_dst);
+	if (mt->is_ipv6) {	/* NAT66 */
+		memcpy(&k->ipv6_src, ip + 8, sizeof k->ipv6_src);
+		memcpy(&k->ipv6_dst, ip + 24, sizeof k->ipv6_dst);
+	} else {
+		memcpy(&k->nw_src, ip + 12, sizeof k->nw_src);
+		memcpy(&k->nw_dst, ip + 16, sizeof k->nw_dst);
+	}
 	/* ICMP's tp_src/tp_dst are its type and code: NAT keeps them */
 	if ((mt->nw_proto == IPPROTO_TCP || mt->nw_proto == IPPROTO_UDP) &&
 	    !(mt->nw_frag & FLOW_NW_FRAG_LATER) &&

@@ -132,13 +132,17 @@ struct dp_ct_label {
 };
 
 /* One nat(...), as the tracker's struct ct_nat_spec: host order; ip_min
- * 0 is a bare `nat` (the session's NAT, if it has one, is applied; a new
- * session gets none); max 0: same as min; ports 0: keep the port. */
+ * 0 (and v6 0) is a bare `nat` (the session's NAT, if it has one, is
+ * applied; a new session gets none); max 0: same as min; ports 0: keep
+ * the port. v6: an IPv6 range, ip6[0] to ip6[1] (network order), ip_min
+ * and ip_max 0. */
 struct dp_nat {
 	uint32_t ip_min, ip_max;
 	uint16_t port_min, port_max;
 	uint8_t snat;		/* else dnat */
-	uint8_t pad[3];		/* zero: compared with memcmp */
+	uint8_t v6;
+	uint8_t pad[2];		/* zero: compared with memcmp */
+	uint8_t ip6[2][16];	/* zero unless v6 */
 };
 
 struct dp_action {

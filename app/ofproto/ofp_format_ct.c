@@ -7,6 +7,7 @@
  * load:V->NXM_NX_REGn[a..b] / set_field:V->regN. sg(...) is vxswitch's
  * own: sg(allow|deny[,zone=N][,commit][,nat(...)]).
  */
+#include <netinet/in.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -142,13 +143,21 @@ put_nat(struct sbuf *b, const struct ofp_nat *n)
 	if (n->kind != OFP_NAT_SRC && n->kind != OFP_NAT_DST)
 		return;
 	put(b, "(%s", n->kind == OFP_NAT_SRC ? "src" : "dst");
-	if (n->ip_min) {
+	if (n->v6) {
+		put(b, "=");
+		char r[2 * INET6_ADDRSTRLEN + 8];
+		ofp_format_nat6(r, sizeof r, n->ip6_min, n->ip6_max,
+				n->port_min);
+		put(b, "%s", r);
+	} else if (n->ip_min) {
 		put(b, "=");
 		put_ipv4(b, n->ip_min);
 		if (n->ip_max && n->ip_max != n->ip_min) {
 			put(b, "-");
 			put_ipv4(b, n->ip_max);
 		}
+	}
+	if (n->ip_min || n->v6) {
 		if (n->port_min) {
 			put(b, ":%u", n->port_min);
 			if (n->port_max && n->port_max != n->port_min)

@@ -7,6 +7,8 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "ofp_format_priv.h"
 
@@ -96,4 +98,21 @@ put_nd(struct sbuf *b, const struct flow_key *match,
 		put_mac_masked(b, "nd_sll", &match->nd_sll, &mask->nd_sll);
 	if (!rte_is_zero_ether_addr(&mask->nd_tll))
 		put_mac_masked(b, "nd_tll", &match->nd_tll, &mask->nd_tll);
+}
+
+void
+ofp_format_nat6(char *out, size_t n, const uint8_t min[16],
+		const uint8_t max[16], bool bracket)
+{
+	static const uint8_t zero[16];
+	char lo[INET6_ADDRSTRLEN], hi[INET6_ADDRSTRLEN];
+	const char *o = bracket ? "[" : "", *c = bracket ? "]" : "";
+
+	inet_ntop(AF_INET6, min, lo, sizeof lo);
+	if (!memcmp(max, zero, 16) || !memcmp(max, min, 16)) {
+		snprintf(out, n, "%s%s%s", o, lo, c);
+		return;
+	}
+	inet_ntop(AF_INET6, max, hi, sizeof hi);
+	snprintf(out, n, "%s%s%s-%s%s%s", o, lo, c, o, hi, c);
 }

@@ -9,7 +9,9 @@
  * with OVS's checks: exec() and nat with addresses need commit, and (in
  * ofp_check_pipeline_actions) the rule must match ip.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ofp_parse_priv.h"
@@ -40,6 +42,63 @@ split_args(char *s, char **args, int max)
 	return n;
 }
 
+/* An IPv6 address as OVS's str_to_nat_range scans one, bare or in
+ * brackets: where it ends, or NULL. */
+static const char *
+scan_ipv6(const char *s, uint8_t a[16])
+{
+	bool br = *s == '[';
+	const char *b = s + br;
+	size_t n = strspn(b, "0123456789abcdefABCDEF:.");
+	char buf[INET6_ADDRSTRLEN + 1];
+
+	if (!n || n >= sizeof buf || (br && b[n] != ']'))
+		return NULL;
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET6, buf, a) != 1)
+		return NULL;
+	return b + n + br;
+}
+
+/* IPV6[-IPV6][:PORT[-PORT]], OVS's syntax: an address in brackets or not
+ * (then a port after it would be read as part of it) */
+static int
+parse_nat_range6(struct parser *p, char *s, struct ofp_nat *nat)
+{
+	const char *e = scan_ipv6(s, nat->ip6_min);
+	uint64_t lo, hi = 0;
+	char *end;
+
+	if (!e)
+		return ofp_fail(p, "nat: invalid nat range \"%s\"", s);
+	memcpy(nat->ip6_max, nat->ip6_min, 16);
+	if (*e == '-' && (!(e = scan_ipv6(e + 1, nat->ip6_max)) ||
+			  memcmp(nat->ip6_max, nat->ip6_min, 16) < 0))
+		return ofp_fail(p, "nat: invalid nat range \"%s\"", s);
+	if (*e == ':') {
+		lo = strtoull(e + 1, &end, 10);
+		if (end == e + 1 || !lo || lo > UINT16_MAX)
+			return ofp_fail(p, "nat: bad port range in \"%s\"", s);
+		hi = lo;
+		if (*end == '-') {
+			e = end + 1;
+			hi = strtoull(e, &end, 10);
+			if (end == e || hi < lo || hi > UINT16_MAX)
+				return ofp_fail(p, "nat: bad port range in "
+						"\"%s\"", s);
+		}
+		nat->port_min = (uint16_t)lo;
+		nat->port_max = (uint16_t)hi;
+		e = end;
+	}
+	if (*e)
+		return ofp_fail(p, "nat: garbage (%s) after nat range \"%s\"",
+				e, s);
+	nat->v6 = true;
+	return 0;
+}
+
 /* IP[-IP][:PORT[-PORT]] */
 static int
 parse_nat_range(struct parser *p, char *s, struct ofp_nat *nat)
@@ -47,6 +106,9 @@ parse_nat_range(struct parser *p, char *s, struct ofp_nat *nat)
 	char *colon = strchr(s, ':'), *dash;
 	uint64_t lo, hi;
 
+	/* an IPv6 address has two colons at least; an IPv4 range one */
+	if (*s == '[' || (colon && strchr(colon + 1, ':')))
+		return parse_nat_range6(p, s, nat);
 	if (colon) {
 		*colon++ = '\0';
 		dash = strchr(colon, '-');

@@ -660,12 +660,17 @@ ofp_check_pipeline_actions(struct parser *p)
 					"or 'ipv6')",
 					a->type == OFPACT_CT ? "ct" : "sg");
 	}
-	/* the tracker translates IPv4 only: an IPv4 range on an IPv6 rule
-	 * is inconsistent (as OVS), and NAT66 is not built */
+	/* an IPv4 range on an ip rule only, an IPv6 one on an ipv6 rule
+	 * only (OVS's check_NAT: OFPBAC_MATCH_INCONSISTENT) */
 	for (int i = 0; i < r->n_ct; i++)
-		if (r->ct[i].nat.ip_min && !rule_is_ip(r))
-			return ofp_fail(p, "%s(nat(src|dst=ADDRESS)) requires "
-					"ip: IPv6 NAT is not supported",
-					r->ct[i].is_sg ? "sg" : "ct");
+		if ((r->ct[i].nat.ip_min && !rule_is_ip(r)) ||
+		    (r->ct[i].nat.v6 && rule_is_ip(r)))
+			return ofp_fail(p, "%s(nat(src|dst=ADDRESS)): an IPv%c "
+					"range requires %s (actions are invalid "
+					"with specified match, "
+					"OFPBAC_MATCH_INCONSISTENT)",
+					r->ct[i].is_sg ? "sg" : "ct",
+					r->ct[i].nat.v6 ? '6' : '4',
+					r->ct[i].nat.v6 ? "ipv6" : "ip");
 	return 0;
 }

@@ -81,6 +81,9 @@ struct ofp_nat {
 	uint8_t kind;		/* enum ofp_nat_kind */
 	rte_be32_t ip_min, ip_max;	/* 0: no address given */
 	uint16_t port_min, port_max;	/* 0: no port given */
+	bool v6;			/* an IPv6 range: ip6_min..ip6_max
+					 * (ip_min, ip_max 0) */
+	uint8_t ip6_min[16], ip6_max[16];
 };
 
 /* One load:V->FIELD[ofs..ofs+nbits-1] or set_field:V->FIELD (whole). */
@@ -227,5 +230,12 @@ bool ofp_rule_same_match(const struct ofp_rule *a, const struct ofp_rule *b);
  * (OFP_TABLE_ALL) taking any table. */
 bool ofp_rule_strict_match(const struct ofp_rule *r,
 			   const struct ofp_rule *filter);
+
+/* An IPv6 nat range's addresses as OVS prints them (format_NAT,
+ * format_odp_ct_nat): min, then -max unless the same, each in brackets
+ * when a port follows (ipv6_format_addr_bracket); into out[n]
+ * (ofp_format_ipv6.c). */
+void ofp_format_nat6(char *out, size_t n, const uint8_t min[16],
+		     const uint8_t max[16], bool bracket);
 
 #endif

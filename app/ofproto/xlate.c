@@ -107,10 +107,17 @@ nat_slot(struct xlate_out *out, const struct ofp_ct *c)
 	struct dp_nat *d = &a->nats[a->n_nats];
 	memset(d, 0, sizeof *d);
 	/* bare `nat` (or one with no address): the session's own NAT only */
-	if (n->kind != OFP_NAT_PLAIN && n->ip_min) {
+	if (n->kind != OFP_NAT_PLAIN && (n->ip_min || n->v6)) {
 		d->snat = n->kind == OFP_NAT_SRC;
-		d->ip_min = rte_be_to_cpu_32(n->ip_min);
-		d->ip_max = n->ip_max ? rte_be_to_cpu_32(n->ip_max) : d->ip_min;
+		d->v6 = n->v6;
+		if (n->v6) {
+			memcpy(d->ip6[0], n->ip6_min, 16);
+			memcpy(d->ip6[1], n->ip6_max, 16);
+		} else {
+			d->ip_min = rte_be_to_cpu_32(n->ip_min);
+			d->ip_max = n->ip_max ? rte_be_to_cpu_32(n->ip_max)
+					      : d->ip_min;
+		}
 		d->port_min = n->port_min;
 		d->port_max = n->port_max ? n->port_max : n->port_min;
 	}

@@ -322,14 +322,20 @@ put_dp_nat(struct buf *b, const struct dp_nat *n)
 
 	if (!n)
 		return;
-	if (!n->ip_min) {
+	if (n->v6) {
+		char r[2 * INET6_ADDRSTRLEN + 8];
+		ofp_format_nat6(r, sizeof r, n->ip6[0], n->ip6[1],
+				n->port_min);
+		put(b, ",nat(%s=%s", n->snat ? "src" : "dst", r);
+	} else if (!n->ip_min) {
 		put(b, ",nat");
 		return;
+	} else {
+		v = rte_cpu_to_be_32(n->ip_min);
+		inet_ntop(AF_INET, &v, lo, sizeof lo);
+		put(b, ",nat(%s=%s", n->snat ? "src" : "dst", lo);
 	}
-	v = rte_cpu_to_be_32(n->ip_min);
-	inet_ntop(AF_INET, &v, lo, sizeof lo);
-	put(b, ",nat(%s=%s", n->snat ? "src" : "dst", lo);
-	if (n->ip_max != n->ip_min) {
+	if (!n->v6 && n->ip_max != n->ip_min) {
 		v = rte_cpu_to_be_32(n->ip_max);
 		inet_ntop(AF_INET, &v, hi, sizeof hi);
 		put(b, "-%s", hi);

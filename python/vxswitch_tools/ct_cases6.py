@@ -423,7 +423,85 @@ def cases():
         "DHCP/DHCPv6 client only, egress allow all, ingress tcp6 22 and "
         "icmp6 echo, est/rel accept, inv drop (neutron_fw6_rules)",
         neutron_fw6_rules(), neutron_fw6_packets(), l3=L3_46)
+    nat6_cases(add)
     return cs
+
+
+# ------------------------------------------------------------- NAT66
+#
+# As ct_cases' nat_* cases: ct(nat,table=1) in table 0, ct(commit,nat(...))
+# for +new. Which address and port of a wider range OVS gives a session
+# hangs on a hash under a per-process random basis (nat_range_hash), so
+# every pick here has one answer: a one-address range, the original port
+# kept (no port range), or a 2-port range whose one port is taken.
+
+A_PUB6 = "2001:db8:1::7"
+SVC6 = "2001:db8:1::80"
+
+
+def nat6_cases(add):
+    t0 = ["table=0,priority=100,ipv6,actions=ct(table=1,zone=1,nat)"]
+    a, b = ISN_A + 1, ISN_B + 1
+    add("nat6_snat", "NAT66: SNAT of A to port 7000 of a one-address "
+        "range, 2001:db8:1::7: a TCP session (handshake, data, B's ack) "
+        "and a UDP one; B answers the public address",
+        t0, [tcp6(A, B, "S", ISN_A),
+             tcp6(B, A, "SA", ISN_B, a, dst_ip=A_PUB6, dport=7000),
+             tcp6(A, B, "A", a, b),
+             tcp6(A, B, "PA", a, b, b"n" * 10),
+             tcp6(B, A, "A", b, a + 10, dst_ip=A_PUB6, dport=7000),
+             udp6(A, B, 5000, 53),
+             udp6(B, A, 53, 7000, dst_ip=A_PUB6)],
+        on_new="ct(commit,zone=1,nat(src=[%s]-[%s]:7000))"
+        % (A_PUB6, A_PUB6))
+
+    add("nat6_dnat", "NAT66: DNAT of 2001:db8:1::80 to B port 80: A "
+        "opens TCP to the service address and port 8080, B answers on 80 "
+        "from its own; UDP to the service's port 53, B answers on 80",
+        t0, [
+            tcp6(A, B, "S", ISN_A, dst_ip=SVC6, dport=8080),
+            tcp6(B, A, "SA", ISN_B, a),
+            tcp6(A, B, "A", a, b, dst_ip=SVC6, dport=8080),
+            udp6(A, B, 5000, 53, dst_ip=SVC6),
+            udp6(B, A, 80, 5000)],
+        on_new="ct(commit,zone=1,nat(dst=[%s]:80))" % B.ipv6)
+
+    out = tcp6(A, B, "S", ISN_A, src_ip=A_PUB6)
+    uout = udp6(A, B, 5000, 53, src_ip=A_PUB6)
+    add("nat6_snat_icmp_error", "NAT66: SNAT of A to 2001:db8:1::7; R's "
+        "packet too big about A's SYN as it left, B's port unreachable "
+        "about A's UDP as it left: both to the public address, translated "
+        "back to A (outer and quoted)", t0, [
+            tcp6(A, B, "S", ISN_A),
+            icmp6_error(R, A, out, 2, 0, 1280, port="b", dst_ip=A_PUB6,
+                        note="R>A_PUB6 icmp6 too-big quoting [%s]"
+                        % out.note),
+            udp6(A, B, 5000, 53),
+            icmp6_error(B, A, uout, port="b", dst_ip=A_PUB6,
+                        note="B>A_PUB6 icmp6 port-unreachable quoting [%s]"
+                        % uout.note)],
+        on_new="ct(commit,zone=1,nat(src=%s))" % A_PUB6)
+
+    # 2001:db8:1::7 port 1000 in use (a session of its own, committed
+    # without NAT), so the range's other port is the one answer
+    add("nat6_exhausted", "NAT66: SNAT to [2001:db8:1::7]:1000-1001 with "
+        "1000 taken: A's first UDP session gets 1001 (answered), its "
+        "second none (+new, untranslated, not committed)",
+        ["table=0,priority=110,ipv6,ipv6_src=%s,actions=ct(commit,zone=1)"
+         % A_PUB6] + t0, [
+            udp6(A, B, 1000, 53, src_ip=A_PUB6,
+                 note="A_PUB6>B udp6 1000>53 (committed, no NAT)"),
+            udp6(A, B, 5000, 53), udp6(B, A, 53, 1001, dst_ip=A_PUB6),
+            udp6(A, B, 5001, 53), udp6(A, B, 5001, 53)],
+        on_new="ct(commit,zone=1,nat(src=[%s]:1000-1001))" % A_PUB6)
+
+    big = b"f" * 3000
+    add("frag6_nat_snat", "NAT66 on fragmented udp6: SNAT of A to "
+        "[2001:db8:1::7]:7000, addresses rewritten in every fragment, the "
+        "port and checksum in the first; the answer's fragments un-NATed",
+        t0, frags6(udp6(A, B, 5004, 53, big), ident=51) +
+        frags6(udp6(B, A, 53, 7000, big, dst_ip=A_PUB6), ident=52),
+        on_new="ct(commit,zone=1,nat(src=[%s]:7000))" % A_PUB6)
 
 
 # ---------------------------------------------- Neutron-style firewall

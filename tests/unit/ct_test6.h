@@ -37,7 +37,7 @@ pkt6x(const uint8_t src[16], const uint8_t dst[16], uint8_t proto,
 	ip[7] = 64;
 	memcpy(ip + 8, src, 16);
 	memcpy(ip + 24, dst, 16);
-	if (extlen)
+	if (extlen && ext)
 		memcpy(ip + 40, ext, extlen);
 	uint8_t *q = ip + 40 + extlen;
 	memcpy(q, l4, l4len);
