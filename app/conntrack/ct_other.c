@@ -57,9 +57,11 @@ bool
 ct_key_reply(const struct ct_key *k, struct ct_key *r)
 {
 	ct_key_reverse(r, k);
-	if (k->proto != IPPROTO_ICMP)
+	/* ICMP is IPv4's query protocol, ICMPv6 IPv6's */
+	if (k->proto != (k->v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP))
 		return true;
-	int t = icmp_reply_type((uint8_t)rte_be_to_cpu_16(k->dport));
+	uint8_t type = (uint8_t)rte_be_to_cpu_16(k->dport);
+	int t = k->v6 ? ct_icmp6_reply_type(type) : icmp_reply_type(type);
 	r->sport = k->sport;	/* the id, both ways */
 	r->dport = rte_cpu_to_be_16(t < 0 ? 0 : t);
 	return t >= 0;

@@ -158,14 +158,10 @@ bool
 ct_key6_reply(const struct ct_key *k, const struct ct_addr6 *a6,
 	      struct ct_key *r)
 {
-	ct_key_reverse(r, k);
+	bool ok = ct_key_reply(k, r);
+
 	ct_key6_set_addrs(r, a6->dst, a6->src);
-	if (k->proto != IPPROTO_ICMPV6)
-		return true;
-	int t = ct_icmp6_reply_type((uint8_t)rte_be_to_cpu_16(k->dport));
-	r->sport = k->sport;	/* the id, both ways */
-	r->dport = rte_cpu_to_be_16(t < 0 ? 0 : t);
-	return t >= 0;
+	return ok;
 }
 
 /* The one's-complement sum of the L4 bytes and the IPv6 pseudo-header
