@@ -182,8 +182,8 @@ uint16_t ct_ipf_dgram_n_frags(const struct ct_ipf_dgram *dg);
  * clones pin their buffers). */
 struct rte_mbuf *ct_ipf_dgram_reassemble(struct ct_ipf_dgram *dg);
 /* After the tracker NATed reass: its addresses into every fragment, its
- * L4 bytes into the first (OVS's ipf_post_execute_reass_pkts). IPv4
- * only: nothing for an IPv6 datagram (no NAT66). */
+ * L4 bytes into the first (OVS's ipf_post_execute_reass_pkts), IPv4 or
+ * IPv6 (NAT66: the Fragment header's 8 bytes apart). */
 void ct_ipf_dgram_nat(struct ct_ipf_dgram *dg, const struct rte_mbuf *reass);
 /* Takes up to max of the datagram's fragments, in offset order, out of
  * the store: the caller owns them (counted completed, or invalid).

@@ -12,10 +12,11 @@
  * fragment). The action has the tracker judge the reassembled packets
  * like the rest of its batch (same zone, commit, NAT), then settles each
  * datagram (dp_ipf_settle: the state for every fragment, the NAT
- * rewritten into them, IPv4 only) and lets its fragments go on,
- * BATCH_MAX at a time (dp_ipf_next): through the actions after it
- * (dp_execute.c), or into the next recirculation pass (ct(table=),
- * ct_recirc.c), or dropped as the verdict says (dp_ipf_drop). A datagram made invalid goes on +trk+inv.
+ * rewritten into them) and lets its fragments go on, BATCH_MAX at a time
+ * (dp_ipf_next): through the actions after it (dp_execute.c), or into
+ * the next recirculation pass (ct(table=), ct_recirc.c), or dropped as
+ * the verdict says (dp_ipf_drop). A datagram made invalid goes on
+ * +trk+inv.
  * The finishing fragment's position in the pass stands for every
  * fragment of its datagram (their hash, their key for later actions):
  * they were received in other bursts whose keys are gone.
