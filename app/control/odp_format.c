@@ -177,13 +177,24 @@ odp_format_key(struct ds *out, const struct flow_key *k,
 
 	if (o->verbose)
 		ds_put_cstr(out, "skb_priority(0/0),");
-	if (m->tun_id || m->tun_src || m->tun_dst ||
-	    (o->verbose && (k->tun_id || k->tun_src))) {
+	bool tun6 = flow_key_has_line3(k);
+
+	if (m->tun_id || m->tun_src || m->tun_dst || flow_key_has_line3(m) ||
+	    (o->verbose && (k->tun_id || k->tun_src || tun6))) {
 		ds_put_cstr(out, "tunnel(");
 		field_uint(&g, "tun_id", k->tun_id, m->tun_id, UINT32_MAX,
 			   true);
-		field_ip(&g, "src", k->tun_src, m->tun_src);
-		field_ip(&g, "dst", k->tun_dst, m->tun_dst);
+		/* one family's addresses, as OVS's format_odp_tun_attr
+		 * prints the attributes the key has */
+		if (tun6 || flow_key_has_line3(m)) {
+			field_in6(&g, "ipv6_src", &k->tun_ipv6_src,
+				  &m->tun_ipv6_src);
+			field_in6(&g, "ipv6_dst", &k->tun_ipv6_dst,
+				  &m->tun_ipv6_dst);
+		} else {
+			field_ip(&g, "src", k->tun_src, m->tun_src);
+			field_ip(&g, "dst", k->tun_dst, m->tun_dst);
+		}
 		ds_put_cstr(out, "),");
 	}
 	if (o->verbose)

@@ -46,7 +46,7 @@ put_in6(struct ds *out, const struct flow_in6_addr *a)
 	ds_put_cstr(out, inet_ntop(AF_INET6, a->a, s, sizeof s) ? s : "?");
 }
 
-static void
+void
 field_in6(struct group *g, const char *name, const struct flow_in6_addr *v,
 	  const struct flow_in6_addr *m)
 {

@@ -28,6 +28,10 @@ void field_mac(struct group *g, const char *name,
 
 /* odp_format_ipv6.c: an IPv6 key's ipv6(...), tcp(...)|udp(...)|
  * icmpv6(...) and nd(...), each "," first, in OVS's ODP order. */
+/* NAME=ADDR[/MASK], nothing for an empty mask unless verbose
+ * (odp_format_ipv6.c) */
+void field_in6(struct group *g, const char *name,
+	       const struct flow_in6_addr *v, const struct flow_in6_addr *m);
 void odp_format_ipv6(struct ds *out, const struct flow_key *k,
 		     const struct flow_key *m, bool verbose);
 

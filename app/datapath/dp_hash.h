@@ -25,10 +25,10 @@
 /* flow_key_equal(), in four 16-byte vector compares per line (keys are
  * 64-byte aligned): hash-reuse compares nearly every key with the
  * previous one, and the word loop is ~20 instructions a key. The first
- * line's compare includes w7 (ext_line), so the second line is compared
- * only when both keys have one. */
-_Static_assert(FLOW_KEY_LINE_WORDS == 8 && sizeof(struct flow_key) == 128,
-	       "dp_key_equal compares one or two lines");
+ * line's compare includes w7 (ext_line), so the other lines are compared
+ * only when both keys have them. */
+_Static_assert(FLOW_KEY_LINE_WORDS == 8 && sizeof(struct flow_key) == 192,
+	       "dp_key_equal compares one, two or three lines");
 
 static inline bool
 dp_line_equal(const uint64_t *a, const uint64_t *b)
@@ -57,7 +57,10 @@ dp_key_equal(const struct flow_key *a, const struct flow_key *b)
 {
 	if (!dp_line_equal(a->w, b->w))
 		return false;
-	return likely(!flow_key_has_ext(a)) || dp_line_equal(a->line2, b->line2);
+	if (likely(!flow_key_has_ext(a)))
+		return true;
+	return (!flow_key_has_line2(a) || dp_line_equal(a->line2, b->line2)) &&
+	       (!flow_key_has_line3(a) || dp_line_equal(a->line3, b->line3));
 }
 
 /* flow_hash_key(), the same value: DPDK's rte_hash_crc_8byte() tests
@@ -72,9 +75,15 @@ dp_flow_hash(const struct flow_key *k)
 
 	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
 		h = _mm_crc32_u64(h, k->w[i]);
-	if (unlikely(flow_key_has_ext(k)))
-		for (int i = FLOW_KEY_USED_WORDS; i < FLOW_KEY_WORDS; i++)
-			h = _mm_crc32_u64(h, k->w[i]);
+	if (unlikely(flow_key_has_ext(k))) {
+		h = _mm_crc32_u64(h, k->w[FLOW_KEY_USED_WORDS]);
+		if (flow_key_has_line2(k))
+			for (int i = FLOW_KEY_LINE2; i < FLOW_KEY_LINE3; i++)
+				h = _mm_crc32_u64(h, k->w[i]);
+		if (flow_key_has_line3(k))
+			for (int i = FLOW_KEY_LINE3; i < FLOW_KEY_WORDS; i++)
+				h = _mm_crc32_u64(h, k->w[i]);
+	}
 	return (uint32_t)h;
 #else
 	return flow_hash_key(k);

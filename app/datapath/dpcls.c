@@ -232,12 +232,15 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 {
 	/* A key with bits outside its mask would hash and compare as
 	 * something no packet can match; mask it rather than trust it.
-	 * A mask with second-line words must match ext_line too (the mask
-	 * builder sets it: flow_mask_set_field): that is what keeps keys
-	 * without a second line out of its subtable. Setting it here would
-	 * be too late, the key was masked without it. */
-	if ((flow_mask_wordmap(&f->mask) & FLOW_WORDMAP_LINE2) &&
-	    f->mask.ext_line != 0xff)
+	 * A mask with words of another line must match that line's ext_line
+	 * bit too (the mask builder sets it: flow_mask_set_field): that is
+	 * what keeps keys without the line out of its subtable. Setting it
+	 * here would be too late, the key was masked without it. */
+	uint32_t map = flow_mask_wordmap(&f->mask);
+
+	if (((map & FLOW_WORDMAP_LINE2) &&
+	     !(f->mask.ext_line & FLOW_EXT_LINE)) ||
+	    ((map & FLOW_WORDMAP_LINE3) && !(f->mask.ext_line & FLOW_EXT_TUN6)))
 		return -EINVAL;
 	flow_key_mask(&f->key, &f->key, &f->mask);
 
@@ -487,7 +490,7 @@ dpcls_rank_subtables(struct dpcls *cls)
 
 void
 dpcls_foreach_subtable(const struct dpcls *cls,
-		       void (*cb)(uint16_t wordmap, const char *lookup_name,
+		       void (*cb)(uint32_t wordmap, const char *lookup_name,
 				  uint32_t n_flows, uint64_t hits, void *aux),
 		       void *aux)
 {
@@ -499,7 +502,7 @@ dpcls_foreach_subtable(const struct dpcls *cls,
 }
 
 const char *
-dpcls_lookup_name_for(uint16_t wordmap)
+dpcls_lookup_name_for(uint32_t wordmap)
 {
 	const char *name;
 

@@ -95,13 +95,13 @@ void dpcls_rank_subtables(struct dpcls *cls);
 
 /* For pmd-perf-show / dpctl, in rank order. hits is the subtable's total. */
 void dpcls_foreach_subtable(const struct dpcls *cls,
-			    void (*cb)(uint16_t wordmap, const char *lookup_name,
+			    void (*cb)(uint32_t wordmap, const char *lookup_name,
 				       uint32_t n_flows, uint64_t hits,
 				       void *aux),
 			    void *aux);
 
 /* Which lookup a new subtable with this wordmap gets. */
-const char *dpcls_lookup_name_for(uint16_t wordmap);
+const char *dpcls_lookup_name_for(uint32_t wordmap);
 
 /* Test hook: subtables created from now on hash with secret s instead of
  * the one drawn at random in dpcls_create (so a test can know which keys
@@ -120,7 +120,7 @@ struct dpcls_subtable {
 	struct megaflow **buckets;	/* chains through megaflow->next */
 	uint32_t bucket_mask;		/* n_buckets - 1, a power of two */
 	uint32_t n_flows;
-	uint16_t wordmap;		/* flow_mask_wordmap(&mask) */
+	uint32_t wordmap;		/* flow_mask_wordmap(&mask) */
 	dpcls_subtable_lookup_fn lookup;
 	const char *lookup_name;
 	uint64_t hits;			/* since creation, for display */
@@ -129,20 +129,23 @@ struct dpcls_subtable {
 
 /* The lookup for wordmap: a specialised one if registered, else generic.
  * *name gets its name. */
-dpcls_subtable_lookup_fn dpcls_lookup_select(uint16_t wordmap,
+dpcls_subtable_lookup_fn dpcls_lookup_select(uint32_t wordmap,
 					     const char **name);
 
 uint32_t dpcls_lookup_generic(struct dpcls_subtable *st, uint32_t keys_map,
 			      const struct flow_key keys[],
 			      struct megaflow *flows[]);
 
-/* The same for masks with second-line words. */
+/* The same for masks with second-line words, and with third-line ones. */
 uint32_t dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
 			       const struct flow_key keys[],
 			       struct megaflow *flows[]);
+uint32_t dpcls_lookup_generic3(struct dpcls_subtable *st, uint32_t keys_map,
+			       const struct flow_key keys[],
+			       struct megaflow *flows[]);
 
-/* The generic lookup for wordmap (one line or two). */
-dpcls_subtable_lookup_fn dpcls_lookup_generic_for(uint16_t wordmap,
+/* The generic lookup for wordmap (one line, two or three). */
+dpcls_subtable_lookup_fn dpcls_lookup_generic_for(uint32_t wordmap,
 						  const char **name);
 
 #define DPCLS_LOOKUP_GENERIC_NAME "dpcls_lookup_generic"

@@ -23,13 +23,13 @@ _Static_assert(BATCH_MAX <= 32, "keys_map is 32 bits");
  * compared: outside them the mask is zero and masked_key is too. */
 static inline __attribute__((always_inline)) bool
 key_matches(const struct flow_key *key, const struct flow_key *mask,
-	    const struct flow_key *masked_key, uint16_t wordmap, int n_words)
+	    const struct flow_key *masked_key, uint32_t wordmap, int n_words)
 {
 	uint64_t diff = 0;
 
 	/* -O2 only peels loops completely when that does not grow the code,
 	 * which would leave a constant wordmap tested bit by bit at run time. */
-#pragma GCC unroll 16
+#pragma GCC unroll 24
 	for (int i = 0; i < n_words; i++)
 		if (wordmap & (1u << i))
 			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
@@ -38,7 +38,7 @@ key_matches(const struct flow_key *key, const struct flow_key *mask,
 
 static inline struct megaflow *
 chain_find(struct megaflow *f, const struct flow_key *key,
-	   const struct flow_key *mask, uint16_t wordmap, int n_words)
+	   const struct flow_key *mask, uint32_t wordmap, int n_words)
 {
 	/* The hash is not compared first: f->hash lives on another cache line
 	 * of the megaflow than f->key, and chains average under one entry. */
@@ -53,7 +53,7 @@ chain_find(struct megaflow *f, const struct flow_key *key,
 static inline __attribute__((always_inline)) uint32_t
 lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	    const struct flow_key keys[], struct megaflow *flows[],
-	    uint16_t wordmap, int n_words)
+	    uint32_t wordmap, int n_words)
 {
 	struct megaflow *const *buckets = st->buckets;
 	const uint32_t bucket_mask = st->bucket_mask;
@@ -61,13 +61,16 @@ lookup_impl(struct dpcls_subtable *st, uint32_t keys_map,
 	uint32_t slots[32];
 	uint32_t hits = 0;
 
-	/* A mask with second-line words only matches keys that have one
-	 * (it masks ext_line too): the others are left out here, before the
-	 * hash would read their second line, which is not theirs. A constant
+	/* A mask with words of another line only matches keys that have it
+	 * (it masks its ext_line bit too): the others are left out here,
+	 * before the hash would read a line that is not theirs. A constant
 	 * IPv4 wordmap compiles this away. */
-	if (wordmap & FLOW_WORDMAP_LINE2) {
+	if (wordmap & (FLOW_WORDMAP_LINE2 | FLOW_WORDMAP_LINE3)) {
+		uint8_t need = (wordmap & FLOW_WORDMAP_LINE2 ? FLOW_EXT_LINE : 0) |
+			       (wordmap & FLOW_WORDMAP_LINE3 ? FLOW_EXT_TUN6 : 0);
+
 		for (uint32_t m = keys_map; m; m &= m - 1)
-			if (!flow_key_has_ext(&keys[__builtin_ctz(m)]))
+			if ((keys[__builtin_ctz(m)].ext_line & need) != need)
 				keys_map &= ~(1u << __builtin_ctz(m));
 	}
 	for (uint32_t m = keys_map; m; m &= m - 1) {
@@ -114,8 +117,23 @@ dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
 		      const struct flow_key keys[], struct megaflow *flows[])
 {
 	return lookup_impl(st, keys_map, keys, flows, st->wordmap,
+			   FLOW_KEY_LINE3);
+}
+
+uint32_t
+dpcls_lookup_generic3(struct dpcls_subtable *st, uint32_t keys_map,
+		      const struct flow_key keys[], struct megaflow *flows[])
+{
+	return lookup_impl(st, keys_map, keys, flows, st->wordmap,
 			   FLOW_KEY_WORDS);
 }
+
+/* The words a lookup's loops run over: to the end of the last line the
+ * wordmap has. */
+#define DPCLS_LOOKUP_WORDS(WORDMAP)                                            \
+	(((WORDMAP) & FLOW_WORDMAP_LINE3)   ? FLOW_KEY_WORDS                   \
+	 : ((WORDMAP) & FLOW_WORDMAP_LINE2) ? FLOW_KEY_LINE3                   \
+					    : FLOW_KEY_LINE_WORDS)
 
 #define DPCLS_DEFINE_LOOKUP(NAME, WORDMAP)                                     \
 	static uint32_t NAME(struct dpcls_subtable *st, uint32_t keys_map,     \
@@ -123,9 +141,7 @@ dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
 			     struct megaflow *flows[])                         \
 	{                                                                      \
 		return lookup_impl(st, keys_map, keys, flows, (WORDMAP),       \
-				   ((WORDMAP) & FLOW_WORDMAP_LINE2)            \
-					   ? FLOW_KEY_WORDS                    \
-					   : FLOW_KEY_LINE_WORDS);             \
+				   DPCLS_LOOKUP_WORDS(WORDMAP));               \
 	}
 
 /* The shapes worth a specialised lookup. Word layout: see flow_key.h.
@@ -150,7 +166,7 @@ dpcls_lookup_generic2(struct dpcls_subtable *st, uint32_t keys_map,
 DPCLS_SPECIALISED_LOOKUPS(DPCLS_DEFINE_LOOKUP)
 
 struct lookup_impl_entry {
-	uint16_t wordmap;
+	uint32_t wordmap;
 	dpcls_subtable_lookup_fn fn;
 	const char *name;
 };
@@ -162,7 +178,7 @@ static const struct lookup_impl_entry lookup_registry[] = {
 };
 
 dpcls_subtable_lookup_fn
-dpcls_lookup_select(uint16_t wordmap, const char **name)
+dpcls_lookup_select(uint32_t wordmap, const char **name)
 {
 	for (unsigned i = 0; i < RTE_DIM(lookup_registry); i++) {
 		if (lookup_registry[i].wordmap == wordmap) {
@@ -174,10 +190,12 @@ dpcls_lookup_select(uint16_t wordmap, const char **name)
 }
 
 dpcls_subtable_lookup_fn
-dpcls_lookup_generic_for(uint16_t wordmap, const char **name)
+dpcls_lookup_generic_for(uint32_t wordmap, const char **name)
 {
 	/* both generic lookups have one name: the tests compare names */
 	*name = DPCLS_LOOKUP_GENERIC_NAME;
+	if (wordmap & FLOW_WORDMAP_LINE3)
+		return dpcls_lookup_generic3;
 	return wordmap & FLOW_WORDMAP_LINE2 ? dpcls_lookup_generic2
 					    : dpcls_lookup_generic;
 }

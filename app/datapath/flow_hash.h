@@ -27,11 +27,18 @@ flow_hash_key(const struct flow_key *k)
 	uint32_t h = FLOW_HASH_BASIS;
 	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
 		h = rte_hash_crc_8byte(k->w[i], h);
-	/* w7 (ext_line) and the second line only where it is part of the
-	 * key: IPv4 hashes are what they were (dp_hash.h does the same) */
-	if (flow_key_has_ext(k))
-		for (int i = FLOW_KEY_USED_WORDS; i < FLOW_KEY_WORDS; i++)
-			h = rte_hash_crc_8byte(k->w[i], h);
+	/* w7 (ext_line) and the other lines only where they are part of
+	 * the key: IPv4 hashes are what they were, and IPv6 ones over an
+	 * IPv4 underlay too (dp_hash.h does the same) */
+	if (flow_key_has_ext(k)) {
+		h = rte_hash_crc_8byte(k->w[FLOW_KEY_USED_WORDS], h);
+		if (flow_key_has_line2(k))
+			for (int i = FLOW_KEY_LINE2; i < FLOW_KEY_LINE3; i++)
+				h = rte_hash_crc_8byte(k->w[i], h);
+		if (flow_key_has_line3(k))
+			for (int i = FLOW_KEY_LINE3; i < FLOW_KEY_WORDS; i++)
+				h = rte_hash_crc_8byte(k->w[i], h);
+	}
 	return h;
 }
 
@@ -44,7 +51,7 @@ struct flow_hash_secret {
 };
 
 /* A dpcls subtable's hash of key & mask, over only the words the mask
- * touches (wordmap bit i = w[i], 16 bits: two lines). Specialised lookups call it with a
+ * touches (wordmap bit i = w[i], 24 bits: three lines). Specialised lookups call it with a
  * constant wordmap so the loop unrolls to straight-line code.
  *
  * Not CRC: a subtable chains its megaflows, and a tenant whose rules make
@@ -68,12 +75,12 @@ struct flow_hash_secret {
  * used word against CRC's 2 (perf/results/callgrind-dpcls-hash.txt). */
 static inline __attribute__((always_inline)) uint32_t
 flow_hash_masked_words(const struct flow_key *k, const struct flow_key *m,
-		       uint16_t wordmap, const struct flow_hash_secret *s,
+		       uint32_t wordmap, const struct flow_hash_secret *s,
 		       int n_words)
 {
 	uint64_t h = 0;
 
-#pragma GCC unroll 16
+#pragma GCC unroll 24
 	for (int i = 0; i < n_words; i++)
 		if (wordmap & (1u << i)) {
 			uint64_t x = (k->w[i] & m->w[i]) + s->k[i];
@@ -83,25 +90,26 @@ flow_hash_masked_words(const struct flow_key *k, const struct flow_key *m,
 	return (uint32_t)((h * s->fin) >> 32);
 }
 
-/* n_words: FLOW_KEY_LINE_WORDS when wordmap has no second-line bits (a
- * generic lookup with a run-time wordmap then tests 8 bits, not 16),
- * else FLOW_KEY_WORDS; the same value either way. */
+/* n_words: FLOW_KEY_LINE_WORDS when wordmap has no bits of the other
+ * lines (a generic lookup with a run-time wordmap then tests 8 bits, not
+ * 24), else up to the last line it has; the same value either way. */
 static inline __attribute__((always_inline)) uint32_t
 flow_hash_masked(const struct flow_key *k, const struct flow_key *m,
-		 uint16_t wordmap, const struct flow_hash_secret *s)
+		 uint32_t wordmap, const struct flow_hash_secret *s)
 {
 	return flow_hash_masked_words(k, m, wordmap, s, FLOW_KEY_WORDS);
 }
 
-/* The wordmap bits of the second line: a subtable with any of them only
- * sees keys that have one (dpcls_lookup.c). */
-#define FLOW_WORDMAP_LINE2 0xff00u
+/* The wordmap bits of the second and third lines: a subtable with any of
+ * them only sees keys that have that line (dpcls_lookup.c). */
+#define FLOW_WORDMAP_LINE2 0x00ff00u
+#define FLOW_WORDMAP_LINE3 0xff0000u
 
 /* Bit i set iff mask word i is non-zero. */
-static inline uint16_t
+static inline uint32_t
 flow_mask_wordmap(const struct flow_key *m)
 {
-	uint16_t map = 0;
+	uint32_t map = 0;
 	for (int i = 0; i < FLOW_KEY_WORDS; i++)
 		if (m->w[i])
 			map |= 1u << i;

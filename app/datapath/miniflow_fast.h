@@ -174,11 +174,14 @@ miniflow_fast_try6(const struct rte_mbuf *m, struct flow_key *key)
 	     (uint64_t)p[FAST6_IP + 7] << 40 | ports;
 	uint64_t w7 = (uint64_t)FLOW_EXT_LINE << 56 | label;
 #endif
+	uint8_t tun6 = key->ext_line & FLOW_EXT_TUN6;
+
 	key->w[2] = load64(p) & rte_cpu_to_le_64(0x0000ffffffffffffull);
 	key->w[3] = load64(p + 6);
 	key->w[4] = 0;
 	key->w[5] = w5;
 	key->w[7] = w7;
+	key->ext_line |= tun6;	/* decap's third line stays the key's */
 	memcpy(key->line2, p + FAST6_IP + 8, 32);	/* src, dst */
 	key->line2[4] = key->line2[5] = 0;		/* nd_target */
 	key->line2[6] = key->line2[7] = 0;		/* nd_sll, nd_tll */

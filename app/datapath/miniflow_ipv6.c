@@ -205,9 +205,11 @@ miniflow_extract_ipv6(const struct rte_mbuf *m, uint32_t l3_off,
 
 	/* w7 and the whole second line, zero where a header is absent, so
 	 * the key compares and hashes as plain words */
+	uint8_t tun6 = key->ext_line & FLOW_EXT_TUN6;	/* decap's */
+
 	key->w[7] = 0;
 	memset(key->line2, 0, sizeof key->line2);
-	key->ext_line = FLOW_EXT_LINE;
+	key->ext_line = FLOW_EXT_LINE | tun6;
 
 	if (unlikely(pkt_len - l3_off < IPV6_HLEN))
 		return -1;

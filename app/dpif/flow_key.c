@@ -29,6 +29,8 @@ const struct mf_field mf_fields[MFF_N_IDS] = {
 	F(MFF_ND_TARGET, "nd_target", nd_target),
 	F(MFF_ND_SLL, "nd_sll", nd_sll),
 	F(MFF_ND_TLL, "nd_tll", nd_tll),
+	F(MFF_TUN_IPV6_SRC, "tun_ipv6_src", tun_ipv6_src),
+	F(MFF_TUN_IPV6_DST, "tun_ipv6_dst", tun_ipv6_dst),
 };
 
 bool

@@ -4,14 +4,18 @@
  * loops the compiler unrolls. Packet fields are kept in network byte order
  * (as on the wire, as in OVS's struct flow); metadata in host order.
  *
- * The key is two cache lines, sixteen words (doc/design-ipv6-key.md,
- * layout (a)). The first line is the IPv4 key; the second (w8..w15) is
- * IPv6's and is part of the key only when ext_line (in w7) is set, which
- * the extract does for every IPv6 packet and only for those (dl_type
- * 0x86dd: miniflow.h's MINIFLOW_EXT). Nothing on an IPv4 packet's path
- * reads or writes the second line (it may hold stale bytes): equality,
- * hashes, the EMC and the dpcls test ext_line (or a mask's, or the
- * batch's line flag) before they touch w8..w15, so IPv4 stays one line.
+ * The key is three cache lines, 24 words (doc/design-ipv6-key.md,
+ * layout (a); doc/design-ipv6-underlay.md, layout (A)). The first line is
+ * the IPv4 key; the second (w8..w15) is IPv6's and is part of the key
+ * only when ext_line (in w7) has FLOW_EXT_LINE, which the extract sets
+ * for every IPv6 packet and only for those (dl_type 0x86dd: miniflow.h's
+ * MINIFLOW_EXT); the third (w16..w23) holds the outer IPv6 addresses of a
+ * packet decapsulated from an IPv6 underlay and is part of the key only
+ * when ext_line has FLOW_EXT_TUN6, which decap sets. Nothing on an IPv4
+ * packet's path reads or writes the other lines (they may hold stale
+ * bytes): equality, hashes, the EMC and the dpcls test ext_line (or a
+ * mask's, or the batch's line flag) before they touch w8..w23, so IPv4
+ * over IPv4 stays one line.
  * An IPv6 packet's next header, traffic class, hop limit, fragment
  * state, ports and ICMPv6 type/code reuse w5 as in OVS's struct flow.
  *
@@ -27,16 +31,22 @@
  *   w6  ct_mark | ct_zone ct_state recirc_id   a recirculated pass's
  *                                   metadata (ct(table=T): ct_recirc.c),
  *                                   zero in the first pass
- *   w7  ext_line | ipv6_label       ext_line: FLOW_EXT_LINE when the
- *                                   second line is part of the key; in a
- *                                   mask 0xff when it matches any IPv6
- *                                   field (the label included)
+ *   w7  ext_line | ipv6_label       ext_line: a bitmap of the lines
+ *                                   beyond the first that are part of
+ *                                   the key (FLOW_EXT_LINE: the second,
+ *                                   FLOW_EXT_TUN6: the third); in a mask
+ *                                   the bit of each line whose fields it
+ *                                   matches (the label counts as line
+ *                                   two's), so that it only matches keys
+ *                                   that have that line
  *   w8, w9    ipv6_src
  *   w10, w11  ipv6_dst
  *   w12, w13  nd_target             ND: ICMPv6 135/136, code 0
  *   w14       nd_sll                ND source link-layer address option
  *   w15       nd_tll                ND target link-layer address option
- * (IPv6 tunnel endpoints, issue 25 item 4, will take a third line.)
+ *   w16, w17  tun_ipv6_src          outer IPv6 of a decapsulated packet
+ *   w18, w19  tun_ipv6_dst          (tun_src = tun_dst = 0 then, as OVS)
+ *   w20..w23  zero
  */
 #ifndef VXS_FLOW_KEY_H
 #define VXS_FLOW_KEY_H
@@ -48,13 +58,17 @@
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 
-#define FLOW_KEY_WORDS 16
+#define FLOW_KEY_WORDS 24
 #define FLOW_KEY_LINE_WORDS 8	/* words per cache line */
+#define FLOW_KEY_LINE2 8	/* first word of the second line */
+#define FLOW_KEY_LINE3 16	/* first word of the third line */
 /* Words of the first line hashed and compared when ext_line is clear:
  * w7 is then zero, so leaving it out keeps IPv4's hashes (the VXLAN
  * source port on the wire among them) what they were. */
 #define FLOW_KEY_USED_WORDS 7
-#define FLOW_EXT_LINE 0x01
+#define FLOW_EXT_LINE 0x01	/* ext_line: w8..w15 (inner IPv6) */
+#define FLOW_EXT_TUN6 0x02	/* ext_line: w16..w23 (IPv6 underlay) */
+#define FLOW_EXT_ALL (FLOW_EXT_LINE | FLOW_EXT_TUN6)
 
 /* The highest ofport a key carries (OVS's OFPP_MAX - 1: ofports from
  * 0xff00 on are reserved); the flow parser refuses in_port above it. */
@@ -120,7 +134,8 @@ struct flow_key {
 			uint8_t recirc_id;	/* 0: first pass; else the
 						 * frozen state it resumes
 						 * from (recirc_id.h) */
-			uint8_t ext_line;	/* FLOW_EXT_LINE: w8..w15
+			uint8_t ext_line;	/* FLOW_EXT_*: the lines
+						 * beyond the first that
 						 * are part of the key */
 			uint8_t reserved[3];
 			rte_be32_t ipv6_label;	/* low 20 bits */
@@ -142,11 +157,22 @@ struct flow_key {
 					uint8_t nd_pad2[2];
 				};
 			};
+
+			/* the IPv6 underlay line, w16..w23
+			 * (FLOW_EXT_TUN6) */
+			union {
+				uint64_t line3[FLOW_KEY_LINE_WORDS];
+				struct {
+					struct flow_in6_addr tun_ipv6_src;
+					struct flow_in6_addr tun_ipv6_dst;
+					uint8_t tun6_pad[32];
+				};
+			};
 		};
 	};
 } __rte_aligned(64);
 
-_Static_assert(sizeof(struct flow_key) == 128, "flow_key is two cache lines");
+_Static_assert(sizeof(struct flow_key) == 192, "flow_key is three cache lines");
 _Static_assert(offsetof(struct flow_key, ext_line) == 56, "w7");
 _Static_assert(offsetof(struct flow_key, line2) == 64, "w8: second line");
 _Static_assert(offsetof(struct flow_key, ct_label_bits) == 2, "w0");
@@ -164,6 +190,9 @@ _Static_assert(offsetof(struct flow_key, ipv6_dst) == 80, "w10");
 _Static_assert(offsetof(struct flow_key, nd_target) == 96, "w12");
 _Static_assert(offsetof(struct flow_key, nd_sll) == 112, "w14");
 _Static_assert(offsetof(struct flow_key, nd_tll) == 120, "w15");
+_Static_assert(offsetof(struct flow_key, line3) == 128, "w16: third line");
+_Static_assert(offsetof(struct flow_key, tun_ipv6_src) == 128, "w16");
+_Static_assert(offsetof(struct flow_key, tun_ipv6_dst) == 144, "w18");
 
 /* The matchable fields, for parsing, formatting and mask building. */
 enum mf_id {
@@ -191,6 +220,10 @@ enum mf_id {
 	MFF_ND_TARGET,
 	MFF_ND_SLL,
 	MFF_ND_TLL,
+	/* the third line: setting one in a mask sets ext_line's
+	 * FLOW_EXT_TUN6 */
+	MFF_TUN_IPV6_SRC,
+	MFF_TUN_IPV6_DST,
 	MFF_N_IDS
 };
 
@@ -209,57 +242,99 @@ flow_key_zero(struct flow_key *k)
 	memset(k, 0, sizeof *k);
 }
 
-/* Is the second line part of key k (or used by mask k)? */
+/* Is any line beyond the first part of key k (or used by mask k)? */
 static inline bool
 flow_key_has_ext(const struct flow_key *k)
 {
 	return k->ext_line != 0;
 }
 
-/* *dst = *src, the second line only when it is part of the key: the
+/* Is the second line (inner IPv6) part of key k (or used by mask k)? */
+static inline bool
+flow_key_has_line2(const struct flow_key *k)
+{
+	return k->ext_line & FLOW_EXT_LINE;
+}
+
+/* Is the third line (IPv6 underlay) part of key k (or used by mask k)? */
+static inline bool
+flow_key_has_line3(const struct flow_key *k)
+{
+	return k->ext_line & FLOW_EXT_TUN6;
+}
+
+/* The ext_line bit a field at byte offset off belongs to: 0 for the first
+ * line's fields but the label (w7, which goes with the second line). */
+static inline uint8_t
+flow_field_ext_bit(unsigned off)
+{
+	if (off >= offsetof(struct flow_key, line3))
+		return FLOW_EXT_TUN6;
+	return off > offsetof(struct flow_key, ext_line) ? FLOW_EXT_LINE : 0;
+}
+
+/* *dst = *src, the other lines only when they are part of the key: the
  * batch loops copy keys per packet, and an IPv4 key is one line. Returns
- * whether it has one (the test it makes anyway), for the batch's line
+ * whether it has any (the test it makes anyway), for the batch's line
  * flag (ct_recirc.c). */
 static inline bool
 flow_key_copy(struct flow_key *dst, const struct flow_key *src)
 {
 	memcpy(dst->w, src->w, FLOW_KEY_LINE_WORDS * sizeof src->w[0]);
 	if (flow_key_has_ext(src)) {
-		memcpy(dst->line2, src->line2, sizeof src->line2);
+		if (flow_key_has_line2(src))
+			memcpy(dst->line2, src->line2, sizeof src->line2);
+		if (flow_key_has_line3(src))
+			memcpy(dst->line3, src->line3, sizeof src->line3);
 		return true;
 	}
 	return false;
 }
 
-static inline bool
-flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+static inline uint64_t
+flow_line_diff(const uint64_t *a, const uint64_t *b)
 {
 	uint64_t diff = 0;
 	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
-		diff |= a->w[i] ^ b->w[i];
-	if (diff == 0 && flow_key_has_ext(a))
-		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
-			diff |= a->w[i] ^ b->w[i];
+		diff |= a[i] ^ b[i];
+	return diff;
+}
+
+/* w7 is compared with the first line, so the other lines are compared
+ * only where both keys have them. */
+static inline bool
+flow_key_equal(const struct flow_key *a, const struct flow_key *b)
+{
+	uint64_t diff = flow_line_diff(a->w, b->w);
+	if (diff == 0 && flow_key_has_line2(a))
+		diff = flow_line_diff(a->line2, b->line2);
+	if (diff == 0 && flow_key_has_line3(a))
+		diff = flow_line_diff(a->line3, b->line3);
 	return diff == 0;
 }
 
-/* dst = key & mask; dst's second line is zero where mask has none. */
+/* dst = key & mask; dst's other lines are zero where mask has none. */
 static inline void
 flow_key_mask(struct flow_key *dst, const struct flow_key *key,
 	      const struct flow_key *mask)
 {
 	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
 		dst->w[i] = key->w[i] & mask->w[i];
-	if (flow_key_has_ext(mask))
-		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
+	if (flow_key_has_line2(mask))
+		for (int i = FLOW_KEY_LINE2; i < FLOW_KEY_LINE3; i++)
 			dst->w[i] = key->w[i] & mask->w[i];
 	else
 		memset(dst->line2, 0, sizeof dst->line2);
+	if (flow_key_has_line3(mask))
+		for (int i = FLOW_KEY_LINE3; i < FLOW_KEY_WORDS; i++)
+			dst->w[i] = key->w[i] & mask->w[i];
+	else
+		memset(dst->line3, 0, sizeof dst->line3);
 }
 
 /* Does key match (masked_key, mask)? masked_key must already be masked.
- * A mask that uses the second line also masks ext_line, so a key without
- * one fails on the first line and its second is never read. */
+ * A mask that uses another line also masks its ext_line bit, so a key
+ * without that line fails on the first line and the line is never read. */
 static inline bool
 flow_key_match(const struct flow_key *key, const struct flow_key *masked_key,
 	       const struct flow_key *mask)
@@ -267,20 +342,23 @@ flow_key_match(const struct flow_key *key, const struct flow_key *masked_key,
 	uint64_t diff = 0;
 	for (int i = 0; i < FLOW_KEY_LINE_WORDS; i++)
 		diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
-	if (diff == 0 && flow_key_has_ext(mask))
-		for (int i = FLOW_KEY_LINE_WORDS; i < FLOW_KEY_WORDS; i++)
+	if (diff == 0 && flow_key_has_line2(mask))
+		for (int i = FLOW_KEY_LINE2; i < FLOW_KEY_LINE3; i++)
+			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
+	if (diff == 0 && flow_key_has_line3(mask))
+		for (int i = FLOW_KEY_LINE3; i < FLOW_KEY_WORDS; i++)
 			diff |= (key->w[i] & mask->w[i]) ^ masked_key->w[i];
 	return diff == 0;
 }
 
-/* Sets every bit of field f in mask; an IPv6 field (the label in w7 or
- * one of the second line) sets ext_line's too, so that the mask only matches keys that have one. */
+/* Sets every bit of field f in mask; a field of another line (the label
+ * in w7 counts as the second's) sets that line's ext_line bit too, so
+ * that the mask only matches keys that have the line. */
 static inline void
 flow_mask_set_field(struct flow_key *mask, enum mf_id f)
 {
 	memset((uint8_t *)mask + mf_fields[f].offset, 0xff, mf_fields[f].len);
-	if (mf_fields[f].offset > offsetof(struct flow_key, ext_line))
-		mask->ext_line = 0xff;
+	mask->ext_line |= flow_field_ext_bit(mf_fields[f].offset);
 }
 
 /* True if any bit of field f is set in mask. */

@@ -6,6 +6,7 @@
  * same rule: values are printed masked, shorthands (ip, udp, ...) stand in
  * for dl_type/nw_proto, and a field whose mask is empty is not printed.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -232,6 +233,7 @@ put_tunnel(struct sbuf *b, const struct flow_key *match,
 		put_ipv4_masked(b, "tun_src", match->tun_src, mask->tun_src);
 	if (mask->tun_dst)
 		put_ipv4_masked(b, "tun_dst", match->tun_dst, mask->tun_dst);
+	put_tun_ipv6(b, match, mask);
 }
 
 /* dl_vlan=VID for what dl_vlan= produces, vlan_tci=V[/M] otherwise. */
@@ -394,6 +396,16 @@ put_action(struct sbuf *b, const struct ofp_rule *r,
 		put(b, "->%s", a->type == OFPACT_SET_TUN_SRC ? "tun_src"
 							     : "tun_dst");
 		return;
+	case OFPACT_SET_TUN_IPV6_SRC:
+	case OFPACT_SET_TUN_IPV6_DST: {
+		char s6[INET6_ADDRSTRLEN];
+
+		put(b, "set_field:%s->%s",
+		    inet_ntop(AF_INET6, a->ip6.a, s6, sizeof s6) ? s6 : "?",
+		    a->type == OFPACT_SET_TUN_IPV6_SRC ? "tun_ipv6_src"
+						       : "tun_ipv6_dst");
+		return;
+	}
 	case OFPACT_SET_ETH_SRC:
 	case OFPACT_SET_ETH_DST:
 		put(b, "%s:", a->type == OFPACT_SET_ETH_SRC ? "mod_dl_src"

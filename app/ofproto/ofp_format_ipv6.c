@@ -90,6 +90,16 @@ put_ipv6_l3(struct sbuf *b, const struct flow_key *match,
 }
 
 void
+put_tun_ipv6(struct sbuf *b, const struct flow_key *match,
+	     const struct flow_key *mask)
+{
+	put_ipv6_masked(b, "tun_ipv6_src", &match->tun_ipv6_src,
+			&mask->tun_ipv6_src);
+	put_ipv6_masked(b, "tun_ipv6_dst", &match->tun_ipv6_dst,
+			&mask->tun_ipv6_dst);
+}
+
+void
 put_nd(struct sbuf *b, const struct flow_key *match,
        const struct flow_key *mask)
 {

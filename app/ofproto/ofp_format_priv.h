@@ -39,6 +39,9 @@ void put_mac_masked(struct sbuf *b, const char *name,
  * (after icmp_type and icmp_code). */
 void put_ipv6_l3(struct sbuf *b, const struct flow_key *match,
 		 const struct flow_key *mask);
+/* tun_ipv6_src, tun_ipv6_dst (after tun_src and tun_dst, as match_format) */
+void put_tun_ipv6(struct sbuf *b, const struct flow_key *match,
+		  const struct flow_key *mask);
 void put_nd(struct sbuf *b, const struct flow_key *match,
 	    const struct flow_key *mask);
 

@@ -3,6 +3,7 @@
  * mod_dl_src/dst, drop, and a clear refusal for the OVS actions vxswitch
  * does not implement.
  */
+#include <arpa/inet.h>
 #include <string.h>
 #include <strings.h>
 
@@ -83,6 +84,16 @@ act_set_ip(struct parser *p, const char *arg, bool src, struct ofp_action *a)
 	return 0;
 }
 
+static int
+act_set_ip6(struct parser *p, const char *arg, bool src,
+	    struct ofp_action *a)
+{
+	if (inet_pton(AF_INET6, arg, a->ip6.a) != 1)
+		return ofp_fail(p, "set_field: bad IPv6 address '%s'", arg);
+	a->type = src ? OFPACT_SET_TUN_IPV6_SRC : OFPACT_SET_TUN_IPV6_DST;
+	return 0;
+}
+
 /* set_field:VALUE->FIELD */
 static int
 act_set_field(struct parser *p, char *arg, struct ofp_action *a)
@@ -105,6 +116,8 @@ act_set_field(struct parser *p, char *arg, struct ofp_action *a)
 		return act_set_tunnel(p, "set_field", arg, a);
 	if (!strcmp(field, "tun_src") || !strcmp(field, "tun_dst"))
 		return act_set_ip(p, arg, !strcmp(field, "tun_src"), a);
+	if (!strcmp(field, "tun_ipv6_src") || !strcmp(field, "tun_ipv6_dst"))
+		return act_set_ip6(p, arg, !strcmp(field, "tun_ipv6_src"), a);
 	if (!strcmp(field, "eth_src") || !strcmp(field, "dl_src"))
 		return act_set_mac(p, "set_field", arg, true, a);
 	if (!strcmp(field, "eth_dst") || !strcmp(field, "dl_dst"))

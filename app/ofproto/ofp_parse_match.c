@@ -49,6 +49,8 @@ static const struct match_field match_fields[] = {
 	{ "tunnel_id", MFF_TUN_ID, V_U32_MASKED, NEED_NOTHING, 0 },
 	{ "tun_src", MFF_TUN_SRC, V_IPV4_MASKED, NEED_NOTHING, 0 },
 	{ "tun_dst", MFF_TUN_DST, V_IPV4_MASKED, NEED_NOTHING, 0 },
+	{ "tun_ipv6_src", MFF_TUN_IPV6_SRC, V_IPV6_MASKED, NEED_NOTHING, 0 },
+	{ "tun_ipv6_dst", MFF_TUN_IPV6_DST, V_IPV6_MASKED, NEED_NOTHING, 0 },
 	{ "dl_src", MFF_DL_SRC, V_MAC_MASKED, NEED_NOTHING, 0 },
 	{ "eth_src", MFF_DL_SRC, V_MAC_MASKED, NEED_NOTHING, 0 },
 	{ "dl_dst", MFF_DL_DST, V_MAC_MASKED, NEED_NOTHING, 0 },
@@ -399,10 +401,11 @@ set_field(struct parser *p, enum mf_id id, const struct ofp_field_value *fv,
 	/* The label and the second line's fields are in the key only with
 	 * ext_line (flow_key.h): a rule that matches one says so, as
 	 * flow_mask_set_field does (a /0 mask matches nothing: no line). */
-	if (f->offset > offsetof(struct flow_key, ext_line) &&
-	    flow_mask_has_field(&p->rule->mask, id)) {
-		p->rule->mask.ext_line = 0xff;
-		p->rule->match.ext_line = FLOW_EXT_LINE;
+	uint8_t line = flow_field_ext_bit(f->offset);
+
+	if (line && flow_mask_has_field(&p->rule->mask, id)) {
+		p->rule->mask.ext_line |= line;
+		p->rule->match.ext_line |= line;
 	}
 	return 0;
 }

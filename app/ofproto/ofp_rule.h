@@ -113,6 +113,8 @@ enum ofp_action_type {
 	OFPACT_SET_TUNNEL,	/* u32: VNI (set_tunnel, set_field->tun_id) */
 	OFPACT_SET_TUN_SRC,	/* ip */
 	OFPACT_SET_TUN_DST,	/* ip */
+	OFPACT_SET_TUN_IPV6_SRC, /* ip6 */
+	OFPACT_SET_TUN_IPV6_DST, /* ip6 */
 	OFPACT_SET_ETH_SRC,	/* mac (mod_dl_src, set_field->eth_src) */
 	OFPACT_SET_ETH_DST,	/* mac (mod_dl_dst, set_field->eth_dst) */
 	OFPACT_RESUBMIT,	/* port (OFPP_IN_PORT: unchanged), table
@@ -133,8 +135,13 @@ struct ofp_action {
 	enum ofp_action_type type;
 	uint32_t port;
 	uint32_t u32;
-	rte_be32_t ip;
-	struct rte_ether_addr mac;
+	union {
+		struct {
+			rte_be32_t ip;
+			struct rte_ether_addr mac;
+		};
+		struct flow_in6_addr ip6;	/* SET_TUN_IPV6_* */
+	};
 	uint8_t table;		/* RESUBMIT, GOTO_TABLE */
 	uint8_t slot;		/* CT, SG: index in rule->ct[];
 				 * LOAD: register number */

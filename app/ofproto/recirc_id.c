@@ -10,7 +10,7 @@
 #include <rte_spinlock.h>
 #include "recirc_id.h"
 
-_Static_assert(sizeof(struct recirc_frozen) == 56, "no hidden padding");
+_Static_assert(sizeof(struct recirc_frozen) == 88, "no hidden padding");
 
 static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
 static struct rte_hash *index_by_state;

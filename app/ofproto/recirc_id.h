@@ -40,10 +40,12 @@ struct recirc_frozen {
 	uint32_t in_port;
 	uint32_t tun_id;
 	rte_be32_t tun_src, tun_dst;
+	uint8_t tun_ipv6_src[16], tun_ipv6_dst[16];
 	uint8_t table;			/* where the recirculated pass starts */
 	bool set_in_port;		/* in_port is the walk's, not the
 					 * packet's (else it is 0) */
-	bool set_tunnel;		/* the same for tun_id/src/dst */
+	bool set_tunnel;		/* the same for tun_id/src/dst and
+					 * tun_ipv6_src/dst */
 	uint8_t pad[5];			/* zero: the state is a hash key */
 };
 

@@ -169,7 +169,8 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 struct tnl_state {
 	uint32_t tun_id;
 	rte_be32_t tun_src, tun_dst;
-	bool id_set, src_set, dst_set;
+	struct flow_in6_addr tun_ipv6_src, tun_ipv6_dst;
+	bool id_set, src_set, dst_set, src6_set, dst6_set;
 };
 
 /* A tunnel output that cannot send: the last output drops the packets,
@@ -367,7 +368,9 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 	      const struct xlate_pipeline *pl, struct xlate_out *out)
 {
 	struct tnl_state t = { .tun_id = key->tun_id, .tun_src = key->tun_src,
-			       .tun_dst = key->tun_dst };
+			       .tun_dst = key->tun_dst,
+			       .tun_ipv6_src = key->tun_ipv6_src,
+			       .tun_ipv6_dst = key->tun_ipv6_dst };
 	bool looped = false;
 	int last = -1;
 
@@ -393,6 +396,12 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			break;
 		case OFPACT_SET_TUN_DST:
 			t.tun_dst = a->ip, t.dst_set = true;
+			break;
+		case OFPACT_SET_TUN_IPV6_SRC:
+			t.tun_ipv6_src = a->ip6, t.src6_set = true;
+			break;
+		case OFPACT_SET_TUN_IPV6_DST:
+			t.tun_ipv6_dst = a->ip6, t.dst6_set = true;
 			break;
 		case OFPACT_SET_ETH_SRC:
 			emit_set_mac(out, DP_ACT_SET_ETH_SRC, &a->mac);
@@ -489,9 +498,9 @@ xlate_out_release(struct xlate_out *out)
 	}
 }
 
-void
-xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
-      struct xlate_out *out)
+static void
+xlate_clean(const struct dp_snapshot *s, const struct flow_key *pkt_key,
+	    struct xlate_out *out)
 {
 	struct recirc_frozen frozen;
 	struct flow_key resumed;
@@ -523,6 +532,11 @@ xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 			resumed.tun_id = frozen.tun_id;
 			resumed.tun_src = frozen.tun_src;
 			resumed.tun_dst = frozen.tun_dst;
+			memcpy(resumed.tun_ipv6_src.a, frozen.tun_ipv6_src, 16);
+			memcpy(resumed.tun_ipv6_dst.a, frozen.tun_ipv6_dst, 16);
+			if (memcmp(resumed.line3, pkt_key->line3,
+				   sizeof resumed.line3))
+				resumed.ext_line |= FLOW_EXT_TUN6;
 		}
 		key = &resumed;
 	}
@@ -554,4 +568,27 @@ xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 	}
 	out->recirc_refs[1] = pl.recirc_id;
 	xlate_actions(s, key, &pl, out);
+}
+
+/* The datapath leaves the lines a key lacks as it found them (flow_key.h):
+ * the slow path, which reads any word a rule names, sees them as zero.
+ * A rule on a field of such a line (tun_ipv6_src on a packet from an IPv4
+ * underlay, which OVS allows) then adds the line's ext_line bit to the
+ * mask and nothing else: "the key has no such line" decides the megaflow,
+ * which keeps it out of the subtables that only see keys with the line. */
+void
+xlate(const struct dp_snapshot *s, const struct flow_key *pkt_key,
+      struct xlate_out *out)
+{
+	struct flow_key key = *pkt_key;
+
+	if (!flow_key_has_line2(&key))
+		memset(key.line2, 0, sizeof key.line2);
+	if (!flow_key_has_line3(&key))
+		memset(key.line3, 0, sizeof key.line3);
+	xlate_clean(s, &key, out);
+	if (!flow_key_has_line2(&key))
+		memset(out->mask.line2, 0, sizeof out->mask.line2);
+	if (!flow_key_has_line3(&key))
+		memset(out->mask.line3, 0, sizeof out->mask.line3);
 }

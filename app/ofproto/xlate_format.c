@@ -203,7 +203,8 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 
 	if (len)
 		out[0] = '\0';
-	if (m->tun_id || m->tun_src || m->tun_dst) {
+	if (m->tun_id || m->tun_src || m->tun_dst ||
+	    ip6_any(&m->tun_ipv6_src) || ip6_any(&m->tun_ipv6_dst)) {
 		put(&b, "tunnel(");
 		start = b.used;
 		if (m->tun_id)
@@ -212,6 +213,12 @@ xlate_format_megaflow_match(const struct flow_key *k, const struct flow_key *m,
 			put_ip(&b, "src", k->tun_src, m->tun_src);
 		if (m->tun_dst)
 			put_ip(&b, "dst", k->tun_dst, m->tun_dst);
+		if (ip6_any(&m->tun_ipv6_src))
+			put_ip6(&b, "ipv6_src", &k->tun_ipv6_src,
+				&m->tun_ipv6_src);
+		if (ip6_any(&m->tun_ipv6_dst))
+			put_ip6(&b, "ipv6_dst", &k->tun_ipv6_dst,
+				&m->tun_ipv6_dst);
 		close_group(&b, start);
 	}
 	/* OVS prints recirc_id(0) too; a first-pass megaflow here leaves it

@@ -93,8 +93,7 @@ mask_or_field(struct flow_key *mask, const struct flow_key *rule_mask,
 	const uint8_t *r = (const uint8_t *)rule_mask + mf_fields[f].offset;
 	for (unsigned i = 0; i < mf_fields[f].len; i++)
 		m[i] |= r[i];
-	if (mf_fields[f].offset > offsetof(struct flow_key, ext_line))
-		mask->ext_line = 0xff;
+	mask->ext_line |= flow_field_ext_bit(mf_fields[f].offset);
 }
 
 /* The registers, ct_state, ct_mark, ct_zone and conj_id: words 0-5 of
@@ -302,6 +301,15 @@ rewrite_key(struct flow_key *key, const struct ofp_action *a)
 	case OFPACT_SET_TUN_DST:
 		key->tun_dst = a->ip;
 		break;
+	/* the third line becomes the walk key's: later tables match it */
+	case OFPACT_SET_TUN_IPV6_SRC:
+		key->tun_ipv6_src = a->ip6;
+		key->ext_line |= FLOW_EXT_TUN6;
+		break;
+	case OFPACT_SET_TUN_IPV6_DST:
+		key->tun_ipv6_dst = a->ip6;
+		key->ext_line |= FLOW_EXT_TUN6;
+		break;
 	default:
 		break;
 	}
@@ -323,11 +331,14 @@ freeze(const struct walk *w, uint8_t table)
 	}
 	if (w->key.tun_id != w->orig->tun_id ||
 	    w->key.tun_src != w->orig->tun_src ||
-	    w->key.tun_dst != w->orig->tun_dst) {
+	    w->key.tun_dst != w->orig->tun_dst ||
+	    memcmp(w->key.line3, w->orig->line3, sizeof w->key.line3)) {
 		f.set_tunnel = true;
 		f.tun_id = w->key.tun_id;
 		f.tun_src = w->key.tun_src;
 		f.tun_dst = w->key.tun_dst;
+		memcpy(f.tun_ipv6_src, w->key.tun_ipv6_src.a, 16);
+		memcpy(f.tun_ipv6_dst, w->key.tun_ipv6_dst.a, 16);
 	}
 	f.table = table;
 	return recirc_id_get(&f);

@@ -66,6 +66,7 @@ void test_foreach_remove(void);
 void test_rank(void);
 void test_edge_cases(void);
 void test_key_lines(void);
+void test_key_line3(void);
 
 /* test_dpcls_hostile.c */
 void test_hostile(unsigned n);

@@ -560,7 +560,7 @@ test_in_flight(void)
  * dl_type always) once made shapes no specialised lookup had, and every
  * lookup ran the generic one unseen for 386 commits. */
 static void
-count_generic(uint16_t wordmap, const char *name, uint32_t n_flows,
+count_generic(uint32_t wordmap, const char *name, uint32_t n_flows,
 	      uint64_t hits, void *aux)
 {
 	(void)n_flows, (void)hits;

@@ -222,6 +222,7 @@ main(int argc, char **argv)
 	test_rank();
 	test_edge_cases();
 	test_key_lines();
+	test_key_line3();
 	test_port_hint();
 	printf("random megaflows vs linear oracle:\n");
 	test_random_vs_oracle((unsigned)(3000 * scale) + 50,

@@ -203,7 +203,7 @@ struct subtable_names {
 };
 
 static void
-check_subtable_name(uint16_t wordmap, const char *name, uint32_t n_flows,
+check_subtable_name(uint32_t wordmap, const char *name, uint32_t n_flows,
 		    uint64_t hits, void *aux)
 {
 	struct subtable_names *s = aux;

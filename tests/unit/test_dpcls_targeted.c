@@ -29,7 +29,7 @@ void
 test_registry(void)
 {
 	static const struct {
-		uint16_t wordmap;
+		uint32_t wordmap;
 		const char *name;
 	} want[] = {
 		{ 0x01, "dpcls_lookup_w0" },
@@ -133,7 +133,7 @@ foreach_cb(struct megaflow *f, void *aux)
 }
 
 static void
-count_subtable(uint16_t wordmap, const char *name, uint32_t n_flows,
+count_subtable(uint32_t wordmap, const char *name, uint32_t n_flows,
 	       uint64_t hits, void *aux)
 {
 	(void)wordmap, (void)name, (void)n_flows, (void)hits;
@@ -182,12 +182,12 @@ test_foreach_remove(void)
 
 struct rank_ctx {
 	unsigned n;
-	uint16_t wordmap[8];
+	uint32_t wordmap[8];
 	uint64_t hits[8];
 };
 
 static void
-record_rank(uint16_t wordmap, const char *name, uint32_t n_flows,
+record_rank(uint32_t wordmap, const char *name, uint32_t n_flows,
 	    uint64_t hits, void *aux)
 {
 	struct rank_ctx *r = aux;
@@ -337,7 +337,7 @@ test_key_lines(void)
 		/* a second-line mask that forgot ext_line is refused */
 		CHECK(dpcls_insert(cls, f) == -EINVAL, "mask without ext_line");
 		free(f);
-		mask.ext_line = 0xff;	/* as flow_mask_set_field does */
+		mask.ext_line = FLOW_EXT_LINE;	/* as flow_mask_set_field does */
 		f = megaflow_new(&k6, &mask, 1);
 		CHECK(dpcls_insert(cls, f) == 0, "two-line insert");
 		/* the same bytes, but the second line not part of the key */
@@ -366,4 +366,112 @@ test_key_lines(void)
 	a.ext_line = b.ext_line = FLOW_EXT_LINE;
 	CHECK(!flow_key_equal(&a, &b) && flow_hash_key(&a) != flow_hash_key(&b),
 	      "a two-line key's second line is");
+}
+
+/* The third line (IPv6 underlay, doc/design-ipv6-underlay.md): a mask on
+ * tun_ipv6_* matches only keys that have the line, whatever stale bytes
+ * another key carries there, with or without a second line; a second-line
+ * mask matches a key that has both; an IPv4 or IPv6-inner key's stale
+ * third line changes neither its equality nor its hashes. */
+void
+test_key_line3(void)
+{
+	for (int generic = 0; generic < 2; generic++) {
+		struct dpcls *cls = dpcls_create(SOCKET_ID_ANY, 10);
+		struct flow_key kt, mask, keys[5];
+		struct megaflow *found[5] = { 0 };
+
+		dpcls_force_generic(cls, generic);
+		random_key(&kt);
+		kt.w[7] = 0;
+		kt.ext_line = FLOW_EXT_TUN6;
+		kt.tun_src = kt.tun_dst = 0;
+		memset(kt.line3, 0, sizeof kt.line3);
+		kt.tun_ipv6_src.a[0] = 0x20, kt.tun_ipv6_src.a[15] = 1;
+		kt.tun_ipv6_dst.a[0] = 0x20, kt.tun_ipv6_dst.a[15] = 2;
+		flow_key_zero(&mask);
+		flow_mask_set_field(&mask, MFF_IN_PORT);
+		flow_mask_set_field(&mask, MFF_DL_TYPE);
+		memset(&mask.tun_ipv6_dst, 0xff, sizeof mask.tun_ipv6_dst);
+		struct megaflow *f = megaflow_new(&kt, &mask, 1);
+
+		CHECK(dpcls_insert(cls, f) == -EINVAL,
+		      "a third-line mask without its ext_line bit");
+		free(f);
+		flow_mask_set_field(&mask, MFF_TUN_IPV6_DST);
+		CHECK(mask.ext_line == FLOW_EXT_TUN6, "the bit it sets");
+		f = megaflow_new(&kt, &mask, 1);
+		CHECK(dpcls_insert(cls, f) == 0, "three-line insert");
+		keys[0] = kt;
+		keys[1] = kt;			/* same bytes, no third line */
+		keys[1].ext_line = 0;
+		keys[2] = kt;			/* IPv6 inner too */
+		keys[2].ext_line = FLOW_EXT_TUN6 | FLOW_EXT_LINE;
+		keys[3] = kt;
+		keys[3].tun_ipv6_dst.a[15] ^= 1;
+		keys[4] = kt;			/* the source is not masked */
+		keys[4].tun_ipv6_src.a[15] ^= 1;
+		uint32_t miss = dpcls_lookup(cls, keys, 0x1f, found);
+		CHECK(miss == 0x0a && found[0] == f && found[2] == f &&
+		      found[4] == f, "%s: misses %#x, want 0xa",
+		      generic ? "generic" : "by shape", miss);
+		dpcls_destroy(cls);
+		free(f);
+	}
+
+	/* a second-line megaflow sees a key with both lines */
+	struct dpcls *cls = dpcls_create(SOCKET_ID_ANY, 10);
+	struct flow_key k6, mask, keys[2];
+	struct megaflow *found[2] = { 0 };
+
+	random_key(&k6);
+	k6.w[7] = 0;
+	k6.dl_type = RTE_BE16(0x86dd);
+	k6.ext_line = FLOW_EXT_LINE;
+	memset(k6.line2, 0, sizeof k6.line2);
+	k6.ipv6_dst.a[0] = 0xfd;
+	flow_key_zero(&mask);
+	flow_mask_set_field(&mask, MFF_DL_TYPE);
+	flow_mask_set_field(&mask, MFF_IPV6_DST);
+	struct megaflow *f = megaflow_new(&k6, &mask, 1);
+
+	CHECK(dpcls_insert(cls, f) == 0, "two-line insert");
+	keys[0] = k6;
+	keys[0].ext_line |= FLOW_EXT_TUN6;
+	memset(keys[0].line3, 0x77, sizeof keys[0].line3);
+	keys[1] = keys[0];
+	keys[1].ext_line = FLOW_EXT_TUN6;	/* no second line */
+	CHECK(dpcls_lookup(cls, keys, 3, found) == 2 && found[0] == f,
+	      "an IPv6-inner megaflow matches over either underlay");
+	dpcls_destroy(cls);
+	free(f);
+
+	/* stale third lines */
+	struct flow_key a, b;
+
+	for (int inner6 = 0; inner6 < 2; inner6++) {
+		random_key(&a);
+		a.w[7] = 0;
+		a.ext_line = inner6 ? FLOW_EXT_LINE : 0;
+		memset(a.line3, 0xa5, sizeof a.line3);
+		b = a;
+		memset(b.line3, 0x5a, sizeof b.line3);
+		CHECK(flow_key_equal(&a, &b) &&
+		      flow_hash_key(&a) == flow_hash_key(&b),
+		      "%s key's stale third line is not part of it",
+		      inner6 ? "an IPv6" : "an IPv4");
+		a.ext_line |= FLOW_EXT_TUN6;
+		b.ext_line |= FLOW_EXT_TUN6;
+		CHECK(!flow_key_equal(&a, &b) &&
+		      flow_hash_key(&a) != flow_hash_key(&b),
+		      "a three-line key's third line is");
+	}
+	/* an IPv6 inner key's hash is what it was before the third line:
+	 * w0..w15, as the VXLAN source ports on the wire depend on it */
+	random_key(&a);
+	a.ext_line = FLOW_EXT_LINE;
+	uint32_t h = FLOW_HASH_BASIS;
+	for (int i = 0; i < FLOW_KEY_LINE3; i++)
+		h = rte_hash_crc_8byte(a.w[i], h);
+	CHECK(flow_hash_key(&a) == h, "two-line hash unchanged");
 }

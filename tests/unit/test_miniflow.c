@@ -240,7 +240,7 @@ print_field_diff(const struct flow_key *got, const struct flow_key *exp)
 			printf(" %02x", ((const uint8_t *)exp)[mf_fields[f].offset + i]);
 		printf("\n");
 	}
-	for (int i = 6; i < FLOW_KEY_WORDS; i++)
+	for (int i = 6; i < FLOW_KEY_LINE3; i++)
 		if (got->w[i] != exp->w[i])
 			printf("    w%d: got %016llx\n", i,
 			       (unsigned long long)got->w[i]);
@@ -264,7 +264,8 @@ expect_key_(const char *what, int line, struct rte_mbuf *m,
 	int rc = extract_dirty(m, &got, exp->in_port);
 	/* an IPv6 key: both lines, and the extractor says it has two */
 	bool ext = flow_key_has_ext(exp);
-	int words = ext ? FLOW_KEY_WORDS : FLOW_KEY_LINE_WORDS;
+	int words = !ext ? FLOW_KEY_LINE_WORDS
+		    : flow_key_has_line3(exp) ? FLOW_KEY_WORDS : FLOW_KEY_LINE3;
 	bool same = true;
 	for (int i = 0; i < words; i++)
 		same &= got.w[i] == exp->w[i];

@@ -182,15 +182,15 @@ test_ipv6_stored(void)
 		CHECK(r.match.ipv6_label == rte_cpu_to_be_32(0x12345) &&
 		      r.mask.ipv6_label == rte_cpu_to_be_32(0xfffff),
 		      "label be32, 20-bit mask");
-		CHECK(r.mask.ext_line == 0xff && r.match.ext_line == FLOW_EXT_LINE,
+		CHECK(r.mask.ext_line == FLOW_EXT_LINE && r.match.ext_line == FLOW_EXT_LINE,
 		      "a line-2 rule has ext_line");
 	}
 	if (parse_ok("ipv6,ipv6_label=1", OFP_PARSE_MATCH, &r))
-		CHECK(r.mask.ext_line == 0xff && r.match.ext_line == FLOW_EXT_LINE,
+		CHECK(r.mask.ext_line == FLOW_EXT_LINE && r.match.ext_line == FLOW_EXT_LINE,
 		      "the label (w7) needs ext_line too");
 	if (parse_ok("icmp6,icmp_type=136,nd_tll=01:02:03:04:05:06",
 		     OFP_PARSE_MATCH, &r)) {
-		CHECK(r.mask.ext_line == 0xff, "nd_tll: ext_line");
+		CHECK(r.mask.ext_line == FLOW_EXT_LINE, "nd_tll: ext_line");
 		CHECK(r.match.nd_tll.addr_bytes[5] == 6, "nd_tll stored");
 		CHECK(r.match.tp_src == rte_cpu_to_be_16(136) &&
 		      r.match.nw_proto == 58, "icmp6 type in tp_src");

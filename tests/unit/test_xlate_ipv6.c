@@ -86,7 +86,7 @@ test_masks(void)
 	CHECK(rule_index(r) == 0, "NA fe80::1: rule %d", rule_index(r));
 	CHECK(m.dl_type == RTE_BE16(0xffff) && m.nw_proto == 0xff &&
 	      m.tp_src == RTE_BE16(0xffff), "dl_type, nw_proto, icmp_type");
-	CHECK(flow_mask_has_field(&m, MFF_ND_TARGET) && m.ext_line == 0xff,
+	CHECK(flow_mask_has_field(&m, MFF_ND_TARGET) && m.ext_line == FLOW_EXT_LINE,
 	      "nd_target with ext_line");
 	CHECK(!flow_mask_has_field(&m, MFF_IPV6_SRC), "ipv6_src not read");
 	/* the megaflow as ofproto/trace prints it: IPv6's groups */
@@ -103,7 +103,7 @@ test_masks(void)
 	in6(&k.nd_target, "fe80::2");
 	r = lookup(&k, &m);
 	CHECK(rule_index(r) == 6, "NA fe80::2: rule %d", rule_index(r));
-	CHECK(m.ext_line == 0xff, "failed on line 2: ext_line");
+	CHECK(m.ext_line == FLOW_EXT_LINE, "failed on line 2: ext_line");
 	CHECK(m.ipv6_src.a[7] == 0xff && m.ipv6_src.a[8] == 0,
 	      "ipv6_src: the /64 of the rule that failed on it");
 
@@ -111,7 +111,7 @@ test_masks(void)
 	ipv6_key(&k, IPPROTO_TCP, 1000, 22, "2001:db8::5", "2001:db8:1::1");
 	r = lookup(&k, &m);
 	CHECK(rule_index(r) == 2, "tcp6: rule %d", rule_index(r));
-	CHECK(m.ext_line == 0xff && m.ipv6_src.a[7] == 0xff &&
+	CHECK(m.ext_line == FLOW_EXT_LINE && m.ipv6_src.a[7] == 0xff &&
 	      m.ipv6_src.a[8] == 0, "/64 and ext_line");
 
 	/* the label: TCP port 22 from elsewhere */
@@ -119,7 +119,7 @@ test_masks(void)
 	k.ipv6_label = rte_cpu_to_be_32(5);
 	r = lookup(&k, &m);
 	CHECK(rule_index(r) == 3, "label 5: rule %d", rule_index(r));
-	CHECK(m.ipv6_label != 0 && m.ext_line == 0xff && m.tp_dst,
+	CHECK(m.ipv6_label != 0 && m.ext_line == FLOW_EXT_LINE && m.tp_dst,
 	      "label, tp_dst and ext_line");
 
 	/* an IPv4 key: one line, whatever its stale second line holds */
@@ -176,7 +176,7 @@ test_soundness(void)
 		    flow_mask_has_field(&m, MFF_IPV6_DST) ||
 		    flow_mask_has_field(&m, MFF_ND_TARGET) ||
 		    flow_mask_has_field(&m, MFF_ND_SLL))
-			bad += m.ext_line != 0xff;
+			bad += !(m.ext_line & FLOW_EXT_LINE);
 		/* another key, the same under m */
 		random_key(&k2, &seed);
 		for (int w = 0; w < FLOW_KEY_WORDS; w++)
@@ -190,6 +190,56 @@ test_soundness(void)
 			       "mask: rule %d\n", i, want, got);
 	}
 	CHECK(bad == 0, "%u unsound megaflow masks", bad);
+}
+
+/* The third line through xlate(): a rule on tun_ipv6_src, which OVS lets
+ * any packet meet, decides a key without the line by its ext_line bit
+ * alone (xlate.c), whatever stale bytes the key carries there, and a key
+ * with the line by the rule's bits of it. */
+static void
+test_tun6_mask(void)
+{
+	static const char *const tflows[] = {
+		"priority=50,tun_ipv6_src=2001:db8::/64,actions=drop",
+		"priority=1,actions=drop",
+	};
+	struct ofp_rule trules[2];
+	struct dp_snapshot tsnap = { 0 };
+	struct xlate_out out;
+	struct flow_key k;
+	char err[256];
+
+	for (int i = 0; i < 2; i++) {
+		CHECK(ofp_parse_flow(tflows[i], OFP_PARSE_ADD, NULL, &trules[i],
+				     err, sizeof err) == 0, "%s", err);
+		trules[i].uid = 100 + (uint32_t)i;
+	}
+	tsnap.n_rules = 2;
+	tsnap.rules = trules;
+
+	flow_key_zero(&k);
+	k.in_port = 1;
+	k.dl_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	in6(&k.tun_ipv6_src, "2001:db8::1");	/* stale: no third line */
+	xlate(&tsnap, &k, &out);
+	CHECK(out.rule_uid == 101 && (out.mask.ext_line & FLOW_EXT_TUN6) &&
+	      !out.mask.line3[0] && !out.mask.line3[1],
+	      "no third line: rule %u, decided by ext_line alone",
+	      out.rule_uid);
+	xlate_out_release(&out);
+
+	k.ext_line = FLOW_EXT_TUN6;
+	xlate(&tsnap, &k, &out);
+	CHECK(out.rule_uid == 100 && (out.mask.ext_line & FLOW_EXT_TUN6) &&
+	      out.mask.line3[0] == UINT64_MAX && !out.mask.line3[1],
+	      "third line: rule %u, its /64 in the mask", out.rule_uid);
+	xlate_out_release(&out);
+
+	in6(&k.tun_ipv6_src, "2001:db9::1");
+	xlate(&tsnap, &k, &out);
+	CHECK(out.rule_uid == 101 && out.mask.line3[0] == UINT64_MAX,
+	      "another prefix: rule %u", out.rule_uid);
+	xlate_out_release(&out);
 }
 
 int
@@ -207,6 +257,7 @@ main(void)
 	snap.rules = rules;
 	test_masks();
 	test_soundness();
+	test_tun6_mask();
 	printf("%u passed, %u failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
 }
