@@ -149,7 +149,8 @@ run_actions(struct dp_ctx *ctx, const struct megaflow *f,
 				dp_drop_batch(ctx, b, DROP_BAD_VXLAN);
 				return;
 			}
-			dp_tnl_pop(ctx, f, a->port, b, keys, idx, inner);
+			dp_tnl_pop(ctx, f, a->port, a->slot, b, keys, idx,
+				   inner);
 			return;		/* the inner pass owns the packets */
 		case DP_ACT_SET_ETH_SRC:
 			set_eth_addr(b, &acts->macs[a->port], true);

@@ -162,9 +162,10 @@ void dp_execute_actions(struct dp_ctx *ctx, const struct megaflow *f,
 			struct dp_inner *inner, uint8_t sg_done);
 /* decap (vxlan_decap.c): strips the outer headers of b (outer's
  * packets, keys[idx[j]] their keys) and extracts the inner ones; the
- * inner packets and keys are appended to inner. Consumes b. */
+ * inner packets and keys are appended to inner. flags: DP_TNL_POP_*
+ * (dp_actions.h). Consumes b. */
 void dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer,
-		uint16_t tnl_idx, struct pkt_batch *b,
+		uint16_t tnl_idx, uint8_t flags, struct pkt_batch *b,
 		const struct flow_key keys[], const uint8_t idx[],
 		struct dp_inner *inner);
 struct dp_ipf_done;

@@ -104,6 +104,10 @@ pmd_burst_bucket(uint16_t n)
 	X(tunnel_pops,    PMD_TEXT_MORE,                                      \
 	  "tunnel pops (inner lookups, same pass)")                           \
 	X(tunnel_pushes,  PMD_TEXT_MORE,   "tunnel pushes")                   \
+	/* of tunnel_pops: over IPv6 with a zero UDP checksum, accepted      \
+	 * (vxlan udp6zerocsumrx, vxlan_decap6.c) */                         \
+	X(udp6_zero_csum_rx, PMD_TEXT_MORE,                                   \
+	  "tunnel pops over IPv6 with a zero UDP checksum")                  \
 	/* took the NIC-mark path (OVS: phwol hits) */                        \
 	X(mark_hits,      PMD_TEXT_MORE,                                      \
 	  "NIC-marked (parse and lookup skipped)")                            \

@@ -50,9 +50,9 @@ outer_csum_verified(const struct rte_mbuf *m, bool *ip_good, bool *udp_good)
  * rte_raw_cksum_mbuf: in DPDK 22.11 it truncates a segment's unfolded sum
  * to 16 bits before byte-swapping it, so it is wrong whenever a segment
  * starts at an odd offset of the summed data. Folding first is right. */
-static bool
-raw_cksum_segs(const struct rte_mbuf *m, uint32_t off, uint32_t len,
-	       uint16_t *cksum)
+bool
+vxlan_raw_cksum_segs(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		     uint16_t *cksum)
 {
 	uint32_t sum = 0;
 	bool odd_so_far = false;
@@ -95,7 +95,7 @@ udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	if (likely(l4_off + udp_len <= rte_pktmbuf_data_len(m)))
 		data_sum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
 					 const void *, l4_off), udp_len);
-	else if (!raw_cksum_segs(m, l4_off, udp_len, &data_sum))
+	else if (!vxlan_raw_cksum_segs(m, l4_off, udp_len, &data_sum))
 		return false;
 
 	/* Every term as the CPU loads the wire bytes, like rte_raw_cksum. */
@@ -399,12 +399,43 @@ vxlan_decap_each(struct pkt_batch *b, struct flow_key keys[],
 	b->n = kept;
 }
 
+/* The IPv6 underlay's pop: one path whatever the decap options (they are
+ * A/B switches of the IPv4 one), every kept key with its third line. */
+static void
+tnl_pop6(struct dp_ctx *ctx, struct pmd_port_stats *ps, uint32_t ofport,
+	 bool zero_csum_ok, bool fast, struct pkt_batch *b,
+	 struct flow_key ik[], struct dp_inner *inner)
+{
+	struct vxlan_decap6_out out;
+
+	pkt_batch_init(&out.bad);
+	pkt_batch_init(&out.zero_csum_refused);
+	pkt_batch_init(&out.malformed);
+	out.zero_csum_accepted = 0;
+	ps->rx_bytes += vxlan_decap6_extract(b, ik, ofport, zero_csum_ok, &out,
+					     fast);
+	if (out.bad.n)
+		dp_drop_batch(ctx, &out.bad, DROP_BAD_VXLAN);
+	if (out.zero_csum_refused.n)
+		dp_drop_batch(ctx, &out.zero_csum_refused,
+			      DROP_UDP6_ZERO_CSUM);
+	const uint16_t popped = (uint16_t)(b->n + out.malformed.n);
+	ctx->stats->tunnel_pops += popped;
+	ctx->stats->udp6_zero_csum_rx += out.zero_csum_accepted;
+	ps->rx_packets += popped;
+	if (out.malformed.n)
+		dp_drop_batch(ctx, &out.malformed, DROP_MALFORMED);
+	if (b->n)
+		inner->ext = true;
+	dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
+}
+
 /* Hands the inner packets back: the pipeline looks them up in its inner
  * pass (dp_pipeline.c), with no second pass of the PMD loop. */
 void
 dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
-	   struct pkt_batch *b, const struct flow_key keys[], const uint8_t idx[],
-	   struct dp_inner *inner)
+	   uint8_t flags, struct pkt_batch *b, const struct flow_key keys[],
+	   const uint8_t idx[], struct dp_inner *inner)
 {
 	struct flow_key *ik = &inner->keys[inner->b.n];
 	struct pmd_port_stats *ps = &ctx->port_stats[tnl_idx];
@@ -414,7 +445,10 @@ dp_tnl_pop(struct dp_ctx *ctx, const struct megaflow *outer, uint16_t tnl_idx,
 
 	pkt_batch_init(&bad);
 	pkt_batch_init(&malformed);
-	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_DECAP_TRUST_OUTER) &&
+	if (unlikely(flags & DP_TNL_POP_IPV6)) {
+		tnl_pop6(ctx, ps, ofport, flags & DP_TNL_POP_ZERO_CSUM6, fast,
+			 b, ik, inner);
+	} else if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_DECAP_TRUST_OUTER) &&
 		   ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
 		/* decap writes every word of the inner keys (no copy of
 		 * the outer ones first) and extracts them in the same loop:

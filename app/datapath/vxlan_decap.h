@@ -61,4 +61,50 @@ uint64_t vxlan_decap_extract_trusted(struct pkt_batch *b,
 bool vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key,
 		     uint32_t tnl_ofport);
 
+/* ---- over an IPv6 underlay (vxlan_decap6.c) ---- */
+
+/* Outer Ethernet + IPv6 + UDP + VXLAN + inner Ethernet. */
+#define VXLAN6_DECAP_MIN_LEN (RTE_ETHER_HDR_LEN + 40 + 8 + 8 + RTE_ETHER_HDR_LEN)
+
+enum vxlan_decap6_verdict {
+	VXLAN_DECAP6_OK,
+	VXLAN_DECAP6_OK_ZERO_CSUM,	/* good, UDP checksum 0: accepted */
+	VXLAN_DECAP6_BAD,		/* m untouched: bad_vxlan */
+	VXLAN_DECAP6_ZERO_CSUM_REFUSED,	/* m untouched: udp6_zero_csum */
+};
+
+/* The checks of vxlan_decap_batch for an IPv6 outer header (one optional
+ * tag; version 6, next header UDP with no extension header between; the
+ * payload and UDP lengths fit the packet; the VXLAN flags; the UDP
+ * checksum unless the NIC verified it, a zero one only if zero_csum_ok)
+ * and, if good, the strip: key as vxlan_decap_batch's but tun_src =
+ * tun_dst = 0, the outer addresses in the third line (tun_ipv6_src/dst)
+ * and ext_line FLOW_EXT_TUN6, w2..w7's other bits zero. */
+enum vxlan_decap6_verdict vxlan_decap6_pkt(struct rte_mbuf *m,
+					   struct flow_key *key,
+					   uint32_t tnl_ofport,
+					   bool zero_csum_ok);
+
+/* Where vxlan_decap6_extract puts what it does not keep (each must have
+ * room for the batch), and how many it accepted with a zero checksum. */
+struct vxlan_decap6_out {
+	struct pkt_batch bad;			/* DROP_BAD_VXLAN */
+	struct pkt_batch zero_csum_refused;	/* DROP_UDP6_ZERO_CSUM */
+	struct pkt_batch malformed;		/* decapsulated, inner bad */
+	uint32_t zero_csum_accepted;
+};
+
+/* vxlan_decap_extract_trusted for an IPv6 underlay: every kept key has
+ * the third line (the caller's pass flag for lines is set). Returns the
+ * bytes of every packet decapsulated, malformed ones included. */
+uint64_t vxlan_decap6_extract(struct pkt_batch *b, struct flow_key keys[],
+			      uint32_t tnl_ofport, bool zero_csum_ok,
+			      struct vxlan_decap6_out *out, bool fast);
+
+/* The ones-complement sum of len bytes at off across m's segments (not
+ * 22.11's rte_raw_cksum_mbuf: vxlan_decap.c says why); false if the
+ * chain is shorter. */
+bool vxlan_raw_cksum_segs(const struct rte_mbuf *m, uint32_t off,
+			  uint32_t len, uint16_t *cksum);
+
 #endif

@@ -61,6 +61,12 @@ struct vxlan_tnl_template {
 	uint16_t max_inner;		/* bytes of inner frame, at most */
 };
 
+/* DP_ACT_TNL_POP's flags (its slot): the outer header's family, which
+ * the outer megaflow's dl_type decided, and the tunnel port's zero UDP
+ * checksum policy over IPv6 (vxlan_decap.h). */
+#define DP_TNL_POP_IPV6		0x01
+#define DP_TNL_POP_ZERO_CSUM6	0x02	/* udp6zerocsumrx: accept */
+
 enum dp_action_type {
 	DP_ACT_OUTPUT,		/* port: datapath port index */
 	DP_ACT_TNL_PUSH,	/* VXLAN encap with actions->tnls[slot] */
@@ -149,7 +155,8 @@ struct dp_action {
 	uint8_t type;		/* enum dp_action_type */
 	union {
 		uint8_t reason;	/* DP_ACT_DROP*: enum drop_reason */
-		uint8_t slot;	/* DP_ACT_TNL_PUSH/CLONE: in tnls[] */
+		uint8_t slot;	/* DP_ACT_TNL_PUSH/CLONE: in tnls[];
+				 * DP_ACT_TNL_POP: DP_TNL_POP_* flags */
 	};
 	uint16_t port;		/* DP_ACT_OUTPUT / DP_ACT_TNL_POP /
 				 * DP_ACT_TNL_CLONE: port index;

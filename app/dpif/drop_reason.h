@@ -29,7 +29,11 @@
  *    whose datagram was not complete within 15 s (OVS forwards those
  *    +inv; sg() would drop them as sg_invalid);
  *  - ipf_purged: a fragment held for the tracker whose datagram was
- *    flushed (dpctl/flush-conntrack, its port removed).
+ *    flushed (dpctl/flush-conntrack, its port removed);
+ *  - udp6_zero_csum: VXLAN over an IPv6 underlay with a zero UDP
+ *    checksum, on a tunnel port with udp6zerocsumrx: false (Linux's
+ *    default; ours, as OVS's, accepts them and counts
+ *    udp6_zero_csum_rx).
  *  Fragments the store refuses go on to the tracker, which finds them
  *  +inv (sg_invalid under sg()), as in OVS; ipf-get-status counts why. */
 #ifndef VXS_DROP_REASON_H
@@ -62,7 +66,8 @@
 	X(RECIRC_LIMIT,   "recirc_limit")   /* recirculation too deep       */ \
 	X(SG_REFUSED,     "sg_refused")     /* sg(allow): no session made   */ \
 	X(IPF_EXPIRED,    "ipf_expired")    /* fragment's datagram timed out*/ \
-	X(IPF_PURGED,     "ipf_purged")     /* fragment held, then flushed  */
+	X(IPF_PURGED,     "ipf_purged")     /* fragment held, then flushed  */ \
+	X(UDP6_ZERO_CSUM, "udp6_zero_csum") /* VXLAN/IPv6, UDP checksum 0   */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

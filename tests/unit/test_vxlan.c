@@ -378,6 +378,10 @@ static const struct {
 	{ "decap_ip_csum_sums", test_decap_ip_csum_sums },
 	{ "decap_udp_csum", test_decap_udp_csum },
 	{ "decap_mixed_batch", test_decap_mixed_batch },
+	{ "decap6_good", test_decap6_good },
+	{ "decap6_checksum", test_decap6_checksum },
+	{ "decap6_refused", test_decap6_refused },
+	{ "decap6_batch", test_decap6_batch },
 	{ "mempool_full", test_mempool_full },	/* last */
 };
 

@@ -71,6 +71,12 @@ void print_diff(const struct rte_mbuf *m, const uint8_t *want,
 		size_t want_len);
 void batch_of(struct pkt_batch *b, struct rte_mbuf *m);
 
+/* test_vxlan_decap6.c */
+void test_decap6_good(void);
+void test_decap6_checksum(void);
+void test_decap6_refused(void);
+void test_decap6_batch(void);
+
 /* test_vxlan_encap.c */
 void test_encap_vectors(void);
 void test_encap_vector_groups(void);
