@@ -14,6 +14,7 @@
 #include <rte_mbuf_ptype.h>
 #include <rte_prefetch.h>
 
+#include "csum_chain.h"
 #include "dp_stages.h"
 #include "miniflow_fast.h"
 #include "port.h"
@@ -46,42 +47,6 @@ outer_csum_verified(const struct rte_mbuf *m, bool *ip_good, bool *udp_good)
 	}
 }
 
-/* The ones-complement sum of len bytes at off, across segments. Not
- * rte_raw_cksum_mbuf: in DPDK 22.11 it truncates a segment's unfolded sum
- * to 16 bits before byte-swapping it, so it is wrong whenever a segment
- * starts at an odd offset of the summed data. Folding first is right. */
-bool
-vxlan_raw_cksum_segs(const struct rte_mbuf *m, uint32_t off, uint32_t len,
-		     uint16_t *cksum)
-{
-	uint32_t sum = 0;
-	bool odd_so_far = false;
-
-	for (const struct rte_mbuf *seg = m; seg != NULL && len;
-	     seg = seg->next) {
-		const uint32_t seg_len = rte_pktmbuf_data_len(seg);
-		if (off >= seg_len) {
-			off -= seg_len;
-			continue;
-		}
-		const uint32_t n = RTE_MIN(seg_len - off, len);
-		uint16_t part = rte_raw_cksum(
-			rte_pktmbuf_mtod_offset(seg, const void *, off), n);
-		/* data starting at an odd position pairs its bytes the
-		 * other way round */
-		if (odd_so_far)
-			part = rte_bswap16(part);
-		sum += part;
-		odd_so_far ^= n & 1;
-		len -= n;
-		off = 0;
-	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	*cksum = (uint16_t)sum;
-	return len == 0;	/* else the chain is shorter than pkt_len */
-}
-
 /* The UDP checksum over udp_len bytes at l4_off plus the IPv4
  * pseudo-header. The pseudo-header takes the UDP length, not the IP
  * payload length: they differ when IP carries bytes past the datagram. */
@@ -95,7 +60,7 @@ udp_csum_ok(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	if (likely(l4_off + udp_len <= rte_pktmbuf_data_len(m)))
 		data_sum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
 					 const void *, l4_off), udp_len);
-	else if (!vxlan_raw_cksum_segs(m, l4_off, udp_len, &data_sum))
+	else if (!csum_chain(m, l4_off, udp_len, &data_sum))
 		return false;
 
 	/* Every term as the CPU loads the wire bytes, like rte_raw_cksum. */

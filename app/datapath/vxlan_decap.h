@@ -101,10 +101,4 @@ uint64_t vxlan_decap6_extract(struct pkt_batch *b, struct flow_key keys[],
 			      uint32_t tnl_ofport, bool zero_csum_ok,
 			      struct vxlan_decap6_out *out, bool fast);
 
-/* The ones-complement sum of len bytes at off across m's segments (not
- * 22.11's rte_raw_cksum_mbuf: vxlan_decap.c says why); false if the
- * chain is shorter. */
-bool vxlan_raw_cksum_segs(const struct rte_mbuf *m, uint32_t off,
-			  uint32_t len, uint16_t *cksum);
-
 #endif

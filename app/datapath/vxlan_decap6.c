@@ -24,6 +24,7 @@
 #include <rte_mbuf_ptype.h>
 #include <rte_prefetch.h>
 
+#include "csum_chain.h"
 #include "miniflow_fast.h"
 #include "unaligned.h"
 #include "vxlan_decap.h"
@@ -58,7 +59,7 @@ udp6_csum_ok(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6,
 	if (likely(l4_off + udp_len <= rte_pktmbuf_data_len(m)))
 		data_sum = rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
 					 const void *, l4_off), udp_len);
-	else if (!vxlan_raw_cksum_segs(m, l4_off, udp_len, &data_sum))
+	else if (!csum_chain(m, l4_off, udp_len, &data_sum))
 		return false;
 
 	uint32_t sum = data_sum;
