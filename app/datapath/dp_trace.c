@@ -11,6 +11,7 @@
 #include "dp_actions.h"
 #include "dp_trace.h"
 #include "port.h"
+#include "vxlan_tnl.h"
 
 uint64_t dp_trace_flag;
 int dp_trace_field = -1;
@@ -303,14 +304,20 @@ dp_trace_tnl_push(struct dp_ctx *ctx, const struct pkt_batch *b)
 		    rte_pktmbuf_data_len(m) < VXLAN_TNL_HDR_LEN)
 			continue;
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		/* An IPv6 underlay (70-byte header): its remote does not fit
+		 * the entry's 32 bits and shows as 0.0.0.0. */
+		const bool v6 = p[12] == 0x86 && p[13] == 0xdd &&
+				rte_pktmbuf_data_len(m) >= VXLAN_TNL6_HDR_LEN;
+		const int udp_off = v6 ? VXLAN_TNL6_UDP_OFF : VXLAN_TNL_UDP_OFF;
 		const struct rte_ipv4_hdr *ip =
-			(const struct rte_ipv4_hdr *)(p + 14);
+			(const struct rte_ipv4_hdr *)(p + VXLAN_TNL_IP_OFF);
 		const struct rte_udp_hdr *udp =
-			(const struct rte_udp_hdr *)(p + 34);
-		const uint8_t *vx = p + 42;
+			(const struct rte_udp_hdr *)(p + udp_off);
+		const uint8_t *vx = p + udp_off + 8;
 		uint32_t vni = (uint32_t)vx[4] << 16 | vx[5] << 8 | vx[6];
+		uint32_t dst = v6 ? 0 : rte_be_to_cpu_32(ip->dst_addr);
 		put(ctx, m, DP_TRACE_TNL_PUSH, 0, vni,
-		    (uint64_t)rte_be_to_cpu_32(ip->dst_addr) << 32 |
+		    (uint64_t)dst << 32 |
 		    rte_be_to_cpu_16(udp->src_port), NULL, NULL);
 	}
 }

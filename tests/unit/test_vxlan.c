@@ -295,8 +295,8 @@ test_template_bytes(void)
 		       want[VXLAN_TNL_IP_OFF + i + 1];
 	while (sum > 0xffff)
 		sum = (sum & 0xffff) + (sum >> 16);
-	CHECK(t.ip_csum_partial == sum, "ip_csum_partial 0x%04x, want 0x%04x",
-	      t.ip_csum_partial, sum);
+	CHECK(t.csum_partial == sum, "csum_partial 0x%04x, want 0x%04x",
+	      t.csum_partial, sum);
 
 	/* same inputs, same bytes, padding included (dp_actions_equal) */
 	memset(&again, 0xa5, sizeof again);
