@@ -26,6 +26,28 @@
 /* Outer UDP length (and IPv6 payload_len) minus the inner frame's. */
 #define OUTER_UDP6_OVERHEAD (VXLAN_TNL6_HDR_LEN - VXLAN_TNL6_UDP_OFF)
 
+/* The word sum of a chain's bytes from off in its first segment on, for
+ * a checksum. Not rte_raw_cksum_mbuf: DPDK 22.11's truncates a segment's
+ * unfolded sum to 16 bits before swapping it after an odd offset,
+ * losing its carries. */
+static uint32_t
+chain_sum(const struct rte_mbuf *m, uint32_t off)
+{
+	uint32_t sum = 0, done = 0;
+
+	for (const struct rte_mbuf *seg = m; seg; seg = seg->next, off = 0) {
+		const uint32_t len = rte_pktmbuf_data_len(seg) - off;
+		uint16_t part = __rte_raw_cksum_reduce(__rte_raw_cksum(
+			rte_pktmbuf_mtod_offset(seg, const uint8_t *, off),
+			len, 0));
+		/* a segment after an odd number of bytes: its words are
+		 * the datagram's shifted by one byte */
+		sum += done & 1 ? rte_bswap16(part) : part;
+		done += len;
+	}
+	return sum;
+}
+
 /* The IPv6 per-packet fields of m, whose template t (family 6) has just
  * been copied in front of its inner_len-byte inner frame: payload_len and
  * UDP length (the same: no extension headers), source port, and the UDP
@@ -52,14 +74,11 @@ encap6_fields(struct rte_mbuf *m, uint8_t *hdr,
 	udp->src_port = sport;
 	/* The inner frame starts 16 bytes into the datagram, an even
 	 * offset: its own word sum is its share of the datagram's. */
-	if (likely(m->nb_segs == 1)) {
+	if (likely(m->nb_segs == 1))
 		inner_sum = __rte_raw_cksum(hdr + VXLAN_TNL6_HDR_LEN,
 					    inner_len, 0);
-	} else {
-		uint16_t folded = 0;
-		rte_raw_cksum_mbuf(m, VXLAN_TNL6_HDR_LEN, inner_len, &folded);
-		inner_sum = folded;
-	}
+	else
+		inner_sum = chain_sum(m, VXLAN_TNL6_HDR_LEN);
 	udp->dgram_cksum = vxlan_encap_udp6_csum(t, len, sport, inner_sum);
 }
 

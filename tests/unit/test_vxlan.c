@@ -348,6 +348,44 @@ test_template_format(void)
 	      strstr(buf, "vni=0x800001)"), "format: %s", buf);
 }
 
+/* OVS 3.1's text for an IPv6 header (lib/odp-util.c,
+ * format_odp_tnl_push_header: inet_ntop addresses, label decimal, tclass
+ * hex, hlimit; udp csum 0xffff as udp_build_header leaves it), written
+ * out by hand from that code. */
+static void
+test_template6_format(void)
+{
+	static const struct rte_ether_addr src_mac = {{ 2, 0, 0, 0, 6, 1 }};
+	static const struct rte_ether_addr dst_mac = {{ 2, 0, 0, 0, 6, 2 }};
+	static const struct flow_in6_addr src = {{ 0x20, 0x01, 0x0d, 0xb8,
+		[15] = 1 }};
+	static const struct flow_in6_addr dst = {{ 0xfd, 0x00, 0, 0, 0, 0,
+		0, 0xff, [14] = 0xab, [15] = 2 }};
+	const char *want =
+		"tnl_push(tnl_port(vxlan),header(size=70,type=4,"
+		"eth(dst=02:00:00:00:06:02,src=02:00:00:00:06:01,"
+		"dl_type=0x86dd),"
+		"ipv6(src=2001:db8::1,dst=fd00:0:0:ff::ab02,label=0,proto=17,"
+		"tclass=0x0,hlimit=64),"
+		"udp(src=0,dst=4789,csum=0xffff),"
+		"vxlan(flags=0x8000000,vni=0x3e9)))";
+	struct vxlan_tnl_template t;
+	char buf[512];
+
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &src, &dst, 1001,
+				  4789, 64, 0);
+	int n = vxlan_tnl_template_format(&t, buf, sizeof buf);
+	CHECK(n == (int)strlen(want) && !strcmp(buf, want),
+	      "format\n      got  %s\n      want %s", buf, want);
+
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &dst, &src, 7,
+				  8472, 1, 0xb8);
+	vxlan_tnl_template_format(&t, buf, sizeof buf);
+	CHECK(strstr(buf, "ipv6(src=fd00:0:0:ff::ab02,dst=2001:db8::1,label=0,"
+			  "proto=17,tclass=0xb8,hlimit=1),udp(src=0,dst=8472,") &&
+	      strstr(buf, "vni=0x7)))"), "format: %s", buf);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static void
@@ -365,12 +403,18 @@ static const struct {
 } tests[] = {
 	{ "template_bytes", test_template_bytes },
 	{ "template_format", test_template_format },
+	{ "template6_format", test_template6_format },
 	{ "encap_vectors", test_encap_vectors },
 	{ "encap_vector_groups", test_encap_vector_groups },
 	{ "ip_csum_incremental", test_ip_csum_incremental },
 	{ "udp_src_port", test_udp_src_port },
 	{ "encap_no_headroom", test_encap_no_headroom },
 	{ "encap_lengths_and_flags", test_encap_lengths_and_flags },
+	{ "encap6_fields", test_encap6_fields },
+	{ "encap6_csum_zero", test_encap6_csum_zero },
+	{ "encap6_random", test_encap6_random },
+	{ "encap_mixed_families", test_encap_mixed_families },
+	{ "encap6_max_inner", test_encap6_max_inner },
 	{ "decap_vectors", test_decap_vectors },
 	{ "decap_truncated", test_decap_truncated },
 	{ "decap_vxlan_flags", test_decap_vxlan_flags },
