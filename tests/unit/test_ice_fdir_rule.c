@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include "flow_key.h"
 #include "ice_fdir_rule.h"
+#include "offload_engine.h"
 #include "seed_flows.h"
 #include "unit_test.h"
 
@@ -368,6 +369,19 @@ test_rejections(void)
 					  &r6, &why6) == -ENOTSUP && why6 &&
 		      !strcmp(why6, ICE_FDIR_WHY_OUTER_IPV6),
 		      "IPv6 underlay, no tunnel port: '%s'", why6);
+		/* what the manager records for offload/show, for an ice and
+		 * a model port alike, and counts (not_canonical) */
+		struct offload_engine_error ee = { 0 };
+		CHECK(offload_engine_build_refusal(&TGT_G2, &ok, &om, &ik, &im,
+						   &ee) ==
+		      OFFLOAD_FAIL_NOT_CANONICAL && ee.err == ENOTSUP &&
+		      !strcmp(ee.msg, ICE_FDIR_WHY_OUTER_IPV6),
+		      "refusal %d '%s'", ee.err, ee.msg);
+		CHECK(offload_engine_build_refusal(&TGT_NOTUN, &ok, &om, &ik,
+						   &im, &ee) ==
+		      OFFLOAD_FAIL_NOT_CANONICAL &&
+		      !strcmp(ee.msg, ICE_FDIR_WHY_OUTER_IPV6),
+		      "refusal without a tunnel port: '%s'", ee.msg);
 	}
 	outer_flow(&ok, &om, vtep, 4789);
 	ok.nw_proto = IPPROTO_TCP;
