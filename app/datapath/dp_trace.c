@@ -10,6 +10,7 @@
 #include <rte_udp.h>
 #include "dp_actions.h"
 #include "dp_trace.h"
+#include "dpcls.h"
 #include "port.h"
 #include "vxlan_tnl.h"
 
@@ -245,8 +246,9 @@ dp_trace_lookup(struct dp_ctx *ctx, const struct pkt_batch *b,
 		enum dp_trace_kind k = (emc >> i) & 1 ? DP_TRACE_EMC :
 				       (upcall >> i) & 1 ? DP_TRACE_UPCALL :
 				       DP_TRACE_DPCLS;
+		/* a transient megaflow (upcall.c) has no mask to show */
 		put(ctx, b->pkts[i], k, 0, 0, f ? f->id : 0,
-		    f ? &f->key : NULL, f ? &f->mask : NULL);
+		    f ? &f->key : NULL, f ? megaflow_mask(f) : NULL);
 	}
 }
 
@@ -353,7 +355,7 @@ dp_trace_mark(struct dp_ctx *ctx, struct rte_mbuf *m, uint32_t mark,
 
 	ctx->trace_pass = f ? 1 : 0;
 	put(ctx, m, DP_TRACE_MARK, 0, mark, f ? f->id : 0,
-	    f ? &f->key : NULL, f ? &f->mask : NULL);
+	    f ? &f->key : NULL, f ? megaflow_mask(f) : NULL);
 	ctx->trace_pass = pass;
 }
 

@@ -228,7 +228,8 @@ subtable_hash(const struct dpcls_subtable *st, const struct flow_key *key)
 }
 
 int
-dpcls_insert(struct dpcls *cls, struct megaflow *f)
+dpcls_insert(struct dpcls *cls, struct megaflow *f,
+	     const struct flow_key *mask)
 {
 	/* A key with bits outside its mask would hash and compare as
 	 * something no packet can match; mask it rather than trust it.
@@ -236,12 +237,12 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	 * builder sets it: flow_mask_set_field): that is what keeps keys
 	 * without a second line out of its subtable. Setting it here would
 	 * be too late, the key was masked without it. */
-	if ((flow_mask_wordmap(&f->mask) & FLOW_WORDMAP_LINE2) &&
-	    f->mask.ext_line != 0xff)
+	if ((flow_mask_wordmap(mask) & FLOW_WORDMAP_LINE2) &&
+	    mask->ext_line != 0xff)
 		return -EINVAL;
-	flow_key_mask(&f->key, &f->key, &f->mask);
+	flow_key_mask(&f->key, &f->key, mask);
 
-	struct dpcls_subtable *st = subtable_find(cls, &f->mask);
+	struct dpcls_subtable *st = subtable_find(cls, mask);
 	uint32_t chain = 0;
 
 	if (st && subtable_find_flow(st, subtable_hash(st, &f->key), &f->key))
@@ -249,7 +250,7 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	if (cls->n_flows >= cls->max_flows)
 		return -ENOSPC;
 	if (!st) {
-		st = subtable_create(cls, &f->mask);
+		st = subtable_create(cls, mask);
 		if (!st)
 			return -ENOMEM;
 	}
