@@ -386,6 +386,54 @@ test_template6_format(void)
 	      strstr(buf, "vni=0x7)))"), "format: %s", buf);
 }
 
+/* The same against real OVS: the tnl_push header that ovs-vswitchd 3.1
+ * put in its megaflow for a VXLAN port with remote_ip fd00:172::1, key
+ * 1001, from br-phy (aa:55:aa:55:00:00, fd00:172::100) to the neighbour
+ * f8:bc:12:44:34:b6 (tests/integration/ovs_ref/make-ovs-ref-tnl6.sh). */
+static const char *ovs_tnl6_ref;	/* its dump-flows file, argv[2] */
+
+static void
+test_template6_format_ovs(void)
+{
+	static const struct rte_ether_addr src_mac = {{ 0xaa, 0x55, 0xaa, 0x55,
+							0, 0 }};
+	static const struct rte_ether_addr dst_mac = {{ 0xf8, 0xbc, 0x12, 0x44,
+							0x34, 0xb6 }};
+	static const struct flow_in6_addr src = {{ 0xfd, 0, 0x01, 0x72,
+		[14] = 0x01, [15] = 0x00 }};
+	static const struct flow_in6_addr dst = {{ 0xfd, 0, 0x01, 0x72,
+		[15] = 0x01 }};
+	static const char prefix[] = "tnl_push(tnl_port(vxlan),";
+	char line[LINE_MAX_LEN], ours[512];
+	const char *want = NULL, *end = NULL;
+	FILE *f = ovs_tnl6_ref ? fopen(ovs_tnl6_ref, "r") : NULL;
+
+	CHECK(f, "no OVS reference (%s)", ovs_tnl6_ref ? ovs_tnl6_ref : "-");
+	while (f && fgets(line, sizeof line, f))
+		if ((want = strstr(line, "tnl_push(")) &&
+		    (want = strstr(want, "header(")) &&
+		    (end = strstr(want, ",out_port(")))
+			break;
+	if (f)
+		fclose(f);
+	CHECK(want && end, "no tnl_push header in %s", ovs_tnl6_ref);
+	if (!want || !end)
+		return;
+
+	struct vxlan_tnl_template t;
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &src, &dst, 1001,
+				  4789, 64, 0);
+	int n = vxlan_tnl_template_format(&t, ours, sizeof ours);
+	/* ours: tnl_push(tnl_port(vxlan),header(...)) : OVS's header(...) */
+	bool same = n > (int)sizeof prefix &&
+		    !strncmp(ours, prefix, sizeof prefix - 1) &&
+		    (size_t)(n - (int)sizeof prefix) == (size_t)(end - want) &&
+		    !strncmp(ours + sizeof prefix - 1, want,
+			     (size_t)(end - want));
+	CHECK(same, "not OVS's header\n      got  %s\n      OVS  %.*s", ours,
+	      (int)(end - want), want);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static void
@@ -404,6 +452,7 @@ static const struct {
 	{ "template_bytes", test_template_bytes },
 	{ "template_format", test_template_format },
 	{ "template6_format", test_template6_format },
+	{ "template6_format_ovs", test_template6_format_ovs },
 	{ "encap_vectors", test_encap_vectors },
 	{ "encap_vector_groups", test_encap_vector_groups },
 	{ "ip_csum_incremental", test_ip_csum_incremental },
@@ -430,10 +479,12 @@ main(int argc, char **argv)
 {
 	char prefix[64];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s VECTORS_FILE\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s VECTORS_FILE [OVS_TNL6_DUMP]\n",
+			argv[0]);
 		return 2;
 	}
+	ovs_tnl6_ref = argc == 3 ? argv[2] : NULL;
 	snprintf(prefix, sizeof prefix, "--file-prefix=test_vxlan_%d",
 		 (int)getpid());
 	char *eal_argv[] = {
