@@ -246,9 +246,12 @@ dp_trace_lookup(struct dp_ctx *ctx, const struct pkt_batch *b,
 		enum dp_trace_kind k = (emc >> i) & 1 ? DP_TRACE_EMC :
 				       (upcall >> i) & 1 ? DP_TRACE_UPCALL :
 				       DP_TRACE_DPCLS;
-		/* a transient megaflow (upcall.c) has no mask to show */
+		/* a transient megaflow (upcall.c, refused by the
+		 * classifier) has no mask: its key is not shown either, as
+		 * it would read as an exact match */
+		const struct flow_key *fm = f ? megaflow_mask(f) : NULL;
 		put(ctx, b->pkts[i], k, 0, 0, f ? f->id : 0,
-		    f ? &f->key : NULL, f ? megaflow_mask(f) : NULL);
+		    fm ? &f->key : NULL, fm);
 	}
 }
 
