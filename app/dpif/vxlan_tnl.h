@@ -6,8 +6,9 @@
  * The template is built once, when the slow path translates a flow, so the
  * per-packet work in vxlan_encap.c is a fixed-size copy plus the handful of
  * fields that depend on the packet (lengths, IPv4 id and checksum, UDP
- * source port; over IPv6 the UDP checksum). Decap (vxlan_decap.c) reads whatever a remote VTEP sent, so it
- * shares only the wire constants below, not the template.
+ * source port; over IPv6 the UDP checksum). Decap (vxlan_decap.c) reads
+ * whatever a remote VTEP sent, so it shares only the wire constants
+ * below, not the template.
  */
 #ifndef VXS_VXLAN_TNL_H
 #define VXS_VXLAN_TNL_H
@@ -115,9 +116,9 @@ vxlan_tnl_hdr_len(const struct vxlan_tnl_template *t)
 /* The longest inner frame t may carry out of a port whose longest frame
  * is max_frame (port.h: tx_max_frame; UINT32_MAX: no limit): sets
  * t->max_inner (max_frame less t's header), never above
- * VXLAN_ENCAP_MAX_INNER_LEN (IPv4) or VXLAN6_ENCAP_MAX_INNER_LEN. The template
- * builder leaves it at that bound; xlate sets it from the tunnel's
- * egress port. */
+ * VXLAN_ENCAP_MAX_INNER_LEN (IPv4) or VXLAN6_ENCAP_MAX_INNER_LEN. The
+ * template builders leave it at that bound; xlate sets it from the
+ * tunnel's egress port. */
 void vxlan_tnl_template_set_max_frame(struct vxlan_tnl_template *t,
 				      uint32_t max_frame);
 
