@@ -73,8 +73,7 @@ run(const char *mode, unsigned n)
 		f[i] = aligned_alloc(64, RTE_ALIGN(sizeof **f, 64));
 		memset(f[i], 0, sizeof **f);
 		f[i]->key = keys[i];
-		f[i]->mask = g.mask;
-		installed += dpcls_insert(cls, f[i]) == 0;
+		installed += dpcls_insert(cls, f[i], &g.mask) == 0;
 	}
 	uint64_t t0 = rte_rdtsc();
 

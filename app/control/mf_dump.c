@@ -14,7 +14,7 @@ dump_one(struct megaflow *f, void *aux)
 		return;
 	struct mf_dump *d = &r->v[r->n++];
 	d->key = f->key;
-	d->mask = f->mask;
+	d->mask = *megaflow_mask(f);	/* in the classifier (foreach) */
 	d->actions = f->actions;
 	d->n_packets = f->n_packets;
 	d->n_bytes = f->n_bytes;

@@ -10,6 +10,7 @@
 #include <rte_malloc.h>
 #include "dp_offload.h"
 #include "dp_stages.h"
+#include "dpcls.h"
 #include "offload_mgr.h"
 
 /* A megaflow's id for the offload thread: its slot in the PMD's pool and
@@ -66,12 +67,13 @@ outer_index(struct dp_ctx *ctx, const struct megaflow *outer)
 
 	for (uint8_t i = 0; i < o->n; i++)
 		if (!memcmp(&o->v[i].key, &outer->key, sizeof outer->key) &&
-		    !memcmp(&o->v[i].mask, &outer->mask, sizeof outer->mask))
+		    !memcmp(&o->v[i].mask, megaflow_mask(outer),
+			    sizeof o->v[i].mask))
 			return i + 1;
 	if (o->n == DP_OFFLOAD_OUTERS)
 		return 0;
 	o->v[o->n].key = outer->key;
-	o->v[o->n].mask = outer->mask;
+	o->v[o->n].mask = *megaflow_mask(outer);
 	return ++o->n;
 }
 
@@ -175,7 +177,9 @@ void
 dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 		   const struct megaflow *outer)
 {
-	if (!ctx->offload || !outer || f->key.recirc_id ||
+	/* an outer refused by the classifier (transient, upcall.c) has no
+	 * mask to offload by: it is not in a subtable */
+	if (!ctx->offload || !outer || !outer->subtable || f->key.recirc_id ||
 	    !actions_need_no_key(&f->actions))
 		return;
 	/* Refused DELs go first: they give back NIC rules and marks. (An
@@ -200,8 +204,8 @@ dp_offload_request(struct dp_ctx *ctx, struct megaflow *f,
 	}
 	if (offload_mgr_request_add(ctx->offload, ctx->idx,
 				    megaflow_offload_id(ctx, f), &outer->key,
-				    &outer->mask, &f->key, &f->mask,
-				    weight) == 0)
+				    megaflow_mask(outer), &f->key,
+				    megaflow_mask(f), weight) == 0)
 		f->offload = MF_OFFLOAD_REQUESTED;
 }
 
@@ -214,7 +218,7 @@ offer(struct dp_ctx *ctx, struct megaflow *f)
 
 	if (offload_mgr_request_add(ctx->offload, ctx->idx,
 				    megaflow_offload_id(ctx, f), &o->v[i].key,
-				    &o->v[i].mask, &f->key, &f->mask,
+				    &o->v[i].mask, &f->key, megaflow_mask(f),
 				    megaflow_pps(f)) != 0)
 		return false;
 	f->offload = MF_OFFLOAD_REQUESTED;

@@ -10,7 +10,9 @@
 #include <rte_udp.h>
 #include "dp_actions.h"
 #include "dp_trace.h"
+#include "dpcls.h"
 #include "port.h"
+#include "vxlan_tnl.h"
 
 uint64_t dp_trace_flag;
 int dp_trace_field = -1;
@@ -244,8 +246,12 @@ dp_trace_lookup(struct dp_ctx *ctx, const struct pkt_batch *b,
 		enum dp_trace_kind k = (emc >> i) & 1 ? DP_TRACE_EMC :
 				       (upcall >> i) & 1 ? DP_TRACE_UPCALL :
 				       DP_TRACE_DPCLS;
+		/* a transient megaflow (upcall.c, refused by the
+		 * classifier) has no mask: its key is not shown either, as
+		 * it would read as an exact match */
+		const struct flow_key *fm = f ? megaflow_mask(f) : NULL;
 		put(ctx, b->pkts[i], k, 0, 0, f ? f->id : 0,
-		    f ? &f->key : NULL, f ? &f->mask : NULL);
+		    fm ? &f->key : NULL, fm);
 	}
 }
 
@@ -303,14 +309,20 @@ dp_trace_tnl_push(struct dp_ctx *ctx, const struct pkt_batch *b)
 		    rte_pktmbuf_data_len(m) < VXLAN_TNL_HDR_LEN)
 			continue;
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		/* An IPv6 underlay (70-byte header): its remote does not fit
+		 * the entry's 32 bits and shows as 0.0.0.0. */
+		const bool v6 = p[12] == 0x86 && p[13] == 0xdd &&
+				rte_pktmbuf_data_len(m) >= VXLAN_TNL6_HDR_LEN;
+		const int udp_off = v6 ? VXLAN_TNL6_UDP_OFF : VXLAN_TNL_UDP_OFF;
 		const struct rte_ipv4_hdr *ip =
-			(const struct rte_ipv4_hdr *)(p + 14);
+			(const struct rte_ipv4_hdr *)(p + VXLAN_TNL_IP_OFF);
 		const struct rte_udp_hdr *udp =
-			(const struct rte_udp_hdr *)(p + 34);
-		const uint8_t *vx = p + 42;
+			(const struct rte_udp_hdr *)(p + udp_off);
+		const uint8_t *vx = p + udp_off + 8;
 		uint32_t vni = (uint32_t)vx[4] << 16 | vx[5] << 8 | vx[6];
+		uint32_t dst = v6 ? 0 : rte_be_to_cpu_32(ip->dst_addr);
 		put(ctx, m, DP_TRACE_TNL_PUSH, 0, vni,
-		    (uint64_t)rte_be_to_cpu_32(ip->dst_addr) << 32 |
+		    (uint64_t)dst << 32 |
 		    rte_be_to_cpu_16(udp->src_port), NULL, NULL);
 	}
 }
@@ -346,7 +358,7 @@ dp_trace_mark(struct dp_ctx *ctx, struct rte_mbuf *m, uint32_t mark,
 
 	ctx->trace_pass = f ? 1 : 0;
 	put(ctx, m, DP_TRACE_MARK, 0, mark, f ? f->id : 0,
-	    f ? &f->key : NULL, f ? &f->mask : NULL);
+	    f ? &f->key : NULL, f ? megaflow_mask(f) : NULL);
 	ctx->trace_pass = pass;
 }
 

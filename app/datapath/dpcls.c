@@ -228,7 +228,8 @@ subtable_hash(const struct dpcls_subtable *st, const struct flow_key *key)
 }
 
 int
-dpcls_insert(struct dpcls *cls, struct megaflow *f)
+dpcls_insert(struct dpcls *cls, struct megaflow *f,
+	     const struct flow_key *mask)
 {
 	/* A key with bits outside its mask would hash and compare as
 	 * something no packet can match; mask it rather than trust it.
@@ -236,15 +237,15 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	 * bit too (the mask builder sets it: flow_mask_set_field): that is
 	 * what keeps keys without the line out of its subtable. Setting it
 	 * here would be too late, the key was masked without it. */
-	uint32_t map = flow_mask_wordmap(&f->mask);
+	uint32_t map = flow_mask_wordmap(mask);
 
 	if (((map & FLOW_WORDMAP_LINE2) &&
-	     !(f->mask.ext_line & FLOW_EXT_LINE)) ||
-	    ((map & FLOW_WORDMAP_LINE3) && !(f->mask.ext_line & FLOW_EXT_TUN6)))
+	     !(mask->ext_line & FLOW_EXT_LINE)) ||
+	    ((map & FLOW_WORDMAP_LINE3) && !(mask->ext_line & FLOW_EXT_TUN6)))
 		return -EINVAL;
-	flow_key_mask(&f->key, &f->key, &f->mask);
+	flow_key_mask(&f->key, &f->key, mask);
 
-	struct dpcls_subtable *st = subtable_find(cls, &f->mask);
+	struct dpcls_subtable *st = subtable_find(cls, mask);
 	uint32_t chain = 0;
 
 	if (st && subtable_find_flow(st, subtable_hash(st, &f->key), &f->key))
@@ -252,7 +253,7 @@ dpcls_insert(struct dpcls *cls, struct megaflow *f)
 	if (cls->n_flows >= cls->max_flows)
 		return -ENOSPC;
 	if (!st) {
-		st = subtable_create(cls, &f->mask);
+		st = subtable_create(cls, mask);
 		if (!st)
 			return -ENOMEM;
 	}

@@ -41,14 +41,17 @@ void dpcls_destroy(struct dpcls *cls);
  * allocated (the table then stays at a higher load). */
 #define DPCLS_MAX_CHAIN 16u
 
-/* f->key must be masked by f->mask (dpcls re-masks it in place, which is a
- * no-op for a correct caller). Returns 0, -ENOSPC (max_flows reached),
+/* Files f in the subtable of mask, which from then on is f's mask
+ * (megaflow_mask()). f->key must be masked by mask (dpcls re-masks it in
+ * place, which is a no-op for a correct caller). Returns 0, -ENOSPC
+ * (max_flows reached),
  * -EEXIST (same key and mask present), -EINVAL (a mask
  * with second-line words that does not match ext_line, flow_key.h), -EMLINK (its chain already holds
  * DPCLS_MAX_CHAIN megaflows: refused and counted in
  * dpcls_chain_refused(); the caller still has the packet's actions) or
  * -ENOMEM. */
-int dpcls_insert(struct dpcls *cls, struct megaflow *f);
+int dpcls_insert(struct dpcls *cls, struct megaflow *f,
+		 const struct flow_key *mask);
 
 /* Inserts refused with -EMLINK since creation. */
 uint64_t dpcls_chain_refused(const struct dpcls *cls);
@@ -126,6 +129,15 @@ struct dpcls_subtable {
 	uint64_t hits;			/* since creation, for display */
 	uint64_t rank_hits;		/* since the last ranking */
 };
+
+/* f's mask: its subtable's, while f is in a classifier; NULL once
+ * dpcls_remove() took it out or when dpcls_insert() refused it (a
+ * transient megaflow, upcall.c), whose subtable may not exist. */
+static inline const struct flow_key *
+megaflow_mask(const struct megaflow *f)
+{
+	return f->subtable ? &f->subtable->mask : NULL;
+}
 
 /* The lookup for wordmap: a specialised one if registered, else generic.
  * *name gets its name. */

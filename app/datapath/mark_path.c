@@ -8,6 +8,7 @@
 #include <rte_mbuf.h>
 #include "dp_snapshot.h"
 #include "dp_stages.h"
+#include "dpcls.h"
 #include "miniflow.h"
 #include "unaligned.h"
 #include "vxlan_decap.h"
@@ -66,7 +67,7 @@ mark_check_strip(const struct dp_ctx *ctx, struct rte_mbuf *m,
 	if (!vxlan_decap_pkt(m, &key, s->tnl_ofport))
 		return false;		/* untouched */
 	if (likely(miniflow_extract_fast(m, &key) >= 0 &&
-		   flow_key_match(&key, &f->key, &f->mask)))
+		   flow_key_match(&key, &f->key, megaflow_mask(f))))
 		return true;
 	/* nothing was trimmed (pkt_len is the IPv4 length): undo the strip */
 	rte_pktmbuf_prepend(m, VXLAN_TNL_HDR_LEN);

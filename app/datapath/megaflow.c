@@ -99,7 +99,8 @@ sweep_one(struct megaflow *f, void *aux)
 	}
 	/* its key's ct_label_bits were numbered by a predicate table that
 	 * is gone (dp_snapshot.h): re-translating that key could agree */
-	if (!retire && s->label_renumbered && f->mask.ct_label_bits) {
+	if (!retire && s->label_renumbered &&
+	    megaflow_mask(f)->ct_label_bits) {
 		retire = true;
 		s->ctx->stats->megaflows_revalidated_out++;
 	}
@@ -112,7 +113,7 @@ sweep_one(struct megaflow *f, void *aux)
 		/* another rule now decides it, even with the same actions:
 		 * its counters and last hit (idle_timeout) are that rule's
 		 * from here, so it starts afresh */
-		retire = memcmp(&xo.mask, &f->mask, sizeof xo.mask) ||
+		retire = memcmp(&xo.mask, megaflow_mask(f), sizeof xo.mask) ||
 			 !dp_actions_equal(&xo.actions, &f->actions) ||
 			 xo.rule_uid != f->rule_uid;
 		xlate_out_release(&xo);	/* f holds its own */

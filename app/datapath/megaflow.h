@@ -17,7 +17,9 @@ struct dpcls_subtable;
 
 struct megaflow {
 	struct flow_key key;		/* already masked */
-	struct flow_key mask;
+	/* no mask of its own: dpcls files a megaflow in the subtable of its
+	 * mask, so while it is in a classifier its mask is its subtable's
+	 * (megaflow_mask(), dpcls.h) */
 	struct dp_actions actions;
 	/* The key of the packet it was translated from: revalidation
 	 * translates it again and keeps the flow only if mask and actions
@@ -54,5 +56,12 @@ struct megaflow {
 	struct dpcls_subtable *subtable;	/* dpcls-owned */
 	struct megaflow *next;			/* dpcls-owned hash chain */
 };
+
+/* 1024 bytes, 16 cache lines: key 0..191 (three lines: flow_key.h),
+ * actions 192..703 (tnls[4] of 76-byte templates for either underlay
+ * family), upcall key 704..895, counters, next hops and links 896..1023.
+ * The mask it no longer copies saved a key's worth, the IPv6-sized
+ * templates took 88 bytes of it (doc/design-ipv6-underlay.md). */
+_Static_assert(sizeof(struct megaflow) == 1024, "megaflow size");
 
 #endif

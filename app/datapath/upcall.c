@@ -47,7 +47,6 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	}
 	memset(f, 0, sizeof *f);
 	f->key = masked;
-	f->mask = xo.mask;
 	f->actions = xo.actions;
 	f->actions.sg_at = dp_actions_sg_leading(&f->actions);
 	f->upcall_key = *key;
@@ -57,7 +56,7 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	memcpy(f->recirc_refs, xo.recirc_refs, sizeof f->recirc_refs);
 	f->id = ++ctx->next_flow_id;
 	f->created_tsc = rte_rdtsc();
-	int rc = dpcls_insert(ctx->cls, f);
+	int rc = dpcls_insert(ctx->cls, f, &xo.mask);
 
 	if (rc == -EMLINK && ctx->n_transient < DP_TRANSIENT_MAX) {
 		ctx->stats->megaflows_chain_refused++;

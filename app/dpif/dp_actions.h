@@ -37,29 +37,59 @@
 /* nat(...) of an sg() or ct(): one value slot each (actions->nats[]). */
 #define DP_MAX_NATS 2
 
-/* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan. */
+/* Outer headers prepended by VXLAN encap: eth + ipv4 + udp + vxlan over
+ * an IPv4 underlay, eth + ipv6 + udp + vxlan over an IPv6 one. */
 #define VXLAN_TNL_HDR_LEN (14 + 20 + 8 + 8)
+#define VXLAN_TNL6_HDR_LEN (14 + 40 + 8 + 8)
+#define VXLAN_TNL_HDR_MAX VXLAN_TNL6_HDR_LEN
 #define VXLAN_UDP_PORT 4789
 
 /* The largest inner frame whose outer IPv4 total length still fits 16 bits. */
 #define VXLAN_ENCAP_MAX_INNER_LEN \
 	(UINT16_MAX - (VXLAN_TNL_HDR_LEN - RTE_ETHER_HDR_LEN))
+/* The same over IPv6, whose payload_len counts only UDP and VXLAN (16). */
+#define VXLAN6_ENCAP_MAX_INNER_LEN \
+	(UINT16_MAX - (VXLAN_TNL6_HDR_LEN - RTE_ETHER_HDR_LEN - 40))
 
-/* Per-tunnel header template built once at translation time. The IPv4
- * total length, IP id, checksum and UDP length/source port are filled per
- * packet; ip_csum_partial is the checksum over the template with those
- * fields zero, so the per-packet checksum is one incremental update.
+/* vxlan_tnl_template.family: the underlay's IP version. */
+#define VXLAN_TNL_IPV4 4
+#define VXLAN_TNL_IPV6 6
+
+/* Per-tunnel header template built once at translation time, one type for
+ * both underlay families (a megaflow's tnls[] hold either).
+ *
+ * IPv4 (family 4): hdr[0..49], the rest zero (dp_actions_equal compares
+ * whole templates). The IPv4 total length, IP id, checksum and UDP
+ * length/source port are filled per packet; csum_partial is the IPv4
+ * header checksum over the template with those fields zero, host order,
+ * so the per-packet checksum is one incremental update.
+ *
+ * IPv6 (family 6): hdr[0..69]. payload_len, UDP length and source port
+ * and the UDP checksum are filled per packet (no IP checksum, no id); the
+ * checksum is mandatory over IPv6 (RFC 8200 section 8.1). csum_partial is
+ * the UDP checksum's constant part, summed once: the pseudo-header's
+ * addresses and next header, the UDP destination port and the VXLAN
+ * header; unfolded words as rte_raw_cksum sums them (network-order words
+ * as the CPU loads them), not complemented, so encap adds the lengths and
+ * port as they are stored and the inner frame's rte_raw_cksum. The
+ * template's UDP checksum field holds 0xffff, as OVS's tnl_push header
+ * does (udp_build_header: "mark that we should compute the checksum").
+ *
  * max_inner is the longest inner frame that still fits the underlay port
  * once this header is in front of it (the port's longest frame less the
- * header: 1514 - 50 = 1464 on a 1500-byte underlay): encap's one length
- * compare per packet, past which the packet is dropped (mtu_exceeded)
- * and its sender told the path MTU (dp_pmtud.h). An IPv6 outer header
- * (70 bytes) only changes what it is computed from. */
+ * header: 1514 - 50 = 1464, or 1514 - 70 = 1444, on a 1500-byte
+ * underlay): encap's one length compare per packet, past which the
+ * packet is dropped (mtu_exceeded) and its sender told the path MTU
+ * (dp_pmtud.h). */
 struct vxlan_tnl_template {
-	uint8_t hdr[VXLAN_TNL_HDR_LEN];
-	uint16_t ip_csum_partial;	/* host order, not complemented */
+	uint8_t hdr[VXLAN_TNL_HDR_MAX];
+	uint8_t family;			/* VXLAN_TNL_IPV4 or _IPV6 */
+	uint8_t pad;			/* zero: compared with memcmp */
+	uint16_t csum_partial;		/* see above, per family */
 	uint16_t max_inner;		/* bytes of inner frame, at most */
 };
+_Static_assert(sizeof(struct vxlan_tnl_template) == 76,
+	       "70-byte header, family, partial sum, max_inner");
 
 /* DP_ACT_TNL_POP's flags (its slot): the outer header's family, which
  * the outer megaflow's dl_type decided, and the tunnel port's zero UDP

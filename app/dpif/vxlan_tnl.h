@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The VXLAN outer header as this switch writes it (RFC 7348 over IPv4), and
- * the per-tunnel template that encap copies in front of every packet.
+ * The VXLAN outer header as this switch writes it (RFC 7348 over IPv4 or
+ * IPv6), and the per-tunnel template that encap copies in front of every
+ * packet.
  *
  * The template is built once, when the slow path translates a flow, so the
  * per-packet work in vxlan_encap.c is a fixed-size copy plus the handful of
- * fields that depend on the packet (lengths, IP id and checksum, UDP source
- * port). Decap (vxlan_decap.c) reads whatever a remote VTEP sent, so it
- * shares only the wire constants below, not the template.
+ * fields that depend on the packet (lengths, IPv4 id and checksum, UDP
+ * source port; over IPv6 the UDP checksum). Decap (vxlan_decap.c) reads
+ * whatever a remote VTEP sent, so it shares only the wire constants
+ * below, not the template.
  */
 #ifndef VXS_VXLAN_TNL_H
 #define VXS_VXLAN_TNL_H
@@ -30,6 +32,14 @@
 
 _Static_assert(VXLAN_TNL_VXLAN_OFF + sizeof(struct rte_vxlan_hdr) ==
 	       VXLAN_TNL_HDR_LEN, "template is eth + ipv4 + udp + vxlan");
+
+/* The same over an IPv6 underlay (no extension headers). */
+#define VXLAN_TNL6_IP_OFF	RTE_ETHER_HDR_LEN
+#define VXLAN_TNL6_UDP_OFF	(VXLAN_TNL6_IP_OFF + (int)sizeof(struct rte_ipv6_hdr))
+#define VXLAN_TNL6_VXLAN_OFF	(VXLAN_TNL6_UDP_OFF + (int)sizeof(struct rte_udp_hdr))
+
+_Static_assert(VXLAN_TNL6_VXLAN_OFF + sizeof(struct rte_vxlan_hdr) ==
+	       VXLAN_TNL6_HDR_LEN, "template is eth + ipv6 + udp + vxlan");
 
 /* The first word of the VXLAN header: the I flag ("VNI is valid") and
  * nothing else; the three bytes after the flags are reserved (zero). */
@@ -63,12 +73,13 @@ vxlan_udp_src_port(uint32_t inner_hash)
 	 RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |		\
 	 RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED)
 
-/* Fills t with the outer headers for one tunnel. Addresses and ports as
- * on the wire (src_ip, dst_ip network order) except dst_port, host order.
- * vni must be at most VXLAN_VNI_MAX (higher bits are dropped). The IPv4
- * total length, id and checksum and the UDP source port and length are left
- * zero for encap to fill; ip_csum_partial is the checksum sum over the rest;
- * max_inner is VXLAN_ENCAP_MAX_INNER_LEN (no port's limit yet). */
+/* Fills t with the outer headers for one tunnel over IPv4. Addresses and
+ * ports as on the wire (src_ip, dst_ip network order) except dst_port,
+ * host order. vni must be at most VXLAN_VNI_MAX (higher bits are
+ * dropped). The IPv4 total length, id and checksum and the UDP source port
+ * and length are left zero for encap to fill; csum_partial is the
+ * checksum sum over the rest; max_inner is VXLAN_ENCAP_MAX_INNER_LEN (no
+ * port's limit yet). */
 void vxlan_tnl_template_build(struct vxlan_tnl_template *t,
 			      const struct rte_ether_addr *src_mac,
 			      const struct rte_ether_addr *dst_mac,
@@ -76,11 +87,38 @@ void vxlan_tnl_template_build(struct vxlan_tnl_template *t,
 			      uint32_t vni, uint16_t dst_port,
 			      uint8_t ttl, bool df);
 
+struct flow_in6_addr;		/* flow_key.h */
+
+/* Fills t with the outer headers for one tunnel over IPv6, as OVS writes
+ * them (netdev_tnl_ip_build_header, udp_build_header): version 6, traffic
+ * class tclass, flow label 0, next header UDP, hop limit hop_limit
+ * (xlate: 64 and 0, as the IPv4 TTL and TOS), the UDP checksum field
+ * 0xffff (computed per packet). Other arguments as
+ * vxlan_tnl_template_build. payload_len, the UDP source port and length
+ * are left zero for encap; csum_partial is the UDP checksum's constant
+ * part (dp_actions.h); max_inner is VXLAN6_ENCAP_MAX_INNER_LEN. */
+void vxlan_tnl_template_build6(struct vxlan_tnl_template *t,
+			       const struct rte_ether_addr *src_mac,
+			       const struct rte_ether_addr *dst_mac,
+			       const struct flow_in6_addr *src,
+			       const struct flow_in6_addr *dst,
+			       uint32_t vni, uint16_t dst_port,
+			       uint8_t hop_limit, uint8_t tclass);
+
+/* The outer header's length: VXLAN_TNL_HDR_LEN or VXLAN_TNL6_HDR_LEN. */
+static inline uint16_t
+vxlan_tnl_hdr_len(const struct vxlan_tnl_template *t)
+{
+	return t->family == VXLAN_TNL_IPV6 ? VXLAN_TNL6_HDR_LEN :
+					     VXLAN_TNL_HDR_LEN;
+}
+
 /* The longest inner frame t may carry out of a port whose longest frame
  * is max_frame (port.h: tx_max_frame; UINT32_MAX: no limit): sets
- * t->max_inner, never above VXLAN_ENCAP_MAX_INNER_LEN. The template
- * builder leaves it at that bound; xlate sets it from the tunnel's
- * egress port. */
+ * t->max_inner (max_frame less t's header), never above
+ * VXLAN_ENCAP_MAX_INNER_LEN (IPv4) or VXLAN6_ENCAP_MAX_INNER_LEN. The
+ * template builders leave it at that bound; xlate sets it from the
+ * tunnel's egress port. */
 void vxlan_tnl_template_set_max_frame(struct vxlan_tnl_template *t,
 				      uint32_t max_frame);
 

@@ -44,6 +44,13 @@
 #define ICE_FDIR_LOG_NOSPC "Failed to add FDIR rule."	/* ice_rxtx.c:4533 */
 #define ICE_FDIR_LOG_NO_TUNNEL "Generate dummy packet failed"	/* F:1235 */
 
+/* EINVAL (RTE_FLOW_ERROR_TYPE_ITEM): a pattern in no engine's list, such
+ * as eth/ipv6/udp/vxlan/...: ice_generic_flow.c defines the ipv6 VXLAN
+ * patterns but neither FDIR nor the switch filter lists them
+ * (G v22.11.11 ice_search_pattern_match_item:2272-2330;
+ * doc/design-ipv6-underlay.md, "Partial offload", for 23.11 to 26.07). */
+#define ICE_FDIR_MSG_PATTERN "Unsupported pattern"
+
 /* EINVAL: input set empty or outside the pattern's row.
  * F v22.11.11:2494-2500, v26.07:3060-3066. */
 #define ICE_FDIR_MSG_INSET "Invalid input set"

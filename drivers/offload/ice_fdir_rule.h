@@ -53,6 +53,13 @@ struct ice_fdir_target {
 
 #define ICE_FDIR_VXLAN_PORT 4789u
 
+/* The refusal of a VXLAN flow over an IPv6 underlay (an outer megaflow
+ * with dl_type IPv6): no ice FDIR or switch-filter row has a VXLAN
+ * pattern with an IPv6 outer header in DPDK 22.11.11, 23.11, 24.11, 25.11
+ * or 26.07 (doc/design-ipv6-underlay.md, "Partial offload"). */
+#define ICE_FDIR_WHY_OUTER_IPV6 \
+	"outer IPv6: ice FDIR has no eth/ipv6/udp/vxlan pattern (22.11 to 26.07)"
+
 /* Builds out from the outer megaflow (outer_key, outer_mask) and, for a
  * VXLAN flow, the inner megaflow (inner_key, inner_mask; NULL for an
  * outer-only flow). Keys are already masked, as in struct megaflow.

@@ -48,6 +48,16 @@ extern struct flow_key masks[N_MASKS];
 void make_masks(void);
 struct megaflow *megaflow_new(const struct flow_key *key,
 			      const struct flow_key *mask, uint64_t id);
+
+/* The mask a test megaflow was made with, kept after it by megaflow_new:
+ * a megaflow has none of its own (megaflow_mask() is its subtable's,
+ * only while it is in a classifier), and the tests need it before
+ * insertion and after removal. */
+static inline struct flow_key *
+test_mask(const struct megaflow *f)
+{
+	return (struct flow_key *)(uintptr_t)(f + 1);
+}
 bool megaflows_overlap(const struct megaflow *a, const struct megaflow *b);
 
 /* test_dpcls_oracle.c */

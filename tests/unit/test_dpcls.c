@@ -163,15 +163,16 @@ struct megaflow *
 megaflow_new(const struct flow_key *key, const struct flow_key *mask,
 	     uint64_t id)
 {
+	/* room for the mask after it: test_mask() */
 	struct megaflow *f = aligned_alloc(RTE_CACHE_LINE_SIZE,
-					   RTE_ALIGN(sizeof *f,
+					   RTE_ALIGN(sizeof *f + sizeof *mask,
 						     RTE_CACHE_LINE_SIZE));
 	if (!f) {
 		perror("aligned_alloc");
 		exit(2);
 	}
 	memset(f, 0, sizeof *f);
-	f->mask = *mask;
+	*test_mask(f) = *mask;
 	flow_key_mask(&f->key, key, mask);
 	f->id = id;
 	return f;
@@ -183,8 +184,8 @@ megaflows_overlap(const struct megaflow *a, const struct megaflow *b)
 	uint64_t diff = 0;
 
 	for (int i = 0; i < FLOW_KEY_WORDS; i++)
-		diff |= (a->key.w[i] ^ b->key.w[i]) & a->mask.w[i] &
-			b->mask.w[i];
+		diff |= (a->key.w[i] ^ b->key.w[i]) & test_mask(a)->w[i] &
+			test_mask(b)->w[i];
 	return diff == 0;
 }
 

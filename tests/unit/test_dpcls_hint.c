@@ -45,8 +45,9 @@ test_port_hint(void)
 	struct megaflow *flows[BATCH_MAX];
 	struct flow_key keys[BATCH_MAX];
 
-	CHECK(!dpcls_insert(cls, a) && !dpcls_insert(cls, b_ip) &&
-	      !dpcls_insert(cls, b_arp), "insert");
+	CHECK(!dpcls_insert(cls, a, test_mask(a)) &&
+	      !dpcls_insert(cls, b_ip, test_mask(b_ip)) &&
+	      !dpcls_insert(cls, b_arp, test_mask(b_arp)), "insert");
 	CHECK(dpcls_hint_of(cls, 5) == NULL, "hint before any lookup");
 
 	/* port 7: 30 IPv4, 2 ARP: both in B; the hint becomes B */
@@ -83,7 +84,8 @@ test_port_hint(void)
 	struct megaflow *a2 = port_flow(5, 0x0800, SHAPE_IN_PORT_DL_TYPE, 5);
 	struct megaflow *c = port_flow(5, 0x0806, SHAPE_L3_DST, 4);
 
-	CHECK(!dpcls_insert(cls, a2) && !dpcls_insert(cls, c), "insert c");
+	CHECK(!dpcls_insert(cls, a2, test_mask(a2)) &&
+	      !dpcls_insert(cls, c, test_mask(c)), "insert c");
 	port_keys(keys, 0, 30, 5, 0x0800);
 	port_keys(keys, 30, 2, 5, 0x0806);
 	keys[30].nw_dst = keys[31].nw_dst = c->key.nw_dst;
@@ -113,8 +115,8 @@ test_port_hint(void)
 	      "port 7 hit after its flows went");
 	struct megaflow *d = port_flow(7, 0x0800, SHAPE_L3_DST, 6);
 
-	d->key.nw_dst = keys[0].nw_dst & d->mask.nw_dst;
-	CHECK(!dpcls_insert(cls, d), "insert d");
+	d->key.nw_dst = keys[0].nw_dst & test_mask(d)->nw_dst;
+	CHECK(!dpcls_insert(cls, d, test_mask(d)), "insert d");
 	flows[0] = flows[1] = &sentinel;
 	uint32_t miss = dpcls_lookup_hint(cls, keys, 1, flows);
 	CHECK(miss == 0 && flows[0] == d, "new subtable: miss %x", miss);

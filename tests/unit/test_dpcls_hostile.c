@@ -57,7 +57,7 @@ spread_and_lookups(struct collide_gen *g, unsigned n, bool generic)
 	      2 * n, g->hash);
 	for (unsigned i = 0; i < n; i++) {
 		f[i] = megaflow_new(&keys[i], &g->mask, i + 1);
-		ins_bad += dpcls_insert(cls, f[i]) != 0;
+		ins_bad += dpcls_insert(cls, f[i], test_mask(f[i])) != 0;
 	}
 	uint32_t chain = dpcls_max_chain(cls);
 
@@ -104,7 +104,7 @@ cap_refuses(struct collide_gen *g, bool generic)
 		keys[i].nw_proto = 0;
 		keys[i].tp_src = rte_cpu_to_be_16((uint16_t)(1000 + i));
 		f[i] = megaflow_new(&keys[i], &g->mask, i + 1);
-		int rc = dpcls_insert(cls, f[i]);
+		int rc = dpcls_insert(cls, f[i], test_mask(f[i]));
 
 		ok += rc == 0;
 		refused += rc == -EMLINK;
@@ -124,12 +124,14 @@ cap_refuses(struct collide_gen *g, bool generic)
 	keys[N] = g->base;
 	f[N] = megaflow_new(&keys[N], &g->mask, N + 1);
 	want[N] = f[N];
-	CHECK(dpcls_insert(cls, f[N]) == 0, "other chain refused");
+	CHECK(dpcls_insert(cls, f[N], test_mask(f[N])) == 0,
+	      "other chain refused");
 	CHECK(lookup_all(cls, keys, N + 1, want) == 0, "wrong lookups");
 	/* a place freed in the chain is a place for a refused one */
 	dpcls_remove(cls, f[0]);
 	want[0] = NULL;
-	CHECK(dpcls_insert(cls, f[N - 1]) == 0, "insert after remove");
+	CHECK(dpcls_insert(cls, f[N - 1], test_mask(f[N - 1])) == 0,
+	      "insert after remove");
 	want[N - 1] = f[N - 1];
 	CHECK(lookup_all(cls, keys, N + 1, want) == 0,
 	      "wrong lookups after remove");
@@ -153,7 +155,8 @@ secrets_differ(struct collide_gen *g)
 		struct megaflow *fa = megaflow_new(k, &g->mask, 1);
 		struct megaflow *fb = megaflow_new(k, &g->mask, 2);
 
-		CHECK(dpcls_insert(a, fa) == 0 && dpcls_insert(b, fb) == 0,
+		CHECK(dpcls_insert(a, fa, test_mask(fa)) == 0 &&
+		      dpcls_insert(b, fb, test_mask(fb)) == 0,
 		      "insert");
 		differ += fa->hash != fb->hash;
 		dpcls_remove(a, fa);

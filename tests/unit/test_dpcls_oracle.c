@@ -38,9 +38,9 @@ world_add_random(struct world *w)
 			free(f);
 			continue;
 		}
-		struct megaflow *g = megaflow_new(&f->key, &f->mask, w->n);
-		int rs = dpcls_insert(w->cls_spec, f);
-		int rg = dpcls_insert(w->cls_gen, g);
+		struct megaflow *g = megaflow_new(&f->key, test_mask(f), w->n);
+		int rs = dpcls_insert(w->cls_spec, f, test_mask(f));
+		int rg = dpcls_insert(w->cls_gen, g, test_mask(g));
 
 		CHECK(rs == 0 && rg == 0, "insert: %d %d", rs, rg);
 		w->spec[w->n] = f;
@@ -75,7 +75,8 @@ oracle_lookup(const struct world *w, const struct flow_key *key)
 {
 	for (uint32_t i = 0; i < w->n; i++)
 		if (w->live[i] &&
-		    flow_key_match(key, &w->spec[i]->key, &w->spec[i]->mask))
+		    flow_key_match(key, &w->spec[i]->key,
+				   test_mask(w->spec[i])))
 			return i;
 	return -1;
 }
@@ -89,7 +90,7 @@ flip_masked_bit(struct flow_key *pkt, const struct megaflow *f)
 		unsigned word = rnd(FLOW_KEY_USED_WORDS);
 		uint64_t bit = 1ull << rnd(64);
 
-		if (f->mask.w[word] & bit) {
+		if (test_mask(f)->w[word] & bit) {
 			pkt->w[word] ^= bit;
 			return;
 		}
@@ -115,8 +116,8 @@ random_packet(const struct world *w, struct flow_key *pkt)
 	else
 		noise = *pkt;
 	for (int i = 0; i < FLOW_KEY_USED_WORDS; i++)
-		pkt->w[i] = f->key.w[i] | (noise.w[i] & ~f->mask.w[i]);
-	if (chance(20) && flow_mask_wordmap(&f->mask))
+		pkt->w[i] = f->key.w[i] | (noise.w[i] & ~test_mask(f)->w[i]);
+	if (chance(20) && flow_mask_wordmap(test_mask(f)))
 		flip_masked_bit(pkt, f);
 }
 

@@ -71,10 +71,11 @@ test_exist_and_find(void)
 	struct megaflow *dup = megaflow_new(&a->key, &m, 2);
 	struct flow_key other_mask = mask_of(SHAPE_IN_PORT_DL_TYPE);
 
-	CHECK(dpcls_insert(cls, a) == 0, "insert");
+	CHECK(dpcls_insert(cls, a, test_mask(a)) == 0, "insert");
 	/* Bits outside the mask must not make it a different flow. */
 	dup->key.nw_tos = 0x5a;
-	CHECK(dpcls_insert(cls, dup) == -EEXIST, "duplicate accepted");
+	CHECK(dpcls_insert(cls, dup, test_mask(dup)) == -EEXIST,
+	      "duplicate accepted");
 	CHECK(dpcls_count(cls) == 1, "count %u", dpcls_count(cls));
 	CHECK(dpcls_find(cls, &a->key, &m) == a, "find");
 	CHECK(dpcls_find(cls, &a->key, &other_mask) == NULL, "find mask");
@@ -84,7 +85,8 @@ test_exist_and_find(void)
 	dpcls_remove(cls, a);
 	CHECK(dpcls_find(cls, &a->key, &m) == NULL && dpcls_count(cls) == 0,
 	      "find after remove");
-	CHECK(dpcls_insert(cls, a) == 0, "re-insert after remove");
+	CHECK(dpcls_insert(cls, a, test_mask(a)) == 0,
+	      "re-insert after remove");
 	dpcls_destroy(cls);
 	free(a);
 	free(dup);
@@ -101,11 +103,15 @@ test_nospc(void)
 	for (int i = 0; i <= MAX; i++)
 		f[i] = flow_on_port(100 + i, &m, i);
 	for (int i = 0; i < MAX; i++)
-		CHECK(dpcls_insert(cls, f[i]) == 0, "insert %d", i);
-	CHECK(dpcls_insert(cls, f[MAX]) == -ENOSPC, "no -ENOSPC");
-	CHECK(dpcls_insert(cls, f[0]) == -EEXIST, "full duplicate");
+		CHECK(dpcls_insert(cls, f[i], test_mask(f[i])) == 0,
+		      "insert %d", i);
+	CHECK(dpcls_insert(cls, f[MAX], test_mask(f[MAX])) == -ENOSPC,
+	      "no -ENOSPC");
+	CHECK(dpcls_insert(cls, f[0], test_mask(f[0])) == -EEXIST,
+	      "full duplicate");
 	dpcls_remove(cls, f[3]);
-	CHECK(dpcls_insert(cls, f[MAX]) == 0, "insert after remove");
+	CHECK(dpcls_insert(cls, f[MAX], test_mask(f[MAX])) == 0,
+	      "insert after remove");
 	CHECK(dpcls_count(cls) == MAX, "count %u", dpcls_count(cls));
 	dpcls_destroy(cls);
 	for (int i = 0; i <= MAX; i++)
@@ -153,9 +159,11 @@ test_foreach_remove(void)
 		struct megaflow *f = flow_on_port(1000 + i, &masks[i % N_MASKS],
 						  i);
 
-		f->mask.in_port = UINT16_MAX;	/* disjoint by port */
+		/* disjoint by port */
+		test_mask(f)->in_port = UINT16_MAX;
 		f->key.in_port = 1000 + i;
-		CHECK(dpcls_insert(cls, f) == 0, "insert %" PRIu64, i);
+		CHECK(dpcls_insert(cls, f, test_mask(f)) == 0,
+		      "insert %" PRIu64, i);
 		all += i;
 		even += (i & 1) ? 0 : i;
 	}
@@ -227,9 +235,9 @@ test_rank(void)
 	struct megaflow *c = flow_on_port(3, &mc, 3);
 	struct rank_ctx r = { 0 };
 
-	dpcls_insert(cls, a);
-	dpcls_insert(cls, b);
-	dpcls_insert(cls, c);
+	dpcls_insert(cls, a, test_mask(a));
+	dpcls_insert(cls, b, test_mask(b));
+	dpcls_insert(cls, c, test_mask(c));
 	dpcls_foreach_subtable(cls, record_rank, &r);
 	CHECK(r.n == 3 && r.wordmap[0] == 0x01 && r.wordmap[1] == 0x09 &&
 	      r.wordmap[2] == 0x39, "creation order");
@@ -264,7 +272,8 @@ test_rank(void)
 
 	for (int i = 0; i < BIG; i++) {
 		big[i] = flow_on_port(10000 + i, &ma, 100 + i);
-		CHECK(dpcls_insert(cls, big[i]) == 0, "big insert");
+		CHECK(dpcls_insert(cls, big[i], test_mask(big[i])) == 0,
+		      "big insert");
 	}
 	for (int i = 0; i < BIG; i++)
 		if (i % 50)
@@ -301,7 +310,7 @@ test_edge_cases(void)
 	flow_key_zero(&empty_mask);
 	struct megaflow *all = megaflow_new(&keys[0], &empty_mask, 1);
 
-	CHECK(dpcls_insert(cls, all) == 0, "catch-all insert");
+	CHECK(dpcls_insert(cls, all, test_mask(all)) == 0, "catch-all insert");
 	CHECK(dpcls_lookup(cls, keys, UINT32_MAX, found) == 0 &&
 	      found[0] == all && found[31] == all, "catch-all lookup");
 	dpcls_destroy(cls);
@@ -335,11 +344,13 @@ test_key_lines(void)
 		struct megaflow *f = megaflow_new(&k6, &mask, 1);
 
 		/* a second-line mask that forgot ext_line is refused */
-		CHECK(dpcls_insert(cls, f) == -EINVAL, "mask without ext_line");
+		CHECK(dpcls_insert(cls, f, test_mask(f)) == -EINVAL,
+		      "mask without ext_line");
 		free(f);
 		mask.ext_line = FLOW_EXT_LINE;	/* as flow_mask_set_field does */
 		f = megaflow_new(&k6, &mask, 1);
-		CHECK(dpcls_insert(cls, f) == 0, "two-line insert");
+		CHECK(dpcls_insert(cls, f, test_mask(f)) == 0,
+		      "two-line insert");
 		/* the same bytes, but the second line not part of the key */
 		k1 = k6;
 		k1.ext_line = 0;
@@ -395,13 +406,13 @@ test_key_line3(void)
 		memset(&mask.tun_ipv6_dst, 0xff, sizeof mask.tun_ipv6_dst);
 		struct megaflow *f = megaflow_new(&kt, &mask, 1);
 
-		CHECK(dpcls_insert(cls, f) == -EINVAL,
+		CHECK(dpcls_insert(cls, f, test_mask(f)) == -EINVAL,
 		      "a third-line mask without its ext_line bit");
 		free(f);
 		flow_mask_set_field(&mask, MFF_TUN_IPV6_DST);
 		CHECK(mask.ext_line == FLOW_EXT_TUN6, "the bit it sets");
 		f = megaflow_new(&kt, &mask, 1);
-		CHECK(dpcls_insert(cls, f) == 0, "three-line insert");
+		CHECK(dpcls_insert(cls, f, test_mask(f)) == 0, "three-line insert");
 		keys[0] = kt;
 		keys[1] = kt;			/* same bytes, no third line */
 		keys[1].ext_line = 0;
@@ -435,7 +446,7 @@ test_key_line3(void)
 	flow_mask_set_field(&mask, MFF_IPV6_DST);
 	struct megaflow *f = megaflow_new(&k6, &mask, 1);
 
-	CHECK(dpcls_insert(cls, f) == 0, "two-line insert");
+	CHECK(dpcls_insert(cls, f, test_mask(f)) == 0, "two-line insert");
 	keys[0] = k6;
 	keys[0].ext_line |= FLOW_EXT_TUN6;
 	memset(keys[0].line3, 0x77, sizeof keys[0].line3);

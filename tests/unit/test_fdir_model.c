@@ -158,6 +158,33 @@ test_whitelist(void)
 	rule_udp(&r, VTEP, 4789, 1);
 	r.items[2].type = RTE_FLOW_ITEM_TYPE_TCP;
 	expect_reject(m, &r, EINVAL, "tcp");
+	/* VXLAN over an IPv6 underlay: ice's "Unsupported pattern", at
+	 * validate and at create (create's refusal counted as a pattern
+	 * one; validate counts nothing) */
+	{
+		struct rte_flow_item_ipv6 o6_s = { 0 }, o6_m = { 0 };
+		struct rte_flow_error e = { 0 };
+		struct fdir_model_stats st0, st1;
+
+		fdir_model_get_stats(m, &st0);
+
+		memset(o6_m.hdr.dst_addr, 0xff, sizeof o6_m.hdr.dst_addr);
+		o6_s.hdr.dst_addr[0] = 0x20;
+		o6_s.hdr.dst_addr[15] = 1;
+		rule_vxlan(&r, 1001, IP(192, 1, 0, 1), 2);
+		r.items[1].type = RTE_FLOW_ITEM_TYPE_IPV6;
+		r.items[1].spec = &o6_s;
+		r.items[1].mask = &o6_m;
+		expect_reject(m, &r, EINVAL, "vxlan over ipv6");
+		CHECK(fdir_model_validate(m, &r, &e) == -EINVAL &&
+		      e.message && !strcmp(e.message, "Unsupported pattern") &&
+		      e.type == RTE_FLOW_ERROR_TYPE_ITEM,
+		      "vxlan over ipv6: '%s'", e.message ? e.message : "");
+		fdir_model_get_stats(m, &st1);
+		CHECK(st1.rejected[FDIR_REJ_PATTERN] ==
+		      st0.rejected[FDIR_REJ_PATTERN] + 1,
+		      "vxlan over ipv6: create not counted as a pattern refusal");
+	}
 	rule_udp(&r, VTEP, 4789, 1);
 	r.items[2].type = RTE_FLOW_ITEM_TYPE_END;
 	expect_reject(m, &r, EINVAL, "eth/ipv4 only");

@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include "flow_key.h"
 #include "ice_fdir_rule.h"
+#include "offload_engine.h"
 #include "seed_flows.h"
 #include "unit_test.h"
 
@@ -351,6 +352,37 @@ test_rejections(void)
 	outer_flow(&ok, &om, vtep, 4789);
 	ok.dl_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	REJECT(&ok, &om, NULL, NULL, 1, "outer not IPv4");
+	/* a VXLAN flow over an IPv6 underlay: the design's reason, whole */
+	outer_flow(&ok, &om, vtep, 4789);
+	ok.dl_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ok.nw_dst = 0;
+	inner_flow(&ik, &im, 1001, IP4(192, 1, 0, 1));
+	{
+		struct offload_rule r6;
+		const char *why6 = NULL;
+		CHECK(ice_fdir_rule_build(&ok, &om, &ik, &im, 1, &TGT_G2, &r6,
+					  &why6) == -ENOTSUP && why6 &&
+		      !strcmp(why6, "outer IPv6: ice FDIR has no "
+			      "eth/ipv6/udp/vxlan pattern (22.11 to 26.07)"),
+		      "IPv6 underlay: '%s'", why6 ? why6 : "(null)");
+		CHECK(ice_fdir_rule_build(&ok, &om, &ik, &im, 1, &TGT_NOTUN,
+					  &r6, &why6) == -ENOTSUP && why6 &&
+		      !strcmp(why6, ICE_FDIR_WHY_OUTER_IPV6),
+		      "IPv6 underlay, no tunnel port: '%s'", why6);
+		/* what the manager records for offload/show, for an ice and
+		 * a model port alike, and counts (not_canonical) */
+		struct offload_engine_error ee = { 0 };
+		CHECK(offload_engine_build_refusal(&TGT_G2, &ok, &om, &ik, &im,
+						   &ee) ==
+		      OFFLOAD_FAIL_NOT_CANONICAL && ee.err == ENOTSUP &&
+		      !strcmp(ee.msg, ICE_FDIR_WHY_OUTER_IPV6),
+		      "refusal %d '%s'", ee.err, ee.msg);
+		CHECK(offload_engine_build_refusal(&TGT_NOTUN, &ok, &om, &ik,
+						   &im, &ee) ==
+		      OFFLOAD_FAIL_NOT_CANONICAL &&
+		      !strcmp(ee.msg, ICE_FDIR_WHY_OUTER_IPV6),
+		      "refusal without a tunnel port: '%s'", ee.msg);
+	}
 	outer_flow(&ok, &om, vtep, 4789);
 	ok.nw_proto = IPPROTO_TCP;
 	REJECT(&ok, &om, NULL, NULL, 1, "outer not UDP");

@@ -29,6 +29,9 @@
  *  - pmtud off: no ICMP, the drop as before;
  *  - a traced packet's record: pmtud entry (verdict, MTU, port), its
  *    drop, then the error's output and tx;
+ *  - an IPv6-underlay template (70-byte header) through the encap stage:
+ *    1444 bytes fit (with a UDP checksum that verifies), 1445 are
+ *    answered with MTU 1430;
  *  - after every step: the counters (mtu_exceeded, pmtud_*, the tunnel
  *    port's tx_dropped) and received + copies = sent + consumed + dropped
  *    + in flight; no mbuf left at the end.
@@ -44,11 +47,14 @@
 #include "config.h"
 #include "dp_pmtud.h"
 #include "dp_snapshot.h"
+#include "dp_stages.h"
 #include "dp_trace.h"
+#include "miniflow.h"
 #include "ofproto.h"
 #include "pmd.h"
 #include "port.h"
 #include "unit_test.h"
+#include "vxlan_tnl.h"
 #include "pipeline_rig.h"
 #include "pmtud_test.h"
 
@@ -645,6 +651,79 @@ test_trace(void)
 	balanced(__func__);
 }
 
+/* An IPv6-underlay template through the encap stage itself (xlate makes
+ * none yet): its 70-byte header leaves 1444 bytes of frame on a 1500-byte
+ * underlay, so 1444 goes into the tunnel (1514 on the wire, with a UDP
+ * checksum that verifies) and 1445 or 1514 with DF are dropped as
+ * mtu_exceeded and answered with MTU 1430. The packets are handed to
+ * dp_tnl_push as the lookup would, and counted received as rx would. */
+static void
+test_ipv6_underlay(void)
+{
+	static uint8_t f[4][FRAME_MAX], o[FRAME_MAX], e[FRAME_MAX];
+	static const struct flow_in6_addr src = {{ 0xfd, 0, 0x01, 0x72,
+		[15] = 0x64 }};
+	static const struct flow_in6_addr dst = {{ 0xfd, 0, 0x01, 0x72,
+		[15] = 0x01 }};
+	static const uint16_t lens[] = { 1444, 1445, 1514 };
+	struct rte_ether_addr smac, dmac;
+	struct vxlan_tnl_template t;
+	struct v4 v = tcp4();
+	uint32_t l[4];
+
+	memcpy(smac.addr_bytes, vtep_mac, 6);
+	memcpy(dmac.addr_bytes, remote_vtep_mac, 6);
+	vxlan_tnl_template_build6(&t, &smac, &dmac, &src, &dst, VNI, 4789, 64,
+				  0);
+	vxlan_tnl_template_set_max_frame(&t, nic->tx_max_frame);
+	CHECK(t.max_inner == 1444, "max_inner %u", t.max_inner);
+	dp_set_pmtud(&pmd->dp, true, 0, 1);	/* no limit */
+	for (size_t i = 0; i < RTE_DIM(lens); i++) {
+		struct pkt_batch b = { .n = 1 };
+		struct flow_key keys[1];
+		uint32_t hashes[1] = { 0x1234 };
+		uint8_t idx[1] = { 0 };
+		struct counts c0 = counts();
+		size_t n = frame4(o, 0, lens[i], &v);
+
+		b.pkts[0] = mbuf_of(o, n);
+		flow_key_zero(&keys[0]);
+		keys[0].in_port = vm_port[0]->ofport;
+		CHECK_EXPR(miniflow_extract(b.pkts[0], &keys[0]) == 0);
+		pmd->stats.packets++;
+		dp_tnl_push(&pmd->dp, &t, &b, keys, hashes, idx);
+		dp_tx_enqueue(&pmd->dp, nic->idx, b.pkts, b.n);
+		dp_tx_flush_all(&pmd->dp);
+		if (lens[i] <= t.max_inner) {
+			uint8_t c[2] = { 1, 1 };
+			unsigned k = sent_on(nic, f, l, 4);
+			/* the receiver's check: pseudo-header (addresses,
+			 * length, next header) + datagram sum to 0xffff */
+			if (k == 1 && l[0] == 1514)
+				put_csum(c, sum16(f[0] + 22, 32, 17 +
+						  (l[0] - 54) +
+						  sum16(f[0] + 54, l[0] - 54,
+							0)));
+			CHECK(k == 1 && l[0] == 1514 && f[0][12] == 0x86 &&
+			      f[0][13] == 0xdd && !memcmp(f[0] + 70, o, n) &&
+			      c[0] == 0 && c[1] == 0, "1444 bytes: not "
+			      "encapsulated over IPv6 (%u frames)", k);
+			check_counts("1444 over IPv6", &c0, 0, 0, 0, 0);
+			continue;
+		}
+		CHECK_EXPR(count_on(nic) == 0);
+		unsigned k = sent_on(vm_port[0], f, l, 4);
+		size_t en = expect_frag_needed(e, o, 1430);
+		CHECK(k == 1 && l[0] == en && !memcmp(f[0], e, en),
+		      "%u bytes over IPv6: %u frames on vm0, want the "
+		      "frag-needed with MTU 1430", lens[i], k);
+		if (k == 1 && l[0] == en)
+			hexdiff(f[0], e, en);
+		check_counts("IPv6 underlay, DF", &c0, 1, 1, 0, 0);
+	}
+	dp_set_pmtud(&pmd->dp, cfg.pmtud, cfg.pmtud_rate, cfg.pmtud_burst);
+}
+
 int
 main(void)
 {
@@ -665,6 +744,7 @@ main(void)
 	test_off();
 	test_trace();
 	test_rate();
+	test_ipv6_underlay();
 
 	pmd_flush_flows(pmd);
 	dp_tx_flush_all(&pmd->dp);

@@ -295,8 +295,8 @@ test_template_bytes(void)
 		       want[VXLAN_TNL_IP_OFF + i + 1];
 	while (sum > 0xffff)
 		sum = (sum & 0xffff) + (sum >> 16);
-	CHECK(t.ip_csum_partial == sum, "ip_csum_partial 0x%04x, want 0x%04x",
-	      t.ip_csum_partial, sum);
+	CHECK(t.csum_partial == sum, "csum_partial 0x%04x, want 0x%04x",
+	      t.csum_partial, sum);
 
 	/* same inputs, same bytes, padding included (dp_actions_equal) */
 	memset(&again, 0xa5, sizeof again);
@@ -348,6 +348,92 @@ test_template_format(void)
 	      strstr(buf, "vni=0x800001)"), "format: %s", buf);
 }
 
+/* OVS 3.1's text for an IPv6 header (lib/odp-util.c,
+ * format_odp_tnl_push_header: inet_ntop addresses, label decimal, tclass
+ * hex, hlimit; udp csum 0xffff as udp_build_header leaves it), written
+ * out by hand from that code. */
+static void
+test_template6_format(void)
+{
+	static const struct rte_ether_addr src_mac = {{ 2, 0, 0, 0, 6, 1 }};
+	static const struct rte_ether_addr dst_mac = {{ 2, 0, 0, 0, 6, 2 }};
+	static const struct flow_in6_addr src = {{ 0x20, 0x01, 0x0d, 0xb8,
+		[15] = 1 }};
+	static const struct flow_in6_addr dst = {{ 0xfd, 0x00, 0, 0, 0, 0,
+		0, 0xff, [14] = 0xab, [15] = 2 }};
+	const char *want =
+		"tnl_push(tnl_port(vxlan),header(size=70,type=4,"
+		"eth(dst=02:00:00:00:06:02,src=02:00:00:00:06:01,"
+		"dl_type=0x86dd),"
+		"ipv6(src=2001:db8::1,dst=fd00:0:0:ff::ab02,label=0,proto=17,"
+		"tclass=0x0,hlimit=64),"
+		"udp(src=0,dst=4789,csum=0xffff),"
+		"vxlan(flags=0x8000000,vni=0x3e9)))";
+	struct vxlan_tnl_template t;
+	char buf[512];
+
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &src, &dst, 1001,
+				  4789, 64, 0);
+	int n = vxlan_tnl_template_format(&t, buf, sizeof buf);
+	CHECK(n == (int)strlen(want) && !strcmp(buf, want),
+	      "format\n      got  %s\n      want %s", buf, want);
+
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &dst, &src, 7,
+				  8472, 1, 0xb8);
+	vxlan_tnl_template_format(&t, buf, sizeof buf);
+	CHECK(strstr(buf, "ipv6(src=fd00:0:0:ff::ab02,dst=2001:db8::1,label=0,"
+			  "proto=17,tclass=0xb8,hlimit=1),udp(src=0,dst=8472,") &&
+	      strstr(buf, "vni=0x7)))"), "format: %s", buf);
+}
+
+/* The same against real OVS: the tnl_push header that ovs-vswitchd 3.1
+ * put in its megaflow for a VXLAN port with remote_ip fd00:172::1, key
+ * 1001, from br-phy (aa:55:aa:55:00:00, fd00:172::100) to the neighbour
+ * f8:bc:12:44:34:b6 (tests/integration/ovs_ref/make-ovs-ref-tnl6.sh). */
+static const char *ovs_tnl6_ref;	/* its dump-flows file, argv[2] */
+
+static void
+test_template6_format_ovs(void)
+{
+	static const struct rte_ether_addr src_mac = {{ 0xaa, 0x55, 0xaa, 0x55,
+							0, 0 }};
+	static const struct rte_ether_addr dst_mac = {{ 0xf8, 0xbc, 0x12, 0x44,
+							0x34, 0xb6 }};
+	static const struct flow_in6_addr src = {{ 0xfd, 0, 0x01, 0x72,
+		[14] = 0x01, [15] = 0x00 }};
+	static const struct flow_in6_addr dst = {{ 0xfd, 0, 0x01, 0x72,
+		[15] = 0x01 }};
+	static const char prefix[] = "tnl_push(tnl_port(vxlan),";
+	char line[LINE_MAX_LEN], ours[512];
+	const char *want = NULL, *end = NULL;
+	FILE *f = ovs_tnl6_ref ? fopen(ovs_tnl6_ref, "r") : NULL;
+
+	CHECK(f, "no OVS reference (%s)", ovs_tnl6_ref ? ovs_tnl6_ref : "-");
+	while (f && fgets(line, sizeof line, f))
+		if ((want = strstr(line, "tnl_push(")) &&
+		    (want = strstr(want, "header(")) &&
+		    (end = strstr(want, ",out_port(")))
+			break;
+	if (f)
+		fclose(f);
+	CHECK(want && end, "no tnl_push header in %s", ovs_tnl6_ref);
+	if (!want || !end)
+		return;
+
+	struct vxlan_tnl_template t;
+	vxlan_tnl_template_build6(&t, &src_mac, &dst_mac, &src, &dst, 1001,
+				  4789, 64, 0);
+	int n = vxlan_tnl_template_format(&t, ours, sizeof ours);
+	/* ours: tnl_push(tnl_port(vxlan),header(...)) : OVS's header(...) */
+	bool same = n > (int)sizeof prefix &&
+		    !strncmp(ours, prefix, sizeof prefix - 1) &&
+		    (size_t)(n - (int)sizeof prefix) == (size_t)(end - want) &&
+		    !strncmp(ours + sizeof prefix - 1, want,
+			     (size_t)(end - want));
+	CHECK(same, "not OVS's header\n      got  %s\n      OVS  %.*s", ours,
+	      (int)(end - want), want);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static void
@@ -365,12 +451,19 @@ static const struct {
 } tests[] = {
 	{ "template_bytes", test_template_bytes },
 	{ "template_format", test_template_format },
+	{ "template6_format", test_template6_format },
+	{ "template6_format_ovs", test_template6_format_ovs },
 	{ "encap_vectors", test_encap_vectors },
 	{ "encap_vector_groups", test_encap_vector_groups },
 	{ "ip_csum_incremental", test_ip_csum_incremental },
 	{ "udp_src_port", test_udp_src_port },
 	{ "encap_no_headroom", test_encap_no_headroom },
 	{ "encap_lengths_and_flags", test_encap_lengths_and_flags },
+	{ "encap6_fields", test_encap6_fields },
+	{ "encap6_csum_zero", test_encap6_csum_zero },
+	{ "encap6_random", test_encap6_random },
+	{ "encap_mixed_families", test_encap_mixed_families },
+	{ "encap6_max_inner", test_encap6_max_inner },
 	{ "decap_vectors", test_decap_vectors },
 	{ "decap_truncated", test_decap_truncated },
 	{ "decap_vxlan_flags", test_decap_vxlan_flags },
@@ -390,10 +483,12 @@ main(int argc, char **argv)
 {
 	char prefix[64];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s VECTORS_FILE\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s VECTORS_FILE [OVS_TNL6_DUMP]\n",
+			argv[0]);
 		return 2;
 	}
+	ovs_tnl6_ref = argc == 3 ? argv[2] : NULL;
 	snprintf(prefix, sizeof prefix, "--file-prefix=test_vxlan_%d",
 		 (int)getpid());
 	char *eal_argv[] = {

@@ -84,6 +84,11 @@ void test_ip_csum_incremental(void);
 void test_udp_src_port(void);
 void test_encap_no_headroom(void);
 void test_encap_lengths_and_flags(void);
+void test_encap6_fields(void);
+void test_encap6_csum_zero(void);
+void test_encap6_random(void);
+void test_encap_mixed_families(void);
+void test_encap6_max_inner(void);
 
 /* test_vxlan_decap.c */
 void test_decap_vectors(void);
