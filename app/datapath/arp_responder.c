@@ -69,7 +69,8 @@ learn(const struct dp_snapshot *s, struct learn_batch *lb, rte_be32_t ip,
 	if (!ip || (n && rte_is_same_ether_addr(&n->mac, mac)))
 		return;		/* known as it is: nothing to tell */
 	lb->ev[lb->n++] = (struct ctl_event){ .type = CTL_EV_NEIGH_LEARN,
-					      .ip = ip, .mac = *mac };
+					      .addr = neigh_addr_from4(ip),
+					      .mac = *mac };
 }
 
 /* Where each ARP packet ends (dp_stats.h's accounting): the reply is sent,

@@ -181,7 +181,7 @@ tunnel_output_drop(struct xlate_out *out, bool last, enum drop_reason why)
 }
 
 static void
-note_nexthop(struct xlate_out *out, rte_be32_t nexthop)
+note_nexthop(struct xlate_out *out, uint32_t nexthop)
 {
 	for (int i = 0; i < DP_MAX_TNLS; i++) {
 		if (out->nexthop[i] == nexthop)
@@ -224,12 +224,12 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 		tunnel_output_drop(out, last, DROP_NO_ROUTE);
 		return;
 	}
-	nexthop = rt->gateway ? rt->gateway : dst;
-	note_nexthop(out, nexthop);
+	nexthop = route_has_gateway(rt) ? neigh_addr_to4(&rt->gateway) : dst;
+	note_nexthop(out, nexthop);	/* an IPv4 address is its digest */
 	const struct neigh_entry *n = dp_snapshot_neigh(s, nexthop);
 	if (!n) {
-		if (!out->need_arp)
-			out->need_arp = nexthop;
+		if (neigh_addr_is_zero(&out->need_neigh))
+			out->need_neigh = neigh_addr_from4(nexthop);
 		tunnel_output_drop(out, last, DROP_NO_NEIGH);
 		return;
 	}
