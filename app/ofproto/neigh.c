@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "clock.h"
+#include "config.h"
 #include "ctl_table.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -131,6 +132,24 @@ neigh_learn6(const struct flow_in6_addr *addr,
 	}
 	nb.stats.learned += !e;
 	return true;
+}
+
+int
+neigh_load_config(const struct vxs_config *cfg, char *err, size_t errlen)
+{
+	char nerr[CFG_ERR_MAX];
+
+	for (uint16_t i = 0; i < cfg->n_arp; i++) {
+		struct flow_in6_addr a = neigh_addr_from4(cfg->arp[i].ip);
+		if (cfg->arp[i].ipv6)
+			memcpy(a.a, cfg->arp[i].ip6, sizeof a.a);
+		if (neigh_set6(&a, &cfg->arp[i].mac, nerr, sizeof nerr)) {
+			snprintf(err, errlen, "%s:%d:%d: arp: %s", cfg->file,
+				 cfg->arp[i].line, cfg->arp[i].col, nerr);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 uint32_t

@@ -51,6 +51,10 @@ int neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, char *err,
 bool neigh_learn6(const struct flow_in6_addr *addr,
 		  const struct rte_ether_addr *mac);
 bool neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac);
+/* The topology's static neighbours (arp / neighbours), of both families.
+ * -1 with err set ("FILE:LINE:COL: arp: ..."). */
+struct vxs_config;
+int neigh_load_config(const struct vxs_config *cfg, char *err, size_t errlen);
 /* Removes every learned entry; returns how many. Published. */
 uint32_t neigh_flush(void);
 /* Ages learned entries out, a bounded slice of the table per call (so a

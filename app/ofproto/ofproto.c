@@ -688,7 +688,6 @@ static int
 init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 {
 	const struct port *u = port_underlay();
-	char perr[CFG_ERR_MAX];
 
 	if (neigh_init(cfg->max_neighbours, cfg->neigh_aging_s, of.qsbr) ||
 	    route_init(cfg->max_routes, of.qsbr)) {
@@ -696,55 +695,9 @@ init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 			 "route tables (datapath max-neighbours, max-routes)");
 		return -1;
 	}
-	if (u && cfg->vtep_ip &&
-	    route_insert(cfg->vtep_ip, cfg->vtep_plen, 0, u->idx, true, perr,
-			 sizeof perr)) {
-		snprintf(err, errlen, "%s: underlay vtep: %s", cfg->file, perr);
+	if (route_load_config(cfg, u ? u->idx : UINT16_MAX, err, errlen) ||
+	    neigh_load_config(cfg, err, errlen))
 		return -1;
-	}
-	if (u && cfg->vtep_ip6_set) {
-		struct flow_in6_addr a;
-		memcpy(a.a, cfg->vtep_ip6, sizeof a.a);
-		if (route_insert6(&a, cfg->vtep_plen6, NULL, u->idx, true,
-				  perr, sizeof perr)) {
-			snprintf(err, errlen, "%s: underlay vtep: %s",
-				 cfg->file, perr);
-			return -1;
-		}
-	}
-	for (uint16_t i = 0; i < cfg->n_routes; i++) {
-		const struct cfg_route *r = &cfg->routes[i];
-		const struct port *p = r->port[0] ? port_by_name(r->port) : u;
-		if (!p) {
-			snprintf(err, errlen, "%s:%d:%d: route: unknown port "
-				 "'%s'", cfg->file, r->line, r->col, r->port);
-			return -1;
-		}
-		struct flow_in6_addr prefix = neigh_addr_from4(r->prefix);
-		struct flow_in6_addr gw = neigh_addr_from4(r->gateway);
-		if (r->ipv6) {
-			memcpy(prefix.a, r->prefix6, sizeof prefix.a);
-			memcpy(gw.a, r->gateway6, sizeof gw.a);
-		} else if (!r->gateway) {
-			gw = (struct flow_in6_addr){ { 0 } };
-		}
-		if (route_insert6(&prefix, r->plen, &gw, p->idx, false, perr,
-				  sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: route: %s", cfg->file,
-				 r->line, r->col, perr);
-			return -1;
-		}
-	}
-	for (uint16_t i = 0; i < cfg->n_arp; i++) {
-		struct flow_in6_addr a = neigh_addr_from4(cfg->arp[i].ip);
-		if (cfg->arp[i].ipv6)
-			memcpy(a.a, cfg->arp[i].ip6, sizeof a.a);
-		if (neigh_set6(&a, &cfg->arp[i].mac, perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: arp: %s", cfg->file,
-				 cfg->arp[i].line, cfg->arp[i].col, perr);
-			return -1;
-		}
-	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "config.h"
 #include "ctl_table.h"
+#include "port.h"
 #include "route.h"
 
 /* Key lengths: an IPv4 route of length p is ::ffff:a.b.c.d/96+p. */
@@ -206,6 +207,56 @@ route_remove(rte_be32_t prefix, uint8_t plen)
 	struct flow_in6_addr p = neigh_addr_from4(prefix);
 
 	return route_remove6(&p, plen);
+}
+
+int
+route_load_config(const struct vxs_config *cfg, uint16_t underlay_idx,
+		  char *err, size_t errlen)
+{
+	char rerr[CFG_ERR_MAX];
+	bool has_u = underlay_idx != UINT16_MAX;
+
+	if (has_u && cfg->vtep_ip &&
+	    route_insert(cfg->vtep_ip, cfg->vtep_plen, 0, underlay_idx, true,
+			 rerr, sizeof rerr)) {
+		snprintf(err, errlen, "%s: underlay vtep: %s", cfg->file, rerr);
+		return -1;
+	}
+	if (has_u && cfg->vtep_ip6_set) {
+		struct flow_in6_addr a;
+		memcpy(a.a, cfg->vtep_ip6, sizeof a.a);
+		if (route_insert6(&a, cfg->vtep_plen6, NULL, underlay_idx, true,
+				  rerr, sizeof rerr)) {
+			snprintf(err, errlen, "%s: underlay vtep: %s",
+				 cfg->file, rerr);
+			return -1;
+		}
+	}
+	for (uint16_t i = 0; i < cfg->n_routes; i++) {
+		const struct cfg_route *r = &cfg->routes[i];
+		const struct port *p = r->port[0] ? port_by_name(r->port)
+			: has_u ? port_at(underlay_idx) : NULL;
+		if (!p) {
+			snprintf(err, errlen, "%s:%d:%d: route: unknown port "
+				 "'%s'", cfg->file, r->line, r->col, r->port);
+			return -1;
+		}
+		struct flow_in6_addr prefix = neigh_addr_from4(r->prefix);
+		struct flow_in6_addr gw = neigh_addr_from4(r->gateway);
+		if (r->ipv6) {
+			memcpy(prefix.a, r->prefix6, sizeof prefix.a);
+			memcpy(gw.a, r->gateway6, sizeof gw.a);
+		} else if (!r->gateway) {
+			gw = (struct flow_in6_addr){ { 0 } };
+		}
+		if (route_insert6(&prefix, r->plen, &gw, p->idx, false, rerr,
+				  sizeof rerr)) {
+			snprintf(err, errlen, "%s:%d:%d: route: %s", cfg->file,
+				 r->line, r->col, rerr);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 uint32_t

@@ -36,6 +36,13 @@ int route_insert(rte_be32_t prefix, uint8_t plen, rte_be32_t gw,
 		 uint16_t port_idx, bool connected, char *err, size_t errlen);
 int route_remove(rte_be32_t prefix, uint8_t plen);
 
+/* The topology's: the VTEP's connected prefixes of both families on the
+ * underlay port (underlay_idx; UINT16_MAX: none), and its routes. -1 with
+ * err set ("FILE:LINE:COL: route: ..." for a route). */
+struct vxs_config;
+int route_load_config(const struct vxs_config *cfg, uint16_t underlay_idx,
+		      char *err, size_t errlen);
+
 uint32_t route_count(void);
 uint32_t route_limit(void);
 uint64_t route_refused(void);
