@@ -49,6 +49,7 @@ def test_kernel_resolves_us_and_dad(make_switch, tmp_path):
         our_mac = hostnet.link_mac(phy)
         peer_mac = hostnet.link_mac(peer, ns)
         st0 = P.pmd_stats(sw)
+        assert "  vtep: %s/64\n" % VTEP6 in sw.ctl("show")
 
         # the kernel resolves us: ping6 (its echo is ours to drop)
         sh(["ping", "-6", "-c", "2", "-W", "1", VTEP6], ns=ns, check=False)
