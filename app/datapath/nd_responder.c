@@ -74,7 +74,8 @@ nd_parse(const uint8_t *p, uint32_t len, struct nd_msg *msg)
 	memcpy(msg->dst.a, ip6 + 24, 16);
 	memcpy(msg->target.a, icmp + 8, 16);
 	msg->lla = NULL;
-	if (is_multicast6(&msg->target))
+	/* no packet comes from a multicast address (RFC 4291 2.7) */
+	if (is_multicast6(&msg->target) || is_multicast6(&msg->src))
 		return false;
 	/* options: each a multiple of 8 bytes, none of length 0 */
 	for (uint32_t off = ND_MSG_LEN; off < plen;) {

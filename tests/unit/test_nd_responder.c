@@ -348,6 +348,8 @@ test_invalid(void)
 	struct flow_in6_addr mc = a6("ff02::1:ff00:100");
 	v[n] = ns_for(&vtep6, &peer6, true);	/* a multicast target */
 	v[n++].target = mc;
+	v[n] = ns_for(&vtep6, &peer6, true);	/* a multicast source */
+	v[n++].src = mc;
 	v[n++] = ns_for(&vtep6, &unspec, true);	/* DAD with an SLL */
 	v[n] = ns_for(&vtep6, &unspec, false);	/* DAD not to the group */
 	v[n].dst = vtep6;
