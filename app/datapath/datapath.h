@@ -13,8 +13,9 @@
  *   rx         dp_rx.c                  rx counters, frames past the mtu
  *                                       (dp_mtu.c, shared with tx;
  *                                       port_rx_burst: the PMD loop, pmd.c)
- *   (ARP)      arp_responder.c          the VTEP's ARP, policed, answered
- *                                       before any parsing (underlay only)
+ *   (ARP, ND)  arp_responder.c,         the VTEP's ARP and Neighbour
+ *              nd_responder.c           Discovery, policed, answered before
+ *                                       any parsing (underlay only)
  *   mark path  mark_path.c              NIC-marked packets to their megaflow
  *   extract    dp_extract.c             miniflow extract of a batch (the
  *                                       parsers: miniflow.c, miniflow_fast.c)
