@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as pktlib
@@ -307,6 +308,15 @@ def test_tnl_neigh_and_route_show_ipv6(ovs_appctl_present, wires,
     # the VTEP's own IPv6 prefix, connected, with its address as source
     assert "Cached: 2001:db8:1::/64 dev dpdk-phy SRC 2001:db8:1::100" \
         in routes, routes
+    # save-config writes them back (state_save.c) in the topology's keys
+    saved = Path(rundir) / "saved6.yaml"
+    assert "saved to" in sw.ctl("save-config", saved)
+    under = yaml.safe_load(saved.read_text())["underlay"]
+    assert under["local-ip"] == ["172.1.0.100/24", "2001:db8:1::100/64"]
+    assert {"prefix": "2001:db8:9::/48", "gateway": "2001:db8:1::1",
+            "port": "dpdk-phy"} in under["routes"], under
+    assert {"ip": "2001:db8:1::1", "mac": "F8:BC:12:44:34:B7"} \
+        in under["arp"], under
     # and deleted again
     ok(path, "ovs/route/del", "2001:db8:9::/48")
     assert not [l for l in ok(path, "ovs/route/show").splitlines()
