@@ -16,6 +16,8 @@
  *    dropped as foreign_mac; an NS to a foreign MAC is foreign_mac;
  *  - the control thread's NS for an IPv6 miss (compose_nd_ns's shape),
  *    rate limited per address;
+ *  - the packet trace records each ND frame's end: an answer and a learn
+ *    as ARP's (arp reply / consumed), the rest as its drop reason;
  *  - after every step: received + copies = sent + consumed + dropped +
  *    in flight, and no mbuf left over at the end.
  */
@@ -26,8 +28,10 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_malloc.h>
 #include <rte_ring.h>
 #include "config.h"
+#include "dp_trace.h"
 #include "dp_snapshot.h"
 #include "nd_frame.h"
 #include "neigh.h"
@@ -539,6 +543,62 @@ test_pipeline_path(void)
 	balanced(__func__);
 }
 
+/* The last entry of trace record i, or NULL. */
+static const struct dp_trace_entry *
+last_entry(const struct dp_trace *t, uint32_t i)
+{
+	if (i >= __atomic_load_n(&t->n_taken, __ATOMIC_ACQUIRE) ||
+	    !t->pkts[i].n)
+		return NULL;
+	return &t->pkts[i].e[t->pkts[i].n - 1];
+}
+
+static void
+test_trace(void)
+{
+	struct dp_trace *t = rte_zmalloc("nd_trace", sizeof *t,
+					 RTE_CACHE_LINE_SIZE);
+	struct rte_mbuf *rx[8], *v[3];
+	struct flow_in6_addr n1 = a6("2001:db8:1::1");
+
+	CHECK_EXPR(t != NULL);
+	if (!t)
+		return;
+	t->in_port = nic->idx;
+	t->id = 1;
+	t->tsc_hz = rte_get_tsc_hz();
+	t->limit = 8;
+	pmd->dp.trace = t;
+	fill_bucket();
+	struct nd_spec ns = ns_for(&vtep6, &peer6, true);
+	struct nd_spec bad = ns;
+	bad.code = 7;
+	struct nd_spec na = na_of(&n1, &vtep6, ND_NA_SOLICITED, true);
+	v[0] = nd_build(&ns);
+	v[1] = nd_build(&bad);
+	v[2] = nd_build(&na);
+	send_frames(v, 3);
+	pmd->dp.trace = NULL;
+	uint16_t k = sent(rx, 8);
+	rte_pktmbuf_free_bulk(rx, k);
+
+	/* the answer: its ARP entry says reply, then it is queued and sent */
+	bool replied = false;
+	for (uint32_t r = 0; r < t->pkts[0].n; r++)
+		replied |= t->pkts[0].e[r].kind == DP_TRACE_ARP &&
+			   t->pkts[0].e[r].u32 == DP_TRACE_ARP_REPLY;
+	CHECK(replied, "NS: no arp reply entry");
+	const struct dp_trace_entry *e = last_entry(t, 1);
+	CHECK(e && e->kind == DP_TRACE_DROP && e->port == DROP_ND_INVALID,
+	      "bad NS: not traced as nd_invalid");
+	e = last_entry(t, 2);
+	CHECK(e && e->kind == DP_TRACE_ARP && e->u32 == DP_TRACE_ARP_CONSUMED,
+	      "NA: not traced as consumed");
+	rte_free(t);
+	publish();
+	balanced(__func__);
+}
+
 /* The control thread's NS for a missing IPv6 neighbour. */
 static void
 test_ctl_ns(void)
@@ -605,6 +665,7 @@ main(void)
 	test_na_learning();
 	test_policing_shared();
 	test_pipeline_path();
+	test_trace();
 	test_ctl_ns();
 
 	pmd_flush_flows(pmd);
