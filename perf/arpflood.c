@@ -28,7 +28,10 @@
  * learned neighbours, learn events lost (ring full), publishes,
  * megaflows revalidated, and whether the PMD's packet accounting balanced.
  * Filling the bursts (mbuf alloc, frame copy) is outside the measured
- * cycles, as in dpbench.
+ * cycles, as in dpbench. -N: the flood is Neighbour Solicitations for
+ * the VTEP's IPv6 address (2001:db8:1::100) instead, from 2001:db8:1::/64
+ * senders with their SLL: the ND responder under the same bucket
+ * ("answered" and "policed" count ARP and ND together).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -43,6 +46,7 @@
 #include <rte_udp.h>
 #include "arp_frame.h"
 #include "config.h"
+#include "nd_frame.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
@@ -66,7 +70,8 @@ static struct {
 	unsigned n_mix;
 	uint32_t arp_rate, arp_burst;	/* the policer when on */
 	unsigned reps;			/* of every scenario, interleaved */
-} args = { 200000, 1u << 20, 1u << 20, 20, { 8, 1 }, 2, 0, 0, 5 };
+	bool nd;			/* -N: flood with NS, not ARP */
+} args = { 200000, 1u << 20, 1u << 20, 20, { 8, 1 }, 2, 0, 0, 5, false };
 
 struct run {
 	uint32_t mix;			/* 0: no flood */
@@ -92,7 +97,8 @@ write_topology(char *path, size_t len)
 		return -1;
 	fprintf(f, "eal: {lcores: '0-1', main-lcore: 0}\n"
 		   "datapath:\n  pmd-cores: [1]\n  max-neighbours: %u\n"
-		   "underlay:\n  port: phy\n  local-ip: 172.1.0.100/24\n"
+		   "underlay:\n  port: phy\n"
+		   "  local-ip: [172.1.0.100/24, '2001:db8:1::100/64']\n"
 		   "  mac: '10:00:00:00:00:01'\n"
 		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
 		   "ports:\n", args.max_neighbours);
@@ -151,6 +157,9 @@ fill_arp(struct pkt_batch *b)
 	static const struct rte_ether_addr bcast = {
 		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 
+	static const struct flow_in6_addr vtep6 = { { 0x20, 0x01, 0x0d, 0xb8,
+		0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x00 } };
+
 	if (rte_pktmbuf_alloc_bulk(pktmbuf_pool, b->pkts, BATCH_MAX))
 		return -1;
 	for (b->n = 0; b->n < BATCH_MAX; b->n++) {
@@ -158,6 +167,18 @@ fill_arp(struct pkt_batch *b)
 		struct rte_ether_addr sha = { { 0x0e, 0, s >> 24, s >> 16,
 						s >> 8, s } };
 
+		if (args.nd) {	/* from 2001:db8:1::1:0 + s */
+			struct flow_in6_addr src = vtep6;
+			src.a[11] = 1;
+			src.a[12] = (uint8_t)(s >> 24);
+			src.a[13] = (uint8_t)(s >> 16);
+			src.a[14] = (uint8_t)(s >> 8);
+			src.a[15] = (uint8_t)s;
+			nd_ns_write(rte_pktmbuf_append(b->pkts[b->n],
+						       ND_FRAME_LEN),
+				    &sha, &src, &vtep6);
+			continue;
+		}
 		arp_frame_write(rte_pktmbuf_append(b->pkts[b->n],
 						   ARP_FRAME_LEN),
 				&bcast, RTE_ARP_OP_REQUEST, &sha,
@@ -283,7 +304,8 @@ print_scenario(struct run *reps, unsigned n, double hz, double base_mpps)
 	       range, data_mpps(r, hz) / base_mpps,
 	       (double)r->data_cycles / r->data_pkts,
 	       r->arp_pkts ? (double)r->arp_cycles / r->arp_pkts : 0.0,
-	       r->arp_pkts, D(arp_replies), D(drops[DROP_ARP_POLICED]),
+	       r->arp_pkts, D(arp_replies) + D(nd_replies),
+	       D(drops[DROP_ARP_POLICED]) + D(drops[DROP_ND_POLICED]),
 	       r->learned, r->lost, r->publishes, D(megaflows_revalidated),
 	       r->balanced ? "yes" : "NO");
 }
@@ -295,7 +317,7 @@ main(int argc, char **argv)
 	char err[CFG_ERR_MAX], path[64];
 	int c, rc = 1;
 
-	while ((c = getopt(argc, argv, "b:s:n:p:m:r:B:R:h")) != -1) {
+	while ((c = getopt(argc, argv, "b:s:n:p:m:r:B:R:Nh")) != -1) {
 		switch (c) {
 		case 'b': args.bursts = strtoull(optarg, NULL, 0); break;
 		case 's': args.senders = strtoul(optarg, NULL, 0); break;
@@ -310,14 +332,17 @@ main(int argc, char **argv)
 		case 'r': args.arp_rate = strtoul(optarg, NULL, 0); break;
 		case 'B': args.arp_burst = strtoul(optarg, NULL, 0); break;
 		case 'R': args.reps = strtoul(optarg, NULL, 0); break;
+		case 'N': args.nd = true; break;
 		default:
 			printf("usage: arpflood [-b DATA_BURSTS] [-s SENDERS] "
 			       "[-n MAX_NEIGHBOURS] [-p CTL_POLL_MS] "
-			       "[-m MIX,...] [-r ARP_RATE] [-B ARP_BURST] [-R REPS]\n"
+			       "[-m MIX,...] [-r ARP_RATE] [-B ARP_BURST] [-R REPS] "
+			       "[-N]\n"
 			       "  -m: data bursts per ARP burst, e.g. 8,1 "
 			       "(1:8 and 1:1, the default); -R: repetitions of each "
 			       "scenario, interleaved (default 5, at most 15): "
-			       "the median is shown\n");
+			       "the median is shown; -N: Neighbour Solicitations "
+			       "for our IPv6 address instead of ARP\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}

@@ -113,16 +113,22 @@ struct cfg_port {
 	uint32_t vnis[CFG_MAX_VNIS];
 };
 
+/* An IPv6 route or neighbour (ipv6) has its addresses in the *6 fields
+ * (network order) and 0 in the IPv4 ones. */
 struct cfg_route {
 	rte_be32_t prefix;
-	uint8_t plen;
+	uint8_t plen;			/* the family's: to 32 or to 128 */
 	rte_be32_t gateway;		/* 0 = directly connected */
+	bool ipv6;
+	uint8_t prefix6[16], gateway6[16];	/* gateway6 :: = connected */
 	char port[CFG_NAME_MAX];	/* default: the underlay port */
 	int line, col;			/* where it was defined, for errors */
 };
 
 struct cfg_arp {
 	rte_be32_t ip;
+	bool ipv6;
+	uint8_t ip6[16];
 	struct rte_ether_addr mac;
 	int line, col;
 };
@@ -216,8 +222,11 @@ struct vxs_config {
 
 	/* underlay: the NIC side and our VTEP */
 	char underlay_port[CFG_NAME_MAX];	/* a dpdk port's name, or "" */
-	rte_be32_t vtep_ip;
+	rte_be32_t vtep_ip;		/* 0: no IPv4 address */
 	uint8_t vtep_plen;
+	bool vtep_ip6_set;		/* an IPv6 address (dual stack: both) */
+	uint8_t vtep_ip6[16];
+	uint8_t vtep_plen6;
 	bool vtep_mac_set;
 	struct rte_ether_addr vtep_mac;	/* default: the NIC's MAC */
 	uint16_t n_routes;

@@ -97,7 +97,8 @@ check_table_limits(struct checker *ck)
 					      : CFG_MAX_ROUTES_DEFAULT;
 	uint32_t max_neigh = cfg->max_neighbours ? cfg->max_neighbours
 						 : CFG_MAX_NEIGHBOURS_DEFAULT;
-	uint32_t own = cfg->vtep_ip ? 1 : 0;
+	/* the VTEP's connected routes, one a family */
+	uint32_t own = (cfg->vtep_ip ? 1 : 0) + (cfg->vtep_ip6_set ? 1 : 0);
 
 	if (cfg->n_flows > max_flows) {
 		const struct cfg_flow *f = &cfg->flows[max_flows];
@@ -106,7 +107,12 @@ check_table_limits(struct checker *ck)
 			       max_flows, cfg->n_flows);
 	}
 	if (cfg->n_routes + own > max_routes) {
-		const struct cfg_route *r = &cfg->routes[max_routes - own];
+		/* the first route past the limit (max-routes 1 with both
+		 * families and no routes: the first slot, unplaced) */
+		uint32_t at = max_routes > own ? max_routes - own : 0;
+		if (at >= cfg->n_routes)
+			at = cfg->n_routes ? cfg->n_routes - 1u : 0;
+		const struct cfg_route *r = &cfg->routes[at];
 		return fail_at(ck, (struct cfg_pos){ r->line, r->col },
 			       "more than datapath max-routes %u routes (the "
 			       "underlay's own included) '%u'", max_routes,

@@ -138,23 +138,25 @@ const struct key_rule vxlan_option_keys[] = {
 
 const struct key_rule underlay_keys[] = {
 	{ "port", .type = KEY_SKIP },	/* read first: routes default to it */
-	{ "local-ip", K_PREFIX(CFG, vtep_ip, vtep_plen),
-	  .flags = KEY_NONZERO },
+	/* an IPv4 or IPv6 prefix, or a list of one of each (dual stack) */
+	{ "local-ip", K_CUSTOM(underlay_local_ip) },
 	{ "mac", K_MAC(CFG, vtep_mac) },
 	{ "routes", K_LIST(underlay_route) },
 	{ "arp", K_LIST(underlay_arp) },
+	{ "neighbours", K_LIST(underlay_arp), .alias_of = "arp" },
 	{ .key = NULL },
 };
 
+/* Addresses of either family (config_underlay.c). */
 const struct key_rule route_keys[] = {
-	{ "prefix", K_PREFIX(ROUTE, prefix, plen) },
-	{ "gateway", K_IPV4(ROUTE, gateway), .flags = KEY_NONZERO },
+	{ "prefix", K_CUSTOM(route_prefix) },
+	{ "gateway", K_CUSTOM(route_gateway) },
 	{ "port", K_CUSTOM(route_port) },
 	{ .key = NULL },
 };
 
 const struct key_rule arp_keys[] = {
-	{ "ip", K_IPV4(ARP, ip) },
+	{ "ip", K_CUSTOM(arp_ip) },
 	{ "mac", K_MAC(ARP, mac) },
 	{ .key = NULL },
 };

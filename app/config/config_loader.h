@@ -226,6 +226,10 @@ int vx_vni(struct loader *ld, const yaml_node_t *v, void *obj);
 int underlay_route(struct loader *ld, const yaml_node_t *v, void *obj);
 int underlay_arp(struct loader *ld, const yaml_node_t *v, void *obj);
 int route_port(struct loader *ld, const yaml_node_t *v, void *obj);
+int route_prefix(struct loader *ld, const yaml_node_t *v, void *obj);
+int route_gateway(struct loader *ld, const yaml_node_t *v, void *obj);
+int arp_ip(struct loader *ld, const yaml_node_t *v, void *obj);
+int underlay_local_ip(struct loader *ld, const yaml_node_t *v, void *obj);
 
 /* ---- defaults (config_save.c writes what differs from them) ---- */
 

@@ -424,17 +424,28 @@ put_port(struct emit *em, const struct cfg_port *p)
 
 /* ---- underlay ---- */
 
+static const char *
+ip6_text(const uint8_t ip6[16], char *buf)
+{
+	inet_ntop(AF_INET6, ip6, buf, INET6_ADDRSTRLEN);
+	return buf;
+}
+
 static void
 put_route(struct emit *em, const struct cfg_route *r)
 {
-	char ip[INET_ADDRSTRLEN];
+	static const uint8_t none[16];
+	char ip[INET6_ADDRSTRLEN];
 
 	map_start(em, true);
 	put_scalar(em, "prefix");
-	put_scalarf(em, "%s/%u", ip_text(r->prefix, ip), r->plen);
-	if (r->gateway) {
+	put_scalarf(em, "%s/%u", r->ipv6 ? ip6_text(r->prefix6, ip)
+					 : ip_text(r->prefix, ip), r->plen);
+	if (r->ipv6 ? memcmp(r->gateway6, none, sizeof none) != 0
+		    : r->gateway != 0) {
 		put_scalar(em, "gateway");
-		put_scalar(em, ip_text(r->gateway, ip));
+		put_scalar(em, r->ipv6 ? ip6_text(r->gateway6, ip)
+				       : ip_text(r->gateway, ip));
 	}
 	if (r->port[0]) {
 		put_scalar(em, "port");
@@ -448,10 +459,26 @@ underlay_custom(struct emit *em, const char *key, const void *obj,
 		const void *aux)
 {
 	const struct vxs_config *cfg = obj;
-	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char ip[INET6_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 
 	(void)aux;
-	if (!strcmp(key, "routes") && cfg->n_routes) {
+	if (!strcmp(key, "local-ip") && cfg->vtep_ip && cfg->vtep_ip6_set) {
+		put_scalar(em, key);	/* dual stack: a list of two */
+		seq_start(em, true);
+		put_scalarf(em, "%s/%u", ip_text(cfg->vtep_ip, ip),
+			    cfg->vtep_plen);
+		put_scalarf(em, "%s/%u", ip6_text(cfg->vtep_ip6, ip),
+			    cfg->vtep_plen6);
+		seq_end(em);
+	} else if (!strcmp(key, "local-ip") && cfg->vtep_ip) {
+		put_scalar(em, key);
+		put_scalarf(em, "%s/%u", ip_text(cfg->vtep_ip, ip),
+			    cfg->vtep_plen);
+	} else if (!strcmp(key, "local-ip") && cfg->vtep_ip6_set) {
+		put_scalar(em, key);
+		put_scalarf(em, "%s/%u", ip6_text(cfg->vtep_ip6, ip),
+			    cfg->vtep_plen6);
+	} else if (!strcmp(key, "routes") && cfg->n_routes) {
 		put_scalar(em, key);
 		seq_start(em, false);
 		for (unsigned i = 0; i < cfg->n_routes; i++)
@@ -463,7 +490,9 @@ underlay_custom(struct emit *em, const char *key, const void *obj,
 		for (unsigned i = 0; i < cfg->n_arp; i++) {
 			map_start(em, true);
 			put_scalar(em, "ip");
-			put_scalar(em, ip_text(cfg->arp[i].ip, ip));
+			put_scalar(em, cfg->arp[i].ipv6 ?
+				   ip6_text(cfg->arp[i].ip6, ip) :
+				   ip_text(cfg->arp[i].ip, ip));
 			put_scalar(em, "mac");
 			put_scalar(em, mac_text(&cfg->arp[i].mac, mac));
 			map_end(em);
@@ -475,7 +504,8 @@ underlay_custom(struct emit *em, const char *key, const void *obj,
 static bool
 has_underlay(const struct vxs_config *cfg)
 {
-	return cfg->underlay_port[0] || cfg->vtep_ip || cfg->vtep_mac_set ||
+	return cfg->underlay_port[0] || cfg->vtep_ip || cfg->vtep_ip6_set ||
+	       cfg->vtep_mac_set ||
 	       cfg->n_routes || cfg->n_arp;
 }
 

@@ -7,6 +7,8 @@
 
 #include <arpa/inet.h>
 #include <string.h>
+#include "ipv4_prefix.h"
+#include "ipv6_prefix.h"
 
 #define ROUTES_MAX 64
 #define ARP_MAX 256
@@ -30,7 +32,117 @@ check_nic_port(struct loader *ld, const yaml_node_t *v, const char *name)
 	return 0;
 }
 
+/* ---- addresses of either family ---- */
+
+static bool
+is_zero16(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+	return memcmp(a, zero, sizeof zero) == 0;
+}
+
+/* An IPv4 address into *ip, or an IPv6 one into ip6 (*v6 set); the error
+ * names the family the text looks like. */
+static int
+get_address(struct loader *ld, const yaml_node_t *v, const char *what,
+	    rte_be32_t *ip, uint8_t ip6[16], bool *v6)
+{
+	const char *s = scalar(ld, v, what);
+
+	if (s == NULL)
+		return -1;
+	*v6 = strchr(s, ':') != NULL;
+	if (!*v6)
+		return get_ipv4(ld, v, what, ip);
+	if (inet_pton(AF_INET6, s, ip6) != 1)
+		return fail(ld, v, "bad IPv6 address '%s'", s);
+	return 0;
+}
+
+/* A prefix "A.B.C.D/N" or "X:X::X/N", as get_address. */
+static int
+get_prefix_any(struct loader *ld, const yaml_node_t *v, const char *what,
+	       rte_be32_t *ip, uint8_t ip6[16], uint8_t *plen, bool *v6)
+{
+	const char *s = scalar(ld, v, what);
+
+	if (s == NULL)
+		return -1;
+	*v6 = strchr(s, ':') != NULL;
+	if (!*v6)
+		return get_prefix(ld, v, what, ip, plen);
+	if (!ipv6_prefix_parse(s, false, ip6, plen))
+		return fail(ld, v, "bad IPv6 prefix '%s'", s);
+	return 0;
+}
+
+/* ---- local-ip: one prefix, or a list of one of each family ---- */
+
+static int
+local_ip_one(struct loader *ld, const yaml_node_t *v, struct vxs_config *cfg)
+{
+	rte_be32_t ip = 0;
+	uint8_t ip6[16] = { 0 }, plen = 0;
+	bool v6;
+
+	if (get_prefix_any(ld, v, "local-ip", &ip, ip6, &plen, &v6) < 0)
+		return -1;
+	/* 0.0.0.0, ::, a /0 and an IPv6 multicast address are no VTEP */
+	if (plen == 0 || (v6 ? is_zero16(ip6) || ip6[0] == 0xff : ip == 0))
+		return fail(ld, v, "bad local-ip '%s'", raw_text(v));
+	if (v6 ? cfg->vtep_ip6_set : cfg->vtep_ip != 0)
+		return fail(ld, v, "more than one IPv%c local-ip '%s'",
+			    v6 ? '6' : '4', raw_text(v));
+	if (v6) {
+		cfg->vtep_ip6_set = true;
+		memcpy(cfg->vtep_ip6, ip6, sizeof cfg->vtep_ip6);
+		cfg->vtep_plen6 = plen;
+	} else {
+		cfg->vtep_ip = ip;
+		cfg->vtep_plen = plen;
+	}
+	return 0;
+}
+
+int
+underlay_local_ip(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct vxs_config *cfg = obj;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return local_ip_one(ld, v, cfg);
+	if (seq_len(v) == 0 || seq_len(v) > 2)
+		return fail(ld, v, "local-ip: one prefix, or one IPv4 and one "
+			    "IPv6 '%zu'", seq_len(v));
+	for (size_t i = 0; i < seq_len(v); i++)
+		if (local_ip_one(ld, seq_item(ld, v, i), cfg) < 0)
+			return -1;
+	return 0;
+}
+
 /* ---- routes ---- */
+
+int
+route_prefix(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_route *r = obj;
+
+	return get_prefix_any(ld, v, "prefix", &r->prefix, r->prefix6,
+			      &r->plen, &r->ipv6);
+}
+
+int
+route_gateway(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_route *r = obj;
+	bool v6;
+
+	if (get_address(ld, v, "gateway", &r->gateway, r->gateway6, &v6) < 0)
+		return -1;
+	if (v6 ? is_zero16(r->gateway6) : r->gateway == 0)
+		return fail(ld, v, "bad gateway '%s'", raw_text(v));
+	return 0;
+}
 
 int
 route_port(struct loader *ld, const yaml_node_t *v, void *obj)
@@ -47,13 +159,22 @@ check_route(struct loader *ld, struct cfg_route *r, const yaml_node_t *map)
 	const struct vxs_config *cfg = ld->cfg;
 	const yaml_node_t *prefix = key_node(ld, map, route_keys, "prefix");
 
+	const yaml_node_t *gw = key_node(ld, map, route_keys, "gateway");
+
 	if (prefix == NULL)
 		return fail(ld, map, "missing key '%s' in route", "prefix");
-	if ((r->prefix & ~prefix_mask(r->plen)) != 0)
+	if (r->ipv6 ? ipv6_prefix_host_bits(r->prefix6, r->plen)
+		    : (r->prefix & ~prefix_mask(r->plen)) != 0)
 		return fail(ld, prefix, "route prefix has host bits set '%s'",
 			    raw_text(prefix));
+	if (gw != NULL && (r->ipv6 ? r->gateway != 0
+				   : !is_zero16(r->gateway6)))
+		return fail(ld, gw, "route gateway is not of the prefix's "
+			    "address family '%s'", raw_text(gw));
 	for (const struct cfg_route *o = cfg->routes; o < r; o++)
-		if (o->prefix == r->prefix && o->plen == r->plen)
+		if (o->ipv6 == r->ipv6 && o->plen == r->plen &&
+		    o->prefix == r->prefix &&
+		    !memcmp(o->prefix6, r->prefix6, sizeof o->prefix6))
 			return fail(ld, prefix, "duplicate route '%s'",
 				    raw_text(prefix));
 	if (key_node(ld, map, route_keys, "port") != NULL)
@@ -87,7 +208,15 @@ underlay_route(struct loader *ld, const yaml_node_t *map, void *obj)
 	return 0;
 }
 
-/* ---- static ARP entries ---- */
+/* ---- static neighbours (arp, alias neighbours), either family ---- */
+
+int
+arp_ip(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_arp *a = obj;
+
+	return get_address(ld, v, "ip", &a->ip, a->ip6, &a->ipv6);
+}
 
 /* One item of arp (underlay_keys). */
 int
@@ -109,8 +238,11 @@ underlay_arp(struct loader *ld, const yaml_node_t *map, void *obj)
 	if (ip == NULL || mac == NULL)
 		return fail(ld, map, "missing key '%s' in arp entry",
 			    ip ? "mac" : "ip");
+	if (arp->ipv6 && (is_zero16(arp->ip6) || arp->ip6[0] == 0xff))
+		return fail(ld, ip, "bad ip '%s'", raw_text(ip));
 	for (const struct cfg_arp *o = cfg->arp; o < arp; o++)
-		if (o->ip == arp->ip)
+		if (o->ipv6 == arp->ipv6 && o->ip == arp->ip &&
+		    !memcmp(o->ip6, arp->ip6, sizeof o->ip6))
 			return fail(ld, ip, "duplicate arp entry '%s'",
 				    raw_text(ip));
 	arp->line = (int)map->start_mark.line + 1;
@@ -162,9 +294,16 @@ check_tunnel(struct loader *ld)
 	if (cfg->underlay_port[0] == '\0')
 		return fail(ld, at, "missing underlay 'port' for vxlan port '%s'",
 			    vx->name);
-	if (cfg->vtep_ip == 0)
+	if (cfg->vtep_ip == 0 && !cfg->vtep_ip6_set)
 		return fail(ld, at,
 			    "missing underlay 'local-ip' for vxlan port '%s'",
+			    vx->name);
+	/* vxlan local_ip/remote_ip of IPv6 come with the IPv6 tunnel
+	 * (design-ipv6-underlay.md, steps 5 and 6): until then the port
+	 * sends from the IPv4 address */
+	if (cfg->vtep_ip == 0)
+		return fail(ld, at, "vxlan port needs an IPv4 underlay "
+			    "'local-ip' (IPv6 tunnels: not yet) '%s'",
 			    vx->name);
 	if (ld->vxlan_local_ip_node == NULL)
 		vx->local_ip = cfg->vtep_ip;

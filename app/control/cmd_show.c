@@ -79,6 +79,12 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 		ds_put_format(out, "  vtep: %s/%u mac %s on %s\n",
 			      ip_str(s->vtep_ip, ip), s->vtep_plen, mac,
 			      ports[s->underlay_idx]->name);
+		if (s->has_vtep_ip6) {
+			char ip6[INET6_ADDRSTRLEN];
+			inet_ntop(AF_INET6, s->vtep_ip6.a, ip6, sizeof ip6);
+			ds_put_format(out, "  vtep: %s/%u\n", ip6,
+				      s->vtep_plen6);
+		}
 	}
 	/* A table: rx_packets, tx_packets, tx_dropped of PORT_STATS (--json
 	 * and telemetry have them all). */

@@ -11,6 +11,7 @@
 #include "ct_label_pred.h"
 #include "dp_snapshot.h"
 #include "dpcls.h"
+#include "ipv6_prefix.h"
 #include "json_out.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -19,19 +20,56 @@
 #include "route.h"
 #include "state.h"
 
-/* tnl/arp/set [BRIDGE] IP MAC */
+/* An address of either family, IPv4 mapped (neigh.h): 0 or -1. */
+static int
+parse_addr(const char *s, struct flow_in6_addr *a)
+{
+	rte_be32_t ip;
+
+	if (parse_ip(s, &ip) == 0) {
+		*a = neigh_addr_from4(ip);
+		return 0;
+	}
+	return inet_pton(AF_INET6, s, a->a) == 1 ? 0 : -1;
+}
+
+/* "A.B.C.D[/N]" or "X:X::X[/N]" (no /N: a host); IPv4 mapped. */
+static int
+parse_prefix_any(const char *s, struct flow_in6_addr *a, uint8_t *plen)
+{
+	rte_be32_t ip;
+
+	if (parse_prefix(s, &ip, plen) == 0) {
+		*a = neigh_addr_from4(ip);
+		return 0;
+	}
+	return ipv6_prefix_parse(s, true, a->a, plen) ? 0 : -1;
+}
+
+/* As OVS's ipv6_format_mapped: a mapped address in dotted quad. */
+static const char *
+addr_str(const struct flow_in6_addr *a, char *buf)
+{
+	if (neigh_addr_is4(a))
+		return ip_str(neigh_addr_to4(a), buf);
+	inet_ntop(AF_INET6, a->a, buf, INET6_ADDRSTRLEN);
+	return buf;
+}
+
+/* tnl/arp/set [BRIDGE] IP MAC: either family */
 static int
 cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
 	    void *aux)
 {
 	(void)json, (void)aux;
-	rte_be32_t ip;
+	struct flow_in6_addr ip;
 	struct rte_ether_addr mac;
 	const char *ips = argv[argc - 2], *macs = argv[argc - 1];
 	char err[256];
 
-	if (parse_ip(ips, &ip)) {
-		ds_put_format(out, "bad IPv4 address '%s'", ips);
+	if (parse_addr(ips, &ip)) {
+		ds_put_format(out, "bad %s address '%s'",
+			      strchr(ips, ':') ? "IPv6" : "IPv4", ips);
 		return -1;
 	}
 	if (rte_ether_unformat_addr(macs, &mac)) {
@@ -40,7 +78,7 @@ cmd_arp_set(int argc, const char *argv[], bool json, struct ds *out,
 	}
 	/* what the PMDs learned first: a later learn must not undo this */
 	ctl_events_process();
-	if (neigh_set(ip, &mac, err, sizeof err)) {
+	if (neigh_set6(&ip, &mac, err, sizeof err)) {
 		ds_put_cstr(out, err);
 		return -1;
 	}
@@ -55,7 +93,7 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 	     void *aux)
 {
 	UNUSED_ARGS;
-	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char ip[INET6_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 	const struct port *u = port_underlay();
 	uint64_t now = vxs_now_ms();
 
@@ -73,7 +111,7 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 		if (!e)
 			continue;
 		uint64_t left = neigh_expires_in_ms(e, now);
-		ip_str(e->ip, ip);
+		addr_str(&e->addr, ip);
 		mac_str(&e->mac, mac);
 		if (json) {
 			json_begin_object(out);
@@ -146,12 +184,12 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 	      void *aux)
 {
 	(void)json, (void)aux;
-	rte_be32_t prefix, gw = 0;
+	struct flow_in6_addr prefix, gw = { { 0 } };
 	uint8_t plen;
 	char err[256];
 	const struct port *p = port_underlay();
 
-	if (parse_prefix(argv[1], &prefix, &plen)) {
+	if (parse_prefix_any(argv[1], &prefix, &plen)) {
 		ds_put_format(out, "bad prefix '%s'", argv[1]);
 		return -1;
 	}
@@ -159,7 +197,15 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 		const struct port *named = port_by_name(argv[i]);
 		if (named && named->kind == PORT_ETHDEV) {
 			p = named;
-		} else if (parse_ip(argv[i], &gw) == 0) {
+		} else if (parse_addr(argv[i], &gw) == 0) {
+			if (neigh_addr_is4(&gw) != neigh_addr_is4(&prefix)) {
+				/* OVS's words for a gateway it cannot read */
+				ds_put_format(out, neigh_addr_is4(&prefix) ?
+					      "Invalid pkt_mark or gateway" :
+					      "Invalid pkt_mark or IPv6 "
+					      "gateway");
+				return -1;
+			}
 			continue;
 		} else if (i == 2 && !named && !strcmp(argv[i],
 						       ROUTE_UNDERLAY_BRIDGE)) {
@@ -181,7 +227,8 @@ cmd_route_add(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, "no underlay port to route through");
 		return -1;
 	}
-	if (route_insert(prefix, plen, gw, p->idx, false, err, sizeof err)) {
+	if (route_insert6(&prefix, plen, &gw, p->idx, false, err,
+			  sizeof err)) {
 		ds_put_cstr(out, err);
 		return -1;
 	}
@@ -193,14 +240,14 @@ cmd_route_del(int argc, const char *argv[], bool json, struct ds *out,
 	      void *aux)
 {
 	(void)argc, (void)json, (void)aux;
-	rte_be32_t prefix;
+	struct flow_in6_addr prefix;
 	uint8_t plen;
 
-	if (parse_prefix(argv[1], &prefix, &plen)) {
+	if (parse_prefix_any(argv[1], &prefix, &plen)) {
 		ds_put_format(out, "bad prefix '%s'", argv[1]);
 		return -1;
 	}
-	if (route_remove(prefix, plen)) {
+	if (route_remove6(&prefix, plen)) {
 		ds_put_format(out, "no route %s", argv[1]);
 		return -1;
 	}
@@ -212,14 +259,17 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 	       void *aux)
 {
 	UNUSED_ARGS;
-	char ip[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN], src[INET_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN];
+	char src[INET6_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
 	const struct dp_snapshot *snap = dp_snapshot_get();
 	uint32_t n;
 	struct route_entry *routes = route_list(&n);
 
-	/* every route's source is the VTEP's address */
+	/* every route's source is the VTEP's address of its family */
 	snprintf(src, sizeof src, "%s", snap->has_underlay ?
 		 ip_str(snap->vtep_ip, gw) : "0.0.0.0");
+	snprintf(src6, sizeof src6, "%s", snap->has_vtep_ip6 ?
+		 addr_str(&snap->vtep_ip6, gw) : "::");
 	if (!routes) {
 		ds_put_cstr(out, "out of memory");
 		return -1;
@@ -230,29 +280,30 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, "Route Table:\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct route_entry *r = &routes[i];
-		ip_str(r->prefix, ip);
+		const char *rsrc = r->is_ipv4 ? src : src6;
+		addr_str(&r->prefix, ip);
 		if (json) {
 			json_begin_object(out);
 			json_key(out, "prefix"); json_string(out, ip);
 			json_key(out, "plen"); json_u64(out, r->plen);
 			json_key(out, "gateway");
-			if (r->gateway)
-				json_string(out, ip_str(r->gateway, gw));
+			if (route_has_gateway(r))
+				json_string(out, addr_str(&r->gateway, gw));
 			else
 				json_null(out);
 			json_key(out, "port");
 			json_string(out, port_name_at(r->port_idx));
 			json_key(out, "connected"); json_bool(out, r->connected);
-			json_key(out, "src"); json_string(out, src);
+			json_key(out, "src"); json_string(out, rsrc);
 			json_end_object(out);
 		} else {
 			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
 				      "Cached:" : "User:", ip, r->plen,
 				      port_name_at(r->port_idx));
-			if (r->gateway)
+			if (route_has_gateway(r))
 				ds_put_format(out, " GW %s",
-					      ip_str(r->gateway, gw));
-			ds_put_format(out, " SRC %s\n", src);
+					      addr_str(&r->gateway, gw));
+			ds_put_format(out, " SRC %s\n", rsrc);
 		}
 	}
 	if (json)
@@ -331,6 +382,7 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		json_key(out, "arp_requests");
 		json_begin_object(out);
 		json_key(out, "sent"); json_u64(out, as->sent);
+		json_key(out, "nd_sent"); json_u64(out, as->nd_sent);
 		json_key(out, "rate_limited"); json_u64(out, as->rate_limited);
 		json_key(out, "no_mbuf"); json_u64(out, as->no_mbuf);
 		json_key(out, "tx_failed"); json_u64(out, as->tx_failed);
@@ -356,9 +408,10 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		      "(aging %us)\n", ns->learned, ns->aged, neigh_aging_s());
 	ds_put_format(out, "control events lost (ring full): %"PRIu64"\n",
 		      lost);
-	ds_put_format(out, "ARP requests sent: %"PRIu64" (%"PRIu64" rate "
-		      "limited, not sent: %"PRIu64" no mbuf, %"PRIu64" tx "
-		      "failed)\n", as->sent, as->rate_limited, as->no_mbuf,
+	ds_put_format(out, "ARP requests sent: %"PRIu64", ND solicitations: "
+		      "%"PRIu64" (%"PRIu64" rate limited, not sent: %"PRIu64
+		      " no mbuf, %"PRIu64" tx failed)\n", as->sent,
+		      as->nd_sent, as->rate_limited, as->no_mbuf,
 		      as->tx_failed);
 	ds_put_format(out, "snapshots published: %"PRIu64" (%"PRIu64" for "
 		      "%"PRIu64" neighbour changes; interval %u ms)\n",

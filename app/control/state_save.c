@@ -196,9 +196,16 @@ build_routes(struct vxs_config *c, char *err, size_t errlen)
 		}
 		struct cfg_route *r = &c->routes[c->n_routes++];
 		memset(r, 0, sizeof *r);
-		r->prefix = v[i].prefix;
 		r->plen = v[i].plen;
-		r->gateway = v[i].gateway;
+		r->ipv6 = !v[i].is_ipv4;
+		if (r->ipv6) {
+			memcpy(r->prefix6, v[i].prefix.a, sizeof r->prefix6);
+			memcpy(r->gateway6, v[i].gateway.a,
+			       sizeof r->gateway6);
+		} else {
+			r->prefix = neigh_addr_to4(&v[i].prefix);
+			r->gateway = neigh_addr_to4(&v[i].gateway);
+		}
 		if (v[i].port_idx < n_ports && ports[v[i].port_idx])
 			snprintf(r->port, sizeof r->port, "%s",
 				 ports[v[i].port_idx]->name);
@@ -207,11 +214,17 @@ build_routes(struct vxs_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* IPv4 first, by address; then IPv6, by address. */
 static int
 arp_order(const void *a, const void *b)
 {
-	uint32_t x = rte_be_to_cpu_32(((const struct cfg_arp *)a)->ip);
-	uint32_t y = rte_be_to_cpu_32(((const struct cfg_arp *)b)->ip);
+	const struct cfg_arp *p = a, *q = b;
+	uint32_t x = rte_be_to_cpu_32(p->ip), y = rte_be_to_cpu_32(q->ip);
+
+	if (p->ipv6 != q->ipv6)
+		return p->ipv6 ? 1 : -1;
+	if (p->ipv6)
+		return memcmp(p->ip6, q->ip6, sizeof p->ip6);
 	return x < y ? -1 : x > y;
 }
 
@@ -232,7 +245,11 @@ build_arp(struct vxs_config *c, char *err, size_t errlen)
 		}
 		struct cfg_arp *a = &c->arp[c->n_arp++];
 		memset(a, 0, sizeof *a);
-		a->ip = e->ip;
+		a->ipv6 = !neigh_addr_is4(&e->addr);
+		if (a->ipv6)
+			memcpy(a->ip6, e->addr.a, sizeof a->ip6);
+		else
+			a->ip = neigh_addr_to4(&e->addr);
 		a->mac = e->mac;
 	}
 	qsort(c->arp, c->n_arp, sizeof *c->arp, arp_order);

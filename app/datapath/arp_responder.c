@@ -69,7 +69,8 @@ learn(const struct dp_snapshot *s, struct learn_batch *lb, rte_be32_t ip,
 	if (!ip || (n && rte_is_same_ether_addr(&n->mac, mac)))
 		return;		/* known as it is: nothing to tell */
 	lb->ev[lb->n++] = (struct ctl_event){ .type = CTL_EV_NEIGH_LEARN,
-					      .ip = ip, .mac = *mac };
+					      .addr = neigh_addr_from4(ip),
+					      .mac = *mac };
 }
 
 /* Where each ARP packet ends (dp_stats.h's accounting): the reply is sent,
@@ -139,6 +140,35 @@ arp_trace(struct dp_ctx *ctx, struct rte_mbuf *m, enum arp_verdict v)
 		dp_trace_drop(ctx, &m, 1, dropped_as[v], false);
 }
 
+/* ND frames xlate sent here too (xlate_underlay): to their responder,
+ * tagged ones as well (it ignores those, as this one tagged ARP). */
+static void
+nd_split(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
+{
+	struct pkt_batch nd;
+	uint16_t kept = 0;
+
+	nd.n = 0;
+	for (uint16_t i = 0; i < b->n; i++) {
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(b->pkts[i], const struct rte_ether_hdr *);
+		const struct rte_vlan_hdr *vh =
+			(const struct rte_vlan_hdr *)(eh + 1);
+		uint16_t len = rte_pktmbuf_data_len(b->pkts[i]);
+		if ((len >= sizeof *eh &&
+		     eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) ||
+		    (len >= sizeof *eh + sizeof *vh &&
+		     eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
+		     vh->eth_proto == RTE_BE16(RTE_ETHER_TYPE_IPV6)))
+			nd.pkts[nd.n++] = b->pkts[i];
+		else
+			b->pkts[kept++] = b->pkts[i];
+	}
+	b->n = kept;
+	if (nd.n)
+		nd_respond_batch(ctx, &nd, port_idx);
+}
+
 void
 arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 {
@@ -146,6 +176,7 @@ arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
 	struct learn_batch lb;
 	uint16_t n = 0, count[ARP_POLICED + 1] = { 0 };
 
+	nd_split(ctx, b, port_idx);
 	lb.n = 0;
 	if (ctx->arp_policer.cost)
 		arp_policer_refill(&ctx->arp_policer, rte_rdtsc());
@@ -179,10 +210,10 @@ void
 arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
 {
 	const struct dp_snapshot *s = ctx->snap;
-	struct pkt_batch arp;
+	struct pkt_batch arp, nd;
 	uint16_t kept = 0;
 
-	arp.n = 0;
+	arp.n = nd.n = 0;
 	for (uint16_t i = 0; i < b->n; i++) {
 		struct rte_mbuf *m = b->pkts[i];
 		const struct rte_ether_hdr *eh =
@@ -193,10 +224,17 @@ arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
 		    (rte_is_broadcast_ether_addr(&eh->dst_addr) ||
 		     rte_is_same_ether_addr(&eh->dst_addr, &s->vtep_mac)))
 			arp.pkts[arp.n++] = m;
+		else if (unlikely(s->has_vtep_ip6) &&
+			 rte_pktmbuf_data_len(m) >= sizeof *eh &&
+			 eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+			 nd_frame_is_for_responder(s, m))
+			nd.pkts[nd.n++] = m;
 		else
 			b->pkts[kept++] = m;
 	}
 	b->n = kept;
 	if (arp.n)
 		arp_respond_batch(ctx, &arp, s->underlay_idx);
+	if (nd.n)
+		nd_respond_batch(ctx, &nd, s->underlay_idx);
 }

@@ -13,8 +13,9 @@
  *   rx         dp_rx.c                  rx counters, frames past the mtu
  *                                       (dp_mtu.c, shared with tx;
  *                                       port_rx_burst: the PMD loop, pmd.c)
- *   (ARP)      arp_responder.c          the VTEP's ARP, policed, answered
- *                                       before any parsing (underlay only)
+ *   (ARP, ND)  arp_responder.c,         the VTEP's ARP and Neighbour
+ *              nd_responder.c           Discovery, policed, answered before
+ *                                       any parsing (underlay only)
  *   mark path  mark_path.c              NIC-marked packets to their megaflow
  *   extract    dp_extract.c             miniflow extract of a batch (the
  *                                       parsers: miniflow.c, miniflow_fast.c)
@@ -270,19 +271,27 @@ struct dp_ctx {
 
 /* What the datapath tells the control thread, through ctx->events. */
 enum ctl_event_type {
-	CTL_EV_NEIGH_LEARN,		/* ARP seen: ip is at mac */
-	CTL_EV_NEIGH_MISS,		/* need the MAC of ip: send ARP */
+	CTL_EV_NEIGH_LEARN,		/* ARP or ND seen: addr is at mac */
+	CTL_EV_NEIGH_MISS,		/* need the MAC of addr: send ARP
+					 * (IPv4 mapped) or an NS */
 	CTL_EV_RULE_STATS,		/* a retired megaflow's counters */
 };
 
 struct ctl_event {
 	uint8_t type;
 	struct rte_ether_addr mac;
-	rte_be32_t ip;
-	uint32_t rule_uid;
-	uint64_t packets, bytes;
-	uint64_t used_tsc;		/* RULE_STATS: its last packet */
+	union {
+		/* NEIGH_*: either family, IPv4 mapped (neigh.h) */
+		struct flow_in6_addr addr;
+		struct {		/* RULE_STATS */
+			uint32_t rule_uid;
+			uint64_t packets, bytes;
+			uint64_t used_tsc;	/* its last packet */
+		};
+	};
 };
+/* 40 bytes, as with a 4-byte address: the ring's element size */
+_Static_assert(sizeof(struct ctl_event) == 40, "ctl_event grew");
 
 /* Queues ev (n events, in one ring operation) for the control thread:
  * ARP to send or learned, a retired megaflow's counters (dp_events.c).

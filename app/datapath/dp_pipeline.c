@@ -243,7 +243,8 @@ dp_process_burst_at(struct dp_ctx *ctx, struct port *in, struct pkt_batch *b,
 			ctx->trace_pass = 0;
 			dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 		}
-		/* the VTEP's ARP: policed and answered before any parsing */
+		/* the VTEP's ARP and ND: policed and answered before any
+		 * parsing */
 		arp_steer_batch(ctx, b);
 		dp_stage_mark(ctx, PMD_STAGE_ACTIONS);
 	}

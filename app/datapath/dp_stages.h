@@ -254,8 +254,19 @@ void arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b,
 		       uint16_t port_idx);
 /* On the underlay port, before any parsing: takes out of b the untagged
  * ARP frames xlate would send to the responder (to our VTEP MAC or
- * broadcast) and answers them at once, keeping the rest in order. */
+ * broadcast), and the ND ones (below), and answers them at once, keeping
+ * the rest in order. */
 void arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b);
+
+/* The VTEP's Neighbour Discovery responder/learner (nd_responder.c); the
+ * ARP responder hands it the IPv6 frames of its batches. */
+void nd_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b,
+		      uint16_t port_idx);
+/* Whether m is, by its first header bytes, an untagged NS or NA
+ * (ICMPv6 straight after IPv6) to our VTEP MAC, our address's
+ * solicited-node MAC or all-nodes, and the VTEP has an IPv6 address. */
+bool nd_frame_is_for_responder(const struct dp_snapshot *s,
+			       const struct rte_mbuf *m);
 
 
 #endif

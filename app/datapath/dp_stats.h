@@ -62,8 +62,8 @@ pmd_burst_bucket(uint16_t n)
 }
 
 /* Packet accounting, per PMD. Every packet a PMD receives from a port ends
- * in exactly one of: sent (a port's tx took it), consumed (an ARP reply for
- * our VTEP, learned from), or dropped under one drop reason (drop_reason.h);
+ * in exactly one of: sent (a port's tx took it), consumed (an ARP reply or
+ * an ND advertisement for our VTEP, learned from), or dropped under one drop reason (drop_reason.h);
  * until then it is in flight (in a tx buffer) or held (an IPv4 or IPv6
  * fragment the fragment store keeps for the tracker until its datagram
  * is whole: dp_ipf.h). Accounting is per copy: an output that is not a rule's last
@@ -73,8 +73,8 @@ pmd_burst_bucket(uint16_t n)
  * pmtud_too_big) are made from the head of the packet they answer, which
  * is dropped: each is counted as a copy and ends on its own too:
  *
- *   packets + copies = tx_packets + arp_consumed + sum(drops) + in_flight
- *                      + held
+ *   packets + copies = tx_packets + arp_consumed + nd_consumed + sum(drops)
+ *                      + in_flight + held
  *
  * held = ipf_stored - ipf_released: the fragments this PMD gave to the
  * store less those it took out of it. The store is shared: a datagram
@@ -137,6 +137,8 @@ pmd_burst_bucket(uint16_t n)
 	X(upcall_cycles,  PMD_TEXT_NONE, "")                                  \
 	X(arp_consumed,   PMD_TEXT_NONE, "") /* replies to our VTEP: learned */ \
 	X(arp_replies,    PMD_TEXT_NONE, "") /* we sent, for our VTEP's IP */ \
+	X(nd_consumed,    PMD_TEXT_NONE, "") /* NA to our VTEP: learned */    \
+	X(nd_replies,     PMD_TEXT_NONE, "") /* NA we sent, for our IPv6 */   \
 	X(sleeps,         PMD_TEXT_NONE, "") /* idle back-off: sleeps taken */ \
 	X(sleep_cycles,   PMD_TEXT_NONE, "") /* TSC cycles spent in them */   \
 	X(revalidations,  PMD_TEXT_NONE, "")                                  \

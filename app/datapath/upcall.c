@@ -28,9 +28,9 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	struct megaflow *f;
 
 	xlate(ctx->snap, key, &xo);
-	if (xo.need_arp) {
+	if (!neigh_addr_is_zero(&xo.need_neigh)) {
 		struct ctl_event ev = { .type = CTL_EV_NEIGH_MISS,
-					.ip = xo.need_arp };
+					.addr = xo.need_neigh };
 		dp_push_event(ctx, &ev);
 	}
 	flow_key_mask(&masked, key, &xo.mask);
@@ -51,7 +51,7 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	f->actions.sg_at = dp_actions_sg_leading(&f->actions);
 	f->upcall_key = *key;
 	f->rule_uid = xo.rule_uid;
-	f->neigh_miss = xo.need_arp != 0;
+	f->neigh_miss = !neigh_addr_is_zero(&xo.need_neigh);
 	memcpy(f->nexthop, xo.nexthop, sizeof f->nexthop);
 	memcpy(f->recirc_refs, xo.recirc_refs, sizeof f->recirc_refs);
 	f->id = ++ctx->next_flow_id;

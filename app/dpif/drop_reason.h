@@ -14,6 +14,10 @@
  *  - arp_policed: ARP that would make us reply or learn, over the PMD's
  *    token bucket (datapath arp-rate / arp-burst): dropped before any
  *    table lookup, so a flood costs a header check per frame;
+ *  - nd_ignored, nd_invalid, nd_policed: Neighbour Discovery to our VTEP
+ *    (nd_responder.c): neither answered nor learned from (a solicitation
+ *    for another address, an unsolicited advertisement for an unknown
+ *    one); failing RFC 4861 7.1's checks; over the bucket ARP's share;
  *  - resubmit_limit: the rules' resubmit/goto_table chain went deeper
  *    than 64 or past 4096 resubmits in one translation (OVS's limits: a
  *    loop in the tables), or visited more actions than the translation
@@ -67,7 +71,10 @@
 	X(SG_REFUSED,     "sg_refused")     /* sg(allow): no session made   */ \
 	X(IPF_EXPIRED,    "ipf_expired")    /* fragment's datagram timed out*/ \
 	X(IPF_PURGED,     "ipf_purged")     /* fragment held, then flushed  */ \
-	X(UDP6_ZERO_CSUM, "udp6_zero_csum") /* VXLAN/IPv6, UDP checksum 0   */
+	X(UDP6_ZERO_CSUM, "udp6_zero_csum") /* VXLAN/IPv6, UDP checksum 0   */ \
+	X(ND_IGNORED,     "nd_ignored")     /* ND neither answered nor learnt*/ \
+	X(ND_INVALID,     "nd_invalid")     /* ND failing RFC 4861 7.1      */ \
+	X(ND_POLICED,     "nd_policed")     /* over the PMD's ARP budget    */
 
 enum drop_reason {
 #define X(name, str) DROP_##name,

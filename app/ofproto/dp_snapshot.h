@@ -14,25 +14,87 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <rte_ether.h>
+#include <rte_hash_crc.h>
 #include "ofp_rule.h"
 
-/* ip and mac never change once an entry is visible (a new MAC is a new
+/* Neighbour and route addresses of both families in one 16-byte form, as
+ * OVS's tnl-neigh-cache: an IPv4 address a.b.c.d is ::ffff:a.b.c.d. */
+static inline struct flow_in6_addr
+neigh_addr_from4(rte_be32_t ip)
+{
+	struct flow_in6_addr a = { { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				     0xff, 0xff } };
+
+	memcpy(&a.a[12], &ip, 4);
+	return a;
+}
+
+static inline bool
+neigh_addr_is4(const struct flow_in6_addr *a)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					    0xff, 0xff };
+	return memcmp(a->a, mapped, sizeof mapped) == 0;
+}
+
+/* The IPv4 address of a mapped one. */
+static inline rte_be32_t
+neigh_addr_to4(const struct flow_in6_addr *a)
+{
+	rte_be32_t ip;
+
+	memcpy(&ip, &a->a[12], 4);
+	return ip;
+}
+
+static inline bool
+neigh_addr_is_zero(const struct flow_in6_addr *a)
+{
+	static const struct flow_in6_addr zero;
+	return memcmp(a, &zero, sizeof zero) == 0;
+}
+
+/* What megaflows' nexthop[] and the snapshot's neigh_changed[] hold: a
+ * 32-bit digest of a neighbour's address, never 0 (0: none). An IPv4
+ * address is its own digest (an IPv4 next hop is never 0.0.0.0), so
+ * nothing changed for IPv4; an IPv6 one is hashed, and a collision only
+ * revalidates a megaflow needlessly. */
+static inline uint32_t
+neigh_addr_digest(const struct flow_in6_addr *a)
+{
+	if (neigh_addr_is4(a))
+		return neigh_addr_to4(a);
+	uint32_t d = rte_hash_crc(a->a, sizeof a->a, 0x6e6236);
+	return d ? d : 1;
+}
+
+/* addr, mac never change once an entry is visible (a new MAC is a new
  * entry); is_static and updated_ms are the control thread's alone. */
 struct neigh_entry {
-	rte_be32_t ip;
+	struct flow_in6_addr addr;	/* IPv4 mapped */
 	struct rte_ether_addr mac;
 	bool is_static;			/* tnl/arp/set or topology */
 	uint64_t updated_ms;		/* learned: last confirmed */
 };
 
+/* One table for both families: an IPv4 route's prefix and gateway are
+ * mapped, its plen is IPv4's (0..32). */
 struct route_entry {
-	rte_be32_t prefix;
-	uint8_t plen;
-	rte_be32_t gateway;		/* 0: directly connected */
+	struct flow_in6_addr prefix;
+	struct flow_in6_addr gateway;	/* all zero: directly connected */
+	uint8_t plen;			/* the family's: 0..32 or 0..128 */
+	bool is_ipv4;
 	uint16_t port_idx;		/* egress (underlay) port */
 	bool connected;			/* from the VTEP's own prefix */
 };
+
+static inline bool
+route_has_gateway(const struct route_entry *r)
+{
+	return !neigh_addr_is_zero(&r->gateway);
+}
 
 /* One ct_label=V/M that rules match, as a predicate on a session's label:
  * (label & mask) == value, value already masked. [0] the high, [1] the
@@ -55,6 +117,12 @@ struct dp_snapshot {
 	rte_be32_t vtep_ip;
 	uint8_t vtep_plen;
 	struct rte_ether_addr vtep_mac;
+	/* the VTEP's IPv6 address (ND responder, IPv6 tunnels), when
+	 * has_vtep_ip6; its solicited-node multicast MAC 33:33:ff:xx:xx:xx */
+	bool has_vtep_ip6;
+	struct flow_in6_addr vtep_ip6;
+	uint8_t vtep_plen6;
+	struct rte_ether_addr vtep_ip6_snmac;
 
 	/* the vxlan port */
 	bool has_tunnel;
@@ -74,7 +142,8 @@ struct dp_snapshot {
 	 * hop is in neigh_changed; otherwise it revalidates all of them. */
 	bool reval_all;
 	uint32_t n_neigh_changed;
-	rte_be32_t *neigh_changed;	/* sorted ascending (as uint32_t) */
+	uint32_t *neigh_changed;	/* neigh_addr_digest()s, sorted
+					 * ascending */
 
 	/* The distinct ct_label=V/M matches of the rules (ct_label_pred.c):
 	 * slot i, if bit i of label_preds_used is set, is bit i of a
@@ -114,12 +183,20 @@ dp_snapshot_get(void)
 	return __atomic_load_n(&dp_snapshot_current, __ATOMIC_ACQUIRE);
 }
 
+/* The neighbour at addr (either family, IPv4 mapped); the IPv4 one at ip. */
+const struct neigh_entry *dp_snapshot_neigh6(const struct dp_snapshot *s,
+					     const struct flow_in6_addr *addr);
 const struct neigh_entry *dp_snapshot_neigh(const struct dp_snapshot *s,
 					    rte_be32_t ip);
+/* The longest prefix route to dst: an IPv4 dst (or a mapped one) probes
+ * the IPv4 prefix lengths only, an IPv6 one the IPv6 lengths only. */
 const struct route_entry *dp_snapshot_route(const struct dp_snapshot *s,
 					    rte_be32_t dst);
-/* Whether ip is one of the neighbours that changed in this generation. */
-bool dp_snapshot_neigh_changed(const struct dp_snapshot *s, rte_be32_t ip);
+const struct route_entry *dp_snapshot_route6(const struct dp_snapshot *s,
+					     const struct flow_in6_addr *dst);
+/* Whether a neighbour of this neigh_addr_digest() is one that changed in
+ * this generation (for IPv4 the digest is the address). */
+bool dp_snapshot_neigh_changed(const struct dp_snapshot *s, uint32_t digest);
 bool dp_snapshot_vni_known(const struct dp_snapshot *s, uint32_t vni);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "clock.h"
+#include "config.h"
 #include "ctl_table.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -28,7 +29,8 @@ neigh_init(uint32_t limit, uint32_t aging_s, struct rte_rcu_qsbr *qsbr)
 	neigh_set_aging_s(aging_s ? aging_s : NEIGH_AGING_DEFAULT_S);
 	return ctl_table_init(&nb.tbl, "neighbours",
 			      limit ? limit : CFG_MAX_NEIGHBOURS_DEFAULT,
-			      sizeof(rte_be32_t), sizeof(struct neigh_entry),
+			      sizeof(struct flow_in6_addr),
+			      sizeof(struct neigh_entry),
 			      qsbr);
 }
 
@@ -39,28 +41,38 @@ neigh_fini(void)
 }
 
 const struct neigh_entry *
-dp_snapshot_neigh(const struct dp_snapshot *s, rte_be32_t ip)
+dp_snapshot_neigh6(const struct dp_snapshot *s,
+		   const struct flow_in6_addr *addr)
 {
 	(void)s;	/* the table is shared, not part of the snapshot */
-	return ctl_table_lookup(&nb.tbl, &ip);
+	return ctl_table_lookup(&nb.tbl, addr);
+}
+
+const struct neigh_entry *
+dp_snapshot_neigh(const struct dp_snapshot *s, rte_be32_t ip)
+{
+	struct flow_in6_addr a = neigh_addr_from4(ip);
+
+	return dp_snapshot_neigh6(s, &a);
 }
 
 /* A new entry, or a new MAC for a known one (a fresh slot: PMDs may be
  * reading the old one). */
 static int
-neigh_write(rte_be32_t ip, const struct rte_ether_addr *mac, bool is_static)
+neigh_write(const struct flow_in6_addr *addr,
+	    const struct rte_ether_addr *mac, bool is_static)
 {
 	struct neigh_entry *e = ctl_table_alloc(&nb.tbl);
 
 	if (!e)
 		return -ENOSPC;
-	e->ip = ip;
+	e->addr = *addr;
 	e->mac = *mac;
 	e->is_static = is_static;
 	e->updated_ms = vxs_now_ms();
-	int rc = ctl_table_commit(&nb.tbl, &ip, e);
+	int rc = ctl_table_commit(&nb.tbl, addr, e);
 	if (rc == 0)
-		ofproto_neigh_changed(ip);
+		ofproto_neigh_changed(neigh_addr_digest(addr));
 	return rc;
 }
 
@@ -68,14 +80,31 @@ int
 neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, char *err,
 	  size_t errlen)
 {
-	struct neigh_entry *e = ctl_table_lookup(&nb.tbl, &ip);
+	struct flow_in6_addr a = neigh_addr_from4(ip);
+
+	return neigh_set6(&a, mac, err, errlen);
+}
+
+bool
+neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac)
+{
+	struct flow_in6_addr a = neigh_addr_from4(ip);
+
+	return neigh_learn6(&a, mac);
+}
+
+int
+neigh_set6(const struct flow_in6_addr *addr,
+	   const struct rte_ether_addr *mac, char *err, size_t errlen)
+{
+	struct neigh_entry *e = ctl_table_lookup(&nb.tbl, addr);
 
 	if (e && rte_is_same_ether_addr(&e->mac, mac)) {
 		e->is_static = true;	/* fields PMDs never read */
 		e->updated_ms = vxs_now_ms();
 		return 0;
 	}
-	if (neigh_write(ip, mac, true)) {
+	if (neigh_write(addr, mac, true)) {
 		nb.stats.set_refused++;
 		snprintf(err, errlen, "neighbour table full: %u entries, the "
 			 "limit (datapath max-neighbours) is %u", nb.tbl.n_live,
@@ -87,21 +116,40 @@ neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, char *err,
 }
 
 bool
-neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac)
+neigh_learn6(const struct flow_in6_addr *addr,
+	     const struct rte_ether_addr *mac)
 {
-	struct neigh_entry *e = ctl_table_lookup(&nb.tbl, &ip);
+	struct neigh_entry *e = ctl_table_lookup(&nb.tbl, addr);
 
 	if (e && (e->is_static || rte_is_same_ether_addr(&e->mac, mac))) {
 		if (!e->is_static)
 			e->updated_ms = vxs_now_ms();
 		return false;
 	}
-	if (neigh_write(ip, mac, false)) {
+	if (neigh_write(addr, mac, false)) {
 		nb.stats.learn_refused++;
 		return false;
 	}
 	nb.stats.learned += !e;
 	return true;
+}
+
+int
+neigh_load_config(const struct vxs_config *cfg, char *err, size_t errlen)
+{
+	char nerr[CFG_ERR_MAX];
+
+	for (uint16_t i = 0; i < cfg->n_arp; i++) {
+		struct flow_in6_addr a = neigh_addr_from4(cfg->arp[i].ip);
+		if (cfg->arp[i].ipv6)
+			memcpy(a.a, cfg->arp[i].ip6, sizeof a.a);
+		if (neigh_set6(&a, &cfg->arp[i].mac, nerr, sizeof nerr)) {
+			snprintf(err, errlen, "%s:%d:%d: arp: %s", cfg->file,
+				 cfg->arp[i].line, cfg->arp[i].col, nerr);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 uint32_t
@@ -112,9 +160,9 @@ neigh_flush(void)
 	for (uint32_t i = 0; i < nb.tbl.n_slots; i++) {
 		const struct neigh_entry *e = ctl_table_slot(&nb.tbl, i);
 		if (e && !e->is_static) {
-			rte_be32_t ip = e->ip;
-			ctl_table_remove(&nb.tbl, &ip);
-			ofproto_neigh_changed(ip);
+			struct flow_in6_addr a = e->addr;
+			ctl_table_remove(&nb.tbl, &a);
+			ofproto_neigh_changed(neigh_addr_digest(&a));
 			n++;
 		}
 	}
@@ -136,9 +184,9 @@ neigh_age(uint64_t now)
 		nb.age_cursor = (i + 1) % nb.tbl.n_slots;
 		const struct neigh_entry *e = ctl_table_slot(&nb.tbl, i);
 		if (e && neigh_expires_in_ms(e, now) == 0) {
-			rte_be32_t ip = e->ip;
-			ctl_table_remove(&nb.tbl, &ip);
-			ofproto_neigh_changed(ip);
+			struct flow_in6_addr a = e->addr;
+			ctl_table_remove(&nb.tbl, &a);
+			ofproto_neigh_changed(neigh_addr_digest(&a));
 			nb.stats.aged++;
 		}
 	}

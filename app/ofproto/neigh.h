@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The VTEP's neighbour table (tnl/arp, tnl/neigh): bounded (datapath
+ * The VTEP's neighbour table (tnl/arp, tnl/neigh), one for both families
+ * keyed by 16-byte addresses, IPv4 mapped (::ffff:a.b.c.d) as OVS's
+ * lib/tnl-neigh-cache.c; bounded (datapath
  * max-neighbours), indexed by an rte_hash that PMDs read without locks
  * (ctl_table.h). Static entries (topology, tnl/arp/set) never age; learned
  * ones age out tnl/neigh/aging seconds after they were last confirmed
@@ -7,7 +9,8 @@
  * an error naming the limit and a learned entry is refused and counted.
  *
  * Every change is reported to ofproto (ofproto_neigh_changed), which
- * revalidates only the megaflows whose next hop is that address. Operator
+ * revalidates only the megaflows whose next hop is that address (by its
+ * neigh_addr_digest, dp_snapshot.h). Operator
  * changes are published before the command returns; learned ones and aging
  * are batched (ofproto_publish_due).
  */
@@ -37,12 +40,21 @@ int neigh_init(uint32_t limit, uint32_t aging_s, struct rte_rcu_qsbr *qsbr);
 void neigh_fini(void);
 
 /* tnl/arp/set and the topology's arp entries: a static entry. Published
- * before it returns. -1 with err set when the table is full. */
+ * before it returns. -1 with err set when the table is full. addr: either
+ * family, IPv4 mapped; neigh_set: an IPv4 address. */
+int neigh_set6(const struct flow_in6_addr *addr,
+	       const struct rte_ether_addr *mac, char *err, size_t errlen);
 int neigh_set(rte_be32_t ip, const struct rte_ether_addr *mac, char *err,
 	      size_t errlen);
-/* From ARP the datapath saw: never overrides a static entry; refreshes the
- * age of a known one. Returns true if the table changed. */
+/* From ARP or ND the datapath saw: never overrides a static entry;
+ * refreshes the age of a known one. Returns true if the table changed. */
+bool neigh_learn6(const struct flow_in6_addr *addr,
+		  const struct rte_ether_addr *mac);
 bool neigh_learn(rte_be32_t ip, const struct rte_ether_addr *mac);
+/* The topology's static neighbours (arp / neighbours), of both families.
+ * -1 with err set ("FILE:LINE:COL: arp: ..."). */
+struct vxs_config;
+int neigh_load_config(const struct vxs_config *cfg, char *err, size_t errlen);
 /* Removes every learned entry; returns how many. Published. */
 uint32_t neigh_flush(void);
 /* Ages learned entries out, a bounded slice of the table per call (so a

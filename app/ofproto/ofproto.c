@@ -29,7 +29,7 @@ static struct {
 	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
 
 	/* neighbours changed since the last publish (neigh.c reports them) */
-	rte_be32_t *neigh_changed;
+	uint32_t *neigh_changed;	/* neigh_addr_digest()s */
 	uint32_t n_neigh_changed, cap_neigh_changed;
 	bool neigh_overflow;		/* too many: revalidate everything */
 	uint64_t last_publish_ms;
@@ -62,18 +62,18 @@ struct dp_snapshot *dp_snapshot_current;
 /* ---- snapshot ---------------------------------------------------------- */
 
 static int
-be32_order(const void *a, const void *b)
+u32_order(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
 bool
-dp_snapshot_neigh_changed(const struct dp_snapshot *s, rte_be32_t ip)
+dp_snapshot_neigh_changed(const struct dp_snapshot *s, uint32_t digest)
 {
 	return s->n_neigh_changed &&
-	       bsearch(&ip, s->neigh_changed, s->n_neigh_changed,
-		       sizeof ip, be32_order) != NULL;
+	       bsearch(&digest, s->neigh_changed, s->n_neigh_changed,
+		       sizeof digest, u32_order) != NULL;
 }
 
 bool
@@ -131,8 +131,8 @@ neigh_changes_take(void)
 {
 	uint32_t n = 0;
 
-	qsort(of.neigh_changed, of.n_neigh_changed, sizeof(rte_be32_t),
-	      be32_order);
+	qsort(of.neigh_changed, of.n_neigh_changed, sizeof(uint32_t),
+	      u32_order);
 	for (uint32_t i = 0; i < of.n_neigh_changed; i++)
 		if (!n || of.neigh_changed[n - 1] != of.neigh_changed[i])
 			of.neigh_changed[n++] = of.neigh_changed[i];
@@ -148,7 +148,7 @@ snapshot_build(bool reval_all)
 	size_t sz = sizeof(struct dp_snapshot) +
 		    of.n_rules * sizeof(struct ofp_rule) +
 		    n_vnis * sizeof(uint32_t) +
-		    n_changed * sizeof(rte_be32_t) + 64;
+		    n_changed * sizeof(uint32_t) + 64;
 	struct dp_snapshot *s = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
 	if (!s)
 		return NULL;
@@ -165,11 +165,11 @@ snapshot_build(bool reval_all)
 	memcpy(s->vnis, vnis, n_vnis * sizeof *vnis);
 	p += n_vnis * sizeof *vnis;
 	s->reval_all = reval_all;
-	s->neigh_changed = (rte_be32_t *)p;
+	s->neigh_changed = (uint32_t *)p;
 	s->n_neigh_changed = n_changed;
 	if (n_changed)
 		memcpy(s->neigh_changed, of.neigh_changed,
-		       n_changed * sizeof(rte_be32_t));
+		       n_changed * sizeof(uint32_t));
 
 	const struct vxs_config *cfg = of.cfg;
 	const struct port *u = port_underlay();
@@ -180,6 +180,13 @@ snapshot_build(bool reval_all)
 		s->vtep_ip = cfg->vtep_ip;
 		s->vtep_plen = cfg->vtep_plen;
 		s->vtep_mac = cfg->vtep_mac_set ? cfg->vtep_mac : u->mac;
+		s->has_vtep_ip6 = cfg->vtep_ip6_set;
+		memcpy(s->vtep_ip6.a, cfg->vtep_ip6, sizeof s->vtep_ip6.a);
+		s->vtep_plen6 = cfg->vtep_plen6;
+		/* RFC 4291 2.7.1, RFC 2464 7: 33:33 + ff02::1:ffXX:XXXX */
+		s->vtep_ip6_snmac = (struct rte_ether_addr){ {
+			0x33, 0x33, 0xff, cfg->vtep_ip6[13],
+			cfg->vtep_ip6[14], cfg->vtep_ip6[15] } };
 	}
 	const struct port *t = port_vxlan();
 	if (t) {
@@ -293,12 +300,12 @@ ofproto_publish_neigh(void)
 #define NEIGH_CHANGES_MAX (1u << 20)
 
 void
-ofproto_neigh_changed(rte_be32_t ip)
+ofproto_neigh_changed(uint32_t digest)
 {
 	if (of.n_neigh_changed == of.cap_neigh_changed) {
 		uint32_t cap = of.cap_neigh_changed ?
 			       of.cap_neigh_changed * 2 : 1024;
-		rte_be32_t *n = NULL;
+		uint32_t *n = NULL;
 		if (cap <= NEIGH_CHANGES_MAX)
 			n = realloc(of.neigh_changed, cap * sizeof *n);
 		if (!n) {
@@ -310,7 +317,7 @@ ofproto_neigh_changed(rte_be32_t ip)
 		}
 	}
 	if (!of.neigh_overflow)
-		of.neigh_changed[of.n_neigh_changed++] = ip;
+		of.neigh_changed[of.n_neigh_changed++] = digest;
 	of.pstats.neigh_changes++;
 }
 
@@ -681,7 +688,6 @@ static int
 init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 {
 	const struct port *u = port_underlay();
-	char perr[CFG_ERR_MAX];
 
 	if (neigh_init(cfg->max_neighbours, cfg->neigh_aging_s, of.qsbr) ||
 	    route_init(cfg->max_routes, of.qsbr)) {
@@ -689,35 +695,9 @@ init_tables(const struct vxs_config *cfg, char *err, size_t errlen)
 			 "route tables (datapath max-neighbours, max-routes)");
 		return -1;
 	}
-	if (u && cfg->vtep_ip &&
-	    route_insert(cfg->vtep_ip, cfg->vtep_plen, 0, u->idx, true, perr,
-			 sizeof perr)) {
-		snprintf(err, errlen, "%s: underlay vtep: %s", cfg->file, perr);
+	if (route_load_config(cfg, u ? u->idx : UINT16_MAX, err, errlen) ||
+	    neigh_load_config(cfg, err, errlen))
 		return -1;
-	}
-	for (uint16_t i = 0; i < cfg->n_routes; i++) {
-		const struct cfg_route *r = &cfg->routes[i];
-		const struct port *p = r->port[0] ? port_by_name(r->port) : u;
-		if (!p) {
-			snprintf(err, errlen, "%s:%d:%d: route: unknown port "
-				 "'%s'", cfg->file, r->line, r->col, r->port);
-			return -1;
-		}
-		if (route_insert(r->prefix, r->plen, r->gateway, p->idx, false,
-				 perr, sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: route: %s", cfg->file,
-				 r->line, r->col, perr);
-			return -1;
-		}
-	}
-	for (uint16_t i = 0; i < cfg->n_arp; i++) {
-		if (neigh_set(cfg->arp[i].ip, &cfg->arp[i].mac, perr,
-			      sizeof perr)) {
-			snprintf(err, errlen, "%s:%d:%d: arp: %s", cfg->file,
-				 cfg->arp[i].line, cfg->arp[i].col, perr);
-			return -1;
-		}
-	}
 	return 0;
 }
 

@@ -86,7 +86,7 @@ struct ofproto_publish_stats {
 };
 
 uint64_t ofproto_publish_neigh(void);
-void ofproto_neigh_changed(rte_be32_t ip);
+void ofproto_neigh_changed(uint32_t digest);	/* neigh_addr_digest */
 void ofproto_tick(void);
 /* Publishes the neighbour changes still waiting for their interval: a
  * command that shows the table makes what it shows the datapath's. */

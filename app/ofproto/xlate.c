@@ -124,6 +124,30 @@ nat_slot(struct xlate_out *out, const struct ofp_ct *c)
 	return (uint8_t)(DP_CT_NAT | a->n_nats++ << DP_NAT_SLOT_SHIFT);
 }
 
+/* Neighbour Discovery for our VTEP's IPv6 address: NS and NA to our MAC,
+ * our solicited-node MAC or all-nodes go to the responder (it judges
+ * them: nd_responder.c), which the ARP action hands them to. The untagged
+ * ones never get here (arp_steer_batch takes them first). */
+static bool
+xlate_underlay_nd(const struct dp_snapshot *s, const struct flow_key *key,
+		  bool to_us, struct xlate_out *out)
+{
+	static const struct rte_ether_addr all_nodes = {
+		{ 0x33, 0x33, 0, 0, 0, 1 } };
+
+	if (!to_us && !rte_is_same_ether_addr(&key->dl_dst,
+					      &s->vtep_ip6_snmac) &&
+	    !rte_is_same_ether_addr(&key->dl_dst, &all_nodes))
+		return false;
+	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
+	flow_mask_set_field(&out->mask, MFF_TP_SRC);
+	if (key->nw_proto != IPPROTO_ICMPV6 ||
+	    (key->tp_src != RTE_BE16(135) && key->tp_src != RTE_BE16(136)))
+		return false;
+	emit(out, DP_ACT_ARP_RESPOND, s->underlay_idx, 0);
+	return true;
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
@@ -139,6 +163,9 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 		emit(out, DP_ACT_ARP_RESPOND, s->underlay_idx, 0);
 		return;
 	}
+	if (s->has_vtep_ip6 && key->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+	    xlate_underlay_nd(s, key, to_us, out))
+		return;
 	if (!to_us) {
 		emit_drop(out, DROP_FOREIGN_MAC);
 		return;
@@ -182,7 +209,7 @@ tunnel_output_drop(struct xlate_out *out, bool last, enum drop_reason why)
 }
 
 static void
-note_nexthop(struct xlate_out *out, rte_be32_t nexthop)
+note_nexthop(struct xlate_out *out, uint32_t nexthop)
 {
 	for (int i = 0; i < DP_MAX_TNLS; i++) {
 		if (out->nexthop[i] == nexthop)
@@ -225,12 +252,12 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 		tunnel_output_drop(out, last, DROP_NO_ROUTE);
 		return;
 	}
-	nexthop = rt->gateway ? rt->gateway : dst;
-	note_nexthop(out, nexthop);
+	nexthop = route_has_gateway(rt) ? neigh_addr_to4(&rt->gateway) : dst;
+	note_nexthop(out, nexthop);	/* an IPv4 address is its digest */
 	const struct neigh_entry *n = dp_snapshot_neigh(s, nexthop);
 	if (!n) {
-		if (!out->need_arp)
-			out->need_arp = nexthop;
+		if (neigh_addr_is_zero(&out->need_neigh))
+			out->need_neigh = neigh_addr_from4(nexthop);
 		tunnel_output_drop(out, last, DROP_NO_NEIGH);
 		return;
 	}

@@ -16,11 +16,12 @@ struct xlate_out {
 	struct flow_key mask;
 	struct dp_actions actions;
 	uint32_t rule_uid;		/* 0: no OpenFlow rule involved */
-	rte_be32_t need_arp;		/* next hop to resolve, 0 = none */
-	rte_be32_t nexthop[DP_MAX_TNLS];	/* the neighbours the outcome
-						 * depends on (resolved or
-						 * not), one per tunnel
-						 * output; 0 = none */
+	/* next hop to resolve (ARP or ND: IPv4 mapped), all zero = none */
+	struct flow_in6_addr need_neigh;
+	uint32_t nexthop[DP_MAX_TNLS];	/* the neighbours the outcome
+					 * depends on (resolved or not), one
+					 * per tunnel output, by
+					 * neigh_addr_digest; 0 = none */
 	bool too_long;			/* more actions than the datapath
 					 * runs: dropped whole */
 	/* Recirculation ids this outcome holds a reference on

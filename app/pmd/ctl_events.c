@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The control thread's side of what PMDs report: ARP learned, MACs
- * missing (we send the ARP request, rate-limited per address, as the
- * kernel's neighbour code would), and counters of retired megaflows.
+ * The control thread's side of what PMDs report: ARP or ND learned, MACs
+ * missing (we send the ARP request, or for an IPv6 neighbour a multicast
+ * Neighbour Solicitation as OVS's compose_nd_ns, rate-limited per address
+ * in one pending table, as the kernel's neighbour code would), and
+ * counters of retired megaflows.
  * In app/pmd, beside the ring it drains (ctl_event_ring, pmd.c) and the
  * pool its requests come from: what it hands the reports to (the slow
  * path's neighbours and rules, the underlay port) is all below the PMD,
@@ -13,6 +15,7 @@
 #include <rte_mbuf.h>
 #include "arp_frame.h"
 #include "clock.h"
+#include "nd_frame.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "pmd.h"
@@ -20,8 +23,9 @@
 #define ARP_RETRY_MS 1000
 #define ARP_PENDING_MAX 64
 
+/* Both families, IPv4 mapped (neigh.h). */
 static struct {
-	rte_be32_t ip;
+	struct flow_in6_addr addr;
 	uint64_t sent_ms;
 } arp_pending[ARP_PENDING_MAX];
 
@@ -53,13 +57,13 @@ ctl_arp_requests_forget(void)
 }
 
 static bool
-arp_rate_limited(rte_be32_t ip)
+arp_rate_limited(const struct flow_in6_addr *addr)
 {
 	uint64_t now = vxs_now_ms();
 	int slot = -1, oldest = 0;
 
 	for (int i = 0; i < ARP_PENDING_MAX; i++) {
-		if (arp_pending[i].ip == ip) {
+		if (!memcmp(&arp_pending[i].addr, addr, sizeof *addr)) {
 			slot = i;
 			break;
 		}
@@ -70,21 +74,23 @@ arp_rate_limited(rte_be32_t ip)
 		return true;
 	if (slot < 0)
 		slot = oldest;
-	arp_pending[slot].ip = ip;
+	arp_pending[slot].addr = *addr;
 	arp_pending[slot].sent_ms = now;
 	return false;
 }
 
+/* ARP for an IPv4 (mapped) address, an NS for an IPv6 one. */
 static void
-arp_request_send(rte_be32_t ip)
+arp_request_send(const struct flow_in6_addr *addr)
 {
 	const struct dp_snapshot *s = dp_snapshot_get();
 	struct port *u = port_underlay();
+	bool is4 = neigh_addr_is4(addr);
 	struct rte_mbuf *m;
 
-	if (!u || !s->has_underlay)
+	if (!u || !s->has_underlay || (!is4 && !s->has_vtep_ip6))
 		return;
-	if (arp_rate_limited(ip)) {
+	if (arp_rate_limited(addr)) {
 		arp_stats.rate_limited++;
 		return;
 	}
@@ -96,13 +102,22 @@ arp_request_send(rte_be32_t ip)
 	static const struct rte_ether_addr bcast = {
 		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
 
-	arp_frame_write(rte_pktmbuf_append(m, ARP_FRAME_LEN), &bcast,
-			RTE_ARP_OP_REQUEST, &s->vtep_mac, s->vtep_ip, ip);
-	/* port_tx_burst frees what it did not send */
-	if (port_tx_burst(u, u->ctl_sender, &m, 1))
-		arp_stats.sent++;
+	if (is4)
+		arp_frame_write(rte_pktmbuf_append(m, ARP_FRAME_LEN), &bcast,
+				RTE_ARP_OP_REQUEST, &s->vtep_mac, s->vtep_ip,
+				neigh_addr_to4(addr));
 	else
+		nd_ns_write(rte_pktmbuf_append(m, ND_FRAME_LEN), &s->vtep_mac,
+			    &s->vtep_ip6, addr);
+	/* port_tx_burst frees what it did not send */
+	if (port_tx_burst(u, u->ctl_sender, &m, 1)) {
+		if (is4)
+			arp_stats.sent++;
+		else
+			arp_stats.nd_sent++;
+	} else {
 		arp_stats.tx_failed++;
+	}
 }
 
 /* Events handled per call, at most: under an ARP flood the PMDs can fill
@@ -125,10 +140,10 @@ ctl_events_process(void)
 		for (unsigned i = 0; i < n; i++) {
 			switch (ev[i].type) {
 			case CTL_EV_NEIGH_LEARN:
-				neigh_learn(ev[i].ip, &ev[i].mac);
+				neigh_learn6(&ev[i].addr, &ev[i].mac);
 				break;
 			case CTL_EV_NEIGH_MISS:
-				arp_request_send(ev[i].ip);
+				arp_request_send(&ev[i].addr);
 				break;
 			case CTL_EV_RULE_STATS:
 				ofproto_account_retired(ev[i].rule_uid,

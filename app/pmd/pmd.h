@@ -141,10 +141,11 @@ void ctl_events_process(void);
  * earlier, such as a megaflow's last hit; 0 stays 0 (never). */
 uint64_t pmd_tsc_to_ms(uint64_t tsc);
 
-/* The ARP requests the control thread sends for missing neighbours
- * (ctl_events.c; limits/show). */
+/* The ARP requests and ND solicitations the control thread sends for
+ * missing neighbours (ctl_events.c; limits/show). */
 struct ctl_arp_stats {
-	uint64_t sent;			/* handed to the underlay's tx */
+	uint64_t sent;			/* ARP handed to the underlay's tx */
+	uint64_t nd_sent;		/* NS handed to the underlay's tx */
 	uint64_t rate_limited;		/* one per address per second */
 	uint64_t no_mbuf;		/* pool empty: not sent */
 	uint64_t tx_failed;		/* tx refused it (ring full, down) */

@@ -18,7 +18,7 @@ pmd_accounting_peek_stats(const struct pmd_stats *s, struct pmd_accounting *a)
 		.received = ld(&s->packets),
 		.copies = ld(&s->copies),
 		.sent = ld(&s->tx_packets),
-		.consumed = ld(&s->arp_consumed),
+		.consumed = ld(&s->arp_consumed) + ld(&s->nd_consumed),
 		.held = (int64_t)(ld(&s->ipf_stored) - ld(&s->ipf_released)),
 	};
 	for (int r = 0; r < DROP_N_REASONS; r++)

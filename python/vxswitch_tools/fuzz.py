@@ -387,9 +387,14 @@ class Fuzz:
                 pcap_mbufs=0, slow_s=None, datapath=None, after=None):
         """Replays frames into the NIC until it received target; then
         after(sw), if given, checks the switch."""
+        def edit(t):
+            t["datapath"].update(datapath or {})
+            # dual stack: the ND bases reach the VTEP's ND responder
+            t["underlay"]["local-ip"] = [t["underlay"]["local-ip"],
+                                         F.VTEP_IP6 + "/64"]
         wd, topo, sw, vms = self._nic_rig(
             row, tag, frames, infinite=infinite, pcap_mbufs=pcap_mbufs,
-            edit=lambda t: t["datapath"].update(datapath or {}))
+            edit=edit)
         if not sw:
             return
         if self.wait_counter(row, sw, self.port_field("dpdk-phy",

@@ -16,7 +16,9 @@ import struct
 from pathlib import Path
 
 from scapy.layers.inet import IP, UDP
-from scapy.layers.inet6 import IPv6
+from scapy.layers.inet6 import (
+    ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
+    IPv6)
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.layers.vxlan import VXLAN
 
@@ -79,6 +81,45 @@ def _fragment(frame, off, mf=True, offset=0):
 
 # ---------------------------------------------------------- base frames
 
+# The VTEP's IPv6 address on the NIC rig (fuzz.py's _replay adds it to
+# local-ip): the "outer ipv6 vxlan" base is sent to it, and the ND ones
+# solicit it.
+VTEP_IP6 = "fd01::1"
+PEER_IP6 = "fd01::2"
+
+
+def nd_bases():
+    """(label, bytes) Neighbour Discovery for the VTEP's IPv6 address
+    (nd_responder.c): solicitations with and without an SLL, duplicate
+    address detection, advertisements solicited and not."""
+    snma, snmac = "ff02::1:ff00:1", "33:33:ff:00:00:01"
+    peer = P.REMOTE_MAC
+    return [
+        ("nd ns for vtep", Ether(src=peer, dst=snmac) /
+         IPv6(src=PEER_IP6, dst=snma, hlim=255) /
+         ICMPv6ND_NS(tgt=VTEP_IP6) / ICMPv6NDOptSrcLLAddr(lladdr=peer)),
+        ("nd ns unicast no options", Ether(src=peer, dst=P.VTEP_MAC) /
+         IPv6(src=PEER_IP6, dst=VTEP_IP6, hlim=255) /
+         ICMPv6ND_NS(tgt=VTEP_IP6)),
+        ("nd ns dad", Ether(src=peer, dst=snmac) /
+         IPv6(src="::", dst=snma, hlim=255) / ICMPv6ND_NS(tgt=VTEP_IP6)),
+        ("nd ns other", Ether(src=peer, dst=P.VTEP_MAC) /
+         IPv6(src=PEER_IP6, dst=VTEP_IP6, hlim=255) /
+         ICMPv6ND_NS(tgt="fd01::77") / ICMPv6NDOptSrcLLAddr(lladdr=peer)),
+        ("nd na solicited", Ether(src=peer, dst=P.VTEP_MAC) /
+         IPv6(src=PEER_IP6, dst=VTEP_IP6, hlim=255) /
+         ICMPv6ND_NA(tgt=PEER_IP6, R=0, S=1, O=1) /
+         ICMPv6NDOptDstLLAddr(lladdr=peer)),
+        ("nd na no tll", Ether(src=peer, dst=P.VTEP_MAC) /
+         IPv6(src=PEER_IP6, dst=VTEP_IP6, hlim=255) /
+         ICMPv6ND_NA(tgt=PEER_IP6, R=0, S=1, O=0)),
+        ("nd na unsolicited", Ether(src=peer, dst="33:33:00:00:00:01") /
+         IPv6(src=PEER_IP6, dst="ff02::1", hlim=255) /
+         ICMPv6ND_NA(tgt=PEER_IP6, R=0, S=0, O=1) /
+         ICMPv6NDOptDstLLAddr(lladdr=peer)),
+    ]
+
+
 def nic_bases():
     """(label, bytes) valid or near-valid underlay frames: the shapes the
     mutants start from."""
@@ -123,7 +164,7 @@ def nic_bases():
     ]
     v6 = [("inner " + l, _vxlan(bytes(f)))
           for l, f in V6.bases(REMOTE_VM_MAC, SEED.mac(0))]
-    return [(l, bytes(b)) for l, b in big + other + v6]
+    return [(l, bytes(b)) for l, b in big + other + v6 + nd_bases()]
 
 
 def vm_bases(vm=0):

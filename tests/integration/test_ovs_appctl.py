@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools import packets as pktlib
@@ -270,6 +271,61 @@ def test_tnl_arp_and_route_show(rig):
     assert "172.1.0.0/24 dev dpdk-phy SRC %s" % pktlib.VTEP_IP in routes[1]
     # the same command table as vxswitch-ctl's socket
     assert sw.ctl("ovs/route/show").splitlines() == routes
+
+
+def test_tnl_neigh_and_route_show_ipv6(ovs_appctl_present, wires,
+                                       make_switch, rundir):
+    """Neighbours and routes of both families, set and shown through
+    ovs-appctl, printed as OVS 3.1 prints them (ovs_ref/
+    make-ovs-ref-neigh6.sh: the same commands on br-phy with
+    172.1.0.100/24 and 2001:db8:1::100/64), our NIC's name for br-phy."""
+    wire = pktlib.Wire().__enter__()
+    wires.append(wire)
+    topo = pktlib.topology(wire.devargs(), rundir, 1)
+    topo["underlay"]["local-ip"] = [pktlib.VTEP_IP + "/24",
+                                    "2001:db8:1::100/64"]
+    sw = make_switch(topo)
+    paths = glob.glob(str(sw.ctl_socket.parent /
+                          ("vxswitch.%d.ctl" % sw.proc.pid)))
+    assert len(paths) == 1
+    path = Path(paths[0])
+
+    def mine(line):
+        return line.replace("br-phy", "dpdk-phy")
+
+    ok(path, "ovs/route/add", "2001:db8:9::/48", "br-phy", "2001:db8:1::1")
+    ok(path, "tnl/neigh/set", "br-phy", "2001:db8:1::1", "F8:BC:12:44:34:B7")
+    ok(path, "tnl/arp/set", "br-phy", "172.1.0.0", "F8:BC:12:44:34:B6")
+    theirs = ref("tnl-neigh-show-ipv6.txt").splitlines()
+    ours = ok(path, "tnl/neigh/show").splitlines()
+    assert ours[:2] == theirs[:2]
+    # the reference's rows, in the table's order
+    assert [mine(l) for l in theirs[2:]] == sorted(ours[2:]), ours
+    routes = ok(path, "ovs/route/show").splitlines()
+    for line in ref("ovs-route-show-ipv6.txt").splitlines():
+        if "2001:db8:9::" in line:
+            assert mine(line) in routes, routes
+    # the VTEP's own IPv6 prefix, connected, with its address as source
+    assert "Cached: 2001:db8:1::/64 dev dpdk-phy SRC 2001:db8:1::100" \
+        in routes, routes
+    # save-config writes them back (state_save.c) in the topology's keys
+    saved = Path(rundir) / "saved6.yaml"
+    assert "saved to" in sw.ctl("save-config", saved)
+    under = yaml.safe_load(saved.read_text())["underlay"]
+    assert under["local-ip"] == ["172.1.0.100/24", "2001:db8:1::100/64"]
+    assert {"prefix": "2001:db8:9::/48", "gateway": "2001:db8:1::1",
+            "port": "dpdk-phy"} in under["routes"], under
+    assert {"ip": "2001:db8:1::1", "mac": "F8:BC:12:44:34:B7"} \
+        in under["arp"], under
+    # and deleted again
+    ok(path, "ovs/route/del", "2001:db8:9::/48")
+    assert not [l for l in ok(path, "ovs/route/show").splitlines()
+                if "2001:db8:9::" in l]
+    # a gateway of the other family is refused, in OVS's words
+    r = appctl(path, "ovs/route/add", "2001:db8:8::/48", "br-phy",
+               "172.1.0.1")
+    assert r.returncode != 0 and "Invalid pkt_mark or IPv6 gateway" \
+        in r.stderr, r
 
 
 def error_lines(r, path):

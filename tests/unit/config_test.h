@@ -45,6 +45,7 @@ void test_demo_defaults(void);
 void test_demo_env(void);
 void test_env_expansion(void);
 void test_vxlan_defaults(void);
+void test_underlay6(void);
 void test_ofports_and_lcores(void);
 void test_eal_argv(void);
 void test_sched_keys(void);

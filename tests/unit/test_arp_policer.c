@@ -205,7 +205,8 @@ test_ctl_arp_requests(void)
 	const struct ctl_arp_stats *as = ctl_arp_get_stats();
 	struct ctl_arp_stats a0 = *as;
 	struct ctl_event ev = { .type = CTL_EV_NEIGH_MISS,
-				.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 7)) };
+				.addr = neigh_addr_from4(
+					rte_cpu_to_be_32(IPV4(172, 1, 0, 7))) };
 	struct rte_mbuf *rx[8];
 
 	dp_push_events(&pmd->dp, &ev, 1);
@@ -226,7 +227,7 @@ test_ctl_arp_requests(void)
 			rx[0], const struct rte_arp_hdr *,
 			sizeof(struct rte_ether_hdr));
 		CHECK(a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST) &&
-		      a->arp_data.arp_tip == ev.ip, "not our ARP request");
+		      a->arp_data.arp_tip == neigh_addr_to4(&ev.addr), "not our ARP request");
 	}
 	rte_pktmbuf_free_bulk(rx, k);
 
@@ -247,7 +248,7 @@ test_ctl_arp_requests(void)
 	unsigned n = 0;
 	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)))
 		n++;
-	ev.ip = rte_cpu_to_be_32(IPV4(172, 1, 0, 8));
+	ev.addr = neigh_addr_from4(rte_cpu_to_be_32(IPV4(172, 1, 0, 8)));
 	dp_push_events(&pmd->dp, &ev, 1);
 	ctl_events_process();
 	rte_pktmbuf_free_bulk(all, n);

@@ -101,6 +101,7 @@ main(int argc, char **argv)
 	test_demo_env();
 	test_env_expansion();
 	test_vxlan_defaults();
+	test_underlay6();
 	test_ofports_and_lcores();
 	test_eal_argv();
 	test_sched_keys();

@@ -232,6 +232,54 @@ static const struct bad_file bad_files[] = {
 	  "    - {ip: 10.0.0.1, mac: \"02:00:00:00:00:01\"}\n"
 	  "    - {ip: 10.0.0.1, mac: \"02:00:00:00:00:02\"}\nports:\n" NIC, 5,
 	  12, "duplicate arp entry '10.0.0.1'" },
+	{ "local-ip6-bad",
+	  "underlay:\n  port: nic\n  local-ip: \"2001:db8::1/129\"\nports:\n"
+	  NIC, 3, 13, "bad IPv6 prefix '2001:db8::1/129'" },
+	{ "local-ip6-multicast",
+	  "underlay:\n  port: nic\n  local-ip: \"ff02::1/64\"\nports:\n" NIC,
+	  3, 13, "bad local-ip 'ff02::1/64'" },
+	{ "local-ip-two-ipv4",
+	  "underlay:\n  port: nic\n  local-ip: [10.0.0.1/24, 10.0.1.1/24]\n"
+	  "ports:\n" NIC, 3, 27, "more than one IPv4 local-ip '10.0.1.1/24'" },
+	{ "local-ip-three",
+	  "underlay:\n  port: nic\n  local-ip: [10.0.0.1/24, \"fd00::1/64\", "
+	  "10.0.1.1/24]\nports:\n" NIC, 3, 13,
+	  "local-ip: one prefix, or one IPv4 and one IPv6 '3'" },
+	{ "route6-host-bits",
+	  "underlay:\n  port: nic\n  routes:\n"
+	  "    - {prefix: \"2001:db8::1/64\"}\nports:\n" NIC, 4, 16,
+	  "route prefix has host bits set '2001:db8::1/64'" },
+	{ "route6-gateway-family",
+	  "underlay:\n  port: nic\n  routes:\n"
+	  "    - {prefix: \"2001:db8::/64\", gateway: 10.0.0.1}\nports:\n"
+	  NIC, 4, 42,
+	  "route gateway is not of the prefix's address family '10.0.0.1'" },
+	{ "route6-bad-gateway",
+	  "underlay:\n  port: nic\n  routes:\n"
+	  "    - {prefix: \"2001:db8::/64\", gateway: \"2001:db8::x\"}\n"
+	  "ports:\n" NIC, 4, 42, "bad IPv6 address '2001:db8::x'" },
+	{ "route6-dup",
+	  "underlay:\n  port: nic\n  routes:\n"
+	  "    - {prefix: \"2001:db8::/64\"}\n"
+	  "    - {prefix: \"2001:db8:0::/64\"}\nports:\n" NIC, 5, 16,
+	  "duplicate route '2001:db8:0::/64'" },
+	{ "neigh6-dup",
+	  "underlay:\n  port: nic\n  neighbours:\n"
+	  "    - {ip: \"fd00::1\", mac: \"02:00:00:00:00:01\"}\n"
+	  "    - {ip: \"fd00:0::1\", mac: \"02:00:00:00:00:02\"}\nports:\n"
+	  NIC, 5, 12, "duplicate arp entry 'fd00:0::1'" },
+	{ "neigh6-multicast",
+	  "underlay:\n  port: nic\n  arp:\n"
+	  "    - {ip: \"ff02::1\", mac: \"02:00:00:00:00:01\"}\nports:\n"
+	  NIC, 4, 12, "bad ip 'ff02::1'" },
+	{ "arp-and-neighbours",
+	  "underlay:\n  port: nic\n  arp: []\n  neighbours: []\nports:\n"
+	  NIC, 4, 3, "duplicate key 'neighbours'" },
+	{ "vxlan-ipv6-only",
+	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: 10.0.0.9}}\n", 1,
+	  11, "vxlan port needs an IPv4 underlay 'local-ip' (IPv6 tunnels: "
+	  "not yet) 'vx'" },
 	{ "arp-no-mac",
 	  "underlay:\n  port: nic\n  arp:\n    - {ip: 10.0.0.1}\nports:\n" NIC,
 	  4, 7, "missing key 'mac' in arp entry" },

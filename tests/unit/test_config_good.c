@@ -457,6 +457,51 @@ test_vxlan_defaults(void)
 	config_free(&c);
 }
 
+static bool
+ip6_is(const uint8_t a[16], const char *text)
+{
+	uint8_t b[16];
+	return inet_pton(AF_INET6, text, b) == 1 && !memcmp(a, b, 16);
+}
+
+/* Both families: local-ip dual stack, routes, neighbours (arp's alias). */
+void
+test_underlay6(void)
+{
+	struct vxs_config c;
+
+	if (!load(fixture("underlay6.yaml"), &c))
+		return;
+	CHECK_IP(c.vtep_ip, "172.1.0.100");
+	CHECK_INT(c.vtep_plen, 24);
+	CHECK(c.vtep_ip6_set && ip6_is(c.vtep_ip6, "2001:db8:1::100") &&
+	      c.vtep_plen6 == 64);
+	CHECK_INT(c.n_routes, 3);
+	CHECK(!c.routes[0].ipv6 && c.routes[0].plen == 16);
+	CHECK_IP(c.routes[0].gateway, "172.1.0.1");
+	CHECK(c.routes[1].ipv6 && c.routes[1].plen == 48 &&
+	      c.routes[1].prefix == 0 && c.routes[1].gateway == 0 &&
+	      ip6_is(c.routes[1].prefix6, "2001:db8:9::") &&
+	      ip6_is(c.routes[1].gateway6, "2001:db8:1::1"));
+	CHECK(c.routes[2].ipv6 && c.routes[2].plen == 64 &&
+	      ip6_is(c.routes[2].gateway6, "::"));
+	CHECK_INT(c.n_arp, 2);
+	CHECK(!c.arp[0].ipv6 && c.arp[1].ipv6 &&
+	      ip6_is(c.arp[1].ip6, "2001:db8:1::1"));
+	CHECK_MAC(c.arp[1].mac, "02:00:00:00:00:02");
+	config_free(&c);
+
+	/* an IPv6 address alone */
+	const char *path = write_tmp("u6.yaml",
+		"underlay: {port: nic, local-ip: \"fd00::5/64\"}\n"
+		"ports:\n  - {name: nic, type: dpdk, devargs: net_null0}\n");
+	if (!load(path, &c))
+		return;
+	CHECK(c.vtep_ip == 0 && c.vtep_ip6_set &&
+	      ip6_is(c.vtep_ip6, "fd00::5") && c.vtep_plen6 == 64);
+	config_free(&c);
+}
+
 void
 test_ofports_and_lcores(void)
 {

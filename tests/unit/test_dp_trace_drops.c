@@ -499,6 +499,13 @@ static const struct drop_case cases[DROP_N_REASONS] = {
 	/* the rig has no IPv6 underlay: xlate emits no IPv6 pop yet */
 	[DROP_UDP6_ZERO_CSUM] = { .covered_by = "test_vxlan decap6_checksum "
 				  "and decap6_batch (the stage's verdicts)" },
+	/* this rig's VTEP has no IPv6 address, so no ND reaches a responder */
+	[DROP_ND_IGNORED] = { .covered_by = "test_nd_responder (an IPv6 VTEP "
+			      "address)" },
+	[DROP_ND_INVALID] = { .covered_by = "test_nd_responder (an IPv6 VTEP "
+			      "address)" },
+	[DROP_ND_POLICED] = { .covered_by = "test_nd_responder (an IPv6 VTEP "
+			      "address)" },
 };
 
 static void

@@ -171,7 +171,7 @@ test_routes(void)
 	CHECK_EXPR(route_insert(ip4(0x0a000000), 8, ip4(0x0a0000fd), 0, false,
 				err, sizeof err) == 0);
 	r = dp_snapshot_route(NULL, ip4(0x0a020304));
-	CHECK_EXPR(r && r->gateway == ip4(0x0a0000fd));
+	CHECK_EXPR(r && neigh_addr_to4(&r->gateway) == ip4(0x0a0000fd));
 	CHECK_EXPR(route_count() == 3);
 
 	/* full at 50 */
