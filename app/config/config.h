@@ -104,9 +104,15 @@ struct cfg_port {
 	uint16_t n_affinity;
 	struct cfg_rxq_affinity affinity[16];
 
-	/* vxlan: "flow" = 0 / false, else fixed */
+	/* vxlan: "flow" = 0 / false, else fixed; an IPv6 remote_ip or
+	 * local_ip is in the *6 fields (remote_ipv6 / local_ipv6 set) */
 	bool remote_ip_flow, local_ip_flow, key_flow;
 	rte_be32_t remote_ip, local_ip;
+	bool remote_ipv6, local_ipv6;
+	uint8_t remote_ip6[16], local_ip6[16];
+	/* udp6zerocsumrx: false refuses VXLAN over IPv6 with a zero UDP
+	 * checksum (Linux's default); true (the default, OVS's) accepts */
+	bool udp6_zero_csum_refused;
 	uint32_t key;
 	uint16_t dst_port;		/* default 4789 */
 	uint16_t n_vnis;		/* accepted VNIs; 0 = those the flows use */

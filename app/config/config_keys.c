@@ -126,13 +126,15 @@ const struct key_rule port_keys[] = {
 
 /* "flow": the flow's set_field/set_tunnel supplies the value. */
 const struct key_rule vxlan_option_keys[] = {
-	{ "remote_ip", K_IPV4(PORT, remote_ip),
+	/* addresses of either family (config_underlay.c) */
+	{ "remote_ip", K_CUSTOM(vxlan_remote_ip),
 	  K_FLOW_FLAG(PORT, remote_ip_flow) },
-	{ "local_ip", K_IPV4(PORT, local_ip),
+	{ "local_ip", K_CUSTOM(vxlan_local_ip),
 	  K_FLOW_FLAG(PORT, local_ip_flow) },
 	{ "key", K_UINT(PORT, key, 0, VNI_MAX), K_FLOW_FLAG(PORT, key_flow) },
 	{ "dst_port", K_UINT(PORT, dst_port, 1, UINT16_MAX) },
 	{ "vnis", K_LIST(vx_vni), .flags = KEY_OR_ONE },
+	{ "udp6zerocsumrx", K_CUSTOM(vxlan_udp6zerocsumrx) },
 	{ .key = NULL },
 };
 

@@ -229,6 +229,9 @@ int route_port(struct loader *ld, const yaml_node_t *v, void *obj);
 int route_prefix(struct loader *ld, const yaml_node_t *v, void *obj);
 int route_gateway(struct loader *ld, const yaml_node_t *v, void *obj);
 int arp_ip(struct loader *ld, const yaml_node_t *v, void *obj);
+int vxlan_remote_ip(struct loader *ld, const yaml_node_t *v, void *obj);
+int vxlan_local_ip(struct loader *ld, const yaml_node_t *v, void *obj);
+int vxlan_udp6zerocsumrx(struct loader *ld, const yaml_node_t *v, void *obj);
 int underlay_local_ip(struct loader *ld, const yaml_node_t *v, void *obj);
 
 /* ---- defaults (config_save.c writes what differs from them) ---- */

@@ -333,13 +333,33 @@ dp_custom(struct emit *em, const char *key, const void *obj, const void *aux)
 
 /* ---- ports ---- */
 
+static const char *ip6_text(const uint8_t ip6[16], char *buf);
+
 static void
 vxlan_custom(struct emit *em, const char *key, const void *obj,
 	     const void *aux)
 {
 	const struct cfg_port *p = obj;
+	char ip[INET6_ADDRSTRLEN];
 
 	(void)aux;
+	if (!strcmp(key, "remote_ip")) {	/* "flow" is a plain row */
+		put_scalar(em, key);
+		put_scalar(em, p->remote_ipv6 ? ip6_text(p->remote_ip6, ip)
+					      : ip_text(p->remote_ip, ip));
+		return;
+	}
+	if (!strcmp(key, "local_ip") && (p->local_ipv6 || p->local_ip)) {
+		put_scalar(em, key);
+		put_scalar(em, p->local_ipv6 ? ip6_text(p->local_ip6, ip)
+					     : ip_text(p->local_ip, ip));
+		return;
+	}
+	if (!strcmp(key, "udp6zerocsumrx") && p->udp6_zero_csum_refused) {
+		put_scalar(em, key);
+		put_scalar(em, "false");
+		return;
+	}
 	if (strcmp(key, "vnis") || !p->n_vnis)
 		return;
 	put_scalar(em, key);

@@ -208,6 +208,44 @@ underlay_route(struct loader *ld, const yaml_node_t *map, void *obj)
 	return 0;
 }
 
+/* ---- the vxlan port's addresses, either family ---- */
+
+int
+vxlan_remote_ip(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_port *p = obj;
+
+	if (get_address(ld, v, "remote_ip", &p->remote_ip, p->remote_ip6,
+			&p->remote_ipv6) < 0)
+		return -1;
+	if (p->remote_ipv6 ? is_zero16(p->remote_ip6) || p->remote_ip6[0] ==
+				     0xff
+			   : p->remote_ip == 0)
+		return fail(ld, v, "bad remote_ip '%s'", raw_text(v));
+	return 0;
+}
+
+int
+vxlan_local_ip(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_port *p = obj;
+
+	return get_address(ld, v, "local_ip", &p->local_ip, p->local_ip6,
+			   &p->local_ipv6);
+}
+
+int
+vxlan_udp6zerocsumrx(struct loader *ld, const yaml_node_t *v, void *obj)
+{
+	struct cfg_port *p = obj;
+	bool accept;
+
+	if (get_bool(ld, v, "udp6zerocsumrx", &accept) < 0)
+		return -1;
+	p->udp6_zero_csum_refused = !accept;
+	return 0;
+}
+
 /* ---- static neighbours (arp, alias neighbours), either family ---- */
 
 int
@@ -298,18 +336,28 @@ check_tunnel(struct loader *ld)
 		return fail(ld, at,
 			    "missing underlay 'local-ip' for vxlan port '%s'",
 			    vx->name);
-	/* vxlan local_ip/remote_ip of IPv6 come with the IPv6 tunnel
-	 * (design-ipv6-underlay.md, steps 5 and 6): until then the port
-	 * sends from the IPv4 address */
-	if (cfg->vtep_ip == 0)
-		return fail(ld, at, "vxlan port needs an IPv4 underlay "
-			    "'local-ip' (IPv6 tunnels: not yet) '%s'",
-			    vx->name);
-	if (ld->vxlan_local_ip_node == NULL)
+	/* a fixed remote needs a VTEP address of its family to send from */
+	if (!vx->remote_ip_flow &&
+	    (vx->remote_ipv6 ? !cfg->vtep_ip6_set : cfg->vtep_ip == 0))
+		return fail(ld, at, "vxlan port '%s': remote_ip is %s but the "
+			    "underlay has no %s 'local-ip'", vx->name,
+			    vx->remote_ipv6 ? "IPv6" : "IPv4",
+			    vx->remote_ipv6 ? "IPv6" : "IPv4");
+	if (ld->vxlan_local_ip_node == NULL) {
 		vx->local_ip = cfg->vtep_ip;
-	else if (!vx->local_ip_flow && vx->local_ip != cfg->vtep_ip)
+		memcpy(vx->local_ip6, cfg->vtep_ip6, sizeof vx->local_ip6);
+	} else if (!vx->local_ip_flow &&
+		   (vx->local_ipv6 ? !cfg->vtep_ip6_set ||
+				     memcmp(vx->local_ip6, cfg->vtep_ip6, 16)
+				   : vx->local_ip != cfg->vtep_ip)) {
 		return fail(ld, ld->vxlan_local_ip_node,
 			    "local_ip is not the underlay local-ip '%s'",
 			    raw_text(ld->vxlan_local_ip_node));
+	} else if (!vx->local_ip_flow && !vx->remote_ip_flow &&
+		   vx->local_ipv6 != vx->remote_ipv6) {
+		return fail(ld, ld->vxlan_local_ip_node,
+			    "local_ip and remote_ip of two families '%s'",
+			    raw_text(ld->vxlan_local_ip_node));
+	}
 	return 0;
 }

@@ -131,6 +131,11 @@ struct dp_snapshot {
 	uint16_t tnl_dst_port;
 	bool tnl_remote_flow, tnl_local_flow, tnl_key_flow;
 	rte_be32_t tnl_remote_ip, tnl_local_ip;
+	/* an IPv6 remote (tnl_remote_v6) and the address it sends from */
+	bool tnl_remote_v6;
+	struct flow_in6_addr tnl_remote_ip6, tnl_local_ip6;
+	/* DP_TNL_POP_ZERO_CSUM6 unless udp6zerocsumrx: false */
+	bool tnl_udp6_zero_csum_ok;
 	uint32_t tnl_key;
 	uint16_t n_vnis;		/* 0: accept every VNI */
 	uint32_t *vnis;

@@ -199,6 +199,11 @@ snapshot_build(bool reval_all)
 		s->tnl_key_flow = t->cfg->key_flow;
 		s->tnl_remote_ip = t->cfg->remote_ip;
 		s->tnl_local_ip = t->cfg->local_ip;
+		s->tnl_remote_v6 = t->cfg->remote_ipv6;
+		memcpy(s->tnl_remote_ip6.a, t->cfg->remote_ip6, 16);
+		memcpy(s->tnl_local_ip6.a, t->cfg->local_ipv6 ?
+		       t->cfg->local_ip6 : cfg->vtep_ip6, 16);
+		s->tnl_udp6_zero_csum_ok = !t->cfg->udp6_zero_csum_refused;
 		s->tnl_key = t->cfg->key;
 	}
 	s->gen = ++of.gen;

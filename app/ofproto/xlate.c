@@ -148,6 +148,37 @@ xlate_underlay_nd(const struct dp_snapshot *s, const struct flow_key *key,
 	return true;
 }
 
+/* VXLAN to our VTEP's IPv6 address: the same match as IPv4's below, on
+ * the IPv6 fields (OVS's tnl-ports entry for an IPv6 address: ipv6_dst,
+ * UDP, the port), and a pop that knows the family. An IPv6 fragment is
+ * outer_frag as an IPv4 one. */
+static void
+xlate_underlay6(const struct dp_snapshot *s, const struct flow_key *key,
+		struct xlate_out *out)
+{
+	flow_mask_set_field(&out->mask, MFF_IPV6_DST);
+	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
+	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
+	if (memcmp(&key->ipv6_dst, &s->vtep_ip6, sizeof key->ipv6_dst) ||
+	    key->nw_proto != IPPROTO_UDP) {
+		emit_drop(out, DROP_NOT_VTEP);
+		return;
+	}
+	if (key->nw_frag) {
+		emit_drop(out, DROP_OUTER_FRAG);
+		return;
+	}
+	flow_mask_set_field(&out->mask, MFF_TP_DST);
+	if (key->tp_dst != rte_cpu_to_be_16(s->tnl_dst_port)) {
+		emit_drop(out, DROP_NOT_VTEP);
+		return;
+	}
+	emit_act(out, (struct dp_action){
+		.type = DP_ACT_TNL_POP, .port = s->tnl_idx,
+		.slot = DP_TNL_POP_IPV6 | (s->tnl_udp6_zero_csum_ok ?
+					   DP_TNL_POP_ZERO_CSUM6 : 0) });
+}
+
 static void
 xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	       struct xlate_out *out)
@@ -168,6 +199,11 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 		return;
 	if (!to_us) {
 		emit_drop(out, DROP_FOREIGN_MAC);
+		return;
+	}
+	if (s->has_vtep_ip6 && s->has_tunnel &&
+	    key->dl_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		xlate_underlay6(s, key, out);
 		return;
 	}
 	if (key->dl_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) || !s->has_tunnel) {
@@ -221,6 +257,51 @@ note_nexthop(struct xlate_out *out, uint32_t nexthop)
 	}
 }
 
+/* Where a tunnel output sends: the remote and local addresses in force
+ * (either family, IPv4 mapped), and whether they are IPv6. remote_ip=flow
+ * takes tun_dst if set, else tun_ipv6_dst, as OVS's flow_tnl_dst; the
+ * fields the rule did not set came from the packet's tunnel metadata and
+ * so decided the outcome: they go into the mask. Returns false (no
+ * remote: no route) when the flow names none. */
+static bool
+tunnel_ends(const struct dp_snapshot *s, const struct tnl_state *t,
+	    struct xlate_out *out, struct flow_in6_addr *dst,
+	    struct flow_in6_addr *src, bool *v6)
+{
+	if (s->tnl_remote_flow) {
+		if (!t->dst_set)
+			flow_mask_set_field(&out->mask, MFF_TUN_DST);
+		if (!t->tun_dst && !t->dst6_set)
+			flow_mask_set_field(&out->mask, MFF_TUN_IPV6_DST);
+		*v6 = !t->tun_dst;
+		if (*v6 && neigh_addr_is_zero(&t->tun_ipv6_dst))
+			return false;
+		*dst = *v6 ? t->tun_ipv6_dst : neigh_addr_from4(t->tun_dst);
+	} else {
+		*v6 = s->tnl_remote_v6;
+		*dst = *v6 ? s->tnl_remote_ip6
+			   : neigh_addr_from4(s->tnl_remote_ip);
+	}
+	if (*v6 ? !s->has_vtep_ip6 : !s->vtep_ip)
+		return false;	/* nothing of that family to send from */
+	if (!s->tnl_local_flow) {
+		/* a local_ip of the other family: the VTEP's own of this */
+		*src = *v6 ? s->tnl_local_ip6 : neigh_addr_from4(s->tnl_local_ip);
+		if (neigh_addr_is_zero(src) || (!*v6 && !s->tnl_local_ip))
+			*src = *v6 ? s->vtep_ip6 : neigh_addr_from4(s->vtep_ip);
+	} else if (*v6) {
+		if (!t->src6_set)
+			flow_mask_set_field(&out->mask, MFF_TUN_IPV6_SRC);
+		*src = neigh_addr_is_zero(&t->tun_ipv6_src) ? s->vtep_ip6
+							    : t->tun_ipv6_src;
+	} else {
+		if (!t->src_set)
+			flow_mask_set_field(&out->mask, MFF_TUN_SRC);
+		*src = neigh_addr_from4(t->tun_src ? t->tun_src : s->vtep_ip);
+	}
+	return true;
+}
+
 /* One tunnel output with the tunnel fields in force at it (t), in its
  * own template slot: the last output encapsulates the packets
  * themselves, an earlier one copies (OVS commits the set actions before
@@ -230,34 +311,27 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 		    bool last, struct xlate_out *out)
 {
 	struct dp_actions *a = &out->actions;
-	rte_be32_t dst, src, nexthop;
-	uint32_t vni;
+	struct flow_in6_addr dst, src, nexthop;
+	bool v6;
 
-	/* Tunnel fields the rule did not set come from the packet's own
-	 * tunnel metadata: then they decided the outcome. */
-	if (s->tnl_remote_flow && !t->dst_set)
-		flow_mask_set_field(&out->mask, MFF_TUN_DST);
-	if (s->tnl_local_flow && !t->src_set)
-		flow_mask_set_field(&out->mask, MFF_TUN_SRC);
 	if (s->tnl_key_flow && !t->id_set)
 		flow_mask_set_field(&out->mask, MFF_TUN_ID);
+	uint32_t vni = s->tnl_key_flow ? t->tun_id : s->tnl_key;
 
-	dst = s->tnl_remote_flow ? t->tun_dst : s->tnl_remote_ip;
-	src = s->tnl_local_flow ? (t->tun_src ? t->tun_src : s->vtep_ip)
-				: s->tnl_local_ip;
-	vni = s->tnl_key_flow ? t->tun_id : s->tnl_key;
-
-	const struct route_entry *rt = dst ? dp_snapshot_route(s, dst) : NULL;
-	if (!rt || !s->has_underlay) {
+	const struct route_entry *rt = NULL;
+	if (s->has_underlay && tunnel_ends(s, t, out, &dst, &src, &v6))
+		rt = v6 ? dp_snapshot_route6(s, &dst)
+			: dp_snapshot_route(s, neigh_addr_to4(&dst));
+	if (!rt) {
 		tunnel_output_drop(out, last, DROP_NO_ROUTE);
 		return;
 	}
-	nexthop = route_has_gateway(rt) ? neigh_addr_to4(&rt->gateway) : dst;
-	note_nexthop(out, nexthop);	/* an IPv4 address is its digest */
-	const struct neigh_entry *n = dp_snapshot_neigh(s, nexthop);
+	nexthop = route_has_gateway(rt) ? rt->gateway : dst;
+	note_nexthop(out, neigh_addr_digest(&nexthop));
+	const struct neigh_entry *n = dp_snapshot_neigh6(s, &nexthop);
 	if (!n) {
 		if (neigh_addr_is_zero(&out->need_neigh))
-			out->need_neigh = neigh_addr_from4(nexthop);
+			out->need_neigh = nexthop;
 		tunnel_output_drop(out, last, DROP_NO_NEIGH);
 		return;
 	}
@@ -266,8 +340,15 @@ xlate_tunnel_output(const struct dp_snapshot *s, const struct tnl_state *t,
 		return;
 	}
 	uint8_t slot = a->n_tnls++;
-	vxlan_tnl_template_build(&a->tnls[slot], &s->vtep_mac, &n->mac, src,
-				 dst, vni, s->tnl_dst_port, VTEP_TTL, false);
+	if (v6)
+		vxlan_tnl_template_build6(&a->tnls[slot], &s->vtep_mac, &n->mac,
+					  &src, &dst, vni, s->tnl_dst_port,
+					  VTEP_TTL, 0);
+	else
+		vxlan_tnl_template_build(&a->tnls[slot], &s->vtep_mac, &n->mac,
+					 neigh_addr_to4(&src),
+					 neigh_addr_to4(&dst), vni,
+					 s->tnl_dst_port, VTEP_TTL, false);
 	/* the egress port's MTU: encap's length check (dp_pmtud.h) */
 	const struct port *egress = port_at(rt->port_idx);
 	vxlan_tnl_template_set_max_frame(&a->tnls[slot], egress ?

@@ -278,8 +278,37 @@ static const struct bad_file bad_files[] = {
 	{ "vxlan-ipv6-only",
 	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
 	  "  - {name: vx, type: vxlan, options: {remote_ip: 10.0.0.9}}\n", 1,
-	  11, "vxlan port needs an IPv4 underlay 'local-ip' (IPv6 tunnels: "
-	  "not yet) 'vx'" },
+	  11, "vxlan port 'vx': remote_ip is IPv4 but the underlay has no "
+	  "IPv4 'local-ip'" },
+	{ "vxlan-ipv4-only",
+	  "underlay: {port: nic, local-ip: \"10.0.0.1/24\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"fd00::9\"}}\n",
+	  1, 11, "vxlan port 'vx': remote_ip is IPv6 but the underlay has no "
+	  "IPv6 'local-ip'" },
+	{ "vxlan-remote-ip6-multicast",
+	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"ff02::1\"}}\n",
+	  4, 50, "bad remote_ip 'ff02::1'" },
+	{ "vxlan-remote-ip6-bad",
+	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"fd00::g\"}}\n",
+	  4, 50, "bad IPv6 address 'fd00::g'" },
+	{ "vxlan-local-ip6-not-vtep",
+	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"fd00::9\", "
+	  "local_ip: \"fd00::2\"}}\n",
+	  4, 71, "local_ip is not the underlay local-ip 'fd00::2'" },
+	{ "vxlan-local-remote-families",
+	  "underlay: {port: nic, local-ip: [\"fd00::1/64\", 10.0.0.1/24]}\n"
+	  "ports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"fd00::9\", "
+	  "local_ip: 10.0.0.1}}\n",
+	  4, 71, "local_ip and remote_ip of two families '10.0.0.1'" },
+	{ "vxlan-udp6zerocsumrx",
+	  "underlay: {port: nic, local-ip: \"fd00::1/64\"}\nports:\n" NIC
+	  "  - {name: vx, type: vxlan, options: {remote_ip: \"fd00::9\", "
+	  "udp6zerocsumrx: maybe}}\n",
+	  4, 77, "bad udp6zerocsumrx (true or false) 'maybe'" },
 	{ "arp-no-mac",
 	  "underlay:\n  port: nic\n  arp:\n    - {ip: 10.0.0.1}\nports:\n" NIC,
 	  4, 7, "missing key 'mac' in arp entry" },

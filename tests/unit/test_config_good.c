@@ -500,6 +500,27 @@ test_underlay6(void)
 	CHECK(c.vtep_ip == 0 && c.vtep_ip6_set &&
 	      ip6_is(c.vtep_ip6, "fd00::5") && c.vtep_plen6 == 64);
 	config_free(&c);
+
+	/* a vxlan port over it: its remote, the VTEP's address to send
+	 * from, the zero-checksum policy; remote_ip=flow takes either */
+	if (!load(fixture("vxlan6.yaml"), &c))
+		return;
+	const struct cfg_port *vx = &c.ports[1];
+	CHECK(vx->type == CFG_PORT_VXLAN && vx->remote_ipv6 &&
+	      ip6_is(vx->remote_ip6, "2001:db8:9::7") && !vx->local_ipv6 &&
+	      ip6_is(vx->local_ip6, "2001:db8:1::100") &&
+	      vx->udp6_zero_csum_refused && vx->key == 100);
+	config_free(&c);
+	path = write_tmp("vx6flow.yaml",
+		"underlay: {port: nic, local-ip: \"fd00::5/64\"}\n"
+		"ports:\n  - {name: nic, type: dpdk, devargs: net_null0}\n"
+		"  - {name: vx, type: vxlan, options: {remote_ip: flow, "
+		"local_ip: \"fd00::5\"}}\n");
+	if (!load(path, &c))
+		return;
+	CHECK(c.ports[1].remote_ip_flow && c.ports[1].local_ipv6 &&
+	      !c.ports[1].udp6_zero_csum_refused);
+	config_free(&c);
 }
 
 void

@@ -175,7 +175,8 @@ main(int argc, char **argv)
 	char path[512];
 	static const char *const fixtures[] = { "full.yaml", "minimal.yaml",
 		"live.yaml",
-		"vxlan-2vm.yaml", "vxlan-32vm.yaml", "underlay6.yaml" };
+		"vxlan-2vm.yaml", "vxlan-32vm.yaml", "underlay6.yaml",
+		"vxlan6.yaml" };
 
 	if (argc < 3 || !mkdtemp(tmpdir)) {
 		printf("usage: test_config_save FIXTURE_DIR TOPOLOGY_DIR\n");
