@@ -26,27 +26,6 @@
 #define MIN_UDP_LEN ((uint32_t)(sizeof(struct rte_udp_hdr) + \
 				sizeof(struct rte_vxlan_hdr) + RTE_ETHER_HDR_LEN))
 
-/* Which outer checksums the NIC already verified. A NIC that parses VXLAN
- * itself (a tunnel packet type) reports the inner headers in the plain
- * flags and the outer UDP in the OUTER_ ones, and has no "outer IP good"
- * flag at all; otherwise the plain flags are about the outer headers. */
-static inline void
-outer_csum_verified(const struct rte_mbuf *m, bool *ip_good, bool *udp_good)
-{
-	const uint64_t f = m->ol_flags;
-
-	if (m->packet_type & RTE_PTYPE_TUNNEL_MASK) {
-		*ip_good = false;
-		*udp_good = (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) ==
-			    RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-	} else {
-		*ip_good = (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
-			   RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-		*udp_good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-			    RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-	}
-}
-
 /* The UDP checksum over udp_len bytes at l4_off plus the IPv4
  * pseudo-header. The pseudo-header takes the UDP length, not the IP
  * payload length: they differ when IP carries bytes past the datagram. */
@@ -164,7 +143,7 @@ decap_one(struct rte_mbuf *m, struct flow_key *key, uint32_t tnl_ofport)
 	/* Checksums last: they are the only checks that cost more than a
 	 * compare, and most garbage has failed something cheaper by now. */
 	bool ip_verified, udp_verified;
-	outer_csum_verified(m, &ip_verified, &udp_verified);
+	vxlan_outer_csum_verified(m, &ip_verified, &udp_verified);
 	if (!ip_verified && unlikely(rte_raw_cksum(ip, ihl) != 0xffff))
 		return false;
 	if (udp->dgram_cksum != 0 && !udp_verified &&
@@ -251,7 +230,7 @@ decap_one_trusted(struct rte_mbuf *m, struct flow_key *key,
 		return false;
 
 	bool ip_verified, udp_verified;
-	outer_csum_verified(m, &ip_verified, &udp_verified);
+	vxlan_outer_csum_verified(m, &ip_verified, &udp_verified);
 	if (!ip_verified && unlikely(ipv4_hdr20_sum(ip) != 0xffff))
 		return false;
 	if (udp->dgram_cksum != 0 && !udp_verified &&

@@ -5,6 +5,8 @@
 #define VXS_VXLAN_DECAP_H
 
 #include <stdint.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_ptype.h>
 #include "flow_key.h"
 #include "pkt_batch.h"
 
@@ -60,6 +62,28 @@ uint64_t vxlan_decap_extract_trusted(struct pkt_batch *b,
  * false, m untouched, if it would have gone to *bad. */
 bool vxlan_decap_pkt(struct rte_mbuf *m, struct flow_key *key,
 		     uint32_t tnl_ofport);
+
+/* Which outer checksums the NIC already verified. A NIC that parses VXLAN
+ * itself (a tunnel packet type) reports the inner headers in the plain
+ * flags and the outer UDP in the OUTER_ ones, and has no "outer IP good"
+ * flag at all; otherwise the plain flags are about the outer headers. */
+static inline void
+vxlan_outer_csum_verified(const struct rte_mbuf *m, bool *ip_good,
+			  bool *udp_good)
+{
+	const uint64_t f = m->ol_flags;
+
+	if (m->packet_type & RTE_PTYPE_TUNNEL_MASK) {
+		*ip_good = false;
+		*udp_good = (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) ==
+			    RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
+	} else {
+		*ip_good = (f & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+			   RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+		*udp_good = (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			    RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	}
+}
 
 /* ---- over an IPv6 underlay (vxlan_decap6.c) ---- */
 

@@ -34,19 +34,6 @@
 #define MIN_UDP_LEN ((uint32_t)(sizeof(struct rte_udp_hdr) + \
 				sizeof(struct rte_vxlan_hdr) + RTE_ETHER_HDR_LEN))
 
-/* The NIC verified the outer UDP checksum: of a tunnel packet type the
- * OUTER_ flag says so, of any other the plain one (vxlan_decap.c). */
-static inline bool
-outer_udp_verified(const struct rte_mbuf *m)
-{
-	const uint64_t f = m->ol_flags;
-
-	if (m->packet_type & RTE_PTYPE_TUNNEL_MASK)
-		return (f & RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK) ==
-		       RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD;
-	return (f & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-}
-
 /* The UDP checksum over udp_len bytes at l4_off and the IPv6
  * pseudo-header (addresses, the UDP length as 32 bits, next header 17):
  * every term as the CPU loads the wire bytes, like rte_raw_cksum. */
@@ -142,9 +129,13 @@ vxlan_decap6_pkt(struct rte_mbuf *m, struct flow_key *key,
 		if (!zero_csum_ok)
 			return VXLAN_DECAP6_ZERO_CSUM_REFUSED;
 		ok = VXLAN_DECAP6_OK_ZERO_CSUM;
-	} else if (!outer_udp_verified(m) &&
-		   unlikely(!udp6_csum_ok(m, ip6, l4_off, udp_len))) {
-		return VXLAN_DECAP6_BAD;
+	} else {
+		bool ip_verified, udp_verified;	/* IPv6 has no header sum */
+
+		vxlan_outer_csum_verified(m, &ip_verified, &udp_verified);
+		if (!udp_verified &&
+		    unlikely(!udp6_csum_ok(m, ip6, l4_off, udp_len)))
+			return VXLAN_DECAP6_BAD;
 	}
 
 	/* bytes past the datagram are not the inner frame's */

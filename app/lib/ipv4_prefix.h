@@ -13,4 +13,9 @@
 bool ipv4_prefix_parse(const char *s, bool len_optional, uint32_t *ip,
 		       uint8_t *plen);
 
+/* The same for either family: af AF_INET (ip: 4 bytes, len to 32) or
+ * AF_INET6 (16 bytes, to 128); ipv6_prefix_parse is af AF_INET6. */
+bool ip_prefix_parse(const char *s, bool len_optional, int af, void *ip,
+		     uint8_t *plen);
+
 #endif

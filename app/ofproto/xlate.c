@@ -148,19 +148,15 @@ xlate_underlay_nd(const struct dp_snapshot *s, const struct flow_key *key,
 	return true;
 }
 
-/* VXLAN to our VTEP's IPv6 address: the same match as IPv4's below, on
- * the IPv6 fields (OVS's tnl-ports entry for an IPv6 address: ipv6_dst,
- * UDP, the port), and a pop that knows the family. An IPv6 fragment is
- * outer_frag as an IPv4 one. */
+/* The underlay match's end for either family, once the caller has masked
+ * the destination address (to_vtep: it is our VTEP's), nw_proto and
+ * nw_frag: UDP to our tunnel port, not a fragment (no reassembly: see
+ * drop_reason.h), pops with flags (DP_TNL_POP_*). */
 static void
-xlate_underlay6(const struct dp_snapshot *s, const struct flow_key *key,
-		struct xlate_out *out)
+underlay_pop(const struct dp_snapshot *s, const struct flow_key *key,
+	     bool to_vtep, uint8_t flags, struct xlate_out *out)
 {
-	flow_mask_set_field(&out->mask, MFF_IPV6_DST);
-	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
-	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
-	if (memcmp(&key->ipv6_dst, &s->vtep_ip6, sizeof key->ipv6_dst) ||
-	    key->nw_proto != IPPROTO_UDP) {
+	if (!to_vtep || key->nw_proto != IPPROTO_UDP) {
 		emit_drop(out, DROP_NOT_VTEP);
 		return;
 	}
@@ -173,10 +169,25 @@ xlate_underlay6(const struct dp_snapshot *s, const struct flow_key *key,
 		emit_drop(out, DROP_NOT_VTEP);
 		return;
 	}
-	emit_act(out, (struct dp_action){
-		.type = DP_ACT_TNL_POP, .port = s->tnl_idx,
-		.slot = DP_TNL_POP_IPV6 | (s->tnl_udp6_zero_csum_ok ?
-					   DP_TNL_POP_ZERO_CSUM6 : 0) });
+	emit_act(out, (struct dp_action){ .type = DP_ACT_TNL_POP,
+					  .port = s->tnl_idx, .slot = flags });
+}
+
+/* VXLAN to our VTEP's IPv6 address: the same match as IPv4's below, on
+ * the IPv6 fields (OVS's tnl-ports entry for an IPv6 address: ipv6_dst,
+ * UDP, the port), and a pop that knows the family. An IPv6 fragment is
+ * outer_frag as an IPv4 one. */
+static void
+xlate_underlay6(const struct dp_snapshot *s, const struct flow_key *key,
+		struct xlate_out *out)
+{
+	flow_mask_set_field(&out->mask, MFF_IPV6_DST);
+	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
+	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
+	underlay_pop(s, key, !memcmp(&key->ipv6_dst, &s->vtep_ip6,
+				     sizeof key->ipv6_dst),
+		     DP_TNL_POP_IPV6 | (s->tnl_udp6_zero_csum_ok ?
+					DP_TNL_POP_ZERO_CSUM6 : 0), out);
 }
 
 static void
@@ -213,20 +224,7 @@ xlate_underlay(const struct dp_snapshot *s, const struct flow_key *key,
 	flow_mask_set_field(&out->mask, MFF_NW_DST);
 	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
 	flow_mask_set_field(&out->mask, MFF_NW_FRAG);
-	if (key->nw_dst != s->vtep_ip || key->nw_proto != IPPROTO_UDP) {
-		emit_drop(out, DROP_NOT_VTEP);
-		return;
-	}
-	if (key->nw_frag) {	/* no reassembly: see drop_reason.h */
-		emit_drop(out, DROP_OUTER_FRAG);
-		return;
-	}
-	flow_mask_set_field(&out->mask, MFF_TP_DST);
-	if (key->tp_dst != rte_cpu_to_be_16(s->tnl_dst_port)) {
-		emit_drop(out, DROP_NOT_VTEP);
-		return;
-	}
-	emit(out, DP_ACT_TNL_POP, s->tnl_idx, 0);
+	underlay_pop(s, key, key->nw_dst == s->vtep_ip, 0, out);
 }
 
 struct tnl_state {
