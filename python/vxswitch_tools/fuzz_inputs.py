@@ -18,7 +18,7 @@ from pathlib import Path
 from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import (
     ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
-    IPv6)
+    IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop)
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.layers.vxlan import VXLAN
 
@@ -88,6 +88,18 @@ VTEP_IP6 = "fd01::1"
 PEER_IP6 = "fd01::2"
 
 
+def _vxlan6(inner, csum=None, ext=None):
+    """VXLAN to the VTEP's IPv6 address (vxlan_decap6.c): scapy fills
+    the UDP checksum unless csum is given; ext goes between IPv6 and UDP."""
+    ip = IPv6(src=PEER_IP6, dst=VTEP_IP6)
+    if ext is not None:
+        ip = ip / ext
+    udp = UDP(sport=50000, dport=4789) if csum is None else \
+        UDP(sport=50000, dport=4789, chksum=csum)
+    return bytes(Ether(src=P.REMOTE_MAC, dst=P.VTEP_MAC) / ip / udp /
+                 VXLAN(vni=P.VNI) / bytes(inner))
+
+
 def nd_bases():
     """(label, bytes) Neighbour Discovery for the VTEP's IPv6 address
     (nd_responder.c): solicitations with and without an SLL, duplicate
@@ -150,11 +162,17 @@ def nic_bases():
         ("inner arp", _vxlan(inner_arp)),
         ("inner ipv6", _vxlan(inner_v6)),
         ("inner vlan", _vxlan(inner_vlan)),
-        ("outer ipv6 vxlan",
-         bytes(Ether(src=P.REMOTE_MAC, dst=P.VTEP_MAC) /
-               IPv6(src="fd01::2", dst="fd01::1") /
-               UDP(sport=50000, dport=4789) / VXLAN(vni=P.VNI) /
-               bytes(P.inner_frame(0)))),
+        ("outer ipv6 vxlan", _vxlan6(bytes(P.inner_frame(0)))),
+        ("outer ipv6 vxlan zero csum",
+         _vxlan6(bytes(P.inner_frame(1, sport=8)), csum=0)),
+        ("outer ipv6 vxlan inner ipv6", _vxlan6(inner_v6)),
+        ("outer ipv6 vxlan jumbo (multi-segment)", _vxlan6(jumbo_inner)),
+        ("outer ipv6 vxlan vlan",
+         _tagged(_vxlan6(bytes(P.inner_frame(0, sport=9))), [(0x8100, 7)])),
+        ("outer ipv6 vxlan hop-by-hop",
+         _vxlan6(bytes(P.inner_frame(0)), ext=IPv6ExtHdrHopByHop())),
+        ("outer ipv6 vxlan fragment",
+         _vxlan6(bytes(P.inner_frame(1)), ext=IPv6ExtHdrFragment(m=1))),
         ("arp request for vtep", P.arp_request()),
         ("arp request other", P.arp_request(tpa="172.1.0.77")),
         ("arp reply", P.arp_reply("02:00:00:00:01:01", "172.1.0.5")),
