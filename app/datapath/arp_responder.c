@@ -206,8 +206,11 @@ arp_respond_batch(struct dp_ctx *ctx, struct pkt_batch *b, uint16_t port_idx)
  * extract, hash, EMC and classifier an ARP flood from a million senders
  * would otherwise pay per frame (every one an EMC miss). Tagged ARP still
  * takes the pipeline, to the same end. */
-void
-arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
+/* The loop, inlined twice: nd (a constant) is whether the VTEP has an
+ * IPv6 address, so an IPv4-only VTEP pays nothing for ND (callgrind:
+ * 4 instructions a frame when the test was in the loop). */
+static inline __rte_always_inline void
+steer_batch(struct dp_ctx *ctx, struct pkt_batch *b, const bool nd_on)
 {
 	const struct dp_snapshot *s = ctx->snap;
 	struct pkt_batch arp, nd;
@@ -224,7 +227,7 @@ arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
 		    (rte_is_broadcast_ether_addr(&eh->dst_addr) ||
 		     rte_is_same_ether_addr(&eh->dst_addr, &s->vtep_mac)))
 			arp.pkts[arp.n++] = m;
-		else if (unlikely(s->has_vtep_ip6) &&
+		else if (nd_on &&
 			 rte_pktmbuf_data_len(m) >= sizeof *eh &&
 			 eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
 			 nd_frame_is_for_responder(s, m))
@@ -235,6 +238,15 @@ arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
 	b->n = kept;
 	if (arp.n)
 		arp_respond_batch(ctx, &arp, s->underlay_idx);
-	if (nd.n)
+	if (nd_on && nd.n)
 		nd_respond_batch(ctx, &nd, s->underlay_idx);
+}
+
+void
+arp_steer_batch(struct dp_ctx *ctx, struct pkt_batch *b)
+{
+	if (unlikely(ctx->snap->has_vtep_ip6))
+		steer_batch(ctx, b, true);
+	else
+		steer_batch(ctx, b, false);
 }
