@@ -7,6 +7,7 @@
 #include <rte_common.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include "dpcls.h"
 #include "emc.h"
 
 #define EMC_SLOT_BITS 13u
@@ -21,10 +22,18 @@ _Static_assert(EMC_WAYS * EMC_SLOT_BITS <= 32, "ways come from one hash");
  * go to the IPv6 table; the IPv4 table needs no test of w7 on lookup (a
  * load and an OR per probe): ext_line's FLOW_EXT_LINE is set exactly
  * when dl_type (w3) is IPv6's, so such a key differs from every IPv4
- * entry in w3 already. Keys with a third line (FLOW_EXT_TUN6: from an
- * IPv6 underlay) are not cached: no entry stores that line, and their w1
- * (tun_src, tun_dst) is zero, so they could only be confused with one
- * another (doc/design-ipv6-underlay.md's digest would let them in). */
+ * entry in w3 already.
+ *
+ * Keys with a third line (FLOW_EXT_TUN6: decapsulated from an IPv6
+ * underlay) are cached in the table of their inner family without it:
+ * their w1 (tun_src, tun_dst) is zero and no other key from the tunnel
+ * port has a zero w1, so they can only be confused with one another, by
+ * their outer addresses. That matters only to a megaflow whose mask reads
+ * the third line (a rule on tun_ipv6_*): a hit on one is checked against
+ * the key's line, and a mismatch is a miss (to the dpcls, which then
+ * replaces the entry). Any other megaflow is the key's whatever its outer
+ * addresses, so no digest of them is needed and an outsider choosing them
+ * can only cost such keys a lookup. */
 #define EMC_KEY_WORDS 6
 struct emc_entry {
 	uint64_t key[EMC_KEY_WORDS];
@@ -177,9 +186,9 @@ emc_lookup_ext(struct emc *emc, const struct flow_key keys[],
 
 	for (uint32_t m = keys_map; m; m &= m - 1) {
 		unsigned i = __builtin_ctz(m);
-		if (flow_key_has_line3(&keys[i])) {
-			tun6 |= 1u << i;	/* never cached: a miss */
-		} else if (flow_key_has_ext(&keys[i])) {
+		if (flow_key_has_line3(&keys[i]))
+			tun6 |= 1u << i;
+		if (flow_key_has_line2(&keys[i])) {
 			v6 |= 1u << i;
 			for (unsigned w = 0; w < EMC_WAYS; w++) {
 				const struct emc6_entry *e =
@@ -208,9 +217,19 @@ emc_lookup_ext(struct emc *emc, const struct flow_key keys[],
 		}
 	}
 	/* the IPv4 keys of the pass as ever */
-	uint32_t keys4 = keys_map & ~v6 & ~tun6;
-	uint32_t miss4 = keys4 ? emc_lookup(emc, keys, hashes, keys4, flows) : 0;
-	return miss4 | tun6 | (v6 & ~hits);
+	uint32_t keys4 = keys_map & ~v6;
+	uint32_t miss = (keys4 ? emc_lookup(emc, keys, hashes, keys4, flows) : 0)
+			| (v6 & ~hits);
+	/* the third line, where the megaflow reads it */
+	for (uint32_t m = tun6 & ~miss; m; m &= m - 1) {
+		unsigned i = __builtin_ctz(m);
+		const struct flow_key *mask = megaflow_mask(flows[i]);
+
+		if (!mask || (flow_key_has_line3(mask) &&
+			      !flow_key_match(&keys[i], &flows[i]->key, mask)))
+			miss |= 1u << i;
+	}
+	return miss;
 }
 
 static void
@@ -257,9 +276,9 @@ emc_insert(struct emc *emc, const struct flow_key *key, uint32_t hash,
 {
 	struct emc_entry *victim = NULL;
 
-	if (flow->dead || flow_key_has_line3(key))
+	if (flow->dead)
 		return;
-	if (flow_key_has_ext(key)) {
+	if (flow_key_has_line2(key)) {
 		emc6_insert(emc, key, hash, flow);
 		return;
 	}

@@ -254,32 +254,59 @@ test_emc_ipv6(struct emc *emc)
 	free(f4);
 }
 
-/* Keys from an IPv6 underlay (a third line) are not cached: each would
- * need its line stored, and their w1 is zero (emc.c). A lookup of one is
- * a miss even where an entry has its first line, and an insert is none. */
+/* Keys from an IPv6 underlay (a third line) are cached without it
+ * (emc.c): a megaflow that does not read the line serves every key of
+ * the same other words, whatever its outer addresses; one that reads it
+ * (a rule on tun_ipv6_src) is checked against the key's line, a mismatch
+ * a miss. Megaflows in a classifier, as the EMC's always are. */
 static void
 test_emc_tun6(struct emc *emc)
 {
-	struct megaflow *f4 = emc_flow(42), *ft = emc_flow(43);
-	struct flow_key k[2];
-	uint32_t h[2];
-	struct megaflow *got[2] = { NULL, NULL };
+	struct dpcls *cls = dpcls_create(SOCKET_ID_ANY, 10);
+	struct flow_key k[3], m_any, m_src;
+	uint32_t h[3];
+	struct megaflow *got[3];
 
-	emc_clear(emc);
 	random_key(&k[0]);
 	k[0].w[1] = k[0].w[6] = k[0].w[7] = 0;
-	k[1] = k[0];
-	k[1].ext_line = FLOW_EXT_TUN6;
-	memset(k[1].line3, 0x11, sizeof k[1].line3);
-	h[0] = h[1] = flow_hash_key(&k[0]);
-	emc_insert(emc, &k[0], h[0], f4);
-	emc_insert(emc, &k[1], h[1], ft);
-	uint32_t miss = emc_lookup_ext(emc, k, h, 3, got);
-	CHECK(miss == 2 && got[0] == f4 && got[1] == NULL,
-	      "a third-line key is never an EMC hit: miss %#x", miss);
+	k[0].ext_line = FLOW_EXT_TUN6;
+	memset(k[0].line3, 0, sizeof k[0].line3);
+	k[0].tun_ipv6_src.a[0] = 0x20, k[0].tun_ipv6_src.a[15] = 1;
+	k[1] = k[0];			/* another remote VTEP */
+	k[1].tun_ipv6_src.a[15] = 2;
+	k[2] = k[0];			/* the same key */
+	h[0] = h[1] = h[2] = flow_hash_key(&k[0]);
+
+	/* a megaflow on in_port alone: the outer source does not matter */
+	flow_key_zero(&m_any);
+	flow_mask_set_field(&m_any, MFF_IN_PORT);
+	struct megaflow *f_any = megaflow_new(&k[0], &m_any, 61);
+	CHECK(dpcls_insert(cls, f_any, test_mask(f_any)) == 0, "insert");
 	emc_clear(emc);
-	free(f4);
-	free(ft);
+	emc_insert(emc, &k[0], h[0], f_any);
+	memset(got, 0, sizeof got);
+	uint32_t miss = emc_lookup_ext(emc, k, h, 7, got);
+	CHECK(miss == 0 && got[0] == f_any && got[1] == f_any &&
+	      got[2] == f_any, "third-line keys cached: miss %#x", miss);
+
+	/* a megaflow that reads tun_ipv6_src: only its own source hits */
+	dpcls_remove(cls, f_any);
+	flow_key_zero(&m_src);
+	flow_mask_set_field(&m_src, MFF_IN_PORT);
+	flow_mask_set_field(&m_src, MFF_TUN_IPV6_SRC);
+	struct megaflow *f_src = megaflow_new(&k[0], &m_src, 62);
+	CHECK(dpcls_insert(cls, f_src, test_mask(f_src)) == 0, "insert");
+	emc_clear(emc);
+	emc_insert(emc, &k[0], h[0], f_src);
+	memset(got, 0, sizeof got);
+	miss = emc_lookup_ext(emc, k, h, 7, got);
+	CHECK(miss == 2 && got[0] == f_src && got[2] == f_src,
+	      "a megaflow on tun_ipv6_src: the other source misses (%#x)",
+	      miss);
+	emc_clear(emc);
+	dpcls_destroy(cls);
+	free(f_any);
+	free(f_src);
 }
 
 void
