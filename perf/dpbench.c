@@ -63,6 +63,8 @@
  * decap6, encap6 */
 static const char *const dir_names4[2] = { "decap", "encap" };
 static const char *const dir_names6[2] = { "decap6", "encap6" };
+static const char *const dir_names_u6[2][2] = {	/* [inner IPv6] */
+	{ "u6decap", "u6encap" }, { "u6decap6", "u6encap6" } };
 static const char *const *dir_names = dir_names4;
 
 /* The switchable optimisations that are on the packet path. */
@@ -107,6 +109,7 @@ static struct {
 	bool sg;			/* each row without sg, with, sg-deny */
 	const char *zipf;		/* --zipf: the s values */
 	bool ipv6;			/* --ipv6: IPv6 inner frames */
+	bool underlay6;			/* --underlay6: IPv6 outer headers */
 	bool flows_set;
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
@@ -159,6 +162,9 @@ usage(FILE *f)
 "                  packets (all dropped); then the three side by side\n"
 "  --ipv6          IPv6 inner frames (paths decap6, encap6): eth/ipv6/udp,\n"
 "                  VM i fd00:1::i, rules on ipv6_dst (with --sg: no sg-nat)\n"
+"  --underlay6     an IPv6 underlay (paths u6decap, u6encap): VTEP\n"
+"                  fd00:172::100, the remote fd00:172::, outer UDP checksums\n"
+"                  sent and verified\n"
 "  --zipf S,...    offload admission: --flows N (default 250k) microflows,\n"
 "                  one inner megaflow each, Zipf(S) packets, 16K NIC rules;\n"
 "                  fifo vs weight side by side, then the hot set shifts\n"
@@ -196,7 +202,7 @@ parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
 	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK,
-	       O_SG, O_ZIPF, O_IPV6 };
+	       O_SG, O_ZIPF, O_IPV6, O_U6 };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -214,6 +220,7 @@ parse_args(int argc, char **argv)
 		{ "sg", no_argument, NULL, O_SG },
 		{ "zipf", required_argument, NULL, O_ZIPF },
 		{ "ipv6", no_argument, NULL, O_IPV6 },
+		{ "underlay6", no_argument, NULL, O_U6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -249,6 +256,7 @@ parse_args(int argc, char **argv)
 		case O_SG: args.sg = true; break;
 		case O_ZIPF: args.zipf = optarg; break;
 		case O_IPV6: args.ipv6 = true; break;
+		case O_U6: args.underlay6 = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -268,6 +276,12 @@ parse_args(int argc, char **argv)
 			"--nic-marked (IPv4 rule sets)\n");
 		return -1;
 	}
+	if (args.underlay6 && (args.zipf || args.nic_marked || args.sg ||
+			       args.rx_csum_good)) {
+		fprintf(stderr, "dpbench: --underlay6 not with --zipf, "
+			"--nic-marked, --sg or --rx-csum-good\n");
+		return -1;
+	}
 	if (args.sg && (args.tx_lock || args.nic_marked)) {
 		fprintf(stderr, "dpbench: --sg goes alone (not with --tx-lock "
 			"or --nic-marked)\n");
@@ -278,62 +292,6 @@ parse_args(int argc, char **argv)
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- the topology: the seed's, with null ports ------------------------- */
-
-/* What scripts/gen-topology.py --vms 32 writes, with the NIC and the VMs
- * as null ports, one PMD, and room for the megaflows. */
-static int
-write_topology(char *path, size_t len, uint32_t max_flows, uint32_t max_conns)
-{
-	snprintf(path, len, "/tmp/dpbench-XXXXXX.yaml");
-	int fd = mkstemps(path, 5);
-	if (fd < 0)
-		return -1;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -1;
-	}
-	fprintf(f, "eal: {lcores: '0-1', main-lcore: 0}\n"
-		   "datapath:\n  pmd-cores: [1]\n"
-		   "  emc-insert-inv-prob: %u\n  max-megaflows: %u\n"
-		   "  ct-max-conns: %u\n"
-		   "underlay:\n  port: dpdk-phy\n  local-ip: 172.1.0.100/24\n"
-		   "  mac: '10:00:00:00:00:01'\n"
-		   "  routes: [{prefix: 172.1.0.0/24}]\n"
-		   "  arp: [{ip: 172.1.0.0, mac: '10:00:00:00:00:02'}]\n"
-		   "ports:\n", args.emc_prob, max_flows, max_conns);
-	for (int i = 0; i < N_VMS; i++)
-		fprintf(f, "  - {name: vhost-user%d, type: 'null'}\n", i);
-	fprintf(f, "  - {name: vxlan, type: vxlan, options: {remote_ip: flow, "
-		   "local_ip: flow, key: flow, dst_port: 4789, vnis: [%d]}}\n"
-		   "  - {name: dpdk-phy, type: 'null'}\n"
-		   "flows:\n", VNI);
-	if (args.sg)	/* the same rules, in the form sg() can replace */
-		sg_write_rules(f, args.rewrite, args.ipv6);
-	if (args.zipf)	/* --zipf: a /32 megaflow per inner dst in 10/8 (the
-			 * /32 rules above it un-wildcard nw_dst) */
-		fprintf(f, "  - priority=1,in_port=vxlan,ip,nw_dst=10.0.0.0/8,"
-			   "actions=output:vhost-user0\n");
-	for (int i = 0; i < N_VMS && !args.sg; i++) {
-		fprintf(f, "  - in_port=vhost-user%d,actions=set_tunnel:%d,"
-			   "set_field:172.1.0.0->tun_dst,"
-			   "set_field:172.1.0.100->tun_src,output:vxlan\n",
-			i, VNI);
-		if (args.ipv6)
-			fprintf(f, "  - in_port=vxlan,ipv6,ipv6_dst=fd00:1::%x,"
-				   "actions=%soutput:vhost-user%d\n", i,
-				args.rewrite ? "mod_dl_dst:52:54:00:00:ff:00,"
-					     : "", i);
-		else
-			fprintf(f, "  - in_port=vxlan,ip,nw_dst=192.1.0.%d,"
-				   "actions=%soutput:vhost-user%d\n", i,
-				args.rewrite ? "mod_dl_dst:52:54:00:00:ff:00,"
-					     : "", i);
-	}
-	return fclose(f);
 }
 
 /* ---- one configuration ------------------------------------------------- */
@@ -644,13 +602,20 @@ main(int argc, char **argv)
 			    ZIPF_DEFAULT_FLOWS;
 	if (args.ipv6)
 		dir_names = dir_names6;
-	if (traffic_build(max_flows, args.ipv6)) {
+	if (args.underlay6)
+		dir_names = dir_names_u6[args.ipv6];
+	if (traffic_build(max_flows, args.ipv6, args.underlay6)) {
 		fprintf(stderr, "dpbench: out of memory\n");
 		return 1;
 	}
 	/* The megaflows are per VM (a handful); room for many anyway. */
 	/* --sg: a session per flow, and room for one round more */
-	if (write_topology(path, sizeof path,
+	const struct topo_opts to = {
+		.emc_prob = args.emc_prob, .sg = args.sg,
+		.rewrite = args.rewrite, .ipv6 = args.ipv6,
+		.zipf = args.zipf != NULL, .underlay6 = args.underlay6,
+	};
+	if (dpbench_write_topology(path, sizeof path, &to,
 			   args.zipf ? max_flows + 65536 : 65536,
 			   args.sg ? max_flows + 1024 : 65536)) {
 		fprintf(stderr, "dpbench: cannot write a topology file\n");

@@ -39,9 +39,20 @@ struct traffic {
 	uint64_t vm_k[N_VMS];
 };
 
-/* Builds the per-VM templates and the patches of flows 0..max_flows-1;
- * -1 when out of memory. */
-int traffic_build(uint32_t max_flows, bool ipv6);
+/* The topology (dpbench_topo.c): written to a fresh file whose name goes
+ * to path; 0, or -1 (errno). */
+struct topo_opts {
+	uint32_t emc_prob;
+	bool sg, rewrite, ipv6, zipf;
+	bool underlay6;			/* --underlay6: an IPv6 underlay */
+};
+int dpbench_write_topology(char *path, size_t len, const struct topo_opts *o,
+			   uint32_t max_flows, uint32_t max_conns);
+
+/* Builds the per-VM templates and the patches of flows 0..max_flows-1
+ * (underlay6: decap frames with an IPv6 outer header); -1 when out of
+ * memory. */
+int traffic_build(uint32_t max_flows, bool ipv6, bool underlay6);
 void traffic_free(void);
 
 /* Fills b with the next burst (fresh mbufs from pktmbuf_pool) and sets

@@ -40,7 +40,17 @@ struct flow_patch {			/* what differs between flows */
 					 * (--ipv6: the UDP checksum, which
 					 * IPv6 requires and sg() checks) */
 	rte_be16_t ip_csum_encap;	/* VM's IPv4 (UDP) checksum */
+	rte_be16_t outer_csum6;		/* --underlay6: the outer UDP's */
 };
+
+/* --underlay6: the decap frames' outer header, eth/ipv6/udp/vxlan from
+ * the remote VTEP fd00:172:: to ours, fd00:172::100 (dpbench_topo.c),
+ * in front of the same inner frames; the UDP source port and checksum
+ * per flow. */
+#define OUTER6_LEN 70
+#define O6_UDP (14 + 40)
+static bool outer6;
+static uint8_t outer6_tmpl[OUTER6_LEN];
 
 /* IPv6 inner frames: the addresses' last word is what differs */
 #define I6_SRC_LOW (I_IP + 8 + 12)
@@ -242,6 +252,75 @@ build_patches(uint32_t n)
 	return 0;
 }
 
+/* Flow f's decap frame at d: the template, the outer source port, the
+ * inner remote's address and port and their checksum; over an IPv6
+ * underlay the outer header first, its UDP checksum last. Returns the
+ * frame's length. */
+static inline uint16_t
+decap_frame(uint8_t *d, uint32_t f, const struct flow_patch *p)
+{
+	uint8_t *in = d + (outer6 ? OUTER6_LEN : OUTER_LEN);
+
+	if (outer6) {
+		memcpy(d, outer6_tmpl, OUTER6_LEN);
+		rte_memcpy(in, decap_tmpl[f % N_VMS] + OUTER_LEN, INNER_LEN);
+		memcpy(d + O6_UDP, &p->outer_sport, 2);
+		memcpy(d + O6_UDP + 6, &p->outer_csum6, 2);
+	} else {
+		rte_memcpy(d, decap_tmpl[f % N_VMS], PKT_LEN);
+		memcpy(d + O_UDP, &p->outer_sport, 2);
+	}
+	if (inner_ipv6) {
+		memcpy(in + I6_SRC_LOW, &p->remote_ip, 4);
+		memcpy(in + I6_UDP, &p->remote_port, 2);
+		memcpy(in + I6_UDP + 6, &p->ip_csum_decap, 2);
+	} else {
+		memcpy(in + I_IP + 10, &p->ip_csum_decap, 2);
+		memcpy(in + I_IP + 12, &p->remote_ip, 4);
+		memcpy(in + I_UDP, &p->remote_port, 2);
+	}
+	return (uint16_t)((outer6 ? OUTER6_LEN : OUTER_LEN) + INNER_LEN);
+}
+
+/* The outer IPv6 header of --underlay6 (flow label 0, hop limit 64, as
+ * vxswitch and OVS write theirs), and each flow's UDP checksum: the
+ * whole frame built, then summed. */
+static void
+build_outer6(uint32_t max_flows)
+{
+	static const uint8_t remote_vtep[6] = { 0x10, 0, 0, 0, 0, 2 },
+		vtep[6] = { 0x10, 0, 0, 0, 0, 1 };
+	uint8_t *o = outer6_tmpl, frame[OUTER6_LEN + INNER_LEN];
+	const uint16_t plen = 8 + 8 + INNER_LEN;
+
+	memset(o, 0, OUTER6_LEN);
+	memcpy(o, vtep, 6);
+	memcpy(o + 6, remote_vtep, 6);
+	o[12] = 0x86, o[13] = 0xdd;
+	o[14] = 0x60;
+	o[18] = plen >> 8, o[19] = plen & 0xff;
+	o[20] = IPPROTO_UDP;
+	o[21] = 64;
+	o[22] = 0xfd, o[24] = 0x01, o[25] = 0x72;	/* fd00:172:: */
+	o[38] = 0xfd, o[40] = 0x01, o[41] = 0x72;	/* fd00:172::100 */
+	o[52] = 0x01;
+	o[O6_UDP + 2] = 4789 >> 8, o[O6_UDP + 3] = 4789 & 0xff;
+	o[O6_UDP + 4] = plen >> 8, o[O6_UDP + 5] = plen & 0xff;
+	o[O6_UDP + 8] = 0x08;				/* VXLAN flags: I */
+	o[O6_UDP + 12] = VNI >> 16;
+	o[O6_UDP + 13] = (VNI >> 8) & 0xff;
+	o[O6_UDP + 14] = VNI & 0xff;
+	for (uint32_t f = 0; f < max_flows; f++) {
+		struct flow_patch *p = &patches[f];
+
+		p->outer_csum6 = 0;
+		decap_frame(frame, f, p);
+		p->outer_csum6 = rte_ipv6_udptcp_cksum(
+			(const struct rte_ipv6_hdr *)(frame + 14),
+			frame + O6_UDP);
+	}
+}
+
 static inline uint32_t
 next_flow(struct traffic *t)
 {
@@ -276,23 +355,9 @@ traffic_refill(struct traffic *t, struct pkt_batch *b, struct port **in)
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
 		if (t->dir == DIR_DECAP) {
-			rte_memcpy(d, decap_tmpl[f % N_VMS], PKT_LEN);
-			memcpy(d + O_UDP, &p->outer_sport, 2);
-			m->data_len = m->pkt_len = PKT_LEN;
+			m->data_len = m->pkt_len = decap_frame(d, f, p);
 			if (t->src->rx_csum_good)
 				m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-			if (inner_ipv6) {
-				memcpy(d + OUTER_LEN + I6_SRC_LOW,
-				       &p->remote_ip, 4);
-				memcpy(d + OUTER_LEN + I6_UDP,
-				       &p->remote_port, 2);
-				memcpy(d + OUTER_LEN + I6_UDP + 6,
-				       &p->ip_csum_decap, 2);
-				continue;
-			}
-			memcpy(d + OUTER_LEN + I_IP + 10, &p->ip_csum_decap, 2);
-			memcpy(d + OUTER_LEN + I_IP + 12, &p->remote_ip, 4);
-			memcpy(d + OUTER_LEN + I_UDP, &p->remote_port, 2);
 		} else {
 			rte_memcpy(d, encap_tmpl[f % N_VMS], INNER_LEN);
 			m->data_len = m->pkt_len = INNER_LEN;
@@ -329,7 +394,7 @@ udp6_csum(const uint8_t *tmpl, uint32_t addr_ofs, const struct flow_patch *p)
 }
 
 int
-traffic_build(uint32_t max_flows, bool ipv6)
+traffic_build(uint32_t max_flows, bool ipv6, bool underlay6)
 {
 	build_templates();
 	inner_ipv6 = ipv6;
@@ -348,6 +413,9 @@ traffic_build(uint32_t max_flows, bool ipv6)
 			p->ip_csum_encap = udp6_csum(encap_tmpl[f % N_VMS],
 						     I6_DST_LOW, p);
 		}
+	outer6 = underlay6;
+	if (underlay6)
+		build_outer6(max_flows);
 	return 0;
 }
 

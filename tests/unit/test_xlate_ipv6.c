@@ -242,6 +242,75 @@ test_tun6_mask(void)
 	xlate_out_release(&out);
 }
 
+/* The underlay over IPv6 (xlate_underlay6): VXLAN to the VTEP's IPv6
+ * address pops with the family and the port's zero-checksum policy, and
+ * its megaflow does not read the UDP source port (one megaflow for every
+ * outer flow: the ND check once read tp_src of every IPv6 frame); a
+ * fragment is outer_frag, another port not_vtep; ND for us goes to the
+ * responder. */
+static void
+test_underlay6(void)
+{
+	struct dp_snapshot u = { 0 };
+	struct xlate_out out;
+	struct flow_key k;
+
+	u.has_underlay = true;
+	u.underlay_ofport = 9;
+	u.underlay_idx = 2;
+	u.vtep_mac = (struct rte_ether_addr){ { 0x10, 0, 0, 0, 0, 1 } };
+	u.has_vtep_ip6 = true;
+	in6(&u.vtep_ip6, "fd00:172::100");
+	u.vtep_ip6_snmac = (struct rte_ether_addr){
+		{ 0x33, 0x33, 0xff, 0, 0x01, 0 } };
+	u.has_tunnel = true;
+	u.tnl_idx = 5;
+	u.tnl_dst_port = 4789;
+	u.tnl_udp6_zero_csum_ok = true;
+
+	ipv6_key(&k, IPPROTO_UDP, 50123, 4789, "fd00:172::", "fd00:172::100");
+	k.in_port = 9;
+	k.dl_dst = u.vtep_mac;
+	k.nw_ttl = 64;
+	xlate(&u, &k, &out);
+	CHECK(out.actions.n == 1 && out.actions.act[0].type == DP_ACT_TNL_POP &&
+	      out.actions.act[0].port == 5 &&
+	      out.actions.act[0].slot == (DP_TNL_POP_IPV6 |
+					  DP_TNL_POP_ZERO_CSUM6),
+	      "VXLAN to the VTEP's IPv6 address pops as IPv6");
+	CHECK(!out.mask.tp_src && out.mask.tp_dst &&
+	      flow_mask_has_field(&out.mask, MFF_IPV6_DST) &&
+	      !flow_mask_has_field(&out.mask, MFF_IPV6_SRC),
+	      "one megaflow whatever the outer source port and address");
+	xlate_out_release(&out);
+
+	u.tnl_udp6_zero_csum_ok = false;
+	xlate(&u, &k, &out);
+	CHECK(out.actions.act[0].slot == DP_TNL_POP_IPV6,
+	      "udp6zerocsumrx false: the pop refuses zero checksums");
+	xlate_out_release(&out);
+
+	k.nw_frag = FLOW_NW_FRAG_ANY;
+	xlate(&u, &k, &out);
+	CHECK(out.actions.act[0].type == DP_ACT_DROP &&
+	      out.actions.act[0].reason == DROP_OUTER_FRAG, "a fragment");
+	xlate_out_release(&out);
+	k.nw_frag = 0;
+	k.tp_dst = RTE_BE16(4790);
+	xlate(&u, &k, &out);
+	CHECK(out.actions.act[0].type == DP_ACT_DROP &&
+	      out.actions.act[0].reason == DROP_NOT_VTEP, "another port");
+	xlate_out_release(&out);
+
+	ipv6_key(&k, IPPROTO_ICMPV6, 135, 0, "fd00:172::", "ff02::1:ff00:100");
+	k.in_port = 9;
+	k.dl_dst = u.vtep_ip6_snmac;
+	xlate(&u, &k, &out);
+	CHECK(out.actions.act[0].type == DP_ACT_ARP_RESPOND && out.mask.tp_src,
+	      "an NS for us: the responder");
+	xlate_out_release(&out);
+}
+
 int
 main(void)
 {
@@ -258,6 +327,7 @@ main(void)
 	test_masks();
 	test_soundness();
 	test_tun6_mask();
+	test_underlay6();
 	printf("%u passed, %u failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
 }
