@@ -8,7 +8,10 @@
  *  - an IPv4 key that meets the same rules gets a one-line mask (its
  *    dl_type decides, its stale second line is never read);
  *  - soundness, as dpcls_oracle does it for the classifier: every key
- *    that agrees with one under its mask finds the same rule.
+ *    that agrees with one under its mask finds the same rule;
+ *  - the underlay's VXLAN over IPv6 to our VTEP: popped, its megaflow
+ *    blind to the UDP source port (one megaflow for every inner flow of
+ *    a sender), NS to us still told apart by ICMPv6 type.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -242,6 +245,61 @@ test_tun6_mask(void)
 	xlate_out_release(&out);
 }
 
+/* VXLAN to our VTEP's IPv6 address, from the underlay port: the mask
+ * has ipv6_dst, nw_proto, the UDP destination port and not the source
+ * port (the kernel VTEP puts a hash of the inner flow there: a mask on
+ * it made a megaflow and an upcall per inner flow; xlate_underlay_nd
+ * set it before looking at nw_proto). An NS to us is the responder's. */
+static void
+test_underlay6_mask(void)
+{
+	struct dp_snapshot us = { 0 };
+	struct xlate_out out;
+	struct flow_key k;
+	const struct rte_ether_addr mac = { { 2, 0, 0, 0, 0, 0x64 } };
+
+	us.has_underlay = true;
+	us.underlay_idx = 0;
+	us.underlay_ofport = 3;
+	us.vtep_mac = mac;
+	us.has_vtep_ip6 = true;
+	in6(&us.vtep_ip6, "2001:db8:1::100");
+	us.vtep_plen6 = 64;
+	us.vtep_ip6_snmac = (struct rte_ether_addr){
+		{ 0x33, 0x33, 0xff, 0, 1, 0 } };
+	us.has_tunnel = true;
+	us.tnl_idx = 1;
+	us.tnl_ofport = 2;
+	us.tnl_dst_port = 4789;
+
+	ipv6_key(&k, IPPROTO_UDP, 53739, 4789, "2001:db8:1::1",
+		 "2001:db8:1::100");
+	k.in_port = 3;
+	k.dl_dst = mac;
+	xlate(&us, &k, &out);
+	CHECK(out.actions.n == 1 &&
+	      out.actions.act[0].type == DP_ACT_TNL_POP,
+	      "VXLAN/IPv6 to us: popped (%u actions, first %u)",
+	      out.actions.n, out.actions.n ? out.actions.act[0].type : 0);
+	CHECK(out.mask.tp_dst == UINT16_MAX && out.mask.nw_proto == 0xff,
+	      "VXLAN/IPv6 to us: UDP dst and proto in the mask");
+	CHECK(out.mask.tp_src == 0,
+	      "VXLAN/IPv6 to us: UDP source port not in the mask (%#x)",
+	      rte_be_to_cpu_16(out.mask.tp_src));
+	xlate_out_release(&out);
+
+	ipv6_key(&k, IPPROTO_ICMPV6, 135, 0, "2001:db8:1::1",
+		 "2001:db8:1::100");
+	k.in_port = 3;
+	k.dl_dst = mac;
+	xlate(&us, &k, &out);
+	CHECK(out.actions.n == 1 &&
+	      out.actions.act[0].type == DP_ACT_ARP_RESPOND &&
+	      out.mask.tp_src == UINT16_MAX,
+	      "NS to us: the responder's, by its type");
+	xlate_out_release(&out);
+}
+
 int
 main(void)
 {
@@ -258,6 +316,7 @@ main(void)
 	test_masks();
 	test_soundness();
 	test_tun6_mask();
+	test_underlay6_mask();
 	printf("%u passed, %u failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
 }
