@@ -145,12 +145,16 @@ def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
            + (["nodad"] if ":" in c else []), ns=ns)
 
 
-def vtep6_topology(phy, vm_port, zero_csum_rx=True):
+def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False):
     """vtep_topology() over IPv6: local-ip VTEP6_IP/64, every VM frame
-    tunnelled to KVTEP6_IP (tun_ipv6_dst), udp6zerocsumrx as given."""
+    tunnelled to KVTEP6_IP (set_field tun_ipv6_dst with remote_ip=flow,
+    or the port's fixed remote_ip and key when fixed_remote),
+    udp6zerocsumrx as given."""
     vm = vm_port["name"]
     opts = {"remote_ip": "flow", "key": "flow", "dst_port": 4789,
             "vnis": [VNI]}
+    if fixed_remote:
+        opts = {"remote_ip": KVTEP6_IP, "key": VNI, "dst_port": 4789}
     if not zero_csum_rx:
         opts["udp6zerocsumrx"] = False
     return {
@@ -163,6 +167,7 @@ def vtep6_topology(phy, vm_port, zero_csum_rx=True):
              "devargs": "net_af_packet0,iface=%s" % phy},
         ],
         "flows": [
+            "in_port=%s,actions=output:vxlan" % vm if fixed_remote else
             "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_ipv6_dst,"
             "output:vxlan" % (vm, VNI, KVTEP6_IP),
             "in_port=vxlan,actions=output:%s" % vm,

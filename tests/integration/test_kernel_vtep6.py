@@ -164,8 +164,8 @@ def decode6(frame):
 
 
 def nd_frames(frames):
-    """(type, eth_src, ip_src, target, lladdr option) of every outer
-    NS (135) / NA (136)."""
+    """(type, eth_src, ip_src, target, lladdr option, eth_dst) of every
+    outer NS (135) / NA (136)."""
     out = []
     for f in frames:
         if len(f) < 14 + 40 + 24 or f[12:14] != b"\x86\xdd" or f[20] != 58:
@@ -180,7 +180,7 @@ def nd_frames(frames):
                 ll = opt[2:8].hex(":")
             opt = opt[opt[1] * 8:]
         out.append((icmp[0], f[6:12].hex(":"), ip6_str(f[22:38]),
-                    ip6_str(icmp[8:24]), ll))
+                    ip6_str(icmp[8:24]), ll, f[0:6].hex(":")))
     return out
 
 
@@ -233,7 +233,8 @@ def rig(request, make_switch):
         r.sw = make_switch(vtep6_topology(
             r.phy, {"name": "tap", "type": "dpdk",
                     "devargs": "net_tap0,iface=%s" % r.tap},
-            zero_csum_rx=opts.get("zero_csum_rx", True)), ready_timeout=60.0)
+            zero_csum_rx=opts.get("zero_csum_rx", True),
+            fixed_remote=opts.get("fixed_remote", False)), ready_timeout=60.0)
         sh(["ip", "link", "set", r.tap, "netns", vm])
         for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                      ("router_solicitations", 0)):
@@ -267,6 +268,12 @@ def test_kernel_vtep6_peer(rig, tmp_path):
     snmp0 = snmp6(r.vtep)
     vx0_0 = link_stats("vx0", r.vtep)
     st0 = pmd(sw)
+    # the kernel's entry for us goes stale within a second or two, so it
+    # confirms it by unicast NS (NUD probes) all through the transfers
+    for k, v in (("base_reachable_time_ms", 1000),
+                 ("delay_first_probe_time", 1)):
+        sh(["sysctl", "-qw", "net.ipv6.neigh.%s.%s=%d" % (r.peer, k, v)],
+           ns=r.vtep)
 
     with capture(r, tmp_path, "underlay") as pcap:
         # -- 1. ND: the kernel resolves us (our NA), we learn its SLL
@@ -317,6 +324,10 @@ def test_kernel_vtep6_peer(rig, tmp_path):
         e = A.udp_echo_sweep(r.vm, r.vtep, KHOST6, 1, INNER_MTU6 - 48)
         report["udp6_sweep"] = e
         assert e["received"] == e["sent"] == INNER_MTU6 - 48, e
+        flows = sw.ctl("dpctl/dump-flows")
+        report["dump_flows"] = flows.splitlines()
+        report["sender_sports"] = len({h["sport"] for h in tunnelled(
+            vxlib.read_pcap_raw(pcap), KVTEP6_IP, VTEP6_IP)})
 
     # -- the neighbour table: the kernel's address, dynamic; no static
     rows = sw.ctl("tnl/neigh/show", json=True)
@@ -343,6 +354,14 @@ def test_kernel_vtep6_peer(rig, tmp_path):
     kernel_na = [x for x in nd if x[0] == 136 and x[1] == r.peer_mac
                  and x[3] == KVTEP6_IP and x[4] == r.peer_mac]
     assert kernel_ns and our_na and our_ns and kernel_na, nd
+    # the kernel's NUD probes (unicast NS to our MAC), each answered
+    probes = [x for x in nd if x[0] == 135 and x[1] == r.peer_mac
+              and x[5] == r.phy_mac]
+    answers = [x for x in our_na if x[5] == r.peer_mac]
+    report["kernel_nud_probes"] = len(probes)
+    report["our_unicast_na"] = len(answers)
+    assert probes and len(answers) >= len(probes), (len(probes),
+                                                   len(answers))
 
     # -- outer headers
     ours = tunnelled(frames, VTEP6_IP, KVTEP6_IP)
@@ -368,6 +387,11 @@ def test_kernel_vtep6_peer(rig, tmp_path):
                                                    sort_keys=True))
 
     min_frames = 2 * TCP_BYTES // INNER_MTU6
+    # one pop megaflow for all the kernel's inner flows (whatever UDP
+    # source port each gets), as over IPv4
+    pops = [ln for ln in report["dump_flows"] if "actions:tnl_pop(" in ln]
+    assert report["sender_sports"] > 2, report["sender_sports"]
+    assert len(pops) == 1 and "udp(dst=4789)" in pops[0], pops
     assert len(ours) > min_frames and len(kern) > min_frames, (ss, ks)
     assert ss["version"] == [6] and ss["nh"] == [17], ss
     assert ss["hlim"] == ks["hlim"] == [64], (ss, ks)
@@ -448,3 +472,37 @@ def test_zero_csum_refused(rig, tmp_path):
     assert len(kern) >= dropped >= 3, (dropped, len(kern), st["drops"])
     assert st["udp6_zero_csum_rx"] == st0["udp6_zero_csum_rx"], st
     assert st["tunnel_pops"] == st0["tunnel_pops"], st
+
+
+@pytest.mark.parametrize("rig", [{"fixed_remote": True}], indirect=True)
+def test_fixed_remote(rig, tmp_path):
+    """The vxlan port's own remote_ip (IPv6) and key instead of
+    remote_ip=flow: ND both ways, ping and ping6 both ways, UDP echo at
+    the largest sizes, every frame ours checksummed."""
+    r, sw = rig, rig.sw
+    st0 = pmd(sw)
+    with capture(r, tmp_path, "fixed") as pcap:
+        forget_neighbours(r)
+        p = A.ping(r.vm, KHOST_IP, count=8)
+        assert p["received"] > 0, p["output"] + diag(r)
+        for ns, dst in ((r.vm, KHOST_IP), (r.vtep, VM_IP), (r.vm, KHOST6),
+                        (r.vtep, VM6)):
+            p = A.ping(ns, dst)
+            assert p["received"] == p["transmitted"], (dst, p["output"],
+                                                       diag(r))
+        for dst, size in ((KHOST_IP, INNER_MTU6 - 28),
+                          (KHOST6, INNER_MTU6 - 48)):
+            e = A.udp_echo(r.vm, r.vtep, dst, count=5, size=size)
+            assert e["received"] == 5 and e["bad"] == 0, (dst, e)
+    ent = our_entry(sw)
+    assert ent and ent[0]["mac"].lower() == r.peer_mac and \
+        not ent[0]["static"], diag(r)
+    ours = tunnelled(vxlib.read_pcap_raw(pcap), VTEP6_IP, KVTEP6_IP)
+    ss = summarize(ours)
+    assert ss["frames"] >= 30 and ss["vni"] == [VNI], ss
+    assert ss["udp_csum_zero"] == ss["udp_csum_bad"] == 0, ss
+    assert ss["max_frame"] == 1514, ss
+    st = pmd(sw)
+    for why in BAD_DROPS:
+        assert st["drops"].get(why, 0) == st0["drops"].get(why, 0), \
+            (why, st["drops"])
