@@ -440,7 +440,7 @@ def zero_csum_traffic(r, tmp_path, name):
 
 
 def test_zero_csum_accepted(rig, tmp_path):
-    r = rig
+    r, sw = rig, rig.sw
     p, e, kern, snmp, st0, st = zero_csum_traffic(r, tmp_path, "zero")
     rx = st["udp6_zero_csum_rx"] - st0["udp6_zero_csum_rx"]
     print("\nzero checksums accepted: %d frames from the kernel, "
@@ -452,11 +452,16 @@ def test_zero_csum_accepted(rig, tmp_path):
     assert len(kern) >= rx >= 11, (rx, len(kern))
     assert st["drops"].get("udp6_zero_csum", 0) == 0, st["drops"]
     assert snmp["Udp6InCsumErrors"] == 0, snmp
+    # pmd-stats-show -m prints the counter (no traffic since: the same)
+    text = sw.ctl("dpif-netdev/pmd-stats-show", "-m")
+    line = "  tunnel pops over IPv6 with a zero UDP checksum: %d\n" % \
+        pmd(sw)["udp6_zero_csum_rx"]
+    assert line in text, text
 
 
 @pytest.mark.parametrize("rig", [{"zero_csum_rx": False}], indirect=True)
 def test_zero_csum_refused(rig, tmp_path):
-    r = rig
+    r, sw = rig, rig.sw
     # with the kernel's checksums, the option changes nothing
     p = A.ping(r.vtep, VM_IP, count=3)
     assert p["received"] == 3, p["output"] + diag(r)
@@ -472,6 +477,9 @@ def test_zero_csum_refused(rig, tmp_path):
     assert len(kern) >= dropped >= 3, (dropped, len(kern), st["drops"])
     assert st["udp6_zero_csum_rx"] == st0["udp6_zero_csum_rx"], st
     assert st["tunnel_pops"] == st0["tunnel_pops"], st
+    text = sw.ctl("dpif-netdev/pmd-stats-show", "-m")
+    assert " udp6_zero_csum=%d" % st["drops"]["udp6_zero_csum"] in text, \
+        text
 
 
 @pytest.mark.parametrize("rig", [{"fixed_remote": True}], indirect=True)
