@@ -44,6 +44,12 @@ test_zero_csum_refused: the switch with `udp6zerocsumrx: false`: the
 kernel's checksummed frames pass; once it sends zero checksums, nothing
 passes and every one is dropped as udp6_zero_csum.
 
+test_fixed_remote: the vxlan port's own IPv6 remote_ip and key (no
+set_field): ND, ping and ping6 both ways, UDP echo at the inner MTU.
+
+test_neighbour_aging_reresolved: tnl/neigh/aging 2 under a steady ping6:
+each expiry is followed by our NS and the kernel's NA, a few echoes lost.
+
 Every test ends with every mbuf back (the rig's teardown) and the packet
 accounting balanced (conftest).
 """
@@ -514,3 +520,28 @@ def test_fixed_remote(rig, tmp_path):
     for why in BAD_DROPS:
         assert st["drops"].get(why, 0) == st0["drops"].get(why, 0), \
             (why, st["drops"])
+
+
+def test_neighbour_aging_reresolved(rig, tmp_path):
+    """tnl/neigh/aging 2: the kernel's entry expires under a steady ping
+    from the VM (and a quiet kernel: only its replies come back, no NS),
+    and must be solicited and learned again each time without losing more
+    than a few echoes."""
+    r, sw = rig, rig.sw
+    p = A.ping(r.vm, KHOST6, count=3)
+    assert p["received"] == 3, p["output"] + diag(r)
+    sw.ctl("tnl/neigh/aging", "2")
+    st0 = pmd(sw)
+    with capture(r, tmp_path, "aging") as pcap:
+        p = A.ping(r.vm, KHOST6, count=80, interval=0.1)
+    st = pmd(sw)
+    nd = nd_frames(vxlib.read_pcap_raw(pcap))
+    our_ns = [x for x in nd if x[0] == 135 and x[1] == r.phy_mac]
+    kernel_na = [x for x in nd if x[0] == 136 and x[1] == r.peer_mac]
+    print("\naging 2 s, 8 s of ping6 -i 0.1: %d/%d replies, our NS %d, "
+          "its NA %d, no_neigh +%d" % (
+              p["received"], p["transmitted"], len(our_ns), len(kernel_na),
+              st["drops"].get("no_neigh", 0) -
+              st0["drops"].get("no_neigh", 0)))
+    assert len(our_ns) >= 2 and len(kernel_na) >= 2, nd
+    assert p["received"] >= p["transmitted"] - 8, p["output"] + diag(r)
