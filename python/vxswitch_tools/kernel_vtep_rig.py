@@ -116,8 +116,11 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
     (IPv6 ones nodad). The switch's end, phy, has IPv6 off."""
     hostnet.no_ipv6(phy)
     sh = hostnet.sh
+    # (keep_addr_on_down: a test that takes the link down and up finds
+    # its address still there, as an IPv4 one would be)
     for k, v in (("disable_ipv6", 0), ("accept_ra", 0),
-                 ("router_solicitations", 0), ("accept_dad", 0)):
+                 ("router_solicitations", 0), ("accept_dad", 0),
+                 ("keep_addr_on_down", 1)):
         sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (peer, k, v)],
            ns=ns, check=False)
     sh(["ip", "link", "set", phy, "up"])

@@ -50,11 +50,15 @@ set_field): ND, ping and ping6 both ways, UDP echo at the inner MTU.
 test_neighbour_aging_reresolved: tnl/neigh/aging 2 under a steady ping6:
 each expiry is followed by our NS and the kernel's NA, a few echoes lost.
 
+test_lost_ns_is_retried: our NS lost (the kernel's link down); traffic
+gets through within 8 s of the link coming back.
+
 Every test ends with every mbuf back (the rig's teardown) and the packet
 accounting balanced (conftest).
 """
 
 import json
+import subprocess
 import struct
 import time
 
@@ -356,7 +360,7 @@ def test_kernel_vtep6_peer(rig, tmp_path):
               and x[4] == r.phy_mac]
     our_ns = [x for x in nd if x[0] == 135 and x[1] == r.phy_mac
               and x[2] == VTEP6_IP and x[3] == KVTEP6_IP
-              and x[4] == r.phy_mac]
+              and x[4] == r.phy_mac and x[5] == "33:33:ff:00:00:01"]
     kernel_na = [x for x in nd if x[0] == 136 and x[1] == r.peer_mac
                  and x[3] == KVTEP6_IP and x[4] == r.peer_mac]
     assert kernel_ns and our_na and our_ns and kernel_na, nd
@@ -545,3 +549,38 @@ def test_neighbour_aging_reresolved(rig, tmp_path):
               st0["drops"].get("no_neigh", 0)))
     assert len(our_ns) >= 2 and len(kernel_na) >= 2, nd
     assert p["received"] >= p["transmitted"] - 8, p["output"] + diag(r)
+
+
+def test_lost_ns_is_retried(rig, tmp_path):
+    """test_kernel_vtep's lost-ARP case over IPv6: our NS for the kernel
+    VTEP goes unanswered (its link is down); once it is back, traffic
+    that keeps coming must get through within a few retry intervals."""
+    r, sw = rig, rig.sw
+    forget_neighbours(r)
+    sh(["ip", "link", "set", r.peer, "down"], ns=r.vtep)
+    log = tmp_path / "ping.log"
+    with open(log, "wb") as f:
+        pg = subprocess.Popen(
+            ["ip", "netns", "exec", r.vm, "stdbuf", "-oL", "ping", "-n",
+             "-i", "0.2", "-c", "200", KHOST_IP],
+            stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+    vxlib._live.append(pg)
+    try:
+        wait_for(lambda: pmd(sw)["drops"].get("no_neigh", 0) > 0, 10, 0.1,
+                 "a no_neigh drop")
+        time.sleep(2.0)
+        assert " bytes from " not in log.read_text()
+        sh(["ip", "link", "set", r.peer, "up"], ns=r.vtep)
+        t_up = time.monotonic()
+        wait_for(lambda: " bytes from " in log.read_text(), 15, 0.1,
+                 lambda: "a ping reply after the kernel VTEP came back\n"
+                 "%s\n%s" % (log.read_text()[-600:], diag(r)))
+        took = time.monotonic() - t_up
+        print("\nfirst reply %.1f s after the kernel VTEP's link came up"
+              % took)
+        assert took < 8.0, took
+    finally:
+        pg.kill()
+        pg.wait(5)
+    ent = our_entry(sw)
+    assert ent and ent[0]["mac"].lower() == r.peer_mac, diag(r)
