@@ -109,7 +109,7 @@ def vtep_topology(phy, vm_port):
 
 
 def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
-                 dev="vx0", zero_csum_tx=False):
+                 dev="vx0", zero_csum_tx=False, local=KVTEP6_IP):
     """kernel_vtep() over IPv6: peer is KVTEP6_IP/64 (nodad; no router
     solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer, UDP 4789,
     udp6zerocsumtx when zero_csum_tx) carries every CIDR of inner_cidrs
@@ -127,16 +127,23 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
     sh(["ip", "link", "set", peer, "up"], ns=ns)
     sh(["ip", "-6", "addr", "add", KVTEP6_IP + "/64", "dev", peer, "nodad"],
        ns=ns)
-    vxlan6_device(peer, ns, inner_cidrs, inner_mtu, dev, zero_csum_tx)
+    if local != KVTEP6_IP:
+        # an address behind KVTEP6_IP (on lo: the kernel answers no NS
+        # for it on peer), which the switch reaches by a route
+        sh(["ip", "link", "set", "lo", "up"], ns=ns)
+        sh(["ip", "-6", "addr", "add", local + "/128", "dev", "lo",
+            "nodad"], ns=ns)
+    vxlan6_device(peer, ns, inner_cidrs, inner_mtu, dev, zero_csum_tx,
+                  local)
 
 
 def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
-                  zero_csum_tx=False):
-    """(Re)creates kernel_vtep6()'s VXLAN device."""
+                  zero_csum_tx=False, local=KVTEP6_IP):
+    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local)."""
     sh = hostnet.sh
     sh(["ip", "link", "del", dev], ns=ns, check=False)
     sh(["ip", "link", "add", dev, "type", "vxlan", "id", VNI, "remote",
-        VTEP6_IP, "local", KVTEP6_IP, "dstport", 4789, "dev", peer]
+        VTEP6_IP, "local", local, "dstport", 4789, "dev", peer]
        + (["udp6zerocsumtx"] if zero_csum_tx else []), ns=ns)
     for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                  ("router_solicitations", 0)):
@@ -148,19 +155,21 @@ def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
            + (["nodad"] if ":" in c else []), ns=ns)
 
 
-def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False):
+def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False,
+                   remote=KVTEP6_IP, routes=None):
     """vtep_topology() over IPv6: local-ip VTEP6_IP/64, every VM frame
     tunnelled to KVTEP6_IP (set_field tun_ipv6_dst with remote_ip=flow,
     or the port's fixed remote_ip and key when fixed_remote),
-    udp6zerocsumrx as given."""
+    udp6zerocsumrx as given; remote instead of KVTEP6_IP, and the
+    underlay's routes, if given."""
     vm = vm_port["name"]
     opts = {"remote_ip": "flow", "key": "flow", "dst_port": 4789,
             "vnis": [VNI]}
     if fixed_remote:
-        opts = {"remote_ip": KVTEP6_IP, "key": VNI, "dst_port": 4789}
+        opts = {"remote_ip": remote, "key": VNI, "dst_port": 4789}
     if not zero_csum_rx:
         opts["udp6zerocsumrx"] = False
-    return {
+    topo = {
         "eal": {"memory-mb": 256},
         "underlay": {"port": "phy", "local-ip": VTEP6_IP + "/64"},
         "ports": [
@@ -172,7 +181,10 @@ def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False):
         "flows": [
             "in_port=%s,actions=output:vxlan" % vm if fixed_remote else
             "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_ipv6_dst,"
-            "output:vxlan" % (vm, VNI, KVTEP6_IP),
+            "output:vxlan" % (vm, VNI, remote),
             "in_port=vxlan,actions=output:%s" % vm,
         ],
     }
+    if routes:
+        topo["underlay"]["routes"] = routes
+    return topo

@@ -50,6 +50,11 @@ set_field): ND, ping and ping6 both ways, UDP echo at the inner MTU.
 test_neighbour_aging_reresolved: tnl/neigh/aging 2 under a steady ping6:
 each expiry is followed by our NS and the kernel's NA, a few echoes lost.
 
+test_routed_remote: the kernel VTEP sends from 2001:db8:9::1 (on lo
+in its netns), which the switch reaches by its underlay route via
+2001:db8:1::1: we solicit the gateway (never the remote), the outer
+destination is the remote, the Ethernet one the gateway's MAC.
+
 test_lost_ns_is_retried: our NS lost (the kernel's link down); traffic
 gets through within 8 s of the link coming back.
 
@@ -237,14 +242,16 @@ def rig(request, make_switch):
             vxlib.netns("vm%s" % t) as vm, \
             vxlib.veth_pair(r.phy, r.peer, ns=vtep, mtu=1500, up=False):
         r.vtep, r.vm = vtep, vm
-        kernel_vtep6(r.phy, r.peer, vtep, INNER)
+        r.remote = opts.get("remote", KVTEP6_IP)
+        kernel_vtep6(r.phy, r.peer, vtep, INNER, local=r.remote)
         r.peer_mac = link_mac(r.peer, vtep)
         r.phy_mac = link_mac(r.phy)
         r.sw = make_switch(vtep6_topology(
             r.phy, {"name": "tap", "type": "dpdk",
                     "devargs": "net_tap0,iface=%s" % r.tap},
             zero_csum_rx=opts.get("zero_csum_rx", True),
-            fixed_remote=opts.get("fixed_remote", False)), ready_timeout=60.0)
+            fixed_remote=opts.get("fixed_remote", False), remote=r.remote,
+            routes=opts.get("routes")), ready_timeout=60.0)
         sh(["ip", "link", "set", r.tap, "netns", vm])
         for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                      ("router_solicitations", 0)):
@@ -438,7 +445,7 @@ def zero_csum_traffic(r, tmp_path, name):
     is in the capture))."""
     s0, st0 = snmp6(r.vtep), pmd(r.sw)
     with capture(r, tmp_path, name) as pcap:
-        vxlan6_device(r.peer, r.vtep, INNER, zero_csum_tx=True)
+        vxlan6_device(r.peer, r.vtep, INNER, zero_csum_tx=True, local=r.remote)
         sh(["ip", "neigh", "flush", "dev", r.tap], ns=r.vm)
         p = A.ping(r.vtep, VM_IP, count=5)
         e = A.udp_echo(r.vtep, r.vm, VM_IP, count=5, size=1000, port=5021)
@@ -584,3 +591,35 @@ def test_lost_ns_is_retried(rig, tmp_path):
         pg.wait(5)
     ent = our_entry(sw)
     assert ent and ent[0]["mac"].lower() == r.peer_mac, diag(r)
+
+
+REMOTE9 = "2001:db8:9::1"
+
+
+@pytest.mark.parametrize("rig", [{
+    "remote": REMOTE9, "fixed_remote": True,
+    "routes": [{"prefix": "2001:db8:9::/48", "gateway": KVTEP6_IP}]}],
+    indirect=True)
+def test_routed_remote(rig, tmp_path):
+    r, sw = rig, rig.sw
+    with capture(r, tmp_path, "routed") as pcap:
+        forget_neighbours(r)
+        p = A.ping(r.vm, KHOST_IP, count=8)
+        assert p["received"] > 0, p["output"] + diag(r)
+        for ns, dst in ((r.vm, KHOST_IP), (r.vtep, VM_IP), (r.vm, KHOST6)):
+            p = A.ping(ns, dst)
+            assert p["received"] == p["transmitted"], (dst, p["output"],
+                                                       diag(r))
+    rows = sw.ctl("tnl/neigh/show", json=True)
+    assert [e["ip"] for e in rows] == [KVTEP6_IP], rows
+    assert rows[0]["mac"].lower() == r.peer_mac and not rows[0]["static"]
+    frames = vxlib.read_pcap_raw(pcap)
+    nd = nd_frames(frames)
+    assert not [x for x in nd if x[3] == REMOTE9], nd
+    ours = tunnelled(frames, VTEP6_IP, REMOTE9)
+    ss = summarize(ours)
+    assert ss["frames"] >= 10 and ss["eth_dst"] == [r.peer_mac], ss
+    assert ss["udp_csum_bad"] == ss["udp_csum_zero"] == 0, ss
+    assert tunnelled(frames, REMOTE9, VTEP6_IP), "nothing from the remote"
+    assert not tunnelled(frames, VTEP6_IP, KVTEP6_IP)
+    assert "2001:db8:9::/48" in sw.ctl("ovs/route/show")
