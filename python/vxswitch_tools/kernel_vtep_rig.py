@@ -156,12 +156,12 @@ def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
 
 
 def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False,
-                   remote=KVTEP6_IP, routes=None):
+                   remote=KVTEP6_IP, routes=None, dual=False):
     """vtep_topology() over IPv6: local-ip VTEP6_IP/64, every VM frame
     tunnelled to KVTEP6_IP (set_field tun_ipv6_dst with remote_ip=flow,
     or the port's fixed remote_ip and key when fixed_remote),
     udp6zerocsumrx as given; remote instead of KVTEP6_IP, and the
-    underlay's routes, if given."""
+    underlay's routes, if given; dual: local-ip VTEP_IP/24 as well."""
     vm = vm_port["name"]
     opts = {"remote_ip": "flow", "key": "flow", "dst_port": 4789,
             "vnis": [VNI]}
@@ -187,4 +187,6 @@ def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False,
     }
     if routes:
         topo["underlay"]["routes"] = routes
+    if dual:
+        topo["underlay"]["local-ip"] = [VTEP_IP + "/24", VTEP6_IP + "/64"]
     return topo

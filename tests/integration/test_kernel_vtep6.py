@@ -44,8 +44,10 @@ test_zero_csum_refused: the switch with `udp6zerocsumrx: false`: the
 kernel's checksummed frames pass; once it sends zero checksums, nothing
 passes and every one is dropped as udp6_zero_csum.
 
-test_fixed_remote: the vxlan port's own IPv6 remote_ip and key (no
-set_field): ND, ping and ping6 both ways, UDP echo at the inner MTU.
+test_remote_variants: the vxlan port's own IPv6 remote_ip and key (no
+set_field); and remote_ip=flow with local-ip of both families (the VTEP
+has 172.1.0.100 too): ND, ping and ping6 both ways, UDP echo at the
+inner MTU.
 
 test_neighbour_aging_reresolved: tnl/neigh/aging 2 under a steady ping6:
 each expiry is followed by our NS and the kernel's NA, a few echoes lost.
@@ -251,7 +253,8 @@ def rig(request, make_switch):
                     "devargs": "net_tap0,iface=%s" % r.tap},
             zero_csum_rx=opts.get("zero_csum_rx", True),
             fixed_remote=opts.get("fixed_remote", False), remote=r.remote,
-            routes=opts.get("routes")), ready_timeout=60.0)
+            routes=opts.get("routes"), dual=opts.get("dual", False)),
+            ready_timeout=60.0)
         sh(["ip", "link", "set", r.tap, "netns", vm])
         for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                      ("router_solicitations", 0)):
@@ -499,11 +502,13 @@ def test_zero_csum_refused(rig, tmp_path):
         text
 
 
-@pytest.mark.parametrize("rig", [{"fixed_remote": True}], indirect=True)
-def test_fixed_remote(rig, tmp_path):
+@pytest.mark.parametrize("rig", [{"fixed_remote": True}, {"dual": True}],
+                         indirect=True, ids=["fixed_remote", "dual_stack"])
+def test_remote_variants(rig, tmp_path):
     """The vxlan port's own remote_ip (IPv6) and key instead of
-    remote_ip=flow: ND both ways, ping and ping6 both ways, UDP echo at
-    the largest sizes, every frame ours checksummed."""
+    remote_ip=flow; remote_ip=flow with a VTEP address of each family:
+    ND both ways, ping and ping6 both ways, UDP echo at the largest
+    sizes, every frame ours checksummed."""
     r, sw = rig, rig.sw
     st0 = pmd(sw)
     with capture(r, tmp_path, "fixed") as pcap:
