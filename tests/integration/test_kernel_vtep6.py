@@ -439,7 +439,7 @@ def test_kernel_vtep6_peer(rig, tmp_path):
         assert st["drops"].get(why, 0) == 0, (why, report["drops"])
 
 
-def zero_csum_traffic(r, tmp_path, name):
+def zero_csum_traffic(r, tmp_path, name, timeout=1.0):
     """The kernel's vx0 recreated with udp6zerocsumtx (under the capture:
     its MLD reports cross the tunnel too); pings from its side (the kernel
     host ARPs the VM through the tunnel afresh) and a UDP echo: (ping,
@@ -451,7 +451,8 @@ def zero_csum_traffic(r, tmp_path, name):
         vxlan6_device(r.peer, r.vtep, INNER, zero_csum_tx=True, local=r.remote)
         sh(["ip", "neigh", "flush", "dev", r.tap], ns=r.vm)
         p = A.ping(r.vtep, VM_IP, count=5)
-        e = A.udp_echo(r.vtep, r.vm, VM_IP, count=5, size=1000, port=5021)
+        e = A.udp_echo(r.vtep, r.vm, VM_IP, count=5, size=1000, port=5021,
+                       timeout=timeout)
         st = pmd(r.sw)
     s1 = snmp6(r.vtep)
     kern = tunnelled(vxlib.read_pcap_raw(pcap), KVTEP6_IP, VTEP6_IP)
@@ -486,7 +487,7 @@ def test_zero_csum_refused(rig, tmp_path):
     p = A.ping(r.vtep, VM_IP, count=3)
     assert p["received"] == 3, p["output"] + diag(r)
     p, e, kern, snmp, st0, st = zero_csum_traffic(r, tmp_path,
-                                                  "zero_refused")
+                                                  "zero_refused", 0.4)
     d0 = st0["drops"].get("udp6_zero_csum", 0)
     dropped = st["drops"].get("udp6_zero_csum", 0) - d0
     print("\nzero checksums refused: %d frames from the kernel, "
