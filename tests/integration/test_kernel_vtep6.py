@@ -64,9 +64,10 @@ Every test ends with every mbuf back (the rig's teardown) and the packet
 accounting balanced (conftest).
 """
 
+import ipaddress
 import json
-import subprocess
 import struct
+import subprocess
 import time
 
 import pytest
@@ -148,7 +149,6 @@ def csum16(data):
 
 
 def ip6_str(b):
-    import ipaddress
     return str(ipaddress.IPv6Address(bytes(b)))
 
 
