@@ -22,7 +22,8 @@ test_kernel_vtep6_peer, capturing on the kernel's veth:
     the kernel resolves us (our NA; we learn its SLL), then we resolve it
     (our multicast NS, its NA with its TLL); tnl/neigh/show: the kernel's
     address dynamic, nothing static; every one of those four frames seen
-    on the wire;
+    on the wire, and the kernel's NUD probes (unicast NS, its entry for
+    us made to go stale within a second) each answered;
   - IPv4 tenant: ping both ways, TCP 4 MB both ways (sha256 at both
     ends), UDP echo of EVERY payload size 1..1402 (1430 - 28);
   - IPv6 tenant: ND between the inner hosts both ways (each learns the
@@ -32,7 +33,8 @@ test_kernel_vtep6_peer, capturing on the kernel's veth:
     the kernel's), dst port 4789, VNI, a non-zero UDP checksum verified
     here on every frame; the kernel's Udp6InCsumErrors (/proc/net/snmp6 of
     its netns) and Udp6InErrors unchanged; the kernel's vx0 counters and
-    our pops/pushes moved; no drop of a bad reason.
+    our pops/pushes moved; no drop of a bad reason; one pop megaflow for
+    all the kernel's inner flows (not one per UDP source port).
     The report (-s, and kernel_vtep6_report.json in the test's tmp dir)
     has the throughputs and the outer fields of both VTEPs.
 
