@@ -139,8 +139,10 @@ xlate_underlay_nd(const struct dp_snapshot *s, const struct flow_key *key,
 					      &s->vtep_ip6_snmac) &&
 	    !rte_is_same_ether_addr(&key->dl_dst, &all_nodes))
 		return false;
-	/* the ICMPv6 type only for ICMPv6: a UDP frame's tp_src is its
-	 * source port, which would make a megaflow per outer VXLAN flow */
+	/* the ICMPv6 type only once the key is ICMPv6: VXLAN to our MAC
+	 * comes through here too, and a mask on its UDP source port (the
+	 * sender's inner-flow hash) would make a megaflow, and an upcall,
+	 * per inner flow */
 	flow_mask_set_field(&out->mask, MFF_NW_PROTO);
 	if (key->nw_proto != IPPROTO_ICMPV6)
 		return false;

@@ -7,6 +7,8 @@ KHOST_IP behind it; the switch (VTEP_IP) between it and one VM port.
   vtep_topology()  the switch between a VM port and the kernel VTEP
   PEER             a tiny TCP peer (recv/send with sha256), run with python3
   tag()            a per-process suffix for netns and link names
+  kernel_vtep6(), vtep6_topology()
+                   the same over an IPv6 underlay (test_kernel_vtep6)
 """
 
 import os
@@ -20,6 +22,11 @@ VM_IP = "192.1.0.2"              # behind the switch (tap in netns vm)
 KHOST_IP = "192.1.0.1"           # behind the kernel VTEP (vx0)
 INNER_MTU = 1450                 # 1500 underlay - 50 VXLAN overhead
 PAYLOAD = 4 * 1024 * 1024
+
+# the IPv6 underlay (design-ipv6-underlay.md, step 7)
+VTEP6_IP = "2001:db8:1::100"     # ours
+KVTEP6_IP = "2001:db8:1::1"      # the kernel's
+INNER_MTU6 = 1430                # 1500 underlay - 70 VXLAN/IPv6 overhead
 
 # A tiny TCP peer: "recv PORT OUT [6]" listens (on IPv6 with 6), reads to
 # EOF and writes "<sha256> <bytes>" to OUT; "send IP PORT FILE" connects
@@ -99,3 +106,87 @@ def vtep_topology(phy, vm_port):
             "in_port=vxlan,actions=output:%s" % vm,
         ],
     }
+
+
+def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
+                 dev="vx0", zero_csum_tx=False, local=KVTEP6_IP):
+    """kernel_vtep() over IPv6: peer is KVTEP6_IP/64 (nodad; no router
+    solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer, UDP 4789,
+    udp6zerocsumtx when zero_csum_tx) carries every CIDR of inner_cidrs
+    (IPv6 ones nodad). The switch's end, phy, has IPv6 off."""
+    hostnet.no_ipv6(phy)
+    sh = hostnet.sh
+    # (keep_addr_on_down: a test that takes the link down and up finds
+    # its address still there, as an IPv4 one would be)
+    for k, v in (("disable_ipv6", 0), ("accept_ra", 0),
+                 ("router_solicitations", 0), ("accept_dad", 0),
+                 ("keep_addr_on_down", 1)):
+        sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (peer, k, v)],
+           ns=ns, check=False)
+    sh(["ip", "link", "set", phy, "up"])
+    sh(["ip", "link", "set", peer, "up"], ns=ns)
+    sh(["ip", "-6", "addr", "add", KVTEP6_IP + "/64", "dev", peer, "nodad"],
+       ns=ns)
+    if local != KVTEP6_IP:
+        # an address behind KVTEP6_IP (on lo: the kernel answers no NS
+        # for it on peer), which the switch reaches by a route
+        sh(["ip", "link", "set", "lo", "up"], ns=ns)
+        sh(["ip", "-6", "addr", "add", local + "/128", "dev", "lo",
+            "nodad"], ns=ns)
+    vxlan6_device(peer, ns, inner_cidrs, inner_mtu, dev, zero_csum_tx,
+                  local)
+
+
+def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
+                  zero_csum_tx=False, local=KVTEP6_IP):
+    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local)."""
+    sh = hostnet.sh
+    sh(["ip", "link", "del", dev], ns=ns, check=False)
+    sh(["ip", "link", "add", dev, "type", "vxlan", "id", VNI, "remote",
+        VTEP6_IP, "local", local, "dstport", 4789, "dev", peer]
+       + (["udp6zerocsumtx"] if zero_csum_tx else []), ns=ns)
+    for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
+                 ("router_solicitations", 0)):
+        sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (dev, k, v)],
+           ns=ns, check=False)
+    sh(["ip", "link", "set", dev, "mtu", inner_mtu, "up"], ns=ns)
+    for c in inner_cidrs:
+        sh(["ip", "addr", "add", c, "dev", dev]
+           + (["nodad"] if ":" in c else []), ns=ns)
+
+
+def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False,
+                   remote=KVTEP6_IP, routes=None, dual=False):
+    """vtep_topology() over IPv6: local-ip VTEP6_IP/64, every VM frame
+    tunnelled to KVTEP6_IP (set_field tun_ipv6_dst with remote_ip=flow,
+    or the port's fixed remote_ip and key when fixed_remote),
+    udp6zerocsumrx as given; remote instead of KVTEP6_IP, and the
+    underlay's routes, if given; dual: local-ip VTEP_IP/24 as well."""
+    vm = vm_port["name"]
+    opts = {"remote_ip": "flow", "key": "flow", "dst_port": 4789,
+            "vnis": [VNI]}
+    if fixed_remote:
+        opts = {"remote_ip": remote, "key": VNI, "dst_port": 4789}
+    if not zero_csum_rx:
+        opts["udp6zerocsumrx"] = False
+    topo = {
+        "eal": {"memory-mb": 256},
+        "underlay": {"port": "phy", "local-ip": VTEP6_IP + "/64"},
+        "ports": [
+            vm_port,
+            {"name": "vxlan", "type": "vxlan", "options": opts},
+            {"name": "phy", "type": "dpdk",
+             "devargs": "net_af_packet0,iface=%s" % phy},
+        ],
+        "flows": [
+            "in_port=%s,actions=output:vxlan" % vm if fixed_remote else
+            "in_port=%s,actions=set_tunnel:%d,set_field:%s->tun_ipv6_dst,"
+            "output:vxlan" % (vm, VNI, remote),
+            "in_port=vxlan,actions=output:%s" % vm,
+        ],
+    }
+    if routes:
+        topo["underlay"]["routes"] = routes
+    if dual:
+        topo["underlay"]["local-ip"] = [VTEP_IP + "/24", VTEP6_IP + "/64"]
+    return topo

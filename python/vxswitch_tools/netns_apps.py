@@ -226,6 +226,19 @@ def udp_echo(client_ns, server_ns, server_ip, count=20, size=200, port=5003,
         srv.stop()
 
 
+def udp_echo_sweep(client_ns, server_ns, server_ip, lo, hi, port=5004,
+                   timeout=1.0):
+    """One datagram of every size lo..hi to an echo server in server_ns;
+    {"sent", "received", "retried", "failed" (sizes, first 50),
+    "n_failed"}."""
+    srv = server(server_ns, *v6(server_ip), "udp-echo-serve", port)
+    try:
+        return Peer(client_ns, "udp-echo-sweep", server_ip, port, lo, hi,
+                    timeout).result((hi - lo + 1) * 0.05 + 60)
+    finally:
+        srv.stop()
+
+
 def udp_to_closed_port(ns, ip, port, count=2):
     """count datagrams to a port nobody listens on, one at a time; how
     many came back refused (an ICMP port unreachable reached the socket)."""

@@ -20,6 +20,10 @@ result line at the end. netns_apps.py starts them and reads those lines.
                                    COUNT datagrams, one at a time; counts
                                    replies that came back identical, and
                                    ICMP port unreachables (refused)
+  udp-echo-sweep IP PORT MIN MAX TIMEOUT
+                                   one datagram of every size MIN..MAX, one
+                                   at a time (a retry each on loss); the
+                                   sizes that never came back identical
   udp-send SPORT IP PORT COUNT     COUNT datagrams from port SPORT
   udp-recv PORT COUNT TIMEOUT      counts the datagrams that come within
                                    TIMEOUT (stops at COUNT)
@@ -247,6 +251,30 @@ def udp_echo_client(ip, port, count, size, timeout):
          local=hostport(s.getsockname()))
 
 
+def udp_echo_sweep(ip, port, lo, hi, timeout):
+    s = socket.socket(family(ip), socket.SOCK_DGRAM)
+    s.settimeout(timeout)
+    s.connect((ip, port))
+    received = retried = 0
+    failed = []
+    for size in range(lo, hi + 1):
+        for attempt in range(2):
+            data = os.urandom(size)
+            s.send(data)
+            try:
+                while s.recv(CHUNK) != data:
+                    pass        # a late echo of an earlier datagram
+            except (socket.timeout, ConnectionRefusedError):
+                retried += 1
+                continue
+            received += 1
+            break
+        else:
+            failed.append(size)
+    emit(sent=hi - lo + 1, received=received, retried=retried,
+         failed=failed[:50], n_failed=len(failed))
+
+
 def udp_send(sport, ip, port, count):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -315,6 +343,9 @@ def main(argv):
     elif mode == "udp-echo-client":
         udp_echo_client(args[0], int(args[1]), int(args[2]), int(args[3]),
                         float(args[4]))
+    elif mode == "udp-echo-sweep":
+        udp_echo_sweep(args[0], int(args[1]), int(args[2]), int(args[3]),
+                       float(args[4]))
     elif mode == "udp-send":
         udp_send(int(args[0]), args[1], int(args[2]), int(args[3]))
     elif mode == "udp-recv":

@@ -8,7 +8,10 @@
  *  - an IPv4 key that meets the same rules gets a one-line mask (its
  *    dl_type decides, its stale second line is never read);
  *  - soundness, as dpcls_oracle does it for the classifier: every key
- *    that agrees with one under its mask finds the same rule.
+ *    that agrees with one under its mask finds the same rule;
+ *  - the underlay's VXLAN over IPv6 to our VTEP: popped, its megaflow
+ *    blind to the UDP source port (one megaflow for every inner flow of
+ *    a sender), NS to us still told apart by ICMPv6 type.
  */
 #include <arpa/inet.h>
 #include <string.h>
