@@ -80,7 +80,7 @@ SMALL = dict(nic_packets=100_000, vm_packets=50_000, mutants=2000,
              ctl_tables=("flow", "route", "arp"),
              ctl_limits={"max-flows": 200, "max-routes": 200,
                          "max-neighbours": 200},
-             ctl_idle=4, topo_mutations=72, restarts=2,
+             ctl_idle=4, topo_mutations=108, restarts=2,
              arp_limits={"max-neighbours": 500})
 LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
             arp_ips=100_000, vhost_cases=48, vhost_hold=None,
