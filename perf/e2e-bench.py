@@ -14,6 +14,7 @@ vxswitch and, side by side, through Open vSwitch with DPDK.
         --proto udp,tcp --vms 2 --flows 32   # the same, UDP then TCP
     perf/e2e-bench.py --inner ipv4,ipv6,ipv6,ipv4 --vms 2,32 \
         --tag ipv6-vs-v4     # IPv6 tenant traffic against IPv4: e2e_inner.py
+    perf/e2e-bench.py --compare --ipv6 --vms 2,32   # IPv6: against OVS
 
 Topology: scripts/gen-topology.py --vms N --pmd-cores 1 --main-lcore 0
 with the NIC as DPDK's net_pcap replaying scripts/gen-traffic.py --nic
@@ -544,7 +545,7 @@ def parse_args(argv=None):
                     "turn: split (default), packed (virtio-user "
                     "packed_vq=1), or split,packed")
     ap.add_argument("--inner", default=None, metavar="FAMILIES",
-                    help="vxswitch: the tenant traffic, ipv4 (default), "
+                    help="the tenant traffic, ipv4 (default), "
                     "ipv6, or a list measured in turn per N and M, a start "
                     "each, repeats allowed: ipv4,ipv6,ipv6,ipv4 (ABBA); "
                     "IPv6 rows are the variant 'RING ipv6', set against "

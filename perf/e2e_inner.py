@@ -6,10 +6,11 @@ whose decap flows match ipv6_dst). Each family in the list is one start
 of the switch and the VMs per (N, M), in the list's order; a family may
 come back (ipv4,ipv6,ipv6,ipv4: ABBA), its windows then summed up with
 its others. IPv6 rows are the variant 'RING ipv6' (e2e_stages.variant);
-ratio_table() sets each IPv6 group against its IPv4 twin.
+ratio_table() sets vxswitch's IPv6 groups against their IPv4 twins;
+with --compare the summary's table sets vxswitch's IPv6 rows against
+OVS's (ovs_dpdk.py's decap flows then match ipv6_dst too).
 
-vxswitch only: the OVS run's flows (ovs_dpdk.py) and the security-group
-flow sets (sg_policy.py, --sg) are IPv4's.
+Not with --sg: the security-group flow sets (sg_policy.py) are IPv4's.
 """
 
 import statistics
@@ -29,10 +30,6 @@ def check(a):
     """-> why the arguments cannot measure IPv6, or None."""
     if "ipv6" not in a.inners:
         return None
-    if a.switch != "vxswitch":
-        return ("--ipv6/--inner ipv6: vxswitch only (the OVS run's flows, "
-                "python/vxswitch_tools/ovs_dpdk.py, are IPv4's); drop "
-                "--compare/--switch")
     if a.sg:
         return ("--ipv6/--inner ipv6 with --sg: the security-group flow "
                 "sets (sg_policy.py) are IPv4 only")

@@ -4,6 +4,7 @@ Debian's openvswitch-switch-dpdk binary run straight from
 /usr/lib/openvswitch-switch-dpdk, ovsdb-server and ovs-vswitchd in a
 private run dir and network namespace (see e2e-bench's docstring)."""
 
+import ipaddress
 import os
 import re
 import shutil
@@ -13,11 +14,16 @@ from pathlib import Path
 
 from . import harness as vxlib
 from . import sg_policy
+from .addressing import SEED
 from .bench import PMD_CORE, BenchError, run
+from .traffic_gen import VM_IP6_BASE
 
 OVS_BIN = Path("/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
 OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 VNI = 1001
+# VM i's inner address, as gen-traffic.py writes it
+INNER4 = ipaddress.ip_address(SEED.ip_base)
+INNER6 = ipaddress.ip_address(VM_IP6_BASE)
 
 
 PMD_RE = {
@@ -39,8 +45,10 @@ class OvsRun:
     # VM here
     attach_s_per_vm = 6.0
 
-    def __init__(self, a, rundir, n_vms, flows, pcap, sockets):
+    def __init__(self, a, rundir, n_vms, flows, pcap, sockets,
+                 inner="ipv4"):
         self.a = a
+        self.inner = inner          # e2e-bench --inner: the decap match
         self.dir = rundir / "ovs"
         self.n_vms, self.flows, self.pcap = n_vms, flows, pcap
         self.sockets = sockets
@@ -169,8 +177,11 @@ class OvsRun:
                         "set_field:172.1.0.0->tun_dst,"
                         "set_field:172.1.0.100->tun_src,output:vxlan\n"
                         % (i, VNI))
-                f.write("in_port=vxlan,ip,nw_dst=192.1.0.%d,"
-                        "actions=output:vhost-user%d\n" % (i, i))
+                match = ("ipv6,ipv6_dst=%s" % (INNER6 + i)
+                         if self.inner == "ipv6" else
+                         "ip,nw_dst=%s" % (INNER4 + i))
+                f.write("in_port=vxlan,%s,actions=output:vhost-user%d\n"
+                        % (match, i))
         run(["ovs-ofctl", "add-flows", "unix:%s" % (self.dir / "br-int.mgmt"),
              flows], env=self.env)
 
