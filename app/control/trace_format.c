@@ -3,6 +3,7 @@
  * megaflows print as dpctl/dump-flows prints them (odp_format.c), ports
  * by name with their ofport, drop reasons by their counter names.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <rte_cycles.h>
 #include "cmd_util.h"
@@ -67,12 +68,28 @@ put_port(struct ds *out, uint16_t idx)
 		ds_put_format(out, "port #%u (gone)", idx);
 }
 
-static void
-put_ip(struct ds *out, uint32_t host_order)
+/* A tnl_pop or tnl_push entry's outer address: an IPv6 underlay's is in
+ * the entry's key (dp_trace.h), an IPv4 one in u64. NULL: no IPv6 key. */
+static const struct flow_in6_addr *
+tnl_addr6(const struct dp_trace_pkt *r, const struct dp_trace_entry *e,
+	  bool src)
 {
-	char buf[INET_ADDRSTRLEN];
+	if (e->key >= r->n_keys || !flow_key_has_line3(&r->keys[e->key].key))
+		return NULL;
+	return src ? &r->keys[e->key].key.tun_ipv6_src
+		   : &r->keys[e->key].key.tun_ipv6_dst;
+}
 
-	ds_put_cstr(out, ip_str(rte_cpu_to_be_32(host_order), buf));
+static const char *
+tnl_addr_str(const struct dp_trace_pkt *r, const struct dp_trace_entry *e,
+	     bool src, uint32_t host_order, char buf[INET6_ADDRSTRLEN])
+{
+	const struct flow_in6_addr *a6 = tnl_addr6(r, e, src);
+
+	if (a6)
+		return inet_ntop(AF_INET6, a6->a, buf, INET6_ADDRSTRLEN) ?
+		       buf : "?";
+	return ip_str(rte_cpu_to_be_32(host_order), buf);
 }
 
 static void
@@ -103,6 +120,8 @@ static void
 entry_text(struct ds *out, const struct dp_trace_pkt *r,
 	   const struct dp_trace_entry *e)
 {
+	char buf[INET6_ADDRSTRLEN];
+
 	switch ((enum dp_trace_kind)e->kind) {
 	case DP_TRACE_RX:
 		put_port(out, e->port);
@@ -168,15 +187,18 @@ entry_text(struct ds *out, const struct dp_trace_pkt *r,
 			ds_put_format(out, " id %" PRIu32, e->u32);
 		break;
 	case DP_TRACE_TNL_POP:
-		ds_put_format(out, "vni %" PRIu32 " from ", e->u32);
-		put_ip(out, (uint32_t)(e->u64 >> 32));
-		ds_put_cstr(out, " to ");
-		put_ip(out, (uint32_t)e->u64);
+		ds_put_format(out, "vni %" PRIu32 " from %s", e->u32,
+			      tnl_addr_str(r, e, true,
+					   (uint32_t)(e->u64 >> 32), buf));
+		ds_put_format(out, " to %s",
+			      tnl_addr_str(r, e, false, (uint32_t)e->u64,
+					   buf));
 		break;
 	case DP_TRACE_TNL_PUSH:
-		ds_put_format(out, "vni %" PRIu32 " to ", e->u32);
-		put_ip(out, (uint32_t)(e->u64 >> 32));
-		ds_put_format(out, ", udp src %u", (unsigned)(e->u64 & 0xffff));
+		ds_put_format(out, "vni %" PRIu32 " to %s, udp src %u", e->u32,
+			      tnl_addr_str(r, e, false,
+					   (uint32_t)(e->u64 >> 32), buf),
+			      (unsigned)(e->u64 & 0xffff));
 		break;
 	case DP_TRACE_RECIRC:
 		ds_put_format(out, "recirc_id %u, ct_state ", e->port);
@@ -315,18 +337,11 @@ json_ct_state(struct ds *out, uint32_t state)
 }
 
 static void
-json_ip(struct ds *out, const char *key, uint32_t host_order)
-{
-	char buf[INET_ADDRSTRLEN];
-
-	json_key(out, key);
-	json_string(out, ip_str(rte_cpu_to_be_32(host_order), buf));
-}
-
-static void
 entry_json(struct ds *out, const struct dp_trace_pkt *r,
 	   const struct dp_trace_entry *e)
 {
+	char buf[INET6_ADDRSTRLEN];
+
 	switch ((enum dp_trace_kind)e->kind) {
 	case DP_TRACE_RX:
 		json_port(out, "port", e->port);
@@ -388,10 +403,18 @@ entry_json(struct ds *out, const struct dp_trace_pkt *r,
 	case DP_TRACE_TNL_PUSH:
 		json_key(out, "vni"); json_u64(out, e->u32);
 		if (e->kind == DP_TRACE_TNL_POP) {
-			json_ip(out, "src", (uint32_t)(e->u64 >> 32));
-			json_ip(out, "dst", (uint32_t)e->u64);
+			json_key(out, "src");
+			json_string(out, tnl_addr_str(r, e, true,
+						      (uint32_t)(e->u64 >> 32),
+						      buf));
+			json_key(out, "dst");
+			json_string(out, tnl_addr_str(r, e, false,
+						      (uint32_t)e->u64, buf));
 		} else {
-			json_ip(out, "dst", (uint32_t)(e->u64 >> 32));
+			json_key(out, "dst");
+			json_string(out, tnl_addr_str(r, e, false,
+						      (uint32_t)(e->u64 >> 32),
+						      buf));
 			json_key(out, "udp_src");
 			json_u64(out, e->u64 & 0xffff);
 		}

@@ -293,10 +293,13 @@ void
 dp_trace_tnl_pop(struct dp_ctx *ctx, const struct pkt_batch *b,
 		 const struct flow_key keys[])
 {
+	/* An IPv6 underlay's addresses do not fit the entry: the inner key,
+	 * which has them (tun_ipv6_src/dst), is kept instead. */
 	for (uint16_t i = 0; i < b->n; i++)
 		put(ctx, b->pkts[i], DP_TRACE_TNL_POP, 0, keys[i].tun_id,
 		    (uint64_t)rte_be_to_cpu_32(keys[i].tun_src) << 32 |
-		    rte_be_to_cpu_32(keys[i].tun_dst), NULL, NULL);
+		    rte_be_to_cpu_32(keys[i].tun_dst),
+		    flow_key_has_line3(&keys[i]) ? &keys[i] : NULL, NULL);
 }
 
 /* After encap: what the outer headers say (vxlan_encap.c wrote them). */
@@ -309,8 +312,8 @@ dp_trace_tnl_push(struct dp_ctx *ctx, const struct pkt_batch *b)
 		    rte_pktmbuf_data_len(m) < VXLAN_TNL_HDR_LEN)
 			continue;
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-		/* An IPv6 underlay (70-byte header): its remote does not fit
-		 * the entry's 32 bits and shows as 0.0.0.0. */
+		/* An IPv6 underlay (70-byte header): its addresses do not
+		 * fit the entry, and go in a key as tun_ipv6_src/dst. */
 		const bool v6 = p[12] == 0x86 && p[13] == 0xdd &&
 				rte_pktmbuf_data_len(m) >= VXLAN_TNL6_HDR_LEN;
 		const int udp_off = v6 ? VXLAN_TNL6_UDP_OFF : VXLAN_TNL_UDP_OFF;
@@ -321,9 +324,20 @@ dp_trace_tnl_push(struct dp_ctx *ctx, const struct pkt_batch *b)
 		const uint8_t *vx = p + udp_off + 8;
 		uint32_t vni = (uint32_t)vx[4] << 16 | vx[5] << 8 | vx[6];
 		uint32_t dst = v6 ? 0 : rte_be_to_cpu_32(ip->dst_addr);
+		struct flow_key ends;
+		if (v6) {
+			const struct rte_ipv6_hdr *ip6 =
+				(const struct rte_ipv6_hdr *)
+				(p + VXLAN_TNL_IP_OFF);
+			memset(&ends, 0, sizeof ends);
+			ends.tun_id = vni;
+			ends.ext_line = FLOW_EXT_TUN6;
+			memcpy(ends.tun_ipv6_src.a, ip6->src_addr, 16);
+			memcpy(ends.tun_ipv6_dst.a, ip6->dst_addr, 16);
+		}
 		put(ctx, m, DP_TRACE_TNL_PUSH, 0, vni,
 		    (uint64_t)dst << 32 |
-		    rte_be_to_cpu_16(udp->src_port), NULL, NULL);
+		    rte_be_to_cpu_16(udp->src_port), v6 ? &ends : NULL, NULL);
 	}
 }
 

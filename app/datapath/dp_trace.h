@@ -59,8 +59,10 @@
 	X(CT,       "ct",       "port: zone; u32: ct_state; u64: commit")   \
 	X(ACTION,   "action",   "port: enum dp_action_type; u32: its port; "\
 				"u64: its slot or reason")                   \
-	X(TNL_POP,  "tnl_pop",  "u32: VNI; u64: outer src << 32 | dst")     \
-	X(TNL_PUSH, "tnl_push", "u32: VNI; u64: outer dst << 32 | sport")   \
+	X(TNL_POP,  "tnl_pop",  "u32: VNI; u64: outer src << 32 | dst; "    \
+				"key: an IPv6 underlay's tun_ipv6_src/dst")  \
+	X(TNL_PUSH, "tnl_push", "u32: VNI; u64: outer dst << 32 | sport; "  \
+				"key: an IPv6 underlay's tun_ipv6_src/dst")  \
 	X(PMTUD,    "pmtud",    "port: the in port the ICMP error goes to "  \
 				"(UINT16_MAX: none); u32: the MTU; u64: "    \
 				"enum dp_pmtud_verdict (dp_pmtud.h)")        \

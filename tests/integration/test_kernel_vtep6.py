@@ -51,6 +51,9 @@ set_field); and remote_ip=flow with local-ip of both families (the VTEP
 has 172.1.0.100 too): ND, ping and ping6 both ways, UDP echo at the
 inner MTU.
 
+test_trace_outer6: trace show's tnl_push and tnl_pop entries name the
+IPv6 ends (text and JSON).
+
 test_neighbour_aging_reresolved: tnl/neigh/aging 2 under a steady ping6:
 each expiry is followed by our NS and the kernel's NA, a few echoes lost.
 
@@ -68,6 +71,7 @@ accounting balanced (conftest).
 
 import ipaddress
 import json
+import re
 import struct
 import subprocess
 import time
@@ -554,6 +558,39 @@ def test_remote_variants(rig, tmp_path):
     for why in BAD_DROPS:
         assert st["drops"].get(why, 0) == st0["drops"].get(why, 0), \
             (why, st["drops"])
+
+
+def test_trace_outer6(rig):
+    """trace show over an IPv6 underlay: tnl_push names the remote and
+    tnl_pop both ends by their IPv6 addresses (the entry's 64 bits hold
+    an IPv4 pair only; dp_trace.h keeps an IPv6 pair in a key)."""
+    r, sw = rig, rig.sw
+    p = A.ping(r.vm, KHOST6, count=2)
+    assert p["received"] == 2, p["output"] + diag(r)
+    text, stages = {}, {}
+    # one trace at a time: the VM's echo request, then the reply as it
+    # comes in from the kernel
+    for port, flt in (("tap", "icmp6"), ("phy", "udp6")):
+        sw.ctl("trace", "add", port, "1", flt)
+        p = A.ping(r.vm, KHOST6, count=1)
+        assert p["received"] == 1, p["output"] + diag(r)
+        text[port] = sw.ctl("trace", "show")
+        print("$ vxswitch-ctl trace add %s 1 %s; ping6; trace show\n%s"
+              % (port, flt, text[port]))
+        stages[port] = [s for pk in sw.ctl("trace", "show",
+                                            json=True)["packets"]
+                        for s in pk["stages"]]
+        sw.ctl("trace", "clear")
+    assert re.search(r"tnl_push +vni %d to %s, udp src \d+"
+                     % (VNI, re.escape(KVTEP6_IP)), text["tap"]), text
+    assert re.search(r"tnl_pop +vni %d from %s to %s"
+                     % (VNI, re.escape(KVTEP6_IP), re.escape(VTEP6_IP)),
+                     text["phy"]), text
+    push = [s for s in stages["tap"] if s["stage"] == "tnl_push"]
+    pop = [s for s in stages["phy"] if s["stage"] == "tnl_pop"]
+    assert push and push[0]["dst"] == KVTEP6_IP, push
+    assert pop and pop[0]["src"] == KVTEP6_IP and \
+        pop[0]["dst"] == VTEP6_IP, pop
 
 
 def test_neighbour_aging_reresolved(rig, tmp_path):
