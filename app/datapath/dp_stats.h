@@ -108,6 +108,10 @@ pmd_burst_bucket(uint16_t n)
 	 * (vxlan udp6zerocsumrx, vxlan_decap6.c) */                         \
 	X(udp6_zero_csum_rx, PMD_TEXT_MORE,                                   \
 	  "tunnel pops over IPv6 with a zero UDP checksum")                  \
+	/* of tunnel_pushes: over IPv6, the UDP checksum left to the NIC     \
+	 * (tx-csum-offload, vxlan_encap.c) */                               \
+	X(udp6_csum_offloaded, PMD_TEXT_MORE,                                 \
+	  "tunnel pushes over IPv6, UDP checksum by the NIC")               \
 	/* took the NIC-mark path (OVS: phwol hits) */                        \
 	X(mark_hits,      PMD_TEXT_MORE,                                      \
 	  "NIC-marked (parse and lookup skipped)")                            \

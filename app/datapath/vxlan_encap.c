@@ -37,7 +37,7 @@
 static inline __rte_always_inline void
 encap6_fields(struct rte_mbuf *m, uint8_t *hdr,
 	      const struct vxlan_tnl_template *t, uint32_t inner_len,
-	      uint32_t hash)
+	      uint32_t hash, const bool hw, uint32_t phdr_base)
 {
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(hdr +
 							  VXLAN_TNL6_IP_OFF);
@@ -51,6 +51,22 @@ encap6_fields(struct rte_mbuf *m, uint8_t *hdr,
 	ip->payload_len = len;
 	udp->dgram_len = len;
 	udp->src_port = sport;
+	if (hw) {
+		/* The NIC sums the datagram from l2_len + l3_len on, over
+		 * the pseudo-header's sum in the checksum field (what
+		 * rte_ipv6_phdr_cksum gives; DPDK's contract for
+		 * RTE_MBUF_F_TX_UDP_CKSUM). Plain L4 flags, no tunnel ones:
+		 * the outer header is all the NIC needs to know, and ice
+		 * keeps its vector TX path for them. l4_len for PMDs that
+		 * copy the headers (net_tap). */
+		m->l2_len = RTE_ETHER_HDR_LEN;
+		m->l3_len = sizeof(struct rte_ipv6_hdr);
+		m->l4_len = sizeof(struct rte_udp_hdr);
+		m->ol_flags = (m->ol_flags & ~VXLAN_STALE_TX_FLAGS) |
+			      RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+		udp->dgram_cksum = vxlan_encap_udp6_phdr(phdr_base, len);
+		return;
+	}
 	/* The inner frame starts 16 bytes into the datagram, an even
 	 * offset: its own word sum is its share of the datagram's. */
 	if (likely(m->nb_segs == 1)) {
@@ -80,9 +96,12 @@ static inline __rte_always_inline uint64_t
 encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 	   const uint32_t hashes[], const uint8_t idx[],
 	   uint32_t kept_hashes[], uint16_t *ip_id, struct pkt_batch *dropped,
-	   struct pkt_batch *over, uint8_t over_at[], const bool v6)
+	   struct pkt_batch *over, uint8_t over_at[], const bool v6,
+	   const bool hw)
 {
 	const uint16_t hdr_len = v6 ? VXLAN_TNL6_HDR_LEN : VXLAN_TNL_HDR_LEN;
+	/* hw: the template's pseudo-header less its length, once a batch */
+	const uint32_t phdr_base = v6 && hw ? vxlan_tnl_phdr6_base(t) : 0;
 	const uint16_t n = b->n;
 	uint16_t kept = 0;
 	uint16_t id = *ip_id;
@@ -117,7 +136,8 @@ encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		memcpy(hdr, t->hdr, hdr_len);
 
 		if (v6) {
-			encap6_fields(m, hdr, t, inner_len, hash);
+			encap6_fields(m, hdr, t, inner_len, hash, hw,
+				      phdr_base);
 		} else {
 			struct rte_ipv4_hdr *ip =
 				(struct rte_ipv4_hdr *)(hdr + VXLAN_TNL_IP_OFF);
@@ -156,19 +176,22 @@ encap_loop(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 	return bytes;
 }
 
-/* encap_loop for t's family: one branch per batch, not per packet. */
+/* encap_loop for t's family: one branch per batch, not per packet. hw:
+ * the underlay's NIC sums IPv6 outer UDP checksums (dp_tnl_push). */
 static inline __rte_always_inline uint64_t
 encap_family(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 	     const uint32_t hashes[], const uint8_t idx[],
 	     uint32_t kept_hashes[], uint16_t *ip_id,
 	     struct pkt_batch *dropped, struct pkt_batch *over,
-	     uint8_t over_at[])
+	     uint8_t over_at[], bool hw)
 {
 	if (unlikely(t->family == VXLAN_TNL_IPV6))
-		return encap_loop(b, t, hashes, idx, kept_hashes, ip_id,
-				  dropped, over, over_at, true);
+		return hw ? encap_loop(b, t, hashes, idx, kept_hashes, ip_id,
+				       dropped, over, over_at, true, true)
+			  : encap_loop(b, t, hashes, idx, kept_hashes, ip_id,
+				       dropped, over, over_at, true, false);
 	return encap_loop(b, t, hashes, idx, kept_hashes, ip_id, dropped,
-			  over, over_at, false);
+			  over, over_at, false, false);
 }
 
 uint16_t
@@ -178,7 +201,7 @@ vxlan_encap_batch(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 	const uint16_t n = b->n;
 
 	encap_family(b, t, hashes, NULL, hashes, ip_id, dropped, dropped,
-		     NULL);
+		     NULL, false);
 	return (uint16_t)(n - b->n);
 }
 
@@ -190,7 +213,7 @@ static void
 vxlan_encap_each(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		 const uint32_t hashes[], const uint8_t idx[], uint16_t *ip_id,
 		 struct pkt_batch *dropped, struct pkt_batch *over,
-		 uint8_t over_at[])
+		 uint8_t over_at[], bool hw)
 {
 	uint16_t kept = 0;
 
@@ -200,7 +223,7 @@ vxlan_encap_each(struct pkt_batch *b, const struct vxlan_tnl_template *t,
 		uint16_t n_over = over->n;
 
 		encap_family(&one, t, &h, NULL, NULL, ip_id, dropped, over,
-			     NULL);
+			     NULL, hw);
 		if (one.n)
 			b->pkts[kept++] = one.pkts[0];
 		else if (over->n != n_over)
@@ -220,13 +243,16 @@ dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 
 	pkt_batch_init(&dropped);
 	pkt_batch_init(&over);
+	/* a tnl_push's packets go to the underlay port (xlate): its NIC */
+	const bool hw = ctx->snap->underlay_tx_udp_csum &&
+			(ctx->opts & DP_OPT_BIT(DP_OPT_TX_CSUM_OFFLOAD));
 	if (likely(ctx->opts & DP_OPT_BIT(DP_OPT_BATCHED_TUNNEL))) {
 		inner_bytes = encap_family(b, t, hashes, idx, NULL,
 					   &ctx->ip_id, &dropped, &over,
-					   over_at);
+					   over_at, hw);
 	} else {
 		vxlan_encap_each(b, t, hashes, idx, &ctx->ip_id, &dropped,
-				 &over, over_at);
+				 &over, over_at, hw);
 		inner_bytes = 0;
 		for (uint16_t j = 0; j < b->n; j++)
 			inner_bytes += rte_pktmbuf_pkt_len(b->pkts[j]) -
@@ -235,6 +261,8 @@ dp_tnl_push(struct dp_ctx *ctx, const struct vxlan_tnl_template *t,
 	if (unlikely(ctx->trace))
 		dp_trace_tnl_push(ctx, b);
 	ctx->stats->tunnel_pushes += b->n;
+	if (hw && t->family == VXLAN_TNL_IPV6)
+		ctx->stats->udp6_csum_offloaded += b->n;
 	/* The tunnel port's own counters, as OVS shows them for a vxlan
 	 * vport: packets that went into the tunnel. */
 	struct pmd_port_stats *ts = &ctx->port_stats[ctx->snap->tnl_idx];

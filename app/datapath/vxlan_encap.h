@@ -73,4 +73,14 @@ vxlan_encap_udp6_csum(const struct vxlan_tnl_template *t, rte_be16_t udp_len,
 	return csum ? csum : RTE_BE16(0xffff);
 }
 
+/* The pseudo-header checksum of a packet of an IPv6 template, whose
+ * vxlan_tnl_phdr6_base is base, with this UDP length (as stored): folded,
+ * not complemented, what RTE_MBUF_F_TX_UDP_CKSUM wants in the field
+ * (rte_ipv6_phdr_cksum's value) for the NIC to finish. */
+static inline rte_be16_t
+vxlan_encap_udp6_phdr(uint32_t base, rte_be16_t udp_len)
+{
+	return (rte_be16_t)__rte_raw_cksum_reduce(base + udp_len);
+}
+
 #endif

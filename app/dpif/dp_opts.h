@@ -27,7 +27,8 @@
 	X(RX_PREFETCH,      "rx-prefetch",      false) /* next vring line */ \
 	X(TX_PENDING_LIST,  "tx-pending-list",  false) /* flush: no scan */  \
 	X(EMC_BYPASS,       "emc-bypass",       true)  /* skip a missing EMC*/\
-	X(CLS_PORT_HINT,    "cls-port-hint",    true)  /* in_port's subtable*/
+	X(CLS_PORT_HINT,    "cls-port-hint",    true)  /* in_port's subtable*/\
+	X(TX_CSUM_OFFLOAD,  "tx-csum-offload",  true)  /* NIC sums UDP/IPv6*/
 
 enum dp_opt {
 #define X(id, name, def) DP_OPT_##id,

@@ -73,6 +73,15 @@ vxlan_udp_src_port(uint32_t inner_hash)
 	 RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |		\
 	 RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED)
 
+/* TX offload requests that describe other headers than the outer ones:
+ * cleared where encap asks the NIC for the outer UDP checksum. */
+#define VXLAN_STALE_TX_FLAGS						\
+	(RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |	\
+	 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_TCP_SEG |		\
+	 RTE_MBUF_F_TX_UDP_SEG | RTE_MBUF_F_TX_TUNNEL_MASK |		\
+	 RTE_MBUF_F_TX_OUTER_IPV4 | RTE_MBUF_F_TX_OUTER_IPV6 |		\
+	 RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_OUTER_UDP_CKSUM)
+
 /* Fills t with the outer headers for one tunnel over IPv4. Addresses and
  * ports as on the wire (src_ip, dst_ip network order) except dst_port,
  * host order. vni must be at most VXLAN_VNI_MAX (higher bits are
@@ -111,6 +120,18 @@ vxlan_tnl_hdr_len(const struct vxlan_tnl_template *t)
 {
 	return t->family == VXLAN_TNL_IPV6 ? VXLAN_TNL6_HDR_LEN :
 					     VXLAN_TNL_HDR_LEN;
+}
+
+/* IPv6 template t's pseudo-header sum without its length, unfolded: the
+ * addresses and the next header (UDP), in __rte_raw_cksum's order. */
+static inline uint32_t
+vxlan_tnl_phdr6_base(const struct vxlan_tnl_template *t)
+{
+	const struct rte_ipv6_hdr *ip =
+		(const struct rte_ipv6_hdr *)(t->hdr + VXLAN_TNL6_IP_OFF);
+
+	return __rte_raw_cksum(ip->src_addr, 32, 0) +
+	       rte_cpu_to_be_16(IPPROTO_UDP);
 }
 
 /* The longest inner frame t may carry out of a port whose longest frame

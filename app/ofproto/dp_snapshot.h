@@ -123,6 +123,8 @@ struct dp_snapshot {
 	struct flow_in6_addr vtep_ip6;
 	uint8_t vtep_plen6;
 	struct rte_ether_addr vtep_ip6_snmac;
+	/* the underlay port sums outer UDP checksums (port.h tx_udp_csum) */
+	bool underlay_tx_udp_csum;
 
 	/* the vxlan port */
 	bool has_tunnel;

@@ -183,6 +183,7 @@ snapshot_build(bool reval_all)
 		s->has_vtep_ip6 = cfg->vtep_ip6_set;
 		memcpy(s->vtep_ip6.a, cfg->vtep_ip6, sizeof s->vtep_ip6.a);
 		s->vtep_plen6 = cfg->vtep_plen6;
+		s->underlay_tx_udp_csum = u->tx_udp_csum;
 		/* RFC 4291 2.7.1, RFC 2464 7: 33:33 + ff02::1:ffXX:XXXX */
 		s->vtep_ip6_snmac = (struct rte_ether_addr){ {
 			0x33, 0x33, 0xff, cfg->vtep_ip6[13],

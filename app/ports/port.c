@@ -208,9 +208,9 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			return -1;
 		}
 		ports[n_ports++] = p;
-		if (port_create(p, c, i, n_pmds,
-				!strcmp(c->name, cfg->underlay_port), err,
-				errlen))
+		bool is_underlay = !strcmp(c->name, cfg->underlay_port);
+		p->tx_udp_csum_wanted = is_underlay && cfg->vtep_ip6_set;
+		if (port_create(p, c, i, n_pmds, is_underlay, err, errlen))
 			return -1;
 		if (p->is_underlay)
 			underlay = p;

@@ -84,6 +84,13 @@ struct port {
 	/* offload: rte_flow: rte_eth_rx_metadata_negotiate(USER_MARK) before
 	 * configure (port_ethdev.c); its result, for offload_init() */
 	bool rx_meta_asked;
+	/* The outer UDP checksum over an IPv6 underlay in the NIC
+	 * (RTE_ETH_TX_OFFLOAD_UDP_CKSUM): asked for on the underlay port
+	 * when the VTEP has an IPv6 address (a TX checksum offload may cost
+	 * a PMD its vector TX path, so never for nothing), and granted when
+	 * the device offers it (port_ethdev.c). The encap stage then leaves
+	 * the sum to the NIC (vxlan_encap.c, dp opt tx-csum-offload). */
+	bool tx_udp_csum_wanted, tx_udp_csum;
 	int rx_meta_rc;			/* 0 or -errno (-ENOTSUP: ice) */
 	uint64_t rx_meta_features;	/* what the driver agreed to */
 

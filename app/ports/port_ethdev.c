@@ -117,6 +117,13 @@ port_ethdev_create(struct port *p, struct rte_mempool *pool, uint16_t n_txq,
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 			info.flow_type_rss_offloads;
 	}
+	if (p->tx_udp_csum_wanted &&
+	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+		p->tx_udp_csum = true;
+		VLOG_INFO(ports, "%s: outer UDP checksums over IPv6 by the "
+			  "NIC (tx udp_cksum offload)", p->name);
+	}
 	port_ethdev_negotiate_mark(p, id);
 	rc = rte_eth_dev_configure(id, p->n_rxq, p->n_txq, &conf);
 	if (rc && p->n_txq != p->n_rxq && p->n_rxq <= info.max_tx_queues &&
