@@ -116,7 +116,8 @@ def vtep_topology(phy, vm_port):
 def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
                  dev="vx0", zero_csum_tx=False, local=KVTEP6_IP):
     """kernel_vtep() over IPv6: peer is KVTEP6_IP/64 (nodad; no router
-    solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer, UDP 4789,
+    solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer unless
+    inner_mtu is above INNER_MTU6 (vxlan6_device), UDP 4789,
     udp6zerocsumtx when zero_csum_tx) carries every CIDR of inner_cidrs
     (IPv6 ones nodad). The switch's end, phy, has IPv6 off."""
     hostnet.no_ipv6(phy)
@@ -144,11 +145,16 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
 
 def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
                   zero_csum_tx=False, local=KVTEP6_IP):
-    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local)."""
+    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local).
+    As hostnet.kernel_vtep(): Linux caps a device bound to its lower
+    device at that device's MTU less 70, so one with a bigger inner_mtu
+    (a new user's 1500 over a 1500 underlay) is left unbound and reaches
+    VTEP6_IP by its route (peer's /64)."""
     sh = hostnet.sh
+    bind = ["dev", peer] if inner_mtu <= INNER_MTU6 else []
     sh(["ip", "link", "del", dev], ns=ns, check=False)
     sh(["ip", "link", "add", dev, "type", "vxlan", "id", VNI, "remote",
-        VTEP6_IP, "local", local, "dstport", 4789, "dev", peer]
+        VTEP6_IP, "local", local, "dstport", 4789] + bind
        + (["udp6zerocsumtx"] if zero_csum_tx else []), ns=ns)
     for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                  ("router_solicitations", 0)):
