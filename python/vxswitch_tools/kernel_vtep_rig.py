@@ -9,9 +9,14 @@ KHOST_IP behind it; the switch (VTEP_IP) between it and one VM port.
   tag()            a per-process suffix for netns and link names
   kernel_vtep6(), vtep6_topology()
                    the same over an IPv6 underlay (test_kernel_vtep6)
+  snmp6()          a netns's /proc/net/snmp6
+  ping_df(), flush_pmtu(), pmtud_counts(), counts_delta()
+                   path MTU discovery seen from a netns sender
+                   (test_pmtud, test_pmtud6)
 """
 
 import os
+import subprocess
 
 from . import hostnet
 
@@ -111,7 +116,8 @@ def vtep_topology(phy, vm_port):
 def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
                  dev="vx0", zero_csum_tx=False, local=KVTEP6_IP):
     """kernel_vtep() over IPv6: peer is KVTEP6_IP/64 (nodad; no router
-    solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer, UDP 4789,
+    solicitations), `dev` (VNI, remote VTEP6_IP, bound to peer unless
+    inner_mtu is above INNER_MTU6 (vxlan6_device), UDP 4789,
     udp6zerocsumtx when zero_csum_tx) carries every CIDR of inner_cidrs
     (IPv6 ones nodad). The switch's end, phy, has IPv6 off."""
     hostnet.no_ipv6(phy)
@@ -139,11 +145,16 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
 
 def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
                   zero_csum_tx=False, local=KVTEP6_IP):
-    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local)."""
+    """(Re)creates kernel_vtep6()'s VXLAN device (sending from local).
+    As hostnet.kernel_vtep(): Linux caps a device bound to its lower
+    device at that device's MTU less 70, so one with a bigger inner_mtu
+    (a new user's 1500 over a 1500 underlay) is left unbound and reaches
+    VTEP6_IP by its route (peer's /64)."""
     sh = hostnet.sh
+    bind = ["dev", peer] if inner_mtu <= INNER_MTU6 else []
     sh(["ip", "link", "del", dev], ns=ns, check=False)
     sh(["ip", "link", "add", dev, "type", "vxlan", "id", VNI, "remote",
-        VTEP6_IP, "local", local, "dstport", 4789, "dev", peer]
+        VTEP6_IP, "local", local, "dstport", 4789] + bind
        + (["udp6zerocsumtx"] if zero_csum_tx else []), ns=ns)
     for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
                  ("router_solicitations", 0)):
@@ -190,3 +201,52 @@ def vtep6_topology(phy, vm_port, zero_csum_rx=True, fixed_remote=False,
     if dual:
         topo["underlay"]["local-ip"] = [VTEP_IP + "/24", VTEP6_IP + "/64"]
     return topo
+
+
+def snmp6(ns):
+    """/proc/net/snmp6 of ns as {name: int}."""
+    out = {}
+    for ln in hostnet.sh(["cat", "/proc/net/snmp6"], ns=ns).splitlines():
+        f = ln.split()
+        if len(f) == 2 and f[1].isdigit():
+            out[f[0]] = int(f[1])
+    return out
+
+
+# -------------------------------------------------------------- path MTU
+
+def ping_df(ns, dst, size, count=1, interval="0.2", pmtudisc="do"):
+    """iputils ping from netns ns (-M: do, DF and the path MTU kept;
+    probe, DF whatever the path MTU; dont, no DF; None: the default);
+    its output (it may fail)."""
+    cmd = ["ping", "-n", "-c", str(count), "-i", interval, "-W", "2",
+           "-s", str(size)]
+    if pmtudisc:
+        cmd += ["-M", pmtudisc]
+    p = subprocess.run(["ip", "netns", "exec", ns] + cmd + [dst],
+                       capture_output=True, text=True, timeout=60)
+    return p.stdout + p.stderr
+
+
+def flush_pmtu(ns):
+    """netns ns forgets the path MTUs it learned."""
+    hostnet.sh(["ip", "route", "flush", "cache"], ns=ns)
+    hostnet.sh(["ip", "-6", "route", "flush", "cache"], ns=ns)
+
+
+def pmtud_counts(sw):
+    """The path MTU counters of every PMD, summed (dp_pmtud.h): the
+    errors sent, those refused by the policer, the packets copied for
+    them, and the packets dropped as too long for the tunnel."""
+    tot = {"pmtud_frag_needed": 0, "pmtud_too_big": 0,
+           "pmtud_policed": 0, "mtu_exceeded": 0, "copies": 0}
+    for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True):
+        for k in ("pmtud_frag_needed", "pmtud_too_big", "pmtud_policed",
+                  "copies"):
+            tot[k] += p[k]
+        tot["mtu_exceeded"] += p["drops"]["mtu_exceeded"]
+    return tot
+
+
+def counts_delta(a, b):
+    return {k: b[k] - a[k] for k in a}

@@ -85,8 +85,8 @@ from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.hostnet import link_mac
 from vxswitch_tools.kernel_vtep_rig import (INNER_MTU6, KHOST_IP, KVTEP6_IP,
                                            VM_IP, VNI, VTEP6_IP,
-                                           kernel_vtep6, tag, vxlan6_device,
-                                           vtep6_topology)
+                                           kernel_vtep6, snmp6, tag,
+                                           vxlan6_device, vtep6_topology)
 
 VM6 = "fd00:1::2"
 KHOST6 = "fd00:1::1"
@@ -99,16 +99,6 @@ BAD_DROPS = ("malformed", "bad_vxlan", "unknown_vni", "no_route",
 
 
 # ------------------------------------------------------------------ helpers
-
-def snmp6(ns):
-    """/proc/net/snmp6 of ns as {name: int}."""
-    out = {}
-    for ln in sh(["cat", "/proc/net/snmp6"], ns=ns).splitlines():
-        f = ln.split()
-        if len(f) == 2 and f[1].isdigit():
-            out[f[0]] = int(f[1])
-    return out
-
 
 def link_stats(dev, ns):
     st = json.loads(sh(["ip", "-s", "-j", "link", "show", dev],

@@ -26,15 +26,17 @@ refused and counted (pmtud_policed); bad values are refused naming them.
 """
 
 import re
-import subprocess
 import time
 
 import pytest
 
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.harness import sh, wait_for
-from vxswitch_tools.kernel_vtep_rig import (KHOST_IP, VM_IP, kernel_vtep,
-                                           tag, vtep_topology)
+from vxswitch_tools.kernel_vtep_rig import (KHOST_IP, VM_IP, flush_pmtu,
+                                           kernel_vtep, ping_df, tag,
+                                           vtep_topology)
+from vxswitch_tools.kernel_vtep_rig import counts_delta as delta
+from vxswitch_tools.kernel_vtep_rig import pmtud_counts as counts
 
 MTU = 1500
 VM_IP6 = "fd00:192:1::2"
@@ -80,17 +82,8 @@ def rig(request, make_switch, tmp_path):
             assert r.sw.stop() == 0, r.sw.log_tail(30)
 
 
-def ping(r, dst, size, count=1, interval="0.2", pmtudisc="do"):
-    """iputils ping from the vm netns (-M: do, DF and the path MTU kept;
-    probe, DF whatever the path MTU; dont, no DF; None: the default);
-    its output (it may fail)."""
-    cmd = ["ping", "-n", "-c", str(count), "-i", interval, "-W", "2",
-           "-s", str(size)]
-    if pmtudisc:
-        cmd += ["-M", pmtudisc]
-    p = subprocess.run(["ip", "netns", "exec", r.vm] + cmd + [dst],
-                       capture_output=True, text=True, timeout=60)
-    return p.stdout + p.stderr
+def ping(r, dst, size, **kw):
+    return ping_df(r.vm, dst, size, **kw)
 
 
 # n UDP datagrams of size bytes with DF whatever the path MTU the kernel
@@ -115,27 +108,6 @@ def probe(r, dst, size, n):
     sh(["python3", "-c", PROBE, dst, size, n], ns=r.vm)
 
 
-def counts(sw):
-    tot = {"pmtud_frag_needed": 0, "pmtud_too_big": 0,
-           "pmtud_policed": 0, "mtu_exceeded": 0, "copies": 0}
-    for p in sw.ctl("dpif-netdev/pmd-stats-show", json=True):
-        for k in ("pmtud_frag_needed", "pmtud_too_big", "pmtud_policed",
-                  "copies"):
-            tot[k] += p[k]
-        tot["mtu_exceeded"] += p["drops"]["mtu_exceeded"]
-    return tot
-
-
-def delta(a, b):
-    return {k: b[k] - a[k] for k in a}
-
-
-def flush_pmtu(r):
-    """The vm netns forgets the path MTUs it learned."""
-    sh(["ip", "route", "flush", "cache"], ns=r.vm)
-    sh(["ip", "-6", "route", "flush", "cache"], ns=r.vm)
-
-
 def reachable(r):
     def up():
         return " 0% packet loss" in ping(r, KHOST_IP, 56) and \
@@ -146,7 +118,7 @@ def reachable(r):
 def test_pmtud_linux_sender(rig):
     r, sw = rig, rig.sw
     reachable(r)
-    flush_pmtu(r)
+    flush_pmtu(r.vm)
 
     # IPv4: 1472 + 28 = 1500 bytes with DF
     c0 = counts(sw)
@@ -192,7 +164,7 @@ def test_pmtud_linux_sender(rig):
     assert "accounting:" in more and "(balanced)" in more, more
 
     # a trace of one
-    flush_pmtu(r)
+    flush_pmtu(r.vm)
     sw.ctl("trace", "add", "tap", "1", "icmp")
     ping(r, KHOST_IP, 1472)
     text = sw.ctl("trace", "show")
@@ -233,7 +205,7 @@ def test_pmtud_set_param(rig, tmp_path):
     assert sw.ctl("dpif-netdev/set-param", "pmtud", "off").strip() == \
         "pmtud off"
     assert pmtud_lines() == ["pmtud: false"]
-    flush_pmtu(r)
+    flush_pmtu(r.vm)
     c0 = counts(sw)
     out = ping(r, KHOST_IP, 1472)
     assert "Frag needed" not in out and " 100% packet loss" in out, out
@@ -262,7 +234,7 @@ def test_pmtud_set_param(rig, tmp_path):
             d["pmtud_policed"] >= 3, (dst, d)
         time.sleep(1.0)             # the next family's token
     # IPv4 without DF: dropped, never answered (and takes no token)
-    flush_pmtu(r)
+    flush_pmtu(r.vm)
     c0 = counts(sw)
     out = ping(r, KHOST_IP, 1472, count=3, interval="0.01", pmtudisc="dont")
     d = delta(c0, counts(sw))
