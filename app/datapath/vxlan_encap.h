@@ -33,7 +33,9 @@
  *
  * Any TX offload request already on a packet (l2_len/l3_len, checksum or
  * TSO flags, e.g. from a vhost guest) still describes the inner headers and
- * is not rewritten into tunnel offloads: resolve it before encap.
+ * is not rewritten into tunnel offloads: resolve it before encap. (The
+ * encap stage, dp_tnl_push, with tx-csum-offload over an IPv6 underlay,
+ * replaces them with the outer UDP checksum's request.)
  *
  * Returns the number of packets moved to *dropped. */
 uint16_t vxlan_encap_batch(struct pkt_batch *b,

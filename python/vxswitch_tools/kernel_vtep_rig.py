@@ -121,6 +121,15 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
     udp6zerocsumtx when zero_csum_tx) carries every CIDR of inner_cidrs
     (IPv6 ones nodad). The switch's end, phy, has IPv6 off."""
     hostnet.no_ipv6(phy)
+    hostnet.sh(["ip", "link", "set", phy, "up"])
+    kernel_vtep6_end(peer, ns, inner_cidrs, inner_mtu, dev, zero_csum_tx,
+                     local)
+
+
+def kernel_vtep6_end(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
+                     dev="vx0", zero_csum_tx=False, local=KVTEP6_IP):
+    """kernel_vtep6()'s kernel end alone, on peer already in ns (a veth's
+    other end, or the switch's net_tap underlay moved there)."""
     sh = hostnet.sh
     # (keep_addr_on_down: a test that takes the link down and up finds
     # its address still there, as an IPv4 one would be)
@@ -129,7 +138,6 @@ def kernel_vtep6(phy, peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
                  ("keep_addr_on_down", 1)):
         sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (peer, k, v)],
            ns=ns, check=False)
-    sh(["ip", "link", "set", phy, "up"])
     sh(["ip", "link", "set", peer, "up"], ns=ns)
     sh(["ip", "-6", "addr", "add", KVTEP6_IP + "/64", "dev", peer, "nodad"],
        ns=ns)
