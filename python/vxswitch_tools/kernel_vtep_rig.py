@@ -151,6 +151,24 @@ def kernel_vtep6_end(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6,
                   local)
 
 
+def vm_tap(tap, ns, mtu, cidrs):
+    """The VM side of a rig: the switch's net_tap port `tap` moved into
+    netns ns as a guest's interface: IPv6 on without DAD or router
+    solicitations (the overlay is ours), mtu, every CIDR of cidrs (IPv6
+    ones nodad), up."""
+    sh = hostnet.sh
+    sh(["ip", "link", "set", tap, "netns", ns])
+    for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
+                 ("router_solicitations", 0)):
+        sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (tap, k, v)],
+           ns=ns, check=False)
+    sh(["ip", "link", "set", tap, "mtu", mtu], ns=ns)
+    for c in cidrs:
+        sh(["ip", "addr", "add", c, "dev", tap]
+           + (["nodad"] if ":" in c else []), ns=ns)
+    sh(["ip", "link", "set", tap, "up"], ns=ns)
+
+
 def vxlan6_device(peer, ns, inner_cidrs, inner_mtu=INNER_MTU6, dev="vx0",
                   zero_csum_tx=False, local=KVTEP6_IP):
     """(Re)creates kernel_vtep6()'s VXLAN device (sending from local).

@@ -86,7 +86,8 @@ from vxswitch_tools.hostnet import link_mac
 from vxswitch_tools.kernel_vtep_rig import (INNER_MTU6, KHOST_IP, KVTEP6_IP,
                                            VM_IP, VNI, VTEP6_IP,
                                            kernel_vtep6, snmp6, tag,
-                                           vxlan6_device, vtep6_topology)
+                                           vm_tap, vxlan6_device,
+                                           vtep6_topology)
 
 VM6 = "fd00:1::2"
 KHOST6 = "fd00:1::1"
@@ -251,16 +252,7 @@ def rig(request, make_switch):
             fixed_remote=opts.get("fixed_remote", False), remote=r.remote,
             routes=opts.get("routes"), dual=opts.get("dual", False)),
             ready_timeout=60.0)
-        sh(["ip", "link", "set", r.tap, "netns", vm])
-        for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
-                     ("router_solicitations", 0)):
-            sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (r.tap, k, v)],
-               ns=vm, check=False)
-        sh(["ip", "link", "set", r.tap, "mtu", INNER_MTU6], ns=vm)
-        sh(["ip", "addr", "add", VM_IP + "/24", "dev", r.tap], ns=vm)
-        sh(["ip", "-6", "addr", "add", VM6 + "/64", "dev", r.tap, "nodad"],
-           ns=vm)
-        sh(["ip", "link", "set", r.tap, "up"], ns=vm)
+        vm_tap(r.tap, vm, INNER_MTU6, [VM_IP + "/24", VM6 + "/64"])
         r.vm_mac = link_mac(r.tap, vm)
         yield r
         rep = getattr(request.node, "rep_call", None)

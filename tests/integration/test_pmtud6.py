@@ -53,7 +53,7 @@ from vxswitch_tools.kernel_vtep_rig import (INNER_MTU6, KHOST_IP, VM_IP,
                                            counts_delta, flush_pmtu,
                                            kernel_vtep6, ping_df,
                                            pmtud_counts, snmp6, tag,
-                                           vtep6_topology)
+                                           vm_tap, vtep6_topology)
 
 MTU = 1500
 VM6 = "fd00:192:1::2"
@@ -80,15 +80,7 @@ def rig(request, make_switch):
             r.phy, {"name": "tap", "type": "dpdk",
                     "devargs": "net_tap0,iface=%s" % r.tap}),
             ready_timeout=60.0)
-        sh(["ip", "link", "set", r.tap, "netns", vm])
-        for key in ("accept_dad=0", "disable_ipv6=0",
-                    "router_solicitations=0"):
-            sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s" % (r.tap, key)],
-               ns=vm)
-        sh(["ip", "link", "set", r.tap, "mtu", MTU], ns=vm)
-        sh(["ip", "addr", "add", VM_IP + "/24", "dev", r.tap], ns=vm)
-        sh(["ip", "addr", "add", VM6 + "/64", "dev", r.tap, "nodad"], ns=vm)
-        sh(["ip", "link", "set", r.tap, "up"], ns=vm)
+        vm_tap(r.tap, vm, MTU, [VM_IP + "/24", VM6 + "/64"])
         yield r
         rep = getattr(request.node, "rep_call", None)
         if r.sw.running and rep is not None and rep.passed:

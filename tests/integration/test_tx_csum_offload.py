@@ -37,7 +37,7 @@ from vxswitch_tools import packets as P
 from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.kernel_vtep_rig import (INNER_MTU6, KHOST_IP, VM_IP,
                                            kernel_vtep6_end, snmp6, tag,
-                                           vtep6_topology)
+                                           vm_tap, vtep6_topology)
 
 VM6 = "fd00:1::2"
 KHOST6 = "fd00:1::1"
@@ -69,16 +69,7 @@ def rig(request, make_switch):
         r.sw = make_switch(topo, ready_timeout=60.0)
         sh(["ip", "link", "set", r.under, "netns", vtep])
         kernel_vtep6_end(r.under, vtep, [KHOST_IP + "/24", KHOST6 + "/64"])
-        sh(["ip", "link", "set", r.tap, "netns", vm])
-        for k, v in (("disable_ipv6", 0), ("accept_dad", 0),
-                     ("router_solicitations", 0)):
-            sh(["sysctl", "-qw", "net.ipv6.conf.%s.%s=%d" % (r.tap, k, v)],
-               ns=vm, check=False)
-        sh(["ip", "link", "set", r.tap, "mtu", INNER_MTU6], ns=vm)
-        sh(["ip", "addr", "add", VM_IP + "/24", "dev", r.tap], ns=vm)
-        sh(["ip", "-6", "addr", "add", VM6 + "/64", "dev", r.tap, "nodad"],
-           ns=vm)
-        sh(["ip", "link", "set", r.tap, "up"], ns=vm)
+        vm_tap(r.tap, vm, INNER_MTU6, [VM_IP + "/24", VM6 + "/64"])
         yield r
         rep = getattr(request.node, "rep_call", None)
         if r.sw.running and rep is not None and rep.passed:
