@@ -379,6 +379,14 @@ def measure(a, cls, n_vms, flows, rundir, pcap, ring="split",
                 if others > 0.05:
                     say("    (other processes used %.0f%% of a CPU on CPUs "
                         "0-1 during this window)" % (100 * others))
+                if row["upcalls"] > 200 * a.seconds and hasattr(sw,
+                                                                "dp_flows"):
+                    # upcalls after the warm-up: what the megaflows were
+                    dump = rundir / ("upcalls-%dvm-%s-%s-%d.txt" % (
+                        n_vms, fmt_count(flows), inner, row["rep"]))
+                    dump.write_text(sw.dp_flows() + sw.log_tail())
+                    say("    %d upcalls in the window: %s" % (row["upcalls"],
+                                                            dump))
             d = sw.drops()
             if d:
                 say("    drops/coverage since start: %s"

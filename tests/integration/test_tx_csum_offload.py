@@ -10,12 +10,12 @@ Linux's VXLAN device, which verifies every checksum it receives:
                                                               vx0 192.1.0.1
                                                               fd00:1::1
 
-DPDK's net_tap offers RTE_ETH_TX_OFFLOAD_UDP_CKSUM and finishes the sum
-in software as a NIC would (from l2_len + l3_len on, over the
-pseudo-header sum the encap stage leaves in the field), so what the
-kernel gets is what an E810 would send: a wrong flag, length or
-pseudo-header sum is a bad checksum, counted by the kernel
-(Udp6InCsumErrors) and dropped.
+DPDK's net_tap offers RTE_ETH_TX_OFFLOAD_UDP_CKSUM and does the NIC's
+work in software from the mbuf's flags and lengths, so a wrong flag or
+length is a bad checksum on the wire, counted by the kernel
+(Udp6InCsumErrors) and dropped. (net_tap sums the pseudo-header itself
+rather than finishing the one in the field, as a NIC does: that value is
+test_encap_offload's, a unit test.)
 
 test_udp6_csum_by_port: the port took the offload (its log line); ND
 both ways, ping and ping6 both ways, UDP echo over sizes up to the
