@@ -70,7 +70,7 @@ unixctl_request_end(const char *buf, size_t scanned, size_t len,
 
 /* ---- reading a request: a small JSON reader, as the request is one
  * object of strings, an array of strings and an id. (Not jansson: its
- * json_string, json_null, ... are also app/lib/json_out.h's names, and
+ * jw_string, jw_null, ... are also app/lib/json_out.h's names, and
  * the daemon's would stand in for the library's own.) ---- */
 
 #define MAX_DEPTH 64
@@ -340,11 +340,11 @@ put_answer(const char *id, size_t id_len, bool is_error, struct ds *text,
 		ds_put_buf(answer, id, id_len);
 	else
 		ds_put_cstr(answer, "null");
-	json_key(answer, is_error ? "error" : "result");
-	json_string(answer, ds_cstr(text));
-	json_key(answer, is_error ? "result" : "error");
-	json_null(answer);
-	json_end_object(answer);
+	jw_key(answer, is_error ? "error" : "result");
+	jw_string(answer, ds_cstr(text));
+	jw_key(answer, is_error ? "result" : "error");
+	jw_null(answer);
+	jw_end_object(answer);
 }
 
 static void
