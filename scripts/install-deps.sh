@@ -20,6 +20,9 @@ PACKAGES=(
 	libdpdk-dev dpdk-dev dpdk
 	# build
 	meson ninja-build pkg-config gcc libc6-dev
+	# libjansson-dev: JSON reading (libdpdk-dev depends on it; named here
+	# because meson asks for it by itself)
+	libjansson-dev
 	libyaml-dev libssl-dev libpcap-dev libnuma-dev libbsd-dev libelf-dev zlib1g-dev
 	# daemon (sd_notify), meson install and scripts/package.sh: libsystemd,
 	# completion dir, dpkg-shlibdeps, man and systemd-analyze for the tests
@@ -129,8 +132,8 @@ for tool in meson ninja pkg-config dpdk-testpmd dpdk-telemetry.py tshark ethtool
 		exit 1
 	fi
 done
-pkg-config --exists libdpdk yaml-0.1 libpcap ||
-	{ echo "install-deps: pkg-config cannot find libdpdk/yaml-0.1/libpcap" >&2; exit 1; }
+pkg-config --exists libdpdk yaml-0.1 libpcap jansson ||
+	{ echo "install-deps: pkg-config cannot find libdpdk/yaml-0.1/libpcap/jansson" >&2; exit 1; }
 
 if [ "${VXS_SKIP_HUGEPAGES:-0}" != 1 ]; then
 	$SUDO env VXS_HUGEPAGES="${VXS_HUGEPAGES:-1024}" bash "$here/hugepages.sh"

@@ -145,18 +145,18 @@ cmd_dump_conntrack(int argc, const char *argv[], bool json, struct ds *out,
 	    parse_zone(argv[argc - 1], &zone, out))
 		return -1;
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	conntrack_dump_start(pmd_conntrack, &ctx, zone);
 	ctx.verbose = verbose;
 	ctx.stats = stats;
 	while (conntrack_dump_next(pmd_conntrack, &ctx, line, sizeof line)) {
 		if (json)
-			json_string(out, line);
+			jw_string(out, line);
 		else
 			ds_put_format(out, "%s\n", line);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	return 0;
 }
 
@@ -379,16 +379,16 @@ cmd_ct_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 		free(buf);
 		return 0;
 	}
-	json_begin_object(out);
-#define F(x) json_key(out, #x); json_u64(out, s.x);
+	jw_begin_object(out);
+#define F(x) jw_key(out, #x); jw_u64(out, s.x);
 	F(n_conns) F(created) F(expired) F(flushed) F(refused_full)
 	F(refused_zone_limit) F(refused_nat) F(refused_collision) F(invalid)
 	F(lane) F(lane_tcp_locked)
 	F(n_tcp) F(n_udp) F(n_icmp) F(n_other)
 #undef F
-	json_key(out, "max_conns");
-	json_u64(out, conntrack_get_maxconns(pmd_conntrack));
-	json_end_object(out);
+	jw_key(out, "max_conns");
+	jw_u64(out, conntrack_get_maxconns(pmd_conntrack));
+	jw_end_object(out);
 	return 0;
 }
 

@@ -98,20 +98,20 @@ flow_json(struct ds *out, const struct pmd *pmd, const struct mf_dump *d,
 {
 	char buf[2048];
 
-	json_begin_object(out);
-	json_key(out, "pmd"); json_u64(out, pmd->lcore);
-	json_key(out, "id"); json_u64(out, d->id);
+	jw_begin_object(out);
+	jw_key(out, "pmd"); jw_u64(out, pmd->lcore);
+	jw_key(out, "id"); jw_u64(out, d->id);
 	xlate_format_megaflow_match(&d->key, &d->mask, buf, sizeof buf);
-	json_key(out, "match"); json_string(out, buf);
+	jw_key(out, "match"); jw_string(out, buf);
 	xlate_format_actions(&d->actions, buf, sizeof buf);
-	json_key(out, "actions"); json_string(out, buf);
-	json_key(out, "offloaded"); json_bool(out, d->mark != 0);
-	json_key(out, "mark"); json_u64(out, d->mark);
-	json_key(out, "packets"); json_u64(out, d->n_packets);
-	json_key(out, "bytes"); json_u64(out, d->n_bytes);
-	json_key(out, "used_s");
-	json_double(out, d->used_tsc ? seconds_since(d->used_tsc, now) : -1);
-	json_end_object(out);
+	jw_key(out, "actions"); jw_string(out, buf);
+	jw_key(out, "offloaded"); jw_bool(out, d->mark != 0);
+	jw_key(out, "mark"); jw_u64(out, d->mark);
+	jw_key(out, "packets"); jw_u64(out, d->n_packets);
+	jw_key(out, "bytes"); jw_u64(out, d->n_bytes);
+	jw_key(out, "used_s");
+	jw_double(out, d->used_tsc ? seconds_since(d->used_tsc, now) : -1);
+	jw_end_object(out);
 }
 
 /* dpctl/dump-flows [-m] [--names|--no-names] [DP] [pmd=CORE]: each PMD's
@@ -133,7 +133,7 @@ cmd_dpctl_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		.names = a.names >= 0 ? a.names : a.verbosity > 0,
 	};
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (uint16_t k = 0, n = pmd_ovs_order(order); k < n; k++) {
 		struct pmd *pmd = &pmds[order[k]];
 		struct mf_dump_req r;
@@ -154,7 +154,7 @@ cmd_dpctl_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		free(r.v);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	return 0;
 }
 

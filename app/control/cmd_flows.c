@@ -117,7 +117,7 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		}
 	uint64_t now = vxs_now_ms();
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (uint32_t i = 0; i < ofproto_n_rules(); i++) {
 		const struct ofp_rule *r = ofproto_rule(i);
 		const struct ofproto_rule_stats *st = ofproto_rule_stats(i);
@@ -133,21 +133,21 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		uint64_t dur = now - st->created_ms;
 		if (json) {
 			ofp_format_rule(r, ports_ofp_map(), buf, sizeof buf);
-			json_begin_object(out);
-			json_key(out, "rule"); json_string(out, buf);
-			json_key(out, "cookie"); json_u64(out, r->cookie);
-			json_key(out, "table"); json_u64(out, r->table_id);
-			json_key(out, "priority"); json_u64(out, r->priority);
-			json_key(out, "n_packets"); json_u64(out, packets);
-			json_key(out, "n_bytes"); json_u64(out, bytes);
-			json_key(out, "duration_ms"); json_u64(out, dur);
-			json_key(out, "idle_age"); json_u64(out, idle_age);
-			json_key(out, "hard_age"); json_u64(out, hard_age);
-			json_key(out, "idle_timeout");
-			json_u64(out, r->idle_timeout);
-			json_key(out, "hard_timeout");
-			json_u64(out, r->hard_timeout);
-			json_end_object(out);
+			jw_begin_object(out);
+			jw_key(out, "rule"); jw_string(out, buf);
+			jw_key(out, "cookie"); jw_u64(out, r->cookie);
+			jw_key(out, "table"); jw_u64(out, r->table_id);
+			jw_key(out, "priority"); jw_u64(out, r->priority);
+			jw_key(out, "n_packets"); jw_u64(out, packets);
+			jw_key(out, "n_bytes"); jw_u64(out, bytes);
+			jw_key(out, "duration_ms"); jw_u64(out, dur);
+			jw_key(out, "idle_age"); jw_u64(out, idle_age);
+			jw_key(out, "hard_age"); jw_u64(out, hard_age);
+			jw_key(out, "idle_timeout");
+			jw_u64(out, r->idle_timeout);
+			jw_key(out, "hard_timeout");
+			jw_u64(out, r->hard_timeout);
+			jw_end_object(out);
 			continue;
 		}
 		/* ovs-ofctl dump-flows' order (ofputil_flow_stats_format):
@@ -169,7 +169,7 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "%s\n", buf);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 done:
 	for (uint16_t i = 0; i < n_pmds; i++)
 		free(reqs[i].v);

@@ -167,29 +167,29 @@ cmd_ipf_set_max_nfrags(int argc, const char *argv[], bool json,
 static void
 status_json(const struct ct_ipf_status *s, struct ds *out)
 {
-	json_begin_object(out);
-	json_key(out, "v4_enabled"); json_bool(out, s->v4_enabled);
-	json_key(out, "v6_enabled"); json_bool(out, s->v6_enabled);
-	json_key(out, "max_nfrags"); json_u64(out, s->max_nfrags);
-	json_key(out, "nfrag"); json_u64(out, s->nfrag);
-	json_key(out, "datagrams"); json_u64(out, s->n_dgrams);
-	json_key(out, "min_v4_frag_size"); json_u64(out, s->v4_min_frag);
-	json_key(out, "min_v6_frag_size"); json_u64(out, s->v6_min_frag);
-	json_key(out, "zone_max_frags"); json_u64(out, s->zone_max);
-	json_key(out, "datagram_max_frags"); json_u64(out, s->dgram_max);
-	json_key(out, "v6_datagram_max_frags");
-	json_u64(out, s->v6_dgram_max);
+	jw_begin_object(out);
+	jw_key(out, "v4_enabled"); jw_bool(out, s->v4_enabled);
+	jw_key(out, "v6_enabled"); jw_bool(out, s->v6_enabled);
+	jw_key(out, "max_nfrags"); jw_u64(out, s->max_nfrags);
+	jw_key(out, "nfrag"); jw_u64(out, s->nfrag);
+	jw_key(out, "datagrams"); jw_u64(out, s->n_dgrams);
+	jw_key(out, "min_v4_frag_size"); jw_u64(out, s->v4_min_frag);
+	jw_key(out, "min_v6_frag_size"); jw_u64(out, s->v6_min_frag);
+	jw_key(out, "zone_max_frags"); jw_u64(out, s->zone_max);
+	jw_key(out, "datagram_max_frags"); jw_u64(out, s->dgram_max);
+	jw_key(out, "v6_datagram_max_frags");
+	jw_u64(out, s->v6_dgram_max);
 	for (int v6 = 0; v6 < 2; v6++) {
 		const uint64_t *c = v6 ? s->v6 : s->v4;
-		json_key(out, v6 ? "v6" : "v4");
-		json_begin_object(out);
+		jw_key(out, v6 ? "v6" : "v4");
+		jw_begin_object(out);
 #define X(id, field, text) \
-		json_key(out, #field); json_u64(out, c[CT_IPF_##id]);
+		jw_key(out, #field); jw_u64(out, c[CT_IPF_##id]);
 		CT_IPF_COUNTERS(X)
 #undef X
-		json_end_object(out);
+		jw_end_object(out);
 	}
-	json_end_object(out);
+	jw_end_object(out);
 }
 
 /* OVS's six counters, in its order */

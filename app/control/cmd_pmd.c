@@ -67,30 +67,30 @@ pmd_stats_json(struct ds *out, const struct pmd *pmd)
 	const struct pmd_stats *s = &pmd->stats;
 	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
 
-	json_begin_object(out);
-	json_key(out, "core"); json_u64(out, pmd->lcore);
-#define X(field, text, label) json_key(out, #field); json_u64(out, counter_ld(&s->field));
+	jw_begin_object(out);
+	jw_key(out, "core"); jw_u64(out, pmd->lcore);
+#define X(field, text, label) jw_key(out, #field); jw_u64(out, counter_ld(&s->field));
 	PMD_STATS(X)
 #undef X
-	json_key(out, "tsc_hz"); json_u64(out, rte_get_tsc_hz());
-	json_key(out, "cycles_per_packet");
-	json_double(out, pkts ? (double)busy / pkts : 0);
-	json_key(out, "megaflows"); json_u64(out, dpcls_count(pmd->dp.cls));
+	jw_key(out, "tsc_hz"); jw_u64(out, rte_get_tsc_hz());
+	jw_key(out, "cycles_per_packet");
+	jw_double(out, pkts ? (double)busy / pkts : 0);
+	jw_key(out, "megaflows"); jw_u64(out, dpcls_count(pmd->dp.cls));
 	pmd_accounting_json(out, &pmds[pmd->idx]);
 	/* false: counters as last seen (pmd_watch.h), see not_answering */
-	json_key(out, "answering"); json_bool(out, pmd_answering(pmd));
+	jw_key(out, "answering"); jw_bool(out, pmd_answering(pmd));
 	if (!pmd_answering(pmd)) {
-		json_key(out, "not_answering");
+		jw_key(out, "not_answering");
 		pmd_silence_json(pmd, out);
 	}
-	json_key(out, "drops");
-	json_begin_object(out);
+	jw_key(out, "drops");
+	jw_begin_object(out);
 	for (int r = 0; r < DROP_N_REASONS; r++) {
-		json_key(out, drop_reason_name(r));
-		json_u64(out, counter_ld(&s->drops[r]));
+		jw_key(out, drop_reason_name(r));
+		jw_u64(out, counter_ld(&s->drops[r]));
 	}
-	json_end_object(out);
-	json_end_object(out);
+	jw_end_object(out);
+	jw_end_object(out);
 }
 
 /* One report per PMD: a JSON array of objects, or text blocks. */
@@ -100,11 +100,11 @@ report_each_pmd(bool json, struct ds *out,
 		void (*as_json)(struct ds *, const struct pmd *))
 {
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (uint16_t i = 0; i < n_pmds; i++)
 		(json ? as_json : text)(out, &pmds[i]);
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 }
 
 /* [-pmd CORE] [-m|--more] [DP]: OVS's text, by core id, then OVS's
@@ -121,7 +121,7 @@ cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 	if (pmd_ovs_args_parse(argc, argv, false, &a, out))
 		return -1;
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (uint16_t k = 0, n = pmd_ovs_order(order); k < n; k++) {
 		const struct pmd *pmd = &pmds[order[k]];
 		if (a.core >= 0 && pmd->lcore != (unsigned)a.core)
@@ -140,7 +140,7 @@ cmd_pmd_stats_show(int argc, const char *argv[], bool json, struct ds *out,
 			pmd_stats_more_text(out, pmd);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	else if (a.core < 0)
 		pmd_stats_ovs_main_thread(out);
 	return 0;
@@ -257,64 +257,64 @@ pmd_perf_json(struct ds *out, const struct pmd *pmd)
 	uint64_t pkts = counter_ld(&s->packets), busy = counter_ld(&s->busy_cycles);
 	uint64_t txb = counter_ld(&s->tx_batches), staged = 0;
 
-	json_begin_object(out);
-	json_key(out, "core"); json_u64(out, pmd->lcore);
-	json_key(out, "numa_id");
-	json_u64(out, rte_lcore_to_socket_id(pmd->lcore));
-	json_key(out, "iterations"); json_u64(out, counter_ld(&s->iterations));
-	json_key(out, "busy_cycles"); json_u64(out, busy);
-	json_key(out, "idle_cycles"); json_u64(out, counter_ld(&s->idle_cycles));
-	json_key(out, "packets"); json_u64(out, pkts);
-	json_key(out, "cycles_per_packet");
-	json_double(out, pkts ? (double)busy / pkts : 0);
-	json_key(out, "tunnel_pops"); json_u64(out, counter_ld(&s->tunnel_pops));
-	json_key(out, "tunnel_pushes"); json_u64(out, counter_ld(&s->tunnel_pushes));
-	json_key(out, "emc_hits"); json_u64(out, counter_ld(&s->emc_hits));
-	json_key(out, "megaflow_hits"); json_u64(out, counter_ld(&s->megaflow_hits));
-	json_key(out, "upcalls"); json_u64(out, counter_ld(&s->upcalls));
-	json_key(out, "tx_batches"); json_u64(out, txb);
-	json_key(out, "tx_packets"); json_u64(out, counter_ld(&s->tx_packets));
-	json_key(out, "packets_per_batch");
-	json_double(out, txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
-	json_key(out, "polls"); json_u64(out, counter_ld(&s->polls));
-	json_key(out, "polls_empty"); json_u64(out, counter_ld(&s->polls_empty));
-	json_key(out, "rx_bursts_vhost");
-	json_u64(out, counter_ld(&s->rx_bursts_vhost));
-	json_key(out, "rx_packets_vhost");
-	json_u64(out, counter_ld(&s->rx_packets_vhost));
-	json_key(out, "tx_batches_vhost");
-	json_u64(out, counter_ld(&s->tx_batches_vhost));
-	json_key(out, "tx_packets_vhost");
-	json_u64(out, counter_ld(&s->tx_packets_vhost));
-	json_key(out, "stages");
-	json_begin_object(out);
+	jw_begin_object(out);
+	jw_key(out, "core"); jw_u64(out, pmd->lcore);
+	jw_key(out, "numa_id");
+	jw_u64(out, rte_lcore_to_socket_id(pmd->lcore));
+	jw_key(out, "iterations"); jw_u64(out, counter_ld(&s->iterations));
+	jw_key(out, "busy_cycles"); jw_u64(out, busy);
+	jw_key(out, "idle_cycles"); jw_u64(out, counter_ld(&s->idle_cycles));
+	jw_key(out, "packets"); jw_u64(out, pkts);
+	jw_key(out, "cycles_per_packet");
+	jw_double(out, pkts ? (double)busy / pkts : 0);
+	jw_key(out, "tunnel_pops"); jw_u64(out, counter_ld(&s->tunnel_pops));
+	jw_key(out, "tunnel_pushes"); jw_u64(out, counter_ld(&s->tunnel_pushes));
+	jw_key(out, "emc_hits"); jw_u64(out, counter_ld(&s->emc_hits));
+	jw_key(out, "megaflow_hits"); jw_u64(out, counter_ld(&s->megaflow_hits));
+	jw_key(out, "upcalls"); jw_u64(out, counter_ld(&s->upcalls));
+	jw_key(out, "tx_batches"); jw_u64(out, txb);
+	jw_key(out, "tx_packets"); jw_u64(out, counter_ld(&s->tx_packets));
+	jw_key(out, "packets_per_batch");
+	jw_double(out, txb ? (double)counter_ld(&s->tx_packets) / txb : 0);
+	jw_key(out, "polls"); jw_u64(out, counter_ld(&s->polls));
+	jw_key(out, "polls_empty"); jw_u64(out, counter_ld(&s->polls_empty));
+	jw_key(out, "rx_bursts_vhost");
+	jw_u64(out, counter_ld(&s->rx_bursts_vhost));
+	jw_key(out, "rx_packets_vhost");
+	jw_u64(out, counter_ld(&s->rx_packets_vhost));
+	jw_key(out, "tx_batches_vhost");
+	jw_u64(out, counter_ld(&s->tx_batches_vhost));
+	jw_key(out, "tx_packets_vhost");
+	jw_u64(out, counter_ld(&s->tx_packets_vhost));
+	jw_key(out, "stages");
+	jw_begin_object(out);
 	for (int st = 0; st <= PMD_N_STAGES; st++) {
 		uint64_t c;
 		if (st < PMD_N_STAGES) {
 			c = counter_ld(&s->stage_cycles[st]);
 			staged += c;
-			json_key(out, pmd_stage_name(st));
+			jw_key(out, pmd_stage_name(st));
 		} else {
 			c = busy > staged ? busy - staged : 0;
-			json_key(out, "other");
+			jw_key(out, "other");
 		}
-		json_begin_object(out);
-		json_key(out, "cycles"); json_u64(out, c);
-		json_key(out, "cycles_per_packet");
-		json_double(out, pkts ? (double)c / pkts : 0);
-		json_key(out, "percent");
-		json_double(out, busy ? 100.0 * c / busy : 0);
-		json_end_object(out);
+		jw_begin_object(out);
+		jw_key(out, "cycles"); jw_u64(out, c);
+		jw_key(out, "cycles_per_packet");
+		jw_double(out, pkts ? (double)c / pkts : 0);
+		jw_key(out, "percent");
+		jw_double(out, busy ? 100.0 * c / busy : 0);
+		jw_end_object(out);
 	}
-	json_end_object(out);
-	json_key(out, "burst_sizes");
-	json_begin_object(out);
+	jw_end_object(out);
+	jw_key(out, "burst_sizes");
+	jw_begin_object(out);
 	for (int k = 0; k < PMD_BURST_BUCKETS; k++) {
-		json_key(out, burst_bucket_names[k]);
-		json_u64(out, counter_ld(&s->bursts[k]));
+		jw_key(out, burst_bucket_names[k]);
+		jw_u64(out, counter_ld(&s->bursts[k]));
 	}
-	json_end_object(out);
-	json_end_object(out);
+	jw_end_object(out);
+	jw_end_object(out);
 }
 
 static int
@@ -395,19 +395,19 @@ cmd_opts_show(int argc, const char *argv[], bool json, struct ds *out,
 	uint32_t opts = n_pmds ? pmds[0].dp.opts : dp_opts_default();
 
 	if (json)
-		json_begin_object(out);
+		jw_begin_object(out);
 	for (int o = 0; o < DP_N_OPTS; o++) {
 		bool on = opts & DP_OPT_BIT(o);
 		if (json) {
-			json_key(out, dp_opt_name(o));
-			json_bool(out, on);
+			jw_key(out, dp_opt_name(o));
+			jw_bool(out, on);
 		} else {
 			ds_put_format(out, "%-20s %s\n", dp_opt_name(o),
 				      on ? "on" : "off");
 		}
 	}
 	if (json)
-		json_end_object(out);
+		jw_end_object(out);
 	return 0;
 }
 

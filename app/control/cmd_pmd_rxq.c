@@ -95,9 +95,9 @@ put_pct(struct ds *out, bool json, uint64_t part, uint64_t total)
 {
 	if (json) {
 		if (total)
-			json_double(out, 100.0 * part / total);
+			jw_double(out, 100.0 * part / total);
 		else
-			json_null(out);
+			jw_null(out);
 	} else if (total) {
 		ds_put_format(out, "%2lu %%", part * 100 / total);
 	} else {
@@ -109,27 +109,27 @@ static void
 rxq_json(struct ds *out, const struct pmd *pmd, const struct pmd_rxq *q,
 	 uint64_t cycles, const struct rxq_window *w)
 {
-	json_begin_object(out);
-	json_key(out, "core"); json_u64(out, pmd->lcore);
-	json_key(out, "numa_id"); json_u64(out, rte_lcore_to_socket_id(pmd->lcore));
-	json_key(out, "isolated"); json_bool(out, pmd->isolated);
-	json_key(out, "port"); json_string(out, q->port->name);
-	json_key(out, "queue"); json_u64(out, q->qid);
-	json_key(out, "enabled"); json_bool(out, rxq_enabled(q));
-	json_key(out, "packets"); json_u64(out, counter_ld(&q->packets));
+	jw_begin_object(out);
+	jw_key(out, "core"); jw_u64(out, pmd->lcore);
+	jw_key(out, "numa_id"); jw_u64(out, rte_lcore_to_socket_id(pmd->lcore));
+	jw_key(out, "isolated"); jw_bool(out, pmd->isolated);
+	jw_key(out, "port"); jw_string(out, q->port->name);
+	jw_key(out, "queue"); jw_u64(out, q->qid);
+	jw_key(out, "enabled"); jw_bool(out, rxq_enabled(q));
+	jw_key(out, "packets"); jw_u64(out, counter_ld(&q->packets));
 	/* over the window shown: the queue's busy cycles, the PMD's cycles */
-	json_key(out, "cycles"); json_u64(out, cycles);
-	json_key(out, "pmd_cycles"); json_u64(out, w->total);
-	json_key(out, "usage_pct"); put_pct(out, true, cycles, w->total);
-	json_key(out, "polls"); json_u64(out, counter_ld(&q->poll.polls));
-	json_key(out, "empty_polls");
-	json_u64(out, counter_ld(&q->poll.empty_polls));
+	jw_key(out, "cycles"); jw_u64(out, cycles);
+	jw_key(out, "pmd_cycles"); jw_u64(out, w->total);
+	jw_key(out, "usage_pct"); put_pct(out, true, cycles, w->total);
+	jw_key(out, "polls"); jw_u64(out, counter_ld(&q->poll.polls));
+	jw_key(out, "empty_polls");
+	jw_u64(out, counter_ld(&q->poll.empty_polls));
 	/* adaptive: scheduled by the poll scheduler; threshold: rounds
 	 * skipped between polls */
-	json_key(out, "adaptive"); json_bool(out, q->poll.adaptive);
-	json_key(out, "threshold");
-	json_u64(out, __atomic_load_n(&q->poll.threshold, __ATOMIC_RELAXED));
-	json_end_object(out);
+	jw_key(out, "adaptive"); jw_bool(out, q->poll.adaptive);
+	jw_key(out, "threshold");
+	jw_u64(out, __atomic_load_n(&q->poll.threshold, __ATOMIC_RELAXED));
+	jw_end_object(out);
 }
 
 static void
@@ -183,7 +183,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	pmd_ovs_order(order);
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	else
 		ds_put_format(out, "Displaying last %u seconds pmd usage %%\n",
 			      n_pmds ? a.intervals * interval_ms(&pmds[0]) / 1000
@@ -201,7 +201,7 @@ cmd_pmd_rxq_show(int argc, const char *argv[], bool json, struct ds *out,
 		pmd_rxqs(out, json, &snap, a.intervals);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	return 0;
 }
 

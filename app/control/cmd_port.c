@@ -134,10 +134,10 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	if (json) {
 		const struct port *p = port_by_name(argv[0]);
-		json_begin_object(out);
-		json_key(out, "name"); json_string(out, p->name);
-		json_key(out, "ofport"); json_u64(out, p->ofport);
-		json_end_object(out);
+		jw_begin_object(out);
+		jw_key(out, "name"); jw_string(out, p->name);
+		jw_key(out, "ofport"); jw_u64(out, p->ofport);
+		jw_end_object(out);
 	}
 	return 0;
 }
@@ -204,25 +204,25 @@ cmd_list_ports(int argc, const char *argv[], bool json, struct ds *out,
 			sorted[n++] = p;
 	qsort(sorted, n, sizeof *sorted, by_name);
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (uint32_t i = 0; i < n; i++) {
 		p = sorted[i];
 		if (!json) {
 			ds_put_format(out, "%s\n", p->name);
 			continue;
 		}
-		json_begin_object(out);
-		json_key(out, "name"); json_string(out, p->name);
-		json_key(out, "ofport"); json_u64(out, p->ofport);
-		json_key(out, "type"); json_string(out, port_kind_name(p));
-		json_key(out, "state"); json_string(out, port_state_name(p));
-		json_key(out, "n_rxq"); json_u64(out, p->n_rxq);
+		jw_begin_object(out);
+		jw_key(out, "name"); jw_string(out, p->name);
+		jw_key(out, "ofport"); jw_u64(out, p->ofport);
+		jw_key(out, "type"); jw_string(out, port_kind_name(p));
+		jw_key(out, "state"); jw_string(out, port_state_name(p));
+		jw_key(out, "n_rxq"); jw_u64(out, p->n_rxq);
 		/* dpdk-dumpcap -i <this>; "" when not capturable */
-		json_key(out, "capture"); json_string(out, port_capture_name(p));
-		json_end_object(out);
+		jw_key(out, "capture"); jw_string(out, port_capture_name(p));
+		jw_end_object(out);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	return 0;
 }
 

@@ -19,58 +19,58 @@ cmd_show(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 	const struct dp_snapshot *s = dp_snapshot_get();
 
 	if (json) {
-		json_begin_object(out);
-		json_key(out, "ports");
-		json_begin_array(out);
+		jw_begin_object(out);
+		jw_key(out, "ports");
+		jw_begin_array(out);
 		struct port *p;
 		PORTS_FOREACH(p) {
 			struct pmd_port_stats st;
 			port_stats_sum(p->idx, &st);
-			json_begin_object(out);
-			json_key(out, "name"); json_string(out, p->name);
-			json_key(out, "ofport"); json_u64(out, p->ofport);
-			json_key(out, "type"); json_string(out, port_kind_name(p));
-			json_key(out, "state"); json_string(out, port_state_name(p));
-			json_key(out, "underlay"); json_bool(out, p->is_underlay);
-			json_key(out, "capture");
-			json_string(out, port_capture_name(p));
-#define X(field) json_key(out, #field); json_u64(out, st.field);
+			jw_begin_object(out);
+			jw_key(out, "name"); jw_string(out, p->name);
+			jw_key(out, "ofport"); jw_u64(out, p->ofport);
+			jw_key(out, "type"); jw_string(out, port_kind_name(p));
+			jw_key(out, "state"); jw_string(out, port_state_name(p));
+			jw_key(out, "underlay"); jw_bool(out, p->is_underlay);
+			jw_key(out, "capture");
+			jw_string(out, port_capture_name(p));
+#define X(field) jw_key(out, #field); jw_u64(out, st.field);
 			PORT_STATS(X)
 #undef X
-			json_key(out, "n_txq"); json_u64(out, p->n_txq);
-			json_key(out, "tx_shared");
-			json_bool(out, port_tx_shared(p));
+			jw_key(out, "n_txq"); jw_u64(out, p->n_txq);
+			jw_key(out, "tx_shared");
+			jw_bool(out, port_tx_shared(p));
 			if (p->kind == PORT_VHOST) {
-				json_key(out, "path"); json_string(out, p->path);
-				json_key(out, "connects");
-				json_u64(out, __atomic_load_n(&p->n_connects,
-							      __ATOMIC_RELAXED));
-				json_key(out, "refused_mem");
-				json_u64(out, __atomic_load_n(
+				jw_key(out, "path"); jw_string(out, p->path);
+				jw_key(out, "connects");
+				jw_u64(out, __atomic_load_n(&p->n_connects,
+							    __ATOMIC_RELAXED));
+				jw_key(out, "refused_mem");
+				jw_u64(out, __atomic_load_n(
 					&p->vhost_refused_mem, __ATOMIC_RELAXED));
-				json_key(out, "refused_ring");
-				json_u64(out, __atomic_load_n(
+				jw_key(out, "refused_ring");
+				jw_u64(out, __atomic_load_n(
 					&p->vhost_refused_ring, __ATOMIC_RELAXED));
 				/* queue pairs the guest enabled */
-				json_key(out, "guest_queues");
-				json_u64(out, __atomic_load_n(&p->guest_queues,
-							      __ATOMIC_RELAXED));
+				jw_key(out, "guest_queues");
+				jw_u64(out, __atomic_load_n(&p->guest_queues,
+							    __ATOMIC_RELAXED));
 			}
-			json_end_object(out);
+			jw_end_object(out);
 		}
-		json_end_array(out);
-		json_key(out, "mempool");
-		json_begin_object(out);
-		json_key(out, "size"); json_u64(out, pktmbuf_pool->size);
-		json_key(out, "in_use"); json_u64(out, mbufs_in_use());
-		json_end_object(out);
+		jw_end_array(out);
+		jw_key(out, "mempool");
+		jw_begin_object(out);
+		jw_key(out, "size"); jw_u64(out, pktmbuf_pool->size);
+		jw_key(out, "in_use"); jw_u64(out, mbufs_in_use());
+		jw_end_object(out);
 		pmd_accounting_json_all(out);
-		json_key(out, "n_pmds"); json_u64(out, n_pmds);
+		jw_key(out, "n_pmds"); jw_u64(out, n_pmds);
 		/* [] when all answer; else the counters are as last seen */
 		pmds_silence_json(out, "pmds_not_answering");
-		json_key(out, "n_rules"); json_u64(out, ofproto_n_rules());
-		json_key(out, "generation"); json_u64(out, s->gen);
-		json_end_object(out);
+		jw_key(out, "n_rules"); jw_u64(out, ofproto_n_rules());
+		jw_key(out, "generation"); jw_u64(out, s->gen);
+		jw_end_object(out);
 		return 0;
 	}
 	ds_put_format(out, "vxswitch %s\n", VXSWITCH_VERSION);

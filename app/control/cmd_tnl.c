@@ -100,7 +100,7 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 	ctl_events_process();
 	ofproto_publish_pending();
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	else	/* OVS's lib/tnl-neigh-cache.c, to the byte */
 		ds_put_cstr(out, "IP                                            "
 			    "MAC                 Bridge\n"
@@ -114,24 +114,24 @@ cmd_arp_show(int argc, const char *argv[], bool json, struct ds *out,
 		addr_str(&e->addr, ip);
 		mac_str(&e->mac, mac);
 		if (json) {
-			json_begin_object(out);
-			json_key(out, "ip"); json_string(out, ip);
-			json_key(out, "mac"); json_string(out, mac);
-			json_key(out, "static"); json_bool(out, e->is_static);
+			jw_begin_object(out);
+			jw_key(out, "ip"); jw_string(out, ip);
+			jw_key(out, "mac"); jw_string(out, mac);
+			jw_key(out, "static"); jw_bool(out, e->is_static);
 			/* seconds until it ages out; null: never (static) */
-			json_key(out, "expires_s");
+			jw_key(out, "expires_s");
 			if (e->is_static)
-				json_null(out);
+				jw_null(out);
 			else
-				json_u64(out, (left + 999) / 1000);
-			json_end_object(out);
+				jw_u64(out, (left + 999) / 1000);
+			jw_end_object(out);
 		} else {	/* static or not, and expiry: --json */
 			ds_put_format(out, "%-*s%s   %s\n", ARP_SHOW_IP_WIDTH,
 				      ip, mac, u ? u->name : "-");
 		}
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ cmd_neigh_aging(int argc, const char *argv[], bool json, struct ds *out,
 		return cmd_changed_ok(out, false);
 	}
 	if (json)
-		json_u64(out, neigh_aging_s());
+		jw_u64(out, neigh_aging_s());
 	else
 		ds_put_format(out, "%u\n", neigh_aging_s());
 	return 0;
@@ -275,7 +275,7 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 		return -1;
 	}
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	else
 		ds_put_cstr(out, "Route Table:\n");
 	for (uint32_t i = 0; i < n; i++) {
@@ -283,19 +283,19 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 		const char *rsrc = r->is_ipv4 ? src : src6;
 		addr_str(&r->prefix, ip);
 		if (json) {
-			json_begin_object(out);
-			json_key(out, "prefix"); json_string(out, ip);
-			json_key(out, "plen"); json_u64(out, r->plen);
-			json_key(out, "gateway");
+			jw_begin_object(out);
+			jw_key(out, "prefix"); jw_string(out, ip);
+			jw_key(out, "plen"); jw_u64(out, r->plen);
+			jw_key(out, "gateway");
 			if (route_has_gateway(r))
-				json_string(out, addr_str(&r->gateway, gw));
+				jw_string(out, addr_str(&r->gateway, gw));
 			else
-				json_null(out);
-			json_key(out, "port");
-			json_string(out, port_name_at(r->port_idx));
-			json_key(out, "connected"); json_bool(out, r->connected);
-			json_key(out, "src"); json_string(out, rsrc);
-			json_end_object(out);
+				jw_null(out);
+			jw_key(out, "port");
+			jw_string(out, port_name_at(r->port_idx));
+			jw_key(out, "connected"); jw_bool(out, r->connected);
+			jw_key(out, "src"); jw_string(out, rsrc);
+			jw_end_object(out);
 		} else {
 			ds_put_format(out, "%s %s/%u dev %s", r->connected ?
 				      "Cached:" : "User:", ip, r->plen,
@@ -307,7 +307,7 @@ cmd_route_show(int argc, const char *argv[], bool json, struct ds *out,
 		}
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	free(routes);
 	return 0;
 }
@@ -363,38 +363,38 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 	};
 
 	if (json) {
-		json_begin_object(out);
+		jw_begin_object(out);
 		for (size_t i = 0; i < RTE_DIM(rows); i++) {
-			json_key(out, rows[i].table);
-			json_begin_object(out);
-			json_key(out, "entries"); json_u64(out, rows[i].entries);
-			json_key(out, "limit"); json_u64(out, rows[i].limit);
-			json_key(out, "refused"); json_u64(out, rows[i].refused);
-			json_end_object(out);
+			jw_key(out, rows[i].table);
+			jw_begin_object(out);
+			jw_key(out, "entries"); jw_u64(out, rows[i].entries);
+			jw_key(out, "limit"); jw_u64(out, rows[i].limit);
+			jw_key(out, "refused"); jw_u64(out, rows[i].refused);
+			jw_end_object(out);
 		}
-		json_key(out, "neigh_learned"); json_u64(out, ns->learned);
-		json_key(out, "neigh_learn_refused");
-		json_u64(out, ns->learn_refused);
-		json_key(out, "neigh_set_refused"); json_u64(out, ns->set_refused);
-		json_key(out, "neigh_aged"); json_u64(out, ns->aged);
-		json_key(out, "neigh_aging_s"); json_u64(out, neigh_aging_s());
-		json_key(out, "ctl_events_lost"); json_u64(out, lost);
-		json_key(out, "arp_requests");
-		json_begin_object(out);
-		json_key(out, "sent"); json_u64(out, as->sent);
-		json_key(out, "nd_sent"); json_u64(out, as->nd_sent);
-		json_key(out, "rate_limited"); json_u64(out, as->rate_limited);
-		json_key(out, "no_mbuf"); json_u64(out, as->no_mbuf);
-		json_key(out, "tx_failed"); json_u64(out, as->tx_failed);
-		json_end_object(out);
-		json_key(out, "publishes"); json_u64(out, ps->publishes);
-		json_key(out, "publishes_neigh"); json_u64(out, ps->neigh_only);
-		json_key(out, "neigh_changes"); json_u64(out, ps->neigh_changes);
-		json_key(out, "deferred_frees");
-		json_u64(out, ps->deferred_frees);
-		json_key(out, "publish_interval_ms");
-		json_u64(out, ofproto_publish_interval_ms());
-		json_end_object(out);
+		jw_key(out, "neigh_learned"); jw_u64(out, ns->learned);
+		jw_key(out, "neigh_learn_refused");
+		jw_u64(out, ns->learn_refused);
+		jw_key(out, "neigh_set_refused"); jw_u64(out, ns->set_refused);
+		jw_key(out, "neigh_aged"); jw_u64(out, ns->aged);
+		jw_key(out, "neigh_aging_s"); jw_u64(out, neigh_aging_s());
+		jw_key(out, "ctl_events_lost"); jw_u64(out, lost);
+		jw_key(out, "arp_requests");
+		jw_begin_object(out);
+		jw_key(out, "sent"); jw_u64(out, as->sent);
+		jw_key(out, "nd_sent"); jw_u64(out, as->nd_sent);
+		jw_key(out, "rate_limited"); jw_u64(out, as->rate_limited);
+		jw_key(out, "no_mbuf"); jw_u64(out, as->no_mbuf);
+		jw_key(out, "tx_failed"); jw_u64(out, as->tx_failed);
+		jw_end_object(out);
+		jw_key(out, "publishes"); jw_u64(out, ps->publishes);
+		jw_key(out, "publishes_neigh"); jw_u64(out, ps->neigh_only);
+		jw_key(out, "neigh_changes"); jw_u64(out, ps->neigh_changes);
+		jw_key(out, "deferred_frees");
+		jw_u64(out, ps->deferred_frees);
+		jw_key(out, "publish_interval_ms");
+		jw_u64(out, ofproto_publish_interval_ms());
+		jw_end_object(out);
 		return 0;
 	}
 	ds_put_format(out, "%-11s %-15s %10s %10s %10s\n", "table", "setting",

@@ -188,22 +188,22 @@ trace_show(int argc, const char *argv[], bool json, struct ds *out)
 		return -1;
 	}
 	if (json) {
-		json_begin_object(out);
-		json_key(out, "port");
+		jw_begin_object(out);
+		jw_key(out, "port");
 		if (trace)
-			json_string(out, port_name_at(trace->in_port));
+			jw_string(out, port_name_at(trace->in_port));
 		else
-			json_null(out);
-		json_key(out, "match"); json_string(out, trace_match);
-		json_key(out, "limit");
-		json_u64(out, trace ? trace->limit : 0);
-		json_key(out, "taken"); json_u64(out, taken);
-		json_key(out, "packets");
-		json_begin_array(out);
+			jw_null(out);
+		jw_key(out, "match"); jw_string(out, trace_match);
+		jw_key(out, "limit");
+		jw_u64(out, trace ? trace->limit : 0);
+		jw_key(out, "taken"); jw_u64(out, taken);
+		jw_key(out, "packets");
+		jw_begin_array(out);
 		for (uint32_t i = 0; i < taken; i++)
 			trace_format_pkt_json(out, trace, i);
-		json_end_array(out);
-		json_end_object(out);
+		jw_end_array(out);
+		jw_end_object(out);
 		return 0;
 	}
 	if (!trace) {

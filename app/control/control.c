@@ -110,16 +110,16 @@ static void
 list_commands(bool json, struct ds *out)
 {
 	if (json) {
-		json_begin_array(out);
+		jw_begin_array(out);
 		for (size_t i = 0; i < n_cmds; i++) {
-			json_begin_object(out);
-			json_key(out, "name");
-			json_string(out, cmds[i].name);
-			json_key(out, "usage");
-			json_string(out, cmds[i].usage);
-			json_end_object(out);
+			jw_begin_object(out);
+			jw_key(out, "name");
+			jw_string(out, cmds[i].name);
+			jw_key(out, "usage");
+			jw_string(out, cmds[i].usage);
+			jw_end_object(out);
 		}
-		json_end_array(out);
+		jw_end_array(out);
 		ds_put_char(out, '\n');
 		return;
 	}

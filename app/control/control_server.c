@@ -565,18 +565,18 @@ put_stats(bool json, struct ds *out)
 	size_t n = sizeof rows / sizeof *rows;
 
 	if (json)
-		json_begin_object(out);
+		jw_begin_object(out);
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
-			json_key(out, rows[i].name);
-			json_u64(out, rows[i].v);
+			jw_key(out, rows[i].name);
+			jw_u64(out, rows[i].v);
 		} else {
 			ds_put_format(out, "%s: %llu\n", rows[i].name,
 				      rows[i].v);
 		}
 	}
 	if (json) {
-		json_end_object(out);
+		jw_end_object(out);
 		ds_put_char(out, '\n');
 	}
 }

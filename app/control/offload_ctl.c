@@ -213,28 +213,28 @@ offload_fini(void)
 static void
 show_port_json(struct ds *out)
 {
-	json_key(out, "model_profile");
+	jw_key(out, "model_profile");
 	if (ol.profile)
-		json_string(out, ol.profile);
+		jw_string(out, ol.profile);
 	else
-		json_null(out);
-	json_key(out, "active"); json_bool(out, ol.mgr != NULL);
-	json_key(out, "off_reason"); json_string(out, ol.off);
-	json_key(out, "group");
+		jw_null(out);
+	jw_key(out, "active"); jw_bool(out, ol.mgr != NULL);
+	jw_key(out, "off_reason"); jw_string(out, ol.off);
+	jw_key(out, "group");
 	if (ol.engine && ol.probe.ok)
-		json_u64(out, ol.probe.group);
+		jw_u64(out, ol.probe.group);
 	else
-		json_null(out);
-	json_key(out, "probe"); json_string(out, ol.engine ? ol.probe.why : "");
-	json_key(out, "tunnel_port");
-	json_begin_object(out);
-	json_key(out, "port"); json_u64(out, ol.tunnel.udp_port);
-	json_key(out, "registered"); json_bool(out, ol.tunnel.registered);
-	json_key(out, "error");
-	json_string(out, ol.tunnel.err ? strerror(ol.tunnel.err) : "");
-	json_end_object(out);
-	json_key(out, "rx_metadata");
-	json_string(out, ol.engine ? ol.rx_meta : "");
+		jw_null(out);
+	jw_key(out, "probe"); jw_string(out, ol.engine ? ol.probe.why : "");
+	jw_key(out, "tunnel_port");
+	jw_begin_object(out);
+	jw_key(out, "port"); jw_u64(out, ol.tunnel.udp_port);
+	jw_key(out, "registered"); jw_bool(out, ol.tunnel.registered);
+	jw_key(out, "error");
+	jw_string(out, ol.tunnel.err ? strerror(ol.tunnel.err) : "");
+	jw_end_object(out);
+	jw_key(out, "rx_metadata");
+	jw_string(out, ol.engine ? ol.rx_meta : "");
 }
 
 /* The last failure per reason: errno and the engine's message. */
@@ -245,18 +245,18 @@ show_last_failures(struct ds *out, bool json)
 	int err;
 
 	if (json) {
-		json_key(out, "last_failure");
-		json_begin_object(out);
+		jw_key(out, "last_failure");
+		jw_begin_object(out);
 	}
 	for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++) {
 		if (!offload_mgr_last_failure(ol.mgr, r, &err, msg, sizeof msg))
 			continue;
 		if (json) {
-			json_key(out, offload_result_name(r));
-			json_begin_object(out);
-			json_key(out, "errno"); json_u64(out, (unsigned)err);
-			json_key(out, "message"); json_string(out, msg);
-			json_end_object(out);
+			jw_key(out, offload_result_name(r));
+			jw_begin_object(out);
+			jw_key(out, "errno"); jw_u64(out, (unsigned)err);
+			jw_key(out, "message"); jw_string(out, msg);
+			jw_end_object(out);
 		} else {
 			ds_put_format(out, "  last %s: errno %d (%s): %s\n",
 				      offload_result_name(r), err,
@@ -264,7 +264,7 @@ show_last_failures(struct ds *out, bool json)
 		}
 	}
 	if (json)
-		json_end_object(out);
+		jw_end_object(out);
 }
 
 /* Start-up findings: text lines. */
@@ -303,42 +303,42 @@ cmd_offload_show(int argc, const char *argv[], bool json, struct ds *out,
 		dels_lost += __atomic_load_n(&pmds[i].stats.offload_dels_lost,
 					     __ATOMIC_RELAXED);
 	if (json) {
-		json_begin_object(out);
-		json_key(out, "engine");
-		json_string(out, engine);
+		jw_begin_object(out);
+		jw_key(out, "engine");
+		jw_string(out, engine);
 		show_port_json(out);
-		json_key(out, "installed"); json_u64(out, st.installed);
-		json_key(out, "created"); json_u64(out, st.created);
-		json_key(out, "destroyed"); json_u64(out, st.destroyed);
-		json_key(out, "requests"); json_u64(out, st.requests);
-		json_key(out, "rate_deferred"); json_u64(out, st.rate_deferred);
-		json_key(out, "dels_lost"); json_u64(out, dels_lost);
-		json_key(out, "dropped_requests");
-		json_u64(out, st.dropped_requests);
-		json_key(out, "failed");
-		json_begin_object(out);
+		jw_key(out, "installed"); jw_u64(out, st.installed);
+		jw_key(out, "created"); jw_u64(out, st.created);
+		jw_key(out, "destroyed"); jw_u64(out, st.destroyed);
+		jw_key(out, "requests"); jw_u64(out, st.requests);
+		jw_key(out, "rate_deferred"); jw_u64(out, st.rate_deferred);
+		jw_key(out, "dels_lost"); jw_u64(out, dels_lost);
+		jw_key(out, "dropped_requests");
+		jw_u64(out, st.dropped_requests);
+		jw_key(out, "failed");
+		jw_begin_object(out);
 		for (int r = OFFLOAD_OK + 1; r < OFFLOAD_RESULT_N; r++) {
-			json_key(out, offload_result_name(r));
-			json_u64(out, st.failed[r]);
+			jw_key(out, offload_result_name(r));
+			jw_u64(out, st.failed[r]);
 		}
-		json_end_object(out);
+		jw_end_object(out);
 		show_last_failures(out, true);
-		json_key(out, "marks_in_use"); json_u64(out, st.marks_in_use);
-		json_key(out, "holders"); json_u64(out, st.holders);
-		json_key(out, "shared"); json_u64(out, st.shared);
-		json_key(out, "queue_depth"); json_u64(out, st.queue_depth);
-		json_key(out, "admission");
-		json_string(out, offload_admission_name(st.admission));
-		json_key(out, "threshold_pps"); json_u64(out, st.threshold_pps);
-		json_key(out, "evictions"); json_u64(out, st.evictions);
-		json_key(out, "candidates"); json_u64(out, st.candidates);
-		json_key(out, "insert_latency_us");
-		json_begin_object(out);
-		json_key(out, "p50"); json_double(out, st.lat_p50_us);
-		json_key(out, "p99"); json_double(out, st.lat_p99_us);
-		json_key(out, "max"); json_double(out, st.lat_max_us);
-		json_end_object(out);
-		json_end_object(out);
+		jw_key(out, "marks_in_use"); jw_u64(out, st.marks_in_use);
+		jw_key(out, "holders"); jw_u64(out, st.holders);
+		jw_key(out, "shared"); jw_u64(out, st.shared);
+		jw_key(out, "queue_depth"); jw_u64(out, st.queue_depth);
+		jw_key(out, "admission");
+		jw_string(out, offload_admission_name(st.admission));
+		jw_key(out, "threshold_pps"); jw_u64(out, st.threshold_pps);
+		jw_key(out, "evictions"); jw_u64(out, st.evictions);
+		jw_key(out, "candidates"); jw_u64(out, st.candidates);
+		jw_key(out, "insert_latency_us");
+		jw_begin_object(out);
+		jw_key(out, "p50"); jw_double(out, st.lat_p50_us);
+		jw_key(out, "p99"); jw_double(out, st.lat_p99_us);
+		jw_key(out, "max"); jw_double(out, st.lat_max_us);
+		jw_end_object(out);
+		jw_end_object(out);
 		return 0;
 	}
 	ds_put_format(out, "offload engine: %s\n", engine);

@@ -452,14 +452,14 @@ cmd_state_show(int argc, const char *argv[], bool json, struct ds *out,
 {
 	UNUSED_ARGS;
 	if (json) {
-		json_begin_object(out);
-		json_key(out, "file"); json_string(out, st.path);
-		json_key(out, "pending"); json_bool(out, st.dirty);
-		json_key(out, "writes"); json_u64(out, st.writes);
-		json_key(out, "write_failures");
-		json_u64(out, st.write_failures);
-		json_key(out, "last_error"); json_string(out, st.last_error);
-		json_end_object(out);
+		jw_begin_object(out);
+		jw_key(out, "file"); jw_string(out, st.path);
+		jw_key(out, "pending"); jw_bool(out, st.dirty);
+		jw_key(out, "writes"); jw_u64(out, st.writes);
+		jw_key(out, "write_failures");
+		jw_u64(out, st.write_failures);
+		jw_key(out, "last_error"); jw_string(out, st.last_error);
+		jw_end_object(out);
 		return 0;
 	}
 	ds_put_format(out, "state file: %s\n", st.path[0] ? st.path

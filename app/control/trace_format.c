@@ -292,7 +292,7 @@ json_ufid(struct ds *out, uint64_t id)
 
 	ds_init(&u);
 	odp_format_ufid(&u, id);
-	json_string(out, ds_cstr(&u) + 5);	/* without "ufid:" */
+	jw_string(out, ds_cstr(&u) + 5);	/* without "ufid:" */
 	ds_destroy(&u);
 }
 
@@ -303,7 +303,7 @@ json_key_str(struct ds *out, const struct dp_trace_pkt *r, uint8_t slot)
 
 	ds_init(&k);
 	put_key(&k, r, slot);
-	json_string(out, ds_cstr(&k));
+	jw_string(out, ds_cstr(&k));
 	ds_destroy(&k);
 }
 
@@ -312,16 +312,16 @@ json_port(struct ds *out, const char *key, uint16_t idx)
 {
 	struct port *p = idx < n_ports ? port_at(idx) : NULL;
 
-	json_key(out, key);
+	jw_key(out, key);
 	if (p)
-		json_string(out, p->name);
+		jw_string(out, p->name);
 	else
-		json_null(out);
-	json_key(out, "ofport");
+		jw_null(out);
+	jw_key(out, "ofport");
 	if (p)
-		json_u64(out, p->ofport);
+		jw_u64(out, p->ofport);
 	else
-		json_null(out);
+		jw_null(out);
 }
 
 static void
@@ -331,8 +331,8 @@ json_ct_state(struct ds *out, uint32_t state)
 
 	ds_init(&s);
 	put_ct_state(&s, state);
-	json_key(out, "ct_state");
-	json_string(out, ds_cstr(&s));
+	jw_key(out, "ct_state");
+	jw_string(out, ds_cstr(&s));
 	ds_destroy(&s);
 }
 
@@ -345,89 +345,89 @@ entry_json(struct ds *out, const struct dp_trace_pkt *r,
 	switch ((enum dp_trace_kind)e->kind) {
 	case DP_TRACE_RX:
 		json_port(out, "port", e->port);
-		json_key(out, "len"); json_u64(out, e->u32);
+		jw_key(out, "len"); jw_u64(out, e->u32);
 		break;
 	case DP_TRACE_MARK:
-		json_key(out, "mark"); json_u64(out, e->u32);
-		json_key(out, "taken"); json_bool(out, e->u64 != 0);
+		jw_key(out, "mark"); jw_u64(out, e->u32);
+		jw_key(out, "taken"); jw_bool(out, e->u64 != 0);
 		if (e->u64) {
-			json_key(out, "ufid"); json_ufid(out, e->u64);
+			jw_key(out, "ufid"); json_ufid(out, e->u64);
 		}
 		break;
 	case DP_TRACE_ARP:
-		json_key(out, "result");
-		json_string(out, e->u32 == DP_TRACE_ARP_REPLY ? "reply"
-							      : "learned");
+		jw_key(out, "result");
+		jw_string(out, e->u32 == DP_TRACE_ARP_REPLY ? "reply"
+							    : "learned");
 		break;
 	case DP_TRACE_EXTRACT:
-		json_key(out, "key"); json_key_str(out, r, e->key);
+		jw_key(out, "key"); json_key_str(out, r, e->key);
 		break;
 	case DP_TRACE_HASH:
-		json_key(out, "hash"); json_u64(out, e->u32);
-		json_key(out, "from_nic"); json_bool(out, e->port);
+		jw_key(out, "hash"); jw_u64(out, e->u32);
+		jw_key(out, "from_nic"); jw_bool(out, e->port);
 		break;
 	case DP_TRACE_EMC:
 	case DP_TRACE_DPCLS:
 	case DP_TRACE_UPCALL:
-		json_key(out, "ufid");
+		jw_key(out, "ufid");
 		if (e->u64)
 			json_ufid(out, e->u64);
 		else
-			json_null(out);
+			jw_null(out);
 		if (e->u64) {
-			json_key(out, "megaflow");
+			jw_key(out, "megaflow");
 			json_key_str(out, r, e->key);
 		}
 		break;
 	case DP_TRACE_SG:
 	case DP_TRACE_CT:
-		json_key(out, "zone"); json_u64(out, e->port);
+		jw_key(out, "zone"); jw_u64(out, e->port);
 		json_ct_state(out, e->u32);
-		json_key(out, e->kind == DP_TRACE_SG ? "allow" : "commit");
-		json_bool(out, e->u64);
+		jw_key(out, e->kind == DP_TRACE_SG ? "allow" : "commit");
+		jw_bool(out, e->u64);
 		break;
 	case DP_TRACE_ACTION:
-		json_key(out, "action"); json_string(out, action_name(e->port));
+		jw_key(out, "action"); jw_string(out, action_name(e->port));
 		if (e->port == DP_ACT_DROP || e->port == DP_ACT_DROP_COPY) {
-			json_key(out, "reason");
-			json_string(out, drop_reason_name((enum drop_reason)
-							  e->u64));
+			jw_key(out, "reason");
+			jw_string(out, drop_reason_name((enum drop_reason)
+							e->u64));
 		} else if (e->port == DP_ACT_OUTPUT ||
 			   e->port == DP_ACT_TNL_CLONE) {
 			json_port(out, "port", (uint16_t)e->u32);
 		} else {
-			json_key(out, "arg"); json_u64(out, e->u32);
+			jw_key(out, "arg"); jw_u64(out, e->u32);
 		}
 		break;
 	case DP_TRACE_TNL_POP:
 	case DP_TRACE_TNL_PUSH:
-		json_key(out, "vni"); json_u64(out, e->u32);
+		jw_key(out, "vni"); jw_u64(out, e->u32);
 		if (e->kind == DP_TRACE_TNL_POP) {
-			json_key(out, "src");
-			json_string(out, tnl_addr_str(r, e, true,
-						      (uint32_t)(e->u64 >> 32),
-						      buf));
-			json_key(out, "dst");
-			json_string(out, tnl_addr_str(r, e, false,
-						      (uint32_t)e->u64, buf));
+			jw_key(out, "src");
+			jw_string(out, tnl_addr_str(r, e, true,
+						    (uint32_t)(e->u64 >> 32),
+						    buf));
+			jw_key(out, "dst");
+			jw_string(out, tnl_addr_str(r, e, false,
+						    (uint32_t)e->u64, buf));
 		} else {
-			json_key(out, "dst");
-			json_string(out, tnl_addr_str(r, e, false,
-						      (uint32_t)(e->u64 >> 32),
-						      buf));
-			json_key(out, "udp_src");
-			json_u64(out, e->u64 & 0xffff);
+			jw_key(out, "dst");
+			jw_string(out, tnl_addr_str(r, e, false,
+						    (uint32_t)(e->u64 >> 32),
+						    buf));
+			jw_key(out, "udp_src");
+			jw_u64(out, e->u64 & 0xffff);
 		}
 		break;
 	case DP_TRACE_RECIRC:
-		json_key(out, "recirc_id"); json_u64(out, e->port);
+		jw_key(out, "recirc_id"); jw_u64(out, e->port);
 		json_ct_state(out, e->u32);
 		break;
 	case DP_TRACE_PMTUD:
-		json_key(out, "mtu"); json_u64(out, e->u32);
-		json_key(out, "verdict");
-		json_string(out, dp_pmtud_verdict_name((enum dp_pmtud_verdict)
-						       e->u64));
+		jw_key(out, "mtu"); jw_u64(out, e->u32);
+		jw_key(out, "verdict");
+		jw_string(out, dp_pmtud_verdict_name((enum dp_pmtud_verdict)
+						     e->u64));
 		if (e->u64 == DP_PMTUD_FRAG_NEEDED ||
 		    e->u64 == DP_PMTUD_TOO_BIG)
 			json_port(out, "port", e->port);
@@ -437,9 +437,9 @@ entry_json(struct ds *out, const struct dp_trace_pkt *r,
 		json_port(out, "port", e->port);
 		break;
 	case DP_TRACE_DROP:
-		json_key(out, "reason");
-		json_string(out, drop_reason_name((enum drop_reason)e->port));
-		json_key(out, "copy"); json_bool(out, e->u32);
+		jw_key(out, "reason");
+		jw_string(out, drop_reason_name((enum drop_reason)e->port));
+		jw_key(out, "copy"); jw_bool(out, e->u32);
 		break;
 	case DP_TRACE_N_KINDS:
 		break;
@@ -455,31 +455,31 @@ trace_format_pkt_json(struct ds *out, const struct dp_trace *t, uint32_t i)
 
 	if (!n)		/* taken, not yet published: as the text form */
 		return;
-	json_begin_object(out);
-	json_key(out, "packet"); json_u64(out, i + 1);
-	json_key(out, "pmd"); json_u64(out, r->pmd);
+	jw_begin_object(out);
+	jw_key(out, "packet"); jw_u64(out, i + 1);
+	jw_key(out, "pmd"); jw_u64(out, r->pmd);
 	json_port(out, "port", r->in_port);
-	json_key(out, "len"); json_u64(out, r->len);
-	json_key(out, "us"); json_double(out, rec_us(t, r));
+	jw_key(out, "len"); jw_u64(out, r->len);
+	jw_key(out, "us"); jw_double(out, rec_us(t, r));
 	struct ds hex;
 	ds_init(&hex);
 	for (unsigned j = 0; j < r->head_len; j++)
 		ds_put_format(&hex, "%02x", r->head[j]);
-	json_key(out, "head"); json_string(out, ds_cstr(&hex));
+	jw_key(out, "head"); jw_string(out, ds_cstr(&hex));
 	ds_destroy(&hex);
-	json_key(out, "lost"); json_u64(out, r->lost);
-	json_key(out, "stages");
-	json_begin_array(out);
+	jw_key(out, "lost"); jw_u64(out, r->lost);
+	jw_key(out, "stages");
+	jw_begin_array(out);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct dp_trace_entry *e = &r->e[k];
-		json_begin_object(out);
-		json_key(out, "stage");
-		json_string(out, dp_trace_kind_name(e->kind));
-		json_key(out, "pass");
-		json_string(out, pass_name(e->pass, buf, sizeof buf));
+		jw_begin_object(out);
+		jw_key(out, "stage");
+		jw_string(out, dp_trace_kind_name(e->kind));
+		jw_key(out, "pass");
+		jw_string(out, pass_name(e->pass, buf, sizeof buf));
 		entry_json(out, r, e);
-		json_end_object(out);
+		jw_end_object(out);
 	}
-	json_end_array(out);
-	json_end_object(out);
+	jw_end_array(out);
+	jw_end_object(out);
 }

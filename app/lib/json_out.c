@@ -9,7 +9,7 @@
 /* A value or key follows whatever was written last: it needs a comma unless
  * it opens a container, follows a key, or starts a new document. */
 static void
-json_separate(struct ds *out)
+jw_separate(struct ds *out)
 {
 	if (!out->len)
 		return;
@@ -19,7 +19,7 @@ json_separate(struct ds *out)
 }
 
 static void
-json_put_quoted(struct ds *out, const char *s)
+jw_put_quoted(struct ds *out, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
@@ -47,68 +47,68 @@ json_put_quoted(struct ds *out, const char *s)
 }
 
 void
-json_begin_object(struct ds *out)
+jw_begin_object(struct ds *out)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_char(out, '{');
 }
 
 void
-json_end_object(struct ds *out)
+jw_end_object(struct ds *out)
 {
 	ds_put_char(out, '}');
 }
 
 void
-json_begin_array(struct ds *out)
+jw_begin_array(struct ds *out)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_char(out, '[');
 }
 
 void
-json_end_array(struct ds *out)
+jw_end_array(struct ds *out)
 {
 	ds_put_char(out, ']');
 }
 
 void
-json_key(struct ds *out, const char *name)
+jw_key(struct ds *out, const char *name)
 {
-	json_separate(out);
-	json_put_quoted(out, name);
+	jw_separate(out);
+	jw_put_quoted(out, name);
 	ds_put_char(out, ':');
 }
 
 void
-json_string(struct ds *out, const char *value)
+jw_string(struct ds *out, const char *value)
 {
-	json_separate(out);
-	json_put_quoted(out, value);
+	jw_separate(out);
+	jw_put_quoted(out, value);
 }
 
 void
-json_u64(struct ds *out, uint64_t value)
+jw_u64(struct ds *out, uint64_t value)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_format(out, "%" PRIu64, value);
 }
 
 void
-json_i64(struct ds *out, int64_t value)
+jw_i64(struct ds *out, int64_t value)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_format(out, "%" PRId64, value);
 }
 
 /* The shortest of %.15g and %.17g that reads back as the same double, so
  * 0.1 prints as 0.1 and nothing is lost. */
 void
-json_double(struct ds *out, double value)
+jw_double(struct ds *out, double value)
 {
 	char buf[32];
 
-	json_separate(out);
+	jw_separate(out);
 	if (!isfinite(value)) {
 		ds_put_cstr(out, "null");
 		return;
@@ -120,15 +120,15 @@ json_double(struct ds *out, double value)
 }
 
 void
-json_bool(struct ds *out, bool value)
+jw_bool(struct ds *out, bool value)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_cstr(out, value ? "true" : "false");
 }
 
 void
-json_null(struct ds *out)
+jw_null(struct ds *out)
 {
-	json_separate(out);
+	jw_separate(out);
 	ds_put_cstr(out, "null");
 }

@@ -458,18 +458,18 @@ vlog_list(struct ds *out, bool json)
 		sorted[i] = &parts[i];
 	qsort(sorted, N_PARTS, sizeof sorted[0], cmp_part_names);
 	if (json) {
-		json_begin_object(out);
+		jw_begin_object(out);
 		for (size_t i = 0; i < N_PARTS; i++) {
-			json_key(out, sorted[i]->name);
-			json_begin_object(out);
+			jw_key(out, sorted[i]->name);
+			jw_begin_object(out);
 			for (int d = 0; d < N_DESTS; d++) {
-				json_key(out, dest_names[d]);
-				json_string(out,
-					    level_name(sorted[i]->level[d]));
+				jw_key(out, dest_names[d]);
+				jw_string(out,
+					  level_name(sorted[i]->level[d]));
 			}
-			json_end_object(out);
+			jw_end_object(out);
 		}
-		json_end_object(out);
+		jw_end_object(out);
 		ds_put_char(out, '\n');
 		return;
 	}

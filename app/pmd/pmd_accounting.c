@@ -55,18 +55,18 @@ pmd_accounting_read(struct pmd *pmd, struct pmd_accounting *a)
 static void
 put_json(struct ds *out, const struct pmd_accounting *a, bool exact)
 {
-	json_key(out, "accounting");
-	json_begin_object(out);
-	json_key(out, "received"); json_u64(out, a->received);
-	json_key(out, "copies"); json_u64(out, a->copies);
-	json_key(out, "sent"); json_u64(out, a->sent);
-	json_key(out, "consumed"); json_u64(out, a->consumed);
-	json_key(out, "dropped"); json_u64(out, a->dropped);
-	json_key(out, "in_flight"); json_u64(out, a->in_flight);
-	json_key(out, "held"); json_i64(out, a->held);
-	json_key(out, "balanced"); json_bool(out, pmd_accounting_balanced(a));
-	json_key(out, "exact"); json_bool(out, exact);
-	json_end_object(out);
+	jw_key(out, "accounting");
+	jw_begin_object(out);
+	jw_key(out, "received"); jw_u64(out, a->received);
+	jw_key(out, "copies"); jw_u64(out, a->copies);
+	jw_key(out, "sent"); jw_u64(out, a->sent);
+	jw_key(out, "consumed"); jw_u64(out, a->consumed);
+	jw_key(out, "dropped"); jw_u64(out, a->dropped);
+	jw_key(out, "in_flight"); jw_u64(out, a->in_flight);
+	jw_key(out, "held"); jw_i64(out, a->held);
+	jw_key(out, "balanced"); jw_bool(out, pmd_accounting_balanced(a));
+	jw_key(out, "exact"); jw_bool(out, exact);
+	jw_end_object(out);
 }
 
 void

@@ -96,12 +96,12 @@ pmd_silence_json(const struct pmd *pmd, struct ds *out)
 
 	ds_init(&where);
 	pmd_where_text(pmd, &where);
-	json_begin_object(out);
-	json_key(out, "pmd"); json_u64(out, pmd->idx);
-	json_key(out, "core"); json_u64(out, pmd->lcore);
-	json_key(out, "silent_s"); json_double(out, pmd_silent_s(pmd));
-	json_key(out, "inside"); json_string(out, ds_cstr(&where));
-	json_end_object(out);
+	jw_begin_object(out);
+	jw_key(out, "pmd"); jw_u64(out, pmd->idx);
+	jw_key(out, "core"); jw_u64(out, pmd->lcore);
+	jw_key(out, "silent_s"); jw_double(out, pmd_silent_s(pmd));
+	jw_key(out, "inside"); jw_string(out, ds_cstr(&where));
+	jw_end_object(out);
 	ds_destroy(&where);
 }
 
@@ -126,12 +126,12 @@ pmds_answering_or_refuse(struct ds *out)
 void
 pmds_silence_json(struct ds *out, const char *key)
 {
-	json_key(out, key);
-	json_begin_array(out);
+	jw_key(out, key);
+	jw_begin_array(out);
 	for (uint16_t i = 0; i < n_pmds; i++)
 		if (!pmd_answering(&pmds[i]))
 			pmd_silence_json(&pmds[i], out);
-	json_end_array(out);
+	jw_end_array(out);
 }
 
 void

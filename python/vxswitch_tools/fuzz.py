@@ -21,9 +21,11 @@ Categories (CATEGORIES), each run against a fresh switch:
              listens, a dpdkvhostuserclient port) and server mode
              (--connect, a dpdkvhostuser port); after each, a well-behaved
              testpmd guest on another port still forwards
-  ctl        the control socket: garbage, NULs, huge requests, idle and
-             half-closed clients, random commands from list-commands with
-             random arguments, table exhaustion (tnl/arp/set, ovs/route/add,
+  ctl        the control socket: garbage, NULs, huge requests; the
+             unixctl socket: malformed JSON-RPC (fuzz_unixctl.py), answered
+             with JSON-RPC answers only; idle and half-closed clients,
+             random commands from list-commands with random arguments,
+             table exhaustion (tnl/arp/set, ovs/route/add,
              add-flow) up to the topology's datapath max-* limits, which
              must refuse
   topology   mutated topology/ and tests/unit/topologies files through
@@ -54,6 +56,7 @@ from pathlib import Path
 
 from . import fuzz_ctl as C
 from . import fuzz_inputs as F
+from . import fuzz_unixctl as U
 from . import harness as vxlib
 from . import packets as P
 from .fuzz_report import (Row, conservation_gap, exit_counters,
@@ -562,6 +565,20 @@ class Fuzz:
             self._answer(row, sw, label, st, must)
             if not self.alive(row, sw, "garbage: " + label):
                 return
+        # the unixctl socket: malformed JSON-RPC, answered with JSON only
+        ux = C.Client(U.path(sw), timeout=10)
+        seen = {}
+        for label, data, must in U.garbage(self.rng, max(20, n // 20)):
+            st, back = U.raw(ux, data)
+            seen[st] = seen.get(st, 0) + 1
+            self._answer(row, sw, "unixctl: " + label, st, must)
+            if st == "bad answer":
+                row.other += 1
+                row.note("unixctl: %s: %r" % (label, back[:200]))
+            if not self.alive(row, sw, "unixctl: " + label):
+                return
+        row.note("unixctl: %s" % ", ".join("%d %s" % (v, k) for k, v in
+                                           sorted(seen.items())))
         # idle and half-closed clients, then a show among them
         for half in (False, True):
             k = self.sizes["ctl_idle"]

@@ -75,8 +75,9 @@ def test_fuzz_vhost_frontends(fuzz):
 
 
 def test_fuzz_ctl(fuzz):
-    """Garbage, idle clients, random commands, then flows, routes and
-    neighbours past their (small) limits: each refused, naming it."""
+    """Garbage (and malformed JSON-RPC on the unixctl socket), idle
+    clients, random commands, then flows, routes and neighbours past
+    their (small) limits: each refused, naming it."""
     n = fuzz.sizes["ctl_exhaust"]
     assert all(n > v for v in fuzz.sizes["ctl_limits"].values())
     row = fuzz.run_one("ctl")

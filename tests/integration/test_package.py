@@ -46,7 +46,7 @@ def test_package_contents(installed):
                           capture_output=True, text=True, check=True).stdout
     assert info.startswith("Package: vxswitch\n")
     for dep in ("librte-eal23", "librte-vhost23", "libyaml-0-2",
-                "libsystemd0", "librte-mempool-ring23"):
+                "libjansson4", "libsystemd0", "librte-mempool-ring23"):
         assert dep in info, info
     for f in ("usr/sbin/vxswitch", "usr/bin/vxswitch-ctl",
               "usr/share/man/man8/vxswitch.8.gz",

@@ -48,15 +48,15 @@ cmd_echo(int argc, const char *argv[], bool json, struct ds *out, void *aux)
 {
 	(void)aux;
 	if (json)
-		json_begin_array(out);
+		jw_begin_array(out);
 	for (int i = 1; i < argc; i++) {
 		if (json)
-			json_string(out, argv[i]);
+			jw_string(out, argv[i]);
 		else
 			ds_put_format(out, "%s%s", i > 1 ? " " : "", argv[i]);
 	}
 	if (json)
-		json_end_array(out);
+		jw_end_array(out);
 	ds_put_char(out, '\n');
 	return 0;
 }
@@ -241,30 +241,30 @@ test_json_out(void)
 {
 	struct ds ds = DS_EMPTY_INITIALIZER;
 
-	json_begin_object(&ds);
-	json_key(&ds, "s");
-	json_string(&ds, "q\"b\\n\n\t\r\b\f\x01\x1f\x7f é");
-	json_key(&ds, "a");
-	json_begin_array(&ds);
-	json_u64(&ds, UINT64_MAX);
-	json_i64(&ds, INT64_MIN);
-	json_begin_object(&ds);
-	json_end_object(&ds);
-	json_begin_array(&ds);
-	json_end_array(&ds);
-	json_bool(&ds, true);
-	json_bool(&ds, false);
-	json_null(&ds);
-	json_end_array(&ds);
-	json_key(&ds, "d");
-	json_begin_array(&ds);
-	json_double(&ds, 0.1);
-	json_double(&ds, -2.5e300);
-	json_double(&ds, 1.0 / 3);
-	json_double(&ds, NAN);
-	json_double(&ds, INFINITY);
-	json_end_array(&ds);
-	json_end_object(&ds);
+	jw_begin_object(&ds);
+	jw_key(&ds, "s");
+	jw_string(&ds, "q\"b\\n\n\t\r\b\f\x01\x1f\x7f é");
+	jw_key(&ds, "a");
+	jw_begin_array(&ds);
+	jw_u64(&ds, UINT64_MAX);
+	jw_i64(&ds, INT64_MIN);
+	jw_begin_object(&ds);
+	jw_end_object(&ds);
+	jw_begin_array(&ds);
+	jw_end_array(&ds);
+	jw_bool(&ds, true);
+	jw_bool(&ds, false);
+	jw_null(&ds);
+	jw_end_array(&ds);
+	jw_key(&ds, "d");
+	jw_begin_array(&ds);
+	jw_double(&ds, 0.1);
+	jw_double(&ds, -2.5e300);
+	jw_double(&ds, 1.0 / 3);
+	jw_double(&ds, NAN);
+	jw_double(&ds, INFINITY);
+	jw_end_array(&ds);
+	jw_end_object(&ds);
 	expect_json(&ds, "{\"s\":\"q\\\"b\\\\n\\n\\t\\r\\b\\f\\u0001\\u001f"
 		    "\x7f é\",\"a\":[18446744073709551615,"
 		    "-9223372036854775808,{},[],true,false,null],"
@@ -272,12 +272,12 @@ test_json_out(void)
 
 	/* One document per line: the newline starts the next one afresh. */
 	ds_clear(&ds);
-	json_u64(&ds, 1);
+	jw_u64(&ds, 1);
 	ds_put_char(&ds, '\n');
-	json_begin_object(&ds);
-	json_key(&ds, "k\"");
-	json_string(&ds, "");
-	json_end_object(&ds);
+	jw_begin_object(&ds);
+	jw_key(&ds, "k\"");
+	jw_string(&ds, "");
+	jw_end_object(&ds);
 	expect_json(&ds, "1\n{\"k\\\"\":\"\"}");
 	ds_destroy(&ds);
 }

@@ -117,14 +117,14 @@ test_unixctl(void)
 	   "{\"id\":4,\"result\":\"}]{[\\n\",\"error\":null}"
 	   "{\"id\":5,\"result\":\"\\n\",\"error\":null}");
 
-	/* bad JSON: an error answer (to the id if it came first), never a
-	 * crash */
+	/* bad JSON: an error answer (to the id if the request parsed and
+	 * has one), never a crash (more: test_unixctl_request.c) */
 	UX(p, "{\"id\":6,\"method\":\"echo\",\"params\":[\"\\u0000\"]}", 1,
 	   "{\"id\":6,\"error\":\"bad JSON-RPC request: NUL in a "
 	   "string\\n\",\"result\":null}");
 	UX(p, "{\"method\":5,\"id\":6,\"params\":[]}", 1,
-	   "{\"id\":null,\"error\":\"bad JSON-RPC request: string "
-	   "expected\\n\",\"result\":null}");
+	   "{\"id\":6,\"error\":\"bad JSON-RPC request: method is not a "
+	   "JSON string\\n\",\"result\":null}");
 	UX(p, "{\"id\":6,\"params\":[]}", 1,
 	   "{\"id\":6,\"error\":\"bad JSON-RPC request: \\\"id\\\", "
 	   "\\\"method\\\" and \\\"params\\\" are needed\\n\","
@@ -139,6 +139,15 @@ test_unixctl(void)
 			 "\"echo\",\"params\":[]}", deep);
 	expect_ux(p, req, (size_t)n, 1, "{\"id\":8,\"error\":\"bad "
 		  "JSON-RPC request: nested too deep\\n\",\"result\":null}");
+	/* trailing garbage: a request of its own, answered as such; bytes
+	 * that are not UTF-8 */
+	UX(p, "{\"id\":11,\"method\":\"echo\",\"params\":[\"t\"]}x", 2,
+	   "{\"id\":11,\"result\":\"t\\n\",\"error\":null}"
+	   "{\"id\":null,\"error\":\"bad JSON-RPC request: invalid token "
+	   "near 'x'\\n\",\"result\":null}");
+	UX(p, "{\"id\":12,\"method\":\"echo\",\"params\":[\"\xff\"]}", 1,
+	   "{\"id\":null,\"error\":\"bad JSON-RPC request: invalid "
+	   "UTF-8\\n\",\"result\":null}");
 	/* unknown members are skipped, values of every kind */
 	UX(p, "{\"x\":{\"a\":[true,null,-1.5e3]},\"id\":9,\"method\":\"echo\","
 	   "\"params\":[\"ok\"]}", 1,
