@@ -7,8 +7,9 @@ configure or refuse, and the switch itself stays as its topology made it.
 Then: ovsdb-server killed and started again (the client reconnects and
 monitors again), the lock "ovs_vswitchd" held by another client
 (contended: nothing would be configured, OVS's log line), and a hostile
-server (echo answered; malformed, too deep, a schema of another major
-version: each drops the connection, counted)."""
+server (echo answered; not an object, too deep, malformed JSON, a schema
+of another major version, longer than 16 MiB: each drops the connection,
+counted)."""
 
 import json
 import os
@@ -270,7 +271,7 @@ def fake_server(path):
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(str(path))
     srv.listen(4)
-    srv.settimeout(15)
+    srv.settimeout(20)
     return srv
 
 
@@ -309,10 +310,19 @@ def test_hostile_server(rundir, make_switch, one_port_topology):
         .encode())
     conn.close()
     t = wait_show(sw, re.compile(r"schema_refused: 1$", re.M))
+    assert "vxswitch knows major version 8 only" in t
+    # longer than OVSDB_MAX_MSG (16 MiB), 8 s of backoff later
+    conn = accept_schema_request(srv)
+    conn.settimeout(10)
+    try:
+        conn.sendall(b'{"a":"' + b"x" * (16 << 20))
+    except OSError:     # the client may hang up before all is sent
+        pass
+    conn.close()
+    t = wait_show(sw, re.compile(r"too_long: 1$", re.M))
     c = counters(t)
     assert c["echo_replies"] == 1 and c["not_object"] == 1 and \
         c["too_deep"] == 1 and c["bad_json"] == 1, c
-    assert c["connects"] == 4 and c["disconnects"] == 4, c
-    assert "vxswitch knows major version 8 only" in t
+    assert c["connects"] == 5 and c["disconnects"] == 5, c
     assert sw.ctl("list-ports") == "vm0\n"
     srv.close()
