@@ -239,6 +239,43 @@ def test_server_restart(ovsdb, make_switch, one_port_topology):
     assert "lock ovs_vswitchd: held" in t
 
 
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_tcp_remote(ovs_tools, rundir, make_switch, one_port_topology):
+    """tcp:IP:PORT: the non-blocking connect that completes later."""
+    d = rundir / "ovs"
+    d.mkdir()
+    srv = OvsdbServer(d)
+    port = free_tcp_port()
+    srv.proc = vxlib._spawn(
+        ["ovsdb-server", d / "conf.db", "--remote=ptcp:%d:127.0.0.1" % port,
+         "--pidfile=%s" % (d / "ovsdb-server.pid"),
+         "--unixctl=%s" % (d / "ovsdb-server.ctl"), "--no-chdir"],
+        d / "ovsdb-server.out", env=srv.env)
+    sw = start_switch(make_switch, one_port_topology,
+                      "tcp:127.0.0.1:%d" % port)
+    t = wait_show(sw, "monitor: current", "lock ovs_vswitchd: held",
+                  timeout=10)
+    assert "remote: tcp:127.0.0.1:%d" % port in t
+    srv.kill()
+
+
+@pytest.mark.parametrize("remote", ["bogus", "unix:", "tcp:1.2.3.4",
+                                    "tcp:1.2.3.4:0", "tcp:host:6640",
+                                    "tcp:[::1:6640"])
+def test_bad_remote(remote, tmp_path):
+    """A remote that is none is refused before anything starts (exit 2)."""
+    r = subprocess.run([vxlib.find_binary("vxswitch"), "--config",
+                        tmp_path / "none.yaml", "--ovsdb", remote],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2, r
+    assert "--ovsdb" in r.stdout + r.stderr, r
+
+
 def jsonrpc(sock, msg):
     sock.sendall(json.dumps(msg).encode())
     return json.loads(sock.recv(65536))
