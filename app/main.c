@@ -31,6 +31,7 @@
 #include "daemon.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
+#include "ovsdb_client.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
 #include "pmd_watch.h"
@@ -107,6 +108,10 @@ usage(FILE *f)
 "      --log-file[=FILE]  log to FILE too, reopened on SIGHUP or vlog/reopen\n"
 "                         (logrotate); default " VLOG_DEFAULT_FILE "\n"
 "      --stats-on-exit    print port and PMD counters at shutdown\n"
+"      --ovsdb REMOTE     OVSDB mode: a client of ovsdb-server at REMOTE\n"
+"                         (unix:PATH or tcp:IP:PORT), as ovs-vswitchd; for now\n"
+"                         it only reads the database and reports what it\n"
+"                         would configure (vxswitch-ctl ovsdb/show)\n"
 "      --vhost-msg-timeout MS\n"
 "                         a vhost-user message must arrive whole within MS\n"
 "                         milliseconds or its guest is disconnected (1000;\n"
@@ -139,7 +144,7 @@ parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
 	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG,
-	       O_KEEP_STATE, O_RESET_STATE };
+	       O_KEEP_STATE, O_RESET_STATE, O_OVSDB };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -156,6 +161,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "no-state", no_argument, NULL, O_NO_STATE },
 		{ "keep-state", no_argument, NULL, O_KEEP_STATE },
 		{ "reset-state", no_argument, NULL, O_RESET_STATE },
+		{ "ovsdb", required_argument, NULL, O_OVSDB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -182,6 +188,15 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_STATS: o->stats_on_exit = true; break;
 		case O_STATE: o->state_file = optarg; break;
 		case O_NO_STATE: o->no_state = true; break;
+		case O_OVSDB: {
+			char err[256];
+			if (ovsdb_remote_check(optarg, err, sizeof err)) {
+				VLOG_ERR(main, "%s\n", err);
+				return -1;
+			}
+			o->ovsdb = optarg;
+			break;
+		}
 		case O_KEEP_STATE: case O_RESET_STATE: {
 			enum state_choice ch = c == O_KEEP_STATE
 				? STATE_CHOICE_KEEP : STATE_CHOICE_RESET;
@@ -501,6 +516,10 @@ main(int argc, char **argv)
 	if (verdict == STATE_START_UNRECORDED || verdict == STATE_START_KEPT)
 		state_changed();	/* to record this topology */
 	telemetry_register();
+	if (opt.ovsdb && ovsdb_client_start(opt.ovsdb, err, sizeof err)) {
+		VLOG_ERR(main, "%s\n", err);
+		goto out_offload;
+	}
 	if (offload_init(err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
@@ -532,6 +551,7 @@ main(int argc, char **argv)
 		ct_ctl_tick();
 		flow_timeouts_tick();
 		ofproto_tick();
+		ovsdb_client_run();
 		state_tick();
 		if (reopen_signal) {
 			reopen_signal = 0;
@@ -558,6 +578,7 @@ main(int argc, char **argv)
 out_stop_ports:
 	pmds_stop();
 out_offload:
+	ovsdb_client_stop();
 	offload_fini();
 	ports_stop();
 	ctl_events_process();

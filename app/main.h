@@ -22,6 +22,7 @@ struct options {
 	const char *pidfile;
 	const char *log_file;
 	const char *state_file;
+	const char *ovsdb;		/* --ovsdb REMOTE: OVSDB mode */
 	double duration;
 	bool check, detach, stats_on_exit, no_state;
 	enum state_choice state_choice;	/* --keep-state, --reset-state */

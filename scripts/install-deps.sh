@@ -43,6 +43,10 @@ PACKAGES=(
 	# socket (test_ovs_appctl.py; its OVS references were made with
 	# openvswitch-switch, not needed to run it: ovs_ref/make-ovs-ref.sh)
 	openvswitch-common python3-openvswitch
+	# ovs-vsctl and vswitch.ovsschema: Debian's ovs-vsctl drives vxswitch's
+	# OVSDB client through a private ovsdb-server (test_ovsdb.py). Its
+	# services are kept from starting at install (policy-rc.d, below)
+	openvswitch-switch
 	# real guests (issue 5): QEMU, libvirt (run privately by
 	# scripts/guests.py), and what scripts/guest-image.sh puts in the
 	# guest (the kernel package itself is downloaded, not installed)
@@ -86,7 +90,19 @@ else
 		  -o Dpkg::Options::=--force-confold
 		  -o APT::Install-Recommends=false)
 	log=$(mktemp /tmp/vxs-apt.XXXXXX)
-	trap 'rm -f "$log"' EXIT
+	# openvswitch-switch would start ovsdb-server and ovs-vswitchd at
+	# install: a policy-rc.d answering 101 ("action forbidden", read by
+	# invoke-rc.d and deb-systemd-invoke) keeps every service down while
+	# apt runs; removed after, unless one was there already
+	made_policy=0
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' |
+			$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+		$SUDO chmod 755 /usr/sbin/policy-rc.d
+		made_policy=1
+	fi
+	trap 'rm -f "$log"; [ "$made_policy" -eq 0 ] ||
+		$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
 	# apt-get update once; retry a couple of times (mirrors, dpkg lock held
 	# by unattended-upgrades on a freshly booted CI machine)
 	ok=0

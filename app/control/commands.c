@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "ds.h"
 #include "ofproto.h"
+#include "ovsdb_show.h"
 #include "state.h"
 
 void
@@ -47,4 +48,5 @@ commands_register(void)
 	cmd_ipf_register();
 	cmd_trace_register();
 	cmd_state_register();
+	ovsdb_show_register();
 }

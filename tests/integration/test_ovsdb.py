@@ -1,0 +1,365 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""OVSDB mode, read-only (doc/design-control-plane.md, step 2): vxswitch
+--ovsdb as a client of Debian's own ovsdb-server on a private database
+made from Debian's vswitch.ovsschema, driven by Debian's ovs-vsctl
+--no-wait; `ovsdb/show` after each change says what vxswitch would
+configure or refuse, and the switch itself stays as its topology made it.
+Then: ovsdb-server killed and started again (the client reconnects and
+monitors again), the lock "ovs_vswitchd" held by another client
+(contended: nothing would be configured, OVS's log line), and a hostile
+server (echo answered; not an object, too deep, malformed JSON, a schema
+of another major version, longer than 16 MiB: each drops the connection,
+counted)."""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from vxswitch_tools import harness as vxlib
+
+SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
+CONTENDED = "another ovs-vswitchd process is running, disabling this " \
+    "process (pid %d) until it goes away"
+EAFNOSUPPORT = "(Address family not supported by protocol)"
+
+
+@pytest.fixture(scope="module")
+def ovs_tools():
+    missing = [t for t in ("ovsdb-server", "ovsdb-tool", "ovs-vsctl")
+               if not shutil.which(t)]
+    if missing or not SCHEMA.exists():
+        pytest.fail("%s missing: apt-get install openvswitch-common "
+                    "openvswitch-switch (scripts/install-deps.sh)"
+                    % ", ".join(missing + ([str(SCHEMA)] if not
+                                           SCHEMA.exists() else [])),
+                    pytrace=False)
+
+
+class OvsdbServer:
+    """A private ovsdb-server (as python/vxswitch_tools/ovs_dpdk.py runs
+    one), in the foreground under the harness, which kills it if the
+    test does not."""
+
+    def __init__(self, d):
+        self.dir = d
+        self.sock = d / "db.sock"
+        self.env = dict(os.environ, OVS_RUNDIR=str(d), OVS_DBDIR=str(d),
+                        OVS_LOGDIR=str(d), OVS_SYSCONFDIR=str(d))
+        subprocess.run(["ovsdb-tool", "create", d / "conf.db", SCHEMA],
+                       check=True, env=self.env)
+        self.proc = None
+
+    def start(self):
+        with_suppress_unlink(self.sock)
+        self.proc = vxlib._spawn(
+            ["ovsdb-server", self.dir / "conf.db",
+             "--remote=punix:%s" % self.sock,
+             "--pidfile=%s" % (self.dir / "ovsdb-server.pid"),
+             "--unixctl=%s" % (self.dir / "ovsdb-server.ctl"),
+             "--log-file=%s" % (self.dir / "ovsdb-server.log"),
+             "--no-chdir"], self.dir / "ovsdb-server.out", env=self.env)
+        vxlib.wait_for(self.sock.exists, 10, 0.05, "ovsdb-server's socket")
+        return self
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(5)
+
+    def vsctl(self, *args):
+        r = subprocess.run(["ovs-vsctl", "--db=unix:%s" % self.sock,
+                            "--timeout=10", "--no-wait"] + list(args),
+                           capture_output=True, text=True, env=self.env,
+                           timeout=20)
+        assert r.returncode == 0, "ovs-vsctl %s: %s" % (args, r.stderr)
+        return r.stdout
+
+
+def with_suppress_unlink(p):
+    try:
+        p.unlink()
+    except FileNotFoundError:
+        pass
+
+
+@pytest.fixture
+def ovsdb(ovs_tools, rundir):
+    d = rundir / "ovs"
+    d.mkdir()
+    srv = OvsdbServer(d).start()
+    srv.vsctl("init")
+    yield srv
+    if srv.proc.poll() is None:
+        srv.kill()
+
+
+def show(sw):
+    return sw.ctl("ovsdb/show")
+
+
+def counters(text):
+    block = text.split("counters:\n", 1)[1]
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^  (\w+): (\d+)$", block, re.M)}
+
+
+def wait_show(sw, *needles, absent=(), timeout=5.0):
+    """ovsdb/show once it has every needle (a string or a compiled
+    regex) and none of `absent`."""
+    def ok():
+        t = show(sw)
+        for n in needles:
+            if (n.search(t) is None) if hasattr(n, "search") else n not in t:
+                return None
+        if any(a in t for a in absent):
+            return None
+        return t
+    try:
+        return vxlib.wait_for(ok, timeout, 0.05, "ovsdb/show")
+    except TimeoutError:
+        raise AssertionError("ovsdb/show never had %r (absent %r):\n%s"
+                             % (needles, absent, show(sw)))
+
+
+def iface_block(text, name):
+    """The interface's line and its verdict line."""
+    m = re.search(r"^    interface %s .*\n      \w+: .*$" % re.escape(name),
+                  text, re.M)
+    assert m, "no interface %s in:\n%s" % (name, text)
+    return m.group(0)
+
+
+def start_switch(make_switch, topo, remote):
+    return make_switch(topo, args=["--ovsdb", remote])
+
+
+def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
+    sw = start_switch(make_switch, one_port_topology,
+                      "unix:%s" % ovsdb.sock)
+    t = wait_show(sw, "monitor: current", "lock ovs_vswitchd: held")
+    assert "state: connected" in t and "schema: 8." in t
+    assert "would configure:\nrefusals: 0" in t
+
+    ovsdb.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int",
+                "datapath_type=netdev")
+    t = wait_show(sw, "bridge br-int datapath_type=netdev "
+                  "fail_mode=standalone: the OpenFlow bridge")
+    assert "do: the bridge's local port (OFPP_LOCAL" in \
+        iface_block(t, "br-int")
+
+    ovsdb.vsctl("add-port", "br-int", "vm1", "--", "set", "Interface",
+                "vm1", "type=dpdkvhostuserclient",
+                "options:vhost-server-path=/tmp/x")
+    t = wait_show(sw, "interface vm1 ")
+    assert iface_block(t, "vm1").endswith(
+        "do: add-port vm1 type=dpdkvhostuserclient path=/tmp/x")
+
+    ovsdb.vsctl("add-port", "br-int", "vx0", "--", "set", "Interface",
+                "vx0", "type=vxlan", "options:remote_ip=flow",
+                "options:key=flow")
+    t = wait_show(sw, "interface vx0 ")
+    b = iface_block(t, "vx0")
+    assert "do: the tunnel port" in b and "remote_ip=flow" in b and \
+        "key=flow" in b, b
+
+    ovsdb.vsctl("set", "Interface", "vm1", "mtu_request=1450",
+                "ofport_request=5", "other_config:pmd-rxq-affinity=0:1")
+    t = wait_show(sw, "mtu=1450")
+    assert iface_block(t, "vm1").endswith(
+        "do: add-port vm1 type=dpdkvhostuserclient path=/tmp/x ofport=5 "
+        "mtu=1450 rxq-affinity=0:1"), iface_block(t, "vm1")
+
+    ovsdb.vsctl("set", "Open_vSwitch", ".", "other_config:pmd-cpu-mask=0x2")
+    wait_show(sw, "other_config:pmd-cpu-mask=0x2\n      do: set-pmd-cores 1")
+
+    ovsdb.vsctl("set-controller", "br-int", "tcp:127.0.0.1:6653")
+    wait_show(sw, "  controller tcp:127.0.0.1:6653\n      do: an OpenFlow "
+              "connection")
+    ovsdb.vsctl("set-fail-mode", "br-int", "secure")
+    wait_show(sw, "bridge br-int datapath_type=netdev fail_mode=secure")
+
+    # refusals, with OVS's texts where OVS has one
+    ovsdb.vsctl("add-port", "br-int", "p0", "--", "set", "Interface", "p0",
+                "type=patch", "options:peer=p1")
+    ovsdb.vsctl("add-port", "br-int", "d0", "--", "set", "Interface", "d0",
+                "type=dpdk")
+    ovsdb.vsctl("add-port", "br-int", "vx1", "--", "set", "Interface",
+                "vx1", "type=vxlan", "options:remote_ip=10.0.0.1")
+    ovsdb.vsctl("add-br", "br-sys")
+    t = wait_show(sw, "interface p0 ", "interface d0 ", "interface vx1 ",
+                  "bridge br-sys")
+    assert iface_block(t, "p0").endswith(
+        "refused: could not open network device p0 %s" % EAFNOSUPPORT)
+    assert iface_block(t, "d0").endswith(
+        "refused: 'd0' is missing 'options:dpdk-devargs'. The old "
+        "'dpdk<port_id>' names are not supported")
+    assert iface_block(t, "vx1").endswith("refused: vxswitch: one vxlan "
+                                          "port")
+    assert iface_block(t, "br-sys").endswith(
+        "refused: could not open network device br-sys %s" % EAFNOSUPPORT)
+    assert "refusals: 4" in t
+
+    ovsdb.vsctl("del-port", "vm1")
+    t = wait_show(sw, "refusals: 4", absent=("interface vm1 ",))
+    assert "Interface 6" in t      # br-int p0 d0 vx0 vx1 br-sys
+
+    # read-only: the switch runs its topology, untouched
+    assert sw.ctl("list-ports") == "vm0\n"
+    c = counters(t)
+    assert c["connects"] == 1 and c["disconnects"] == 0, c
+    assert c["updates"] >= 12, c
+    for bad in ("too_long", "too_deep", "not_object", "bad_json", "bad_rpc",
+                "bad_update", "row_limit", "server_errors",
+                "schema_refused"):
+        assert c[bad] == 0, c
+
+
+def test_server_restart(ovsdb, make_switch, one_port_topology):
+    ovsdb.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int",
+                "datapath_type=netdev")
+    sw = start_switch(make_switch, one_port_topology,
+                      "unix:%s" % ovsdb.sock)
+    wait_show(sw, "monitor: current", "bridge br-int")
+    ovsdb.kill()
+    t = wait_show(sw, "last drop: connection closed by the server",
+                  "would configure: nothing: no replica")
+    assert "Bridge 0" in t and counters(t)["eof"] == 1
+    ovsdb.start()
+    ovsdb.vsctl("add-port", "br-int", "vm2", "--", "set", "Interface",
+                "vm2", "type=dpdkvhostuser")
+    t = wait_show(sw, "monitor: current", "interface vm2 ", timeout=10)
+    c = counters(t)
+    assert c["connects"] == 2 and c["disconnects"] == 1, c
+    assert "lock ovs_vswitchd: held" in t
+
+
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_tcp_remote(ovs_tools, rundir, make_switch, one_port_topology):
+    """tcp:IP:PORT: the non-blocking connect that completes later."""
+    d = rundir / "ovs"
+    d.mkdir()
+    srv = OvsdbServer(d)
+    port = free_tcp_port()
+    srv.proc = vxlib._spawn(
+        ["ovsdb-server", d / "conf.db", "--remote=ptcp:%d:127.0.0.1" % port,
+         "--pidfile=%s" % (d / "ovsdb-server.pid"),
+         "--unixctl=%s" % (d / "ovsdb-server.ctl"), "--no-chdir"],
+        d / "ovsdb-server.out", env=srv.env)
+    sw = start_switch(make_switch, one_port_topology,
+                      "tcp:127.0.0.1:%d" % port)
+    t = wait_show(sw, "monitor: current", "lock ovs_vswitchd: held",
+                  timeout=10)
+    assert "remote: tcp:127.0.0.1:%d" % port in t
+    srv.kill()
+
+
+@pytest.mark.parametrize("remote", ["bogus", "unix:", "tcp:1.2.3.4",
+                                    "tcp:1.2.3.4:0", "tcp:host:6640",
+                                    "tcp:[::1:6640"])
+def test_bad_remote(remote, tmp_path):
+    """A remote that is none is refused before anything starts (exit 2)."""
+    r = subprocess.run([vxlib.find_binary("vxswitch"), "--config",
+                        tmp_path / "none.yaml", "--ovsdb", remote],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2, r
+    assert "--ovsdb" in r.stdout + r.stderr, r
+
+
+def jsonrpc(sock, msg):
+    sock.sendall(json.dumps(msg).encode())
+    return json.loads(sock.recv(65536))
+
+
+def test_lock_contended(ovsdb, make_switch, one_port_topology):
+    ovsdb.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int",
+                "datapath_type=netdev")
+    holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    holder.settimeout(5)
+    holder.connect(str(ovsdb.sock))
+    r = jsonrpc(holder, {"method": "lock", "params": ["ovs_vswitchd"],
+                         "id": 1})
+    assert r["result"] == {"locked": True}, r
+    sw = start_switch(make_switch, one_port_topology,
+                      "unix:%s" % ovsdb.sock)
+    t = wait_show(sw, "lock ovs_vswitchd: contended", "monitor: current")
+    assert "would configure: nothing: lock ovs_vswitchd is contended" in t
+    assert "bridge br-int" not in t
+    assert counters(t)["lock_contended"] == 1
+    vxlib.wait_for(lambda: CONTENDED % sw.proc.pid in
+                   sw.log_path.read_text(errors="replace"), 5, 0.1,
+                   "OVS's contended line in the log")
+    assert sw.ctl("list-ports") == "vm0\n"
+    holder.close()      # the server gives the lock over: "locked"
+    wait_show(sw, "lock ovs_vswitchd: held", "the OpenFlow bridge")
+
+
+def fake_server(path):
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(path))
+    srv.listen(4)
+    srv.settimeout(20)
+    return srv
+
+
+def accept_schema_request(srv):
+    conn, _ = srv.accept()
+    conn.settimeout(5)
+    req = json.loads(conn.recv(65536))
+    assert req == {"method": "get_schema", "params": ["Open_vSwitch"],
+                   "id": "get_schema"}, req
+    return conn
+
+
+def test_hostile_server(rundir, make_switch, one_port_topology):
+    path = rundir / "fake.sock"
+    srv = fake_server(path)
+    sw = start_switch(make_switch, one_port_topology, "unix:%s" % path)
+
+    # echo answered, then a top level that is no object
+    conn = accept_schema_request(srv)
+    r = jsonrpc(conn, {"method": "echo", "params": ["hi", 1], "id": "e1"})
+    assert r == {"result": ["hi", 1], "error": None, "id": "e1"}, r
+    conn.sendall(b"[1]")
+    conn.close()
+    # nested too deep (never even complete)
+    conn = accept_schema_request(srv)
+    conn.sendall(b'{"a":' + b"[" * 40)
+    conn.close()
+    # malformed JSON in a well-framed message
+    conn = accept_schema_request(srv)
+    conn.sendall(b'{"id":"get_schema","result":tru,"error":null}')
+    conn.close()
+    # a schema of a major version vxswitch does not know
+    conn = accept_schema_request(srv)
+    conn.sendall(json.dumps({"id": "get_schema", "error": None, "result": {
+        "name": "Open_vSwitch", "version": "9.0.0", "tables": {}}})
+        .encode())
+    conn.close()
+    t = wait_show(sw, re.compile(r"schema_refused: 1$", re.M))
+    assert "vxswitch knows major version 8 only" in t
+    # longer than OVSDB_MAX_MSG (16 MiB), 8 s of backoff later
+    conn = accept_schema_request(srv)
+    conn.settimeout(10)
+    try:
+        conn.sendall(b'{"a":"' + b"x" * (16 << 20))
+    except OSError:     # the client may hang up before all is sent
+        pass
+    conn.close()
+    t = wait_show(sw, re.compile(r"too_long: 1$", re.M))
+    c = counters(t)
+    assert c["echo_replies"] == 1 and c["not_object"] == 1 and \
+        c["too_deep"] == 1 and c["bad_json"] == 1, c
+    assert c["connects"] == 5 and c["disconnects"] == 5, c
+    assert sw.ctl("list-ports") == "vm0\n"
+    srv.close()
