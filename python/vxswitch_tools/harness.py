@@ -60,7 +60,7 @@ from .procs import (DPDK_RUN, HUGE_MNT, REPO, SCRIPTS, CtlError, HarnessError,
                     unique_prefix, wait_for)
 from .switch import (Switch, assert_no_mbuf_leak, assert_packets_accounted,
                      ctl_complete, rules_json_without_ages,
-                     rules_without_stats, telemetry)
+                     rules_without_stats, stop_if_passed, telemetry)
 from .testpmd import Testpmd
 from .topology import load_topology, vhost_paths
 
@@ -72,7 +72,7 @@ __all__ = [
     "find_binary", "gen_traffic",
     "hugepages_free", "load_gen_traffic", "load_topology", "netns",
     "offloads_off", "pcap_count", "read_pcap", "read_pcap_raw", "reap_all",
-    "rules_json_without_ages", "rules_without_stats",
+    "rules_json_without_ages", "rules_without_stats", "stop_if_passed",
     "sh", "short_tmpdir", "telemetry", "unique_prefix", "veth_pair",
     "vhost_paths", "wait_for", "write_pcap",
 ]

@@ -231,6 +231,16 @@ def rules_json_without_ages(rules):
             for r in rules]
 
 
+def stop_if_passed(request, switch):
+    """A rig fixture's teardown (pytest's request): after a test that
+    passed (conftest keeps its report on the item), every mbuf back and a
+    clean exit, status 0; after one that failed, nothing more to say."""
+    rep = getattr(request.node, "rep_call", None)
+    if switch.running and rep is not None and rep.passed:
+        assert_no_mbuf_leak(switch)
+        assert switch.stop() == 0, switch.log_tail(30)
+
+
 def assert_no_mbuf_leak(switch, baseline=None, timeout=5.0):
     """Polls `show --json` until mempool.in_use is back to baseline (default:
     the value right after the switch started). Raises AssertionError with

@@ -321,8 +321,5 @@ def guest_rig(request, make_switch, tmp_path):
         finally:
             if r.guest:
                 r.guest.stop()
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
         shutil.rmtree(r.sockdir, ignore_errors=True)

@@ -243,11 +243,7 @@ def rig(request, make_switch, tmp_path):
         # A clean exit with every mbuf back, checked while its ports still
         # exist (leaving the block deletes the veth and the namespaces);
         # after a failure make_switch's teardown just kills it.
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            rc = r.sw.stop()
-            assert rc == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
 
 
 # --------------------------------------------------------------------- tests

@@ -255,10 +255,7 @@ def rig(request, make_switch):
         vm_tap(r.tap, vm, INNER_MTU6, [VM_IP + "/24", VM6 + "/64"])
         r.vm_mac = link_mac(r.tap, vm)
         yield r
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
 
 
 def diag(r):

@@ -157,10 +157,7 @@ def rig(request, make_switch):
         for f in v6_rules(r.vm_ll):
             r.sw.ctl("add-flow", f)
         yield r
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
 
 
 def test_ipv6_tenant_over_kernel_vtep(rig):

@@ -17,7 +17,6 @@ import re
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest

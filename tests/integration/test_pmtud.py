@@ -76,10 +76,7 @@ def rig(request, make_switch, tmp_path):
            ns=vtep)
         sh(["ip", "link", "set", r.tap, "up"], ns=vm)
         yield r
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
 
 
 def ping(r, dst, size, **kw):

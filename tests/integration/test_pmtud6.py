@@ -82,10 +82,7 @@ def rig(request, make_switch):
             ready_timeout=60.0)
         vm_tap(r.tap, vm, MTU, [VM_IP + "/24", VM6 + "/64"])
         yield r
-        rep = getattr(request.node, "rep_call", None)
-        if r.sw.running and rep is not None and rep.passed:
-            vxlib.assert_no_mbuf_leak(r.sw)
-            assert r.sw.stop() == 0, r.sw.log_tail(30)
+        vxlib.stop_if_passed(request, r.sw)
 
 
 def reachable(r):
