@@ -112,6 +112,11 @@ usage(FILE *f)
 "                         (unix:PATH or tcp:IP:PORT), as ovs-vswitchd; for now\n"
 "                         it only reads the database and reports what it\n"
 "                         would configure (vxswitch-ctl ovsdb/show)\n"
+"      --ovsdb-probe-ms MS\n"
+"                         with nothing received from ovsdb-server for MS\n"
+"                         ms, send an echo; none within MS more: reconnect\n"
+"                         (0: never; default, as ovs-vswitchd: 5000 on\n"
+"                         tcp:, none on unix:; else 1000 to 3600000)\n"
 "      --vhost-msg-timeout MS\n"
 "                         a vhost-user message must arrive whole within MS\n"
 "                         milliseconds or its guest is disconnected (1000;\n"
@@ -144,7 +149,7 @@ parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_CHECK = 256, O_PMD, O_CTL, O_EAL, O_DUR, O_DETACH, O_PID,
 	       O_STATS, O_VERSION, O_VHOST_TMO, O_STATE, O_NO_STATE, O_LOG,
-	       O_KEEP_STATE, O_RESET_STATE, O_OVSDB };
+	       O_KEEP_STATE, O_RESET_STATE, O_OVSDB, O_OVSDB_PROBE };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, O_CHECK },
@@ -162,6 +167,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "keep-state", no_argument, NULL, O_KEEP_STATE },
 		{ "reset-state", no_argument, NULL, O_RESET_STATE },
 		{ "ovsdb", required_argument, NULL, O_OVSDB },
+		{ "ovsdb-probe-ms", required_argument, NULL, O_OVSDB_PROBE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -195,6 +201,15 @@ parse_options(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->ovsdb = optarg;
+			break;
+		}
+		case O_OVSDB_PROBE: {
+			char err[256];
+			if (ovsdb_probe_check(optarg, &o->ovsdb_probe_ms, err,
+					      sizeof err)) {
+				VLOG_ERR(main, "%s\n", err);
+				return -1;
+			}
 			break;
 		}
 		case O_KEEP_STATE: case O_RESET_STATE: {
@@ -401,7 +416,7 @@ exit_pmd_stuck(void)
 int
 main(int argc, char **argv)
 {
-	struct options opt = { 0 };
+	struct options opt = { .ovsdb_probe_ms = -1 };
 	struct vxs_config cfg;
 	char err[CFG_ERR_MAX], state_path[CFG_PATH_MAX];
 	char topo_hex[SHA256_HEX_LEN + 1], topo_full[PATH_MAX];
@@ -516,7 +531,8 @@ main(int argc, char **argv)
 	if (verdict == STATE_START_UNRECORDED || verdict == STATE_START_KEPT)
 		state_changed();	/* to record this topology */
 	telemetry_register();
-	if (opt.ovsdb && ovsdb_client_start(opt.ovsdb, err, sizeof err)) {
+	if (opt.ovsdb && ovsdb_client_start(opt.ovsdb, opt.ovsdb_probe_ms, err,
+					    sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}

@@ -23,6 +23,7 @@ struct options {
 	const char *log_file;
 	const char *state_file;
 	const char *ovsdb;		/* --ovsdb REMOTE: OVSDB mode */
+	long long ovsdb_probe_ms;	/* --ovsdb-probe-ms; -1: OVS's */
 	double duration;
 	bool check, detach, stats_on_exit, no_state;
 	enum state_choice state_choice;	/* --keep-state, --reset-state */

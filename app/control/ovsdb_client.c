@@ -43,6 +43,9 @@ static struct {
 	int fd;
 	long long deadline;		/* backoff end or connect give-up */
 	long long backoff_ms;
+	long long probe_ms;		/* 0: none */
+	long long last_activity;	/* a message in, or backlog sent */
+	long long probe_sent;		/* 0: no echo of ours unanswered */
 	char *in;
 	size_t in_len, in_cap;
 	struct ovsdb_frame frame;
@@ -245,6 +248,8 @@ connected(void)
 {
 	c.state = S_CONNECTED;
 	c.n.connects++;
+	c.last_activity = (long long)vxs_now_ms();
+	c.probe_sent = 0;
 	VLOG_INFO(control, "ovsdb %s: connected", c.remote);
 	send_request("get_schema", json_pack("[s]", OVSDB_DB), "get_schema");
 }
@@ -413,6 +418,9 @@ handle_reply(const char *id, const json_t *result, const json_t *error)
 		}
 	} else if (!strcmp(id, "monitor")) {
 		apply_updates(result, true);
+	} else if (!strcmp(id, "echo")) {
+		/* our probe's answer: the activity it proves is counted for
+		 * every message, in take_messages() */
 	} else {
 		c.n.unexpected++;	/* not ours: ignored */
 	}
@@ -538,6 +546,11 @@ take_messages(void)
 			     OVSDB_FRAME_MAX_DEPTH);
 			return;
 		}
+		/* any message is activity, as jsonrpc_session_recv() says
+		 * (a partial one is not: a server stuck mid-message is
+		 * probed like a silent one) */
+		c.last_activity = (long long)vxs_now_ms();
+		c.probe_sent = 0;
 		handle_message(c.in + used, end);
 		used += end;
 		ovsdb_frame_reset(&c.frame);
@@ -604,10 +617,51 @@ do_write(void)
 	}
 }
 
+/* reconnect_run()'s S_ACTIVE and S_IDLE: the probe sent after an idle
+ * interval, the connection dropped after another one. Called after a
+ * read, so a message that came in time is never taken for silence. */
+static void
+probe(long long now)
+{
+	if (c.fd < 0 || !c.probe_ms)
+		return;
+	if (c.probe_sent) {
+		if (now - c.probe_sent < c.probe_ms)
+			return;
+		c.n.probe_timeouts++;
+		drop("no response to inactivity probe after %.3g seconds",
+		     (double)(now - c.probe_sent) / 1000.0);
+	} else if (now - c.last_activity >= c.probe_ms) {
+		c.probe_sent = now;
+		c.n.probes_sent++;
+		VLOG_DBG(control, "ovsdb %s: idle %lld ms, sending inactivity "
+			 "probe", c.remote, now - c.last_activity);
+		send_request("echo", json_array(), "echo");
+	}
+}
+
+int
+ovsdb_probe_check(const char *arg, long long *ms, char *err, size_t errlen)
+{
+	char *end;
+	long long v = strtoll(arg, &end, 10);
+
+	if (end == arg || *end || (v && (v < OVSDB_PROBE_MIN_MS ||
+					 v > OVSDB_PROBE_MAX_MS))) {
+		snprintf(err, errlen, "--ovsdb-probe-ms '%s': 0 (no probe) or "
+			 "%d to %d milliseconds", arg, OVSDB_PROBE_MIN_MS,
+			 OVSDB_PROBE_MAX_MS);
+		return -1;
+	}
+	*ms = v;
+	return 0;
+}
+
 /* ---- the module ---- */
 
 int
-ovsdb_client_start(const char *remote, char *err, size_t errlen)
+ovsdb_client_start(const char *remote, long long probe_ms, char *err,
+		   size_t errlen)
 {
 	if (c.enabled) {
 		snprintf(err, errlen, "ovsdb: already started");
@@ -630,6 +684,10 @@ ovsdb_client_start(const char *remote, char *err, size_t errlen)
 	c.state = S_BACKOFF;
 	c.deadline = 0;		/* connect at once */
 	c.backoff_ms = OVSDB_BACKOFF_MIN_MS;
+	/* ovs-vswitchd's: jsonrpc_session_open() leaves reconnect's default
+	 * for a stream that needs probes, none for unix: */
+	c.probe_ms = probe_ms >= 0 ? probe_ms : strncmp(remote, "unix:", 5)
+		? OVSDB_PROBE_DEFAULT_MS : 0;
 	c.last_drop[0] = '\0';
 	ovsdb_frame_reset(&c.frame);
 	c.enabled = true;
@@ -663,9 +721,16 @@ ovsdb_client_run(void)
 	}
 	if (c.state != S_CONNECTED)
 		return;
+	/* What waited since the last run and now went out is activity, as
+	 * in jsonrpc_session_run(); what is sent at once proves nothing
+	 * (kernel buffers take it from a stalled connection too). */
+	size_t backlog = c.out.len - c.out_done;
 	do_write();
+	if (c.fd >= 0 && c.out.len - c.out_done < backlog)
+		c.last_activity = now;
 	do_read();
-	do_write();	/* the answers to what was read */
+	probe(now);
+	do_write();	/* the answers to what was read, the probe */
 }
 
 void
@@ -696,6 +761,7 @@ ovsdb_client_get_view(struct ovsdb_client_view *v)
 			vxs_now_ms() : 0;
 	if (v->backoff_ms < 0)
 		v->backoff_ms = 0;
+	v->probe_ms = c.probe_ms;
 	v->last_drop = c.last_drop;
 	v->counters = &c.n;
 	v->replica = &c.replica;

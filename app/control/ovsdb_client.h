@@ -18,6 +18,14 @@
  *             cleared and filled from the reply, then kept by "update"
  *             notifications
  *   echo      the server's echo requests answered
+ *   probe     as OVS's jsonrpc session (lib/reconnect.c): after the
+ *             probe interval with no message received, an "echo"
+ *             request; no message within another interval drops the
+ *             connection ("no response to inactivity probe after N
+ *             seconds"), then the backoff. The interval is ovs-vswitchd's:
+ *             5 s on tcp:, none on unix: (OVS's stream-unix.c needs no
+ *             probes: the kernel says when the peer is gone), unless
+ *             --ovsdb-probe-ms sets it
  *
  * Bounds, each breach counted and logged and ending the connection
  * (then reconnect): a message longer than OVSDB_MAX_MSG or nested deeper
@@ -43,6 +51,10 @@
 #define OVSDB_BACKOFF_MIN_MS 1000
 #define OVSDB_BACKOFF_MAX_MS 8000
 #define OVSDB_LOCK_NAME "ovs_vswitchd"
+/* reconnect.h's RECONNECT_DEFAULT_PROBE_INTERVAL, and its floor */
+#define OVSDB_PROBE_DEFAULT_MS 5000
+#define OVSDB_PROBE_MIN_MS 1000
+#define OVSDB_PROBE_MAX_MS 3600000
 
 /* Everything counted, by name (ovsdb/show prints them in this order). */
 #define OVSDB_COUNTERS(X)						\
@@ -50,7 +62,8 @@
 	X(msgs_out) X(echo_replies) X(updates) X(lock_contended)	\
 	X(too_long) X(too_deep) X(not_object) X(bad_json) X(bad_rpc)	\
 	X(bad_update) X(row_limit) X(send_full) X(server_errors)	\
-	X(schema_refused) X(unexpected) X(eof) X(io_errors)
+	X(schema_refused) X(unexpected) X(eof) X(io_errors)		\
+	X(probes_sent) X(probe_timeouts)
 
 #define OVSDB_COUNTER_FIELD(name) unsigned long long name;
 struct ovsdb_counters { OVSDB_COUNTERS(OVSDB_COUNTER_FIELD) };
@@ -71,6 +84,7 @@ struct ovsdb_client_view {
 	bool monitored;			/* the replica is current */
 	const char *schema_version;	/* "" before get_schema answered */
 	long long backoff_ms;		/* the next wait */
+	long long probe_ms;		/* 0: no inactivity probe */
 	const char *last_drop;		/* why the last connection ended */
 	const struct ovsdb_counters *counters;
 	const struct ovsdb_replica *replica;
@@ -80,9 +94,16 @@ struct ovsdb_client_view {
  * with the reason in 'err'. */
 int ovsdb_remote_check(const char *remote, char *err, size_t errlen);
 
-/* OVSDB mode on: connects to 'remote' from the next ovsdb_client_run().
- * 0, or -1 with the reason in 'err'. */
-int ovsdb_client_start(const char *remote, char *err, size_t errlen);
+/* Checks an --ovsdb-probe-ms value: 0 (none) or OVSDB_PROBE_MIN_MS to
+ * OVSDB_PROBE_MAX_MS. 0 and the value in *ms, or -1 with the reason. */
+int ovsdb_probe_check(const char *arg, long long *ms, char *err,
+		      size_t errlen);
+
+/* OVSDB mode on: connects to 'remote' from the next ovsdb_client_run(),
+ * with an inactivity probe every 'probe_ms' (0: none; -1: ovs-vswitchd's
+ * default for the remote's kind). 0, or -1 with the reason in 'err'. */
+int ovsdb_client_start(const char *remote, long long probe_ms, char *err,
+		       size_t errlen);
 
 /* Whether ovsdb_client_start() succeeded (and stop has not run). */
 bool ovsdb_client_enabled(void);

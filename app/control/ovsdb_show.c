@@ -446,7 +446,12 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 	ds_put_format(out, "state: %s", v.state);
 	if (v.backoff_ms)
 		ds_put_format(out, " (next try in %lld ms)", v.backoff_ms);
-	ds_put_format(out, "\nschema: %s\n", *v.schema_version
+	ds_put_cstr(out, "\ninactivity probe: ");
+	if (v.probe_ms)
+		ds_put_format(out, "%lld ms\n", v.probe_ms);
+	else
+		ds_put_cstr(out, "none\n");
+	ds_put_format(out, "schema: %s\n", *v.schema_version
 		      ? v.schema_version : "-");
 	ds_put_format(out, "lock %s: %s\n", OVSDB_LOCK_NAME,
 		      ovsdb_lock_state_name(v.lock));

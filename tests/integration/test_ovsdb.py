@@ -9,7 +9,9 @@ monitors again), the lock "ovs_vswitchd" held by another client
 (contended: nothing would be configured, OVS's log line), and a hostile
 server (echo answered; not an object, too deep, malformed JSON, a schema
 of another major version, longer than 16 MiB: each drops the connection,
-counted)."""
+counted), and one that goes silent (the inactivity probe: an echo
+after --ovsdb-probe-ms, the connection dropped when that goes unanswered
+too)."""
 
 import json
 import os
@@ -362,3 +364,98 @@ def test_hostile_server(rundir, make_switch, one_port_topology):
     assert c["connects"] == 5 and c["disconnects"] == 5, c
     assert sw.ctl("list-ports") == "vm0\n"
     srv.close()
+
+
+class Reader:
+    """The client's messages, one JSON object at a time (several may
+    come in one recv)."""
+
+    def __init__(self, conn):
+        self.conn, self.buf = conn, ""
+
+    def next(self):
+        while True:
+            text = self.buf.lstrip()
+            if text:
+                try:
+                    msg, end = json.JSONDecoder().raw_decode(text)
+                    self.buf = text[end:]
+                    return msg
+                except ValueError:
+                    pass
+            data = self.conn.recv(65536)
+            if not data:
+                return None
+            self.buf += data.decode()
+
+
+def test_inactivity_probe(rundir, make_switch, one_port_topology):
+    """As OVS's jsonrpc session: an echo after the probe interval with
+    nothing received; the connection dropped after another one without an
+    answer (counted, logged, shown), then the backoff and a new one. An
+    answered echo keeps the connection."""
+    path = rundir / "fake.sock"
+    srv = fake_server(path)
+    sw = make_switch(one_port_topology, args=[
+        "--ovsdb", "unix:%s" % path, "--ovsdb-probe-ms", "1000"])
+    assert "inactivity probe: 1000 ms" in show(sw)
+
+    # never answers get_schema: probed, then dropped
+    conn = accept_schema_request(srv)
+    rd = Reader(conn)
+    assert rd.next() == {"method": "echo", "params": [], "id": "echo"}
+    assert rd.next() is None        # the client hung up
+    conn.close()
+    t = wait_show(sw, "last drop: no response to inactivity probe after 1")
+    c = counters(t)
+    assert c["probes_sent"] == 1 and c["probe_timeouts"] == 1 and \
+        c["disconnects"] == 1, c
+    assert "no response to inactivity probe" in \
+        sw.log_path.read_text(errors="replace")
+
+    # a server that answers get_schema, lock and monitor, then the echo
+    # once, then goes silent
+    conn = accept_schema_request(srv)
+    rd = Reader(conn)
+    conn.sendall(json.dumps({"id": "get_schema", "error": None,
+                             "result": json.loads(SCHEMA.read_text())})
+                 .encode())
+    for _ in range(2):
+        m = rd.next()
+        conn.sendall(json.dumps({"id": m["id"], "error": None, "result":
+                                 {"locked": True} if m["id"] == "lock"
+                                 else {}}).encode())
+    wait_show(sw, "monitor: current", "lock ovs_vswitchd: held")
+    m = rd.next()
+    assert m["method"] == "echo", m
+    conn.sendall(json.dumps({"id": "echo", "error": None,
+                             "result": []}).encode())
+    assert rd.next()["method"] == "echo"    # a second interval later
+    assert rd.next() is None
+    conn.close()
+    t = wait_show(sw, re.compile(r"probe_timeouts: 2$", re.M))
+    c = counters(t)
+    assert c["probes_sent"] == 3 and c["disconnects"] == 2 and \
+        c["unexpected"] == 0, c
+    assert "would configure: nothing: no replica" in t
+    conn = accept_schema_request(srv)   # and it comes back
+    conn.close()
+    srv.close()
+
+
+def test_probe_defaults(ovs_tools, rundir, make_switch, one_port_topology):
+    """ovs-vswitchd's: no probe on unix:, 5 s on tcp:; a bad value is
+    refused before anything starts."""
+    sw = start_switch(make_switch, one_port_topology,
+                      "unix:%s" % (rundir / "none.sock"))
+    assert "inactivity probe: none" in show(sw)
+    sw = start_switch(make_switch, one_port_topology,
+                      "tcp:127.0.0.1:%d" % free_tcp_port())
+    assert "inactivity probe: 5000 ms" in show(sw)
+    for bad in ("999", "x", "-1"):
+        r = subprocess.run([vxlib.find_binary("vxswitch"), "--config",
+                            rundir / "none.yaml", "--ovsdb", "tcp:1.2.3.4:1",
+                            "--ovsdb-probe-ms", bad],
+                           capture_output=True, text=True, timeout=10)
+        assert r.returncode == 2 and "--ovsdb-probe-ms" in \
+            r.stdout + r.stderr, r
