@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "ds.h"
 #include "ovsdb_frame.h"
+#include "ovsdb_plan.h"
 #include "vlog.h"
 
 #define OVSDB_DB "Open_vSwitch"
@@ -361,6 +362,14 @@ check_schema(const json_t *schema)
 	return 0;
 }
 
+/* The plan may have changed: its refusals logged, each once. */
+static void
+plan_changed(void)
+{
+	if (c.monitored && c.lock == OVSDB_LOCK_HELD)
+		ovsdb_plan_log_refusals(&c.replica);
+}
+
 static void
 apply_updates(const json_t *updates, bool initial)
 {
@@ -381,6 +390,7 @@ apply_updates(const json_t *updates, bool initial)
 			c.monitored = true;
 			c.backoff_ms = OVSDB_BACKOFF_MIN_MS;
 		}
+		plan_changed();
 	}
 }
 
@@ -413,6 +423,7 @@ handle_reply(const char *id, const json_t *result, const json_t *error)
 			c.lock = OVSDB_LOCK_HELD;
 			VLOG_INFO(control, "ovsdb %s: lock %s held", c.remote,
 				  OVSDB_LOCK_NAME);
+			plan_changed();
 		} else {
 			contended();
 		}
@@ -457,6 +468,7 @@ handle_method(const char *method, const json_t *params, const json_t *id)
 			c.lock = OVSDB_LOCK_HELD;
 			VLOG_INFO(control, "ovsdb %s: lock %s granted",
 				  c.remote, OVSDB_LOCK_NAME);
+			plan_changed();
 		} else {
 			contended();
 		}
@@ -741,6 +753,7 @@ ovsdb_client_stop(void)
 	close_fd();
 	ds_destroy(&c.out);
 	ovsdb_replica_destroy(&c.replica);
+	ovsdb_plan_forget();
 	c.enabled = false;
 }
 

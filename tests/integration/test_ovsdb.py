@@ -210,6 +210,15 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     t = wait_show(sw, "refusals: 4", absent=("interface vm1 ",))
     assert "Interface 6" in t      # br-int p0 d0 vx0 vx1 br-sys
 
+    # each refusal is a log line once, not once per update
+    log = sw.log_path.read_text(errors="replace")
+    assert log.count("ovsdb: Interface p0: refused: could not open network "
+                     "device p0 %s" % EAFNOSUPPORT) == 1, log
+    assert log.count("ovsdb: Interface vx1: refused: vxswitch: one vxlan "
+                     "port") == 1, log
+    assert log.count(": refused: ") == 4, log
+    assert "refusals logged: 4" in t
+
     # read-only: the switch runs its topology, untouched
     assert sw.ctl("list-ports") == "vm0\n"
     c = counters(t)
