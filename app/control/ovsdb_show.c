@@ -2,7 +2,9 @@
  * ovsdb/show: the OVSDB session's state and counters (ovsdb_client.h)
  * and the plan (ovsdb_plan.h): what the replica says vxswitch would
  * configure or refuse, row by row. Step 2 only reports: nothing here
- * changes the switch. Text only (no JSON yet).
+ * changes the switch. --json: the same content as one object (the
+ * verdicts as ovsdb_plan.h's objects), built with jansson, which reads
+ * OVSDB's JSON-RPC too.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +19,72 @@
 
 /* ---- the verb ---- */
 
+/* Why the plan is not shown, or NULL when it is. */
+static const char *
+why_no_plan(const struct ovsdb_client_view *v, char *buf, size_t len)
+{
+	if (!v->monitored)
+		return "no replica";
+	if (v->lock != OVSDB_LOCK_HELD) {
+		snprintf(buf, len, "lock %s is %s", OVSDB_LOCK_NAME,
+			 ovsdb_lock_state_name(v->lock));
+		return buf;
+	}
+	return NULL;
+}
+
+static int
+put_json(const struct ovsdb_client_view *v, struct ds *out)
+{
+	json_t *rows = json_object(), *counters = json_object();
+	json_t *verdicts = json_array();
+	char buf[128];
+	const char *why = why_no_plan(v, buf, sizeof buf);
+	unsigned refusals = 0;
+
+	for (int t = 0; t < OVSDB_N_TABLES; t++)
+		json_object_set_new(rows, ovsdb_table_name(t), json_integer(
+			(json_int_t)ovsdb_replica_count(v->replica, t)));
+#define SET_COUNTER(name) json_object_set_new(counters, #name, \
+	json_integer((json_int_t)v->counters->name));
+	OVSDB_COUNTERS(SET_COUNTER)
+#undef SET_COUNTER
+	if (!why) {
+		struct ds scratch;
+		ds_init(&scratch);
+		refusals = ovsdb_plan_put(v->replica, &scratch, verdicts);
+		ds_destroy(&scratch);
+	}
+	json_t *o = json_pack(
+		"{s:s, s:s, s:I, s:I, s:s?, s:{s:s, s:s}, s:b, s:s?, s:o, "
+		"s:o, s:I, s:[], s:{s:s?, s:I, s:o}}",
+		"remote", v->remote, "state", v->state,
+		"next_try_ms", (json_int_t)v->backoff_ms,
+		"probe_ms", (json_int_t)v->probe_ms,
+		"schema", *v->schema_version ? v->schema_version : NULL,
+		"lock", "name", OVSDB_LOCK_NAME,
+		"state", ovsdb_lock_state_name(v->lock),
+		"monitored", v->monitored,
+		"last_drop", *v->last_drop ? v->last_drop : NULL,
+		"rows", rows, "counters", counters,
+		"refusals_logged",
+		(json_int_t)ovsdb_plan_refusals_logged(),
+		"configured",
+		"would_configure", "why_not", why,
+		"refusals", (json_int_t)refusals, "verdicts", verdicts);
+	char *text = o ? json_dumps(o, JSON_INDENT(2) |
+				    JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (!text) {
+		ds_put_cstr(out, "ovsdb/show: out of memory");
+		return -1;
+	}
+	ds_put_cstr(out, text);
+	ds_put_char(out, '\n');
+	free(text);
+	return 0;
+}
+
 static int
 cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 	       void *aux)
@@ -28,11 +96,9 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_cstr(out, "not in OVSDB mode (vxswitch --ovsdb)");
 		return -1;
 	}
-	if (json) {
-		ds_put_cstr(out, "ovsdb/show: text output only, for now");
-		return -1;
-	}
 	ovsdb_client_get_view(&v);
+	if (json)
+		return put_json(&v, out);
 	ds_put_format(out, "remote: %s\n", v.remote);
 	ds_put_format(out, "state: %s", v.state);
 	if (v.backoff_ms)
@@ -63,12 +129,10 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 		      ovsdb_plan_refusals_logged());
 	ds_put_cstr(out, "configured: nothing (step 2: OVSDB mode reads "
 		    "and reports only)\n");
-	if (!v.monitored) {
-		ds_put_cstr(out, "would configure: nothing: no replica\n");
-	} else if (v.lock != OVSDB_LOCK_HELD) {
-		ds_put_format(out, "would configure: nothing: lock %s is "
-			      "%s\n", OVSDB_LOCK_NAME,
-			      ovsdb_lock_state_name(v.lock));
+	char buf[128];
+	const char *why = why_no_plan(&v, buf, sizeof buf);
+	if (why) {
+		ds_put_format(out, "would configure: nothing: %s\n", why);
 	} else {
 		ds_put_cstr(out, "would configure:\n");
 		ovsdb_plan_put(v.replica, out, NULL);

@@ -219,6 +219,30 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     assert log.count(": refused: ") == 4, log
     assert "refusals logged: 4" in t
 
+    # --json: the same content, structured
+    j = sw.ctl("ovsdb/show", json=True)
+    t = show(sw)
+    assert j["state"] == "connected" and j["monitored"] is True, j
+    assert j["lock"] == {"name": "ovs_vswitchd", "state": "held"}, j
+    assert j["schema"].startswith("8.") and j["rows"]["Interface"] == 6, j
+    assert j["counters"] == {k: v for k, v in counters(t).items()}, j
+    w = j["would_configure"]
+    assert w["why_not"] is None and w["refusals"] == 4, w
+    by_name = {v["name"]: v for v in w["verdicts"]}
+    assert by_name["p0"] == {
+        "table": "Interface", "name": "p0", "bridge": "br-int",
+        "port": "p0", "verdict": "refused",
+        "text": "could not open network device p0 %s" % EAFNOSUPPORT}, \
+        by_name["p0"]
+    assert by_name["vx0"]["verdict"] == "do", by_name["vx0"]
+    assert by_name["tcp:127.0.0.1:6653"]["table"] == "Controller"
+    assert by_name["other_config:pmd-cpu-mask"]["text"] == \
+        "set-pmd-cores 1"
+    # one verdict a verdict line of the text, in its order
+    lines = re.findall(r"^      (do|wait|refused): (.*)$", t, re.M)
+    assert [(v["verdict"], v["text"]) for v in w["verdicts"]] == lines
+    assert j["refusals_logged"] == 4 and j["probe_ms"] == 0, j
+
     # read-only: the switch runs its topology, untouched
     assert sw.ctl("list-ports") == "vm0\n"
     c = counters(t)
@@ -240,6 +264,11 @@ def test_server_restart(ovsdb, make_switch, one_port_topology):
     t = wait_show(sw, "last drop: connection closed by the server",
                   "would configure: nothing: no replica")
     assert "Bridge 0" in t and counters(t)["eof"] == 1
+    j = sw.ctl("ovsdb/show", json=True)
+    assert j["would_configure"] == {"why_not": "no replica",
+                                    "refusals": 0, "verdicts": []}, j
+    assert j["last_drop"] == "connection closed by the server", j
+    assert j["state"] in ("backoff", "connecting"), j
     ovsdb.start()
     ovsdb.vsctl("add-port", "br-int", "vm2", "--", "set", "Interface",
                 "vm2", "type=dpdkvhostuser")
@@ -306,6 +335,8 @@ def test_lock_contended(ovsdb, make_switch, one_port_topology):
     assert "would configure: nothing: lock ovs_vswitchd is contended" in t
     assert "bridge br-int" not in t
     assert counters(t)["lock_contended"] == 1
+    assert sw.ctl("ovsdb/show", json=True)["would_configure"]["why_not"] \
+        == "lock ovs_vswitchd is contended"
     vxlib.wait_for(lambda: CONTENDED % sw.proc.pid in
                    sw.log_path.read_text(errors="replace"), 5, 0.1,
                    "OVS's contended line in the log")
