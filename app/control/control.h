@@ -48,6 +48,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ds.h"
 
@@ -106,6 +107,21 @@ int control_set_max_clients(int max_clients);
  * whole request doesn't count. Returns -1 if control_init() has not
  * succeeded. */
 int control_poll(int timeout_ms);
+
+/* Another file descriptor in control_poll()'s epoll set, so that a
+ * module of the control thread (the OVSDB session) is woken as soon as its
+ * socket is ready rather than at the loop's next turn: fn(aux) runs from
+ * control_poll() when 'fd' is ready for 'events' (EPOLLIN, EPOLLOUT),
+ * after the clients and listeners. Watching a watched fd changes its
+ * events. 'fn' may unwatch its own fd and no other. At most
+ * CONTROL_MAX_WATCHES. 0, or -1 (before control_init(), table full,
+ * epoll_ctl failed): then the caller runs from the loop alone. */
+#define CONTROL_MAX_WATCHES 8
+int control_watch(int fd, uint32_t events, void (*fn)(void *aux),
+		  void *aux);
+
+/* Out of the set; before 'fd' is closed. */
+void control_unwatch(int fd);
 
 /* Opens a second socket at 'sock_path' (after control_init(), in the same
  * way) that speaks OVS's unixctl JSON-RPC, as ovs-vswitchd's

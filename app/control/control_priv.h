@@ -53,4 +53,17 @@ void control_unixctl_register(void);
 /* Forgets every registered command. */
 void control_commands_forget(void);
 
+/* What an epoll event's data.ptr points at: each starts with this. */
+enum endpoint_kind { ENDPOINT_LISTENER, ENDPOINT_CLIENT, ENDPOINT_WATCH };
+
+/* The server's epoll set, -1 before control_init() (control_server.c). */
+int control_epfd(void);
+
+/* A watch's event came (control_watch.c): its fn runs, unless it was
+ * unwatched since. */
+void control_watch_ready(void *endpoint);
+
+/* Every watch forgotten (control_fini()). */
+void control_watch_fini(void);
+
 #endif

@@ -67,9 +67,6 @@
 
 enum client_state { CLIENT_IDLE, CLIENT_READING, CLIENT_WRITING };
 
-/* What an epoll event's data.ptr points at: both start with this. */
-enum endpoint_kind { ENDPOINT_LISTENER, ENDPOINT_CLIENT };
-
 struct listener {
 	enum endpoint_kind kind;	/* ENDPOINT_LISTENER */
 	struct control_sock sock;
@@ -699,7 +696,14 @@ control_fini(void)
 			close(server.spare_fd);
 		server.epfd = server.spare_fd = -1;
 	}
+	control_watch_fini();
 	control_commands_forget();
+}
+
+int
+control_epfd(void)
+{
+	return server.epfd;
 }
 
 /* Runs one buffered request of each client that has one (requests that
@@ -725,7 +729,8 @@ control_poll(int timeout_ms)
 {
 	struct epoll_event events[CONTROL_EVENTS_PER_POLL];
 	const struct listener *ready[N_LISTENERS];
-	int n_ready = 0, served = 0;
+	void *watched[CONTROL_MAX_WATCHES];
+	int n_ready = 0, n_watched = 0, served = 0;
 
 	if (server.epfd < 0)
 		return -1;
@@ -752,6 +757,10 @@ control_poll(int timeout_ms)
 			ready[n_ready++] = events[i].data.ptr;
 			continue;
 		}
+		if (*kind == ENDPOINT_WATCH) {	/* each once: the table's */
+			watched[n_watched++] = events[i].data.ptr;
+			continue;
+		}
 		struct client *c = events[i].data.ptr;
 		if (c->state == CLIENT_WRITING) {
 			if (client_flush(c, now))
@@ -764,5 +773,7 @@ control_poll(int timeout_ms)
 		served += accept_clients(ready[i], now);
 	served += serve_pending(now);
 	expire_clients(now);
+	for (int i = 0; i < n_watched; i++)
+		control_watch_ready(watched[i]);
 	return served;
 }

@@ -7,22 +7,22 @@
  */
 #include "ovsdb_client.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "control.h"
 #include "ds.h"
 #include "ovsdb_frame.h"
 #include "ovsdb_plan.h"
+#include "ovsdb_remote.h"
 #include "vlog.h"
 
 #define OVSDB_DB "Open_vSwitch"
@@ -47,6 +47,7 @@ static struct {
 	long long probe_ms;		/* 0: none */
 	long long last_activity;	/* a message in, or backlog sent */
 	long long probe_sent;		/* 0: no echo of ours unanswered */
+	uint32_t watched;		/* events in control_poll()'s set */
 	char *in;
 	size_t in_len, in_cap;
 	struct ovsdb_frame frame;
@@ -73,80 +74,6 @@ ovsdb_lock_state_name(enum ovsdb_lock_state s)
 	return "?";
 }
 
-/* ---- the remote ---- */
-
-static int
-remote_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len,
-	     char *err, size_t errlen)
-{
-	memset(ss, 0, sizeof *ss);
-	if (!strncmp(s, "unix:", 5)) {
-		struct sockaddr_un *un = (struct sockaddr_un *)ss;
-		const char *path = s + 5;
-		if (!*path || strlen(path) >= sizeof un->sun_path) {
-			snprintf(err, errlen, "--ovsdb %s: a socket path of 1 "
-				 "to %zu bytes", s, sizeof un->sun_path - 1);
-			return -1;
-		}
-		un->sun_family = AF_UNIX;
-		strcpy(un->sun_path, path);
-		*len = sizeof *un;
-		return 0;
-	}
-	if (strncmp(s, "tcp:", 4))
-		goto bad;
-	char host[64];
-	const char *h = s + 4, *colon;
-	size_t hlen;
-	if (*h == '[') {
-		const char *close = strchr(h, ']');
-		if (!close || close[1] != ':')
-			goto bad;
-		h++;
-		hlen = (size_t)(close - h);
-		colon = close + 1;
-	} else {
-		colon = strrchr(h, ':');
-		if (!colon)
-			goto bad;
-		hlen = (size_t)(colon - h);
-	}
-	if (hlen == 0 || hlen >= sizeof host)
-		goto bad;
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
-	char *end;
-	unsigned long port = strtoul(colon + 1, &end, 10);
-	if (!colon[1] || *end || port == 0 || port > 65535)
-		goto bad;
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons((uint16_t)port);
-		*len = sizeof *in4;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)port);
-		*len = sizeof *in6;
-		return 0;
-	}
-bad:
-	snprintf(err, errlen, "--ovsdb '%s': expected unix:PATH or "
-		 "tcp:IP:PORT (an IPv6 address in brackets)", s);
-	return -1;
-}
-
-int
-ovsdb_remote_check(const char *remote, char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	return remote_parse(remote, &ss, &len, err, errlen);
-}
-
 /* ---- the connection ---- */
 
 static void
@@ -162,6 +89,9 @@ schedule_retry(long long now)
 static void
 close_fd(void)
 {
+	if (c.watched)
+		control_unwatch(c.fd);
+	c.watched = 0;
 	if (c.fd >= 0)
 		close(c.fd);
 	c.fd = -1;
@@ -683,7 +613,8 @@ ovsdb_client_start(const char *remote, long long probe_ms, char *err,
 		snprintf(err, errlen, "--ovsdb: remote too long");
 		return -1;
 	}
-	if (remote_parse(remote, &c.addr, &c.addr_len, err, errlen))
+	if (ovsdb_remote_parse(remote, &c.addr, &c.addr_len, err,
+			       errlen))
 		return -1;
 	if (ovsdb_replica_init(&c.replica)) {
 		snprintf(err, errlen, "ovsdb: out of memory");
@@ -714,6 +645,29 @@ ovsdb_client_enabled(void)
 	return c.enabled;
 }
 
+static void
+fd_ready(void *aux)
+{
+	(void)aux;
+	ovsdb_client_run();
+}
+
+/* The socket in control_poll()'s epoll set, so that what the server sends
+ * is read at once, not at the loop's next turn (20 ms at most); readable
+ * always, writable while a connect or a backlog waits. The timers
+ * (backoff, connect, probe) are kept by the loop's call. Where the set
+ * takes no more, the loop's call does it all, a turn later. */
+static void
+watch_fd(void)
+{
+	uint32_t ev = c.state == S_CONNECTING || c.out_done < c.out.len
+		      ? EPOLLIN | EPOLLOUT : EPOLLIN;
+
+	if (c.fd < 0 || ev == c.watched)
+		return;
+	c.watched = control_watch(c.fd, ev, fd_ready, NULL) ? 0 : ev;
+}
+
 void
 ovsdb_client_run(void)
 {
@@ -731,8 +685,10 @@ ovsdb_client_run(void)
 	case S_CONNECTED:
 		break;
 	}
-	if (c.state != S_CONNECTED)
+	if (c.state != S_CONNECTED) {
+		watch_fd();
 		return;
+	}
 	/* What waited since the last run and now went out is activity, as
 	 * in jsonrpc_session_run(); what is sent at once proves nothing
 	 * (kernel buffers take it from a stalled connection too). */
@@ -743,6 +699,7 @@ ovsdb_client_run(void)
 	do_read();
 	probe(now);
 	do_write();	/* the answers to what was read, the probe */
+	watch_fd();
 }
 
 void
@@ -775,6 +732,7 @@ ovsdb_client_get_view(struct ovsdb_client_view *v)
 	if (v->backoff_ms < 0)
 		v->backoff_ms = 0;
 	v->probe_ms = c.probe_ms;
+	v->polled = c.watched != 0;
 	v->last_drop = c.last_drop;
 	v->counters = &c.n;
 	v->replica = &c.replica;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * vxswitch as a client of ovsdb-server (--ovsdb unix:PATH | tcp:IP:PORT),
  * as ovs-vswitchd is one: a JSON-RPC session (RFC 7047) run from the
- * control thread's loop, never blocking it.
+ * control thread's loop, never blocking it; its socket is in
+ * control_poll()'s epoll set, so input is read as it comes.
  *
  *   connect   non-blocking; on failure or loss, again after a backoff of
  *             1 s doubling to 8 s (rconn's), back to 1 s once a monitor
@@ -43,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ovsdb_remote.h"
 #include "ovsdb_replica.h"
 
 #define OVSDB_SCHEMA_MAJOR 8	/* OVS 2.x-3.x's vswitch.ovsschema: 8.y.z */
@@ -85,14 +87,11 @@ struct ovsdb_client_view {
 	const char *schema_version;	/* "" before get_schema answered */
 	long long backoff_ms;		/* the next wait */
 	long long probe_ms;		/* 0: no inactivity probe */
+	bool polled;			/* in control_poll()'s epoll set */
 	const char *last_drop;		/* why the last connection ended */
 	const struct ovsdb_counters *counters;
 	const struct ovsdb_replica *replica;
 };
-
-/* Checks "unix:PATH" or "tcp:IPV4:PORT" / "tcp:[IPV6]:PORT". 0, or -1
- * with the reason in 'err'. */
-int ovsdb_remote_check(const char *remote, char *err, size_t errlen);
 
 /* Checks an --ovsdb-probe-ms value: 0 (none) or OVSDB_PROBE_MIN_MS to
  * OVSDB_PROBE_MAX_MS. 0 and the value in *ms, or -1 with the reason. */

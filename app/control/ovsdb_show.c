@@ -57,7 +57,7 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 	}
 	json_t *o = json_pack(
 		"{s:s, s:s, s:I, s:I, s:s?, s:{s:s, s:s}, s:b, s:s?, s:o, "
-		"s:o, s:I, s:[], s:{s:s?, s:I, s:o}}",
+		"s:o, s:I, s:[], s:{s:s?, s:I, s:o}, s:b}",
 		"remote", v->remote, "state", v->state,
 		"next_try_ms", (json_int_t)v->backoff_ms,
 		"probe_ms", (json_int_t)v->probe_ms,
@@ -71,7 +71,8 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 		(json_int_t)ovsdb_plan_refusals_logged(),
 		"configured",
 		"would_configure", "why_not", why,
-		"refusals", (json_int_t)refusals, "verdicts", verdicts);
+		"refusals", (json_int_t)refusals, "verdicts", verdicts,
+		"epoll", v->polled);
 	char *text = o ? json_dumps(o, JSON_INDENT(2) |
 				    JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
@@ -108,6 +109,8 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "%lld ms\n", v.probe_ms);
 	else
 		ds_put_cstr(out, "none\n");
+	ds_put_format(out, "io: %s\n", v.polled ? "epoll"
+		      : "the loop's turn");
 	ds_put_format(out, "schema: %s\n", *v.schema_version
 		      ? v.schema_version : "-");
 	ds_put_format(out, "lock %s: %s\n", OVSDB_LOCK_NAME,

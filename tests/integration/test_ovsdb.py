@@ -145,6 +145,7 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
                       "unix:%s" % ovsdb.sock)
     t = wait_show(sw, "monitor: current", "lock ovs_vswitchd: held")
     assert "state: connected" in t and "schema: 8." in t
+    assert "io: epoll" in t     # in control_poll()'s set, not the tick
     assert "would configure:\nrefusals: 0" in t
 
     ovsdb.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int",
@@ -242,6 +243,7 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     lines = re.findall(r"^      (do|wait|refused): (.*)$", t, re.M)
     assert [(v["verdict"], v["text"]) for v in w["verdicts"]] == lines
     assert j["refusals_logged"] == 4 and j["probe_ms"] == 0, j
+    assert j["epoll"] is True, j
 
     # read-only: the switch runs its topology, untouched
     assert sw.ctl("list-ports") == "vm0\n"
