@@ -251,6 +251,11 @@ parse_options(int argc, char **argv, struct options *o)
 		VLOG_ERR(main, "--config FILE is required\n");
 		return -1;
 	}
+	if (o->ovsdb && (o->state_file || o->state_choice)) {
+		VLOG_ERR(main, "--ovsdb keeps no state file: the database is "
+			"the one source of truth\n");
+		return -1;
+	}
 	if (o->no_state && o->state_choice) {
 		VLOG_ERR(main, "--no-state reads no state file: it takes "
 			"neither --keep-state nor --reset-state\n");

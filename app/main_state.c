@@ -69,7 +69,9 @@ check_flows(const struct vxs_config *cfg)
 /* ---- the running state (state.h) ---------------------------------------- */
 
 /* --state-file, else datapath.state-file (relative: to the topology's
- * folder), else "<topology>.state"; "" with --no-state. */
+ * folder), else "<topology>.state"; "" with --no-state, and in OVSDB
+ * mode, where the database is the one source of truth (as OVS keeps no
+ * state of its own beside its database). */
 void
 state_path_of(const struct options *o, const struct vxs_config *cfg,
 	      char *buf, size_t len)
@@ -77,7 +79,7 @@ state_path_of(const struct options *o, const struct vxs_config *cfg,
 	const char *slash = strrchr(o->config, '/');
 
 	buf[0] = '\0';
-	if (o->no_state)
+	if (o->no_state || o->ovsdb)
 		return;
 	if (o->state_file)
 		snprintf(buf, len, "%s", o->state_file);

@@ -23,6 +23,7 @@
 #include "ovsdb_frame.h"
 #include "ovsdb_plan.h"
 #include "ovsdb_remote.h"
+#include "ovsdb_sync.h"
 #include "vlog.h"
 
 #define OVSDB_DB "Open_vSwitch"
@@ -57,6 +58,7 @@ static struct {
 	char schema_version[32];
 	enum ovsdb_lock_state lock;
 	bool monitored;
+	bool changed;			/* to apply (ovsdb_sync.h) */
 	char last_drop[256];
 	struct ovsdb_replica replica;
 	struct ovsdb_counters n;
@@ -103,7 +105,9 @@ close_fd(void)
 	c.out_done = 0;
 	c.lock = OVSDB_LOCK_NONE;
 	c.monitored = false;
+	c.changed = false;
 	c.schema_version[0] = '\0';
+	ovsdb_sync_reset();
 }
 
 /* Ends the connection, says why (counted by the caller), and waits for
@@ -292,12 +296,21 @@ check_schema(const json_t *schema)
 	return 0;
 }
 
-/* The plan may have changed: its refusals logged, each once. */
+/* The plan may have changed: its refusals logged, each once, and
+ * applied at the end of this turn (ovsdb_sync.h). */
 static void
 plan_changed(void)
 {
-	if (c.monitored && c.lock == OVSDB_LOCK_HELD)
+	if (c.monitored && c.lock == OVSDB_LOCK_HELD) {
 		ovsdb_plan_log_refusals(&c.replica);
+		c.changed = true;
+	}
+}
+
+static void
+send_transact(json_t *params)
+{
+	send_request("transact", params, "transact");
 }
 
 static void
@@ -359,6 +372,8 @@ handle_reply(const char *id, const json_t *result, const json_t *error)
 		}
 	} else if (!strcmp(id, "monitor")) {
 		apply_updates(result, true);
+	} else if (!strcmp(id, "transact")) {
+		ovsdb_sync_reply(result, &c.n);
 	} else if (!strcmp(id, "echo")) {
 		/* our probe's answer: the activity it proves is counted for
 		 * every message, in take_messages() */
@@ -634,8 +649,7 @@ ovsdb_client_start(const char *remote, long long probe_ms, char *err,
 	c.last_drop[0] = '\0';
 	ovsdb_frame_reset(&c.frame);
 	c.enabled = true;
-	VLOG_INFO(control, "OVSDB mode: %s (step 2: read and report only)",
-		  remote);
+	VLOG_INFO(control, "OVSDB mode: %s", remote);
 	return 0;
 }
 
@@ -698,6 +712,9 @@ ovsdb_client_run(void)
 		c.last_activity = now;
 	do_read();
 	probe(now);
+	if (c.fd >= 0 && c.monitored && c.lock == OVSDB_LOCK_HELD)
+		ovsdb_sync_run(&c.replica, &c.changed, now, &c.n,
+			       send_transact);
 	do_write();	/* the answers to what was read, the probe */
 	watch_fd();
 }
@@ -711,6 +728,7 @@ ovsdb_client_stop(void)
 	ds_destroy(&c.out);
 	ovsdb_replica_destroy(&c.replica);
 	ovsdb_plan_forget();
+	ovsdb_sync_stop();
 	c.enabled = false;
 }
 

@@ -65,7 +65,8 @@
 	X(too_long) X(too_deep) X(not_object) X(bad_json) X(bad_rpc)	\
 	X(bad_update) X(row_limit) X(send_full) X(server_errors)	\
 	X(schema_refused) X(unexpected) X(eof) X(io_errors)		\
-	X(probes_sent) X(probe_timeouts)
+	X(probes_sent) X(probe_timeouts) X(reconfigures) X(txns)	\
+	X(txn_errors)
 
 #define OVSDB_COUNTER_FIELD(name) unsigned long long name;
 struct ovsdb_counters { OVSDB_COUNTERS(OVSDB_COUNTER_FIELD) };

@@ -17,6 +17,7 @@
 
 struct named {
 	const char *name;
+	const char *uuid;
 	const json_t *row;
 };
 
@@ -50,6 +51,7 @@ referenced(const struct ovsdb_replica *r, const json_t *row,
 		v[*n].name = name ? name : ovsdb_datum_string(ref, "target");
 		if (!v[*n].name)
 			v[*n].name = "";
+		v[*n].uuid = uuid;
 		v[(*n)++].row = ref;
 	}
 	qsort(v, *n, sizeof *v, by_name);
@@ -77,6 +79,11 @@ struct plan {
 	unsigned refused;
 	json_t *verdicts;	/* NULL: text only */
 	const char *table, *bridge, *port, *name;
+	const char *uuid;	/* the row's, when it has one */
+	/* what the next "do" carries for ovsdb_apply.c: the command's
+	 * words (owned, taken by say()) or the row's role */
+	json_t *argv;
+	const char *role;
 };
 
 static void
@@ -130,9 +137,33 @@ say(struct plan *p, struct ds *out, const char *verdict, const char *fmt,
 					    json_string(p->bridge));
 		if (v && p->port)
 			json_object_set_new(v, "port", json_string(p->port));
+		if (v && p->uuid)
+			json_object_set_new(v, "uuid", json_string(p->uuid));
+		if (v && p->argv)
+			json_object_set(v, "argv", p->argv);
+		if (v && p->role)
+			json_object_set_new(v, "role", json_string(p->role));
 		json_array_append_new(p->verdicts, v);
 	}
+	json_decref(p->argv);
+	p->argv = NULL;
+	p->role = NULL;
 	ds_destroy(&text);
+}
+
+/* The words of the command a "do" verdict runs, from an array of n
+ * strings after the command and the name. */
+static json_t *
+command(const char *cmd, const char *name, char (*words)[CFG_WORD_MAX],
+	int n)
+{
+	json_t *a = json_pack("[s]", cmd);
+
+	if (a && name)
+		json_array_append_new(a, json_string(name));
+	for (int i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(words[i]));
+	return a;
 }
 
 #define refuse(p, out, ...) say(p, out, "refused", __VA_ARGS__)
@@ -169,14 +200,22 @@ plan_vxlan(struct plan *p, const json_t *iface, const char *name,
 		return;
 	}
 	p->have_vxlan = true;
-	struct ds words;
-	ds_init(&words);
-	for (size_t i = 0; ovsdb_datum_map_at(iface, "options", i, &k, &v);
-	     i++)
-		ds_put_format(&words, " %s=%s", k, v);
-	say(p, out, "do", "the tunnel port%s (set in the topology until "
-	    "step 3)", ds_cstr(&words));
-	ds_destroy(&words);
+	char words[8][CFG_WORD_MAX];
+	int n = 0;
+	long long num;
+	snprintf(words[n++], CFG_WORD_MAX, "type=vxlan");
+	for (size_t i = 0; n < 6 &&
+	     ovsdb_datum_map_at(iface, "options", i, &k, &v); i++)
+		snprintf(words[n++], CFG_WORD_MAX, "%s=%s", k, v);
+	if (ovsdb_datum_int(iface, "ofport_request", &num))
+		snprintf(words[n++], CFG_WORD_MAX, "ofport=%lld", num);
+	struct ds cmd;
+	ds_init(&cmd);
+	for (int i = 0; i < n; i++)
+		ds_put_format(&cmd, " %s", words[i]);
+	p->argv = command("add-port", name, words, n);
+	say(p, out, "do", "add-port %s%s", name, ds_cstr(&cmd));
+	ds_destroy(&cmd);
 }
 
 /* The add-port words for a dpdk or vhost interface, checked by the
@@ -236,6 +275,7 @@ plan_port(struct plan *p, const json_t *iface, const char *name,
 	ds_init(&cmd);
 	for (int i = 0; i < n; i++)
 		ds_put_format(&cmd, " %s", words[i]);
+	p->argv = command("add-port", name, words, n);
 	say(p, out, "do", "add-port %s%s", name, ds_cstr(&cmd));
 	ds_destroy(&cmd);
 }
@@ -245,14 +285,16 @@ enum bridge_role { ROLE_OPENFLOW, ROLE_UNDERLAY, ROLE_REFUSED,
 
 static void
 plan_iface(struct plan *p, enum bridge_role role, const char *bridge,
-	   const json_t *iface, const char *name, bool *underlay_taken,
-	   struct ds *out)
+	   const struct named *nif, bool *underlay_taken, struct ds *out)
 {
+	const json_t *iface = nif->row;
+	const char *name = nif->name;
 	const char *type = ovsdb_datum_string(iface, "type");
 
 	type = type ? type : "";
 	p->table = "Interface";
 	p->name = name;
+	p->uuid = nif->uuid;
 	put_iface_line(out, iface, name);
 	if (role == ROLE_NOT_NETDEV) {
 		refuse(p, out, "could not open network device %s (%s)", name,
@@ -261,6 +303,7 @@ plan_iface(struct plan *p, enum bridge_role role, const char *bridge,
 		refuse(p, out, "vxswitch: one OpenFlow bridge and one "
 		       "underlay bridge");
 	} else if (!strcmp(type, "internal") && !strcmp(name, bridge)) {
+		p->role = role == ROLE_OPENFLOW ? "local" : "underlay-local";
 		say(p, out, "do", "the bridge's local port%s",
 		    role == ROLE_OPENFLOW
 		    ? " (OFPP_LOCAL, 65534; no datapath port)"
@@ -271,6 +314,7 @@ plan_iface(struct plan *p, enum bridge_role role, const char *bridge,
 			       "only", bridge);
 		} else {
 			*underlay_taken = true;
+			p->role = "underlay";
 			say(p, out, "do", "the underlay port (the topology's "
 			    "underlay: port:)");
 		}
@@ -300,6 +344,7 @@ plan_controllers(struct plan *p, const struct ovsdb_replica *r,
 	for (size_t i = 0; i < n; i++) {
 		const char *t = ctls[i].name;
 		p->name = t;
+		p->uuid = ctls[i].uuid;
 		ds_put_format(out, "  controller %s\n", t);
 		if (!strncmp(t, "ssl:", 4) || !strncmp(t, "pssl:", 5)) {
 			/* Controller status:last_error */
@@ -351,6 +396,7 @@ plan_bridge(struct plan *p, const struct ovsdb_replica *r,
 			if (n_ifaces > 1) {
 				p->table = "Interface";
 				p->name = ifaces[j].name;
+				p->uuid = ifaces[j].uuid;
 				put_iface_line(out, ifaces[j].row,
 					       ifaces[j].name);
 				refuse(p, out, "vxswitch: no bonds (port %s "
@@ -358,8 +404,8 @@ plan_bridge(struct plan *p, const struct ovsdb_replica *r,
 				       n_ifaces);
 				continue;
 			}
-			plan_iface(p, role, br->name, ifaces[j].row,
-				   ifaces[j].name, &underlay_taken, out);
+			plan_iface(p, role, br->name, &ifaces[j],
+				   &underlay_taken, out);
 		}
 		free(ifaces);
 	}
@@ -380,6 +426,7 @@ plan_pmd_mask(struct plan *p, const json_t *root, struct ds *out)
 		return;
 	p->table = "Open_vSwitch";
 	p->name = "other_config:pmd-cpu-mask";
+	p->uuid = NULL;
 	ds_put_format(out, "other_config:pmd-cpu-mask=%s\n", mask);
 	h = strncmp(mask, "0x", 2) && strncmp(mask, "0X", 2) ? mask
 							      : mask + 2;
@@ -404,6 +451,7 @@ plan_pmd_mask(struct plan *p, const json_t *root, struct ds *out)
 		refuse(p, out, "bad pmd-cpu-mask '%s'", mask);
 		return;
 	}
+	p->argv = json_pack("[s, s]", "set-pmd-cores", list);
 	say(p, out, "do", "set-pmd-cores %s", list);
 }
 

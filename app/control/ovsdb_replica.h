@@ -28,7 +28,7 @@
  * table (doc/design-control-plane.md, "OVSDB") reads. */
 #define OVSDB_TABLES(X)							\
 	X(OPEN_VSWITCH, "Open_vSwitch", "bridges", "other_config",	\
-	  "next_cfg")							\
+	  "next_cfg", "datapaths")					\
 	X(BRIDGE, "Bridge", "name", "datapath_type", "ports",		\
 	  "controller", "fail_mode")					\
 	X(PORT, "Port", "name", "interfaces")				\

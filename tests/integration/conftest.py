@@ -40,6 +40,7 @@ from vxswitch_tools import packets as pktlib
 from vxswitch_tools.forwarding_rig import Rig
 from vxswitch_tools.guest_rig import GUEST, GuestRig
 from vxswitch_tools.offload_rig import OffloadRig
+from vxswitch_tools.ovsdb_server import SCHEMA, OvsdbServer
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -323,3 +324,29 @@ def guest_rig(request, make_switch, tmp_path):
                 r.guest.stop()
         vxlib.stop_if_passed(request, r.sw)
         shutil.rmtree(r.sockdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def ovs_tools():
+    """Debian's OVS tools the OVSDB tests drive."""
+    missing = [t for t in ("ovsdb-server", "ovsdb-tool", "ovs-vsctl")
+               if not shutil.which(t)]
+    if missing or not SCHEMA.exists():
+        pytest.fail("%s missing: apt-get install openvswitch-common "
+                    "openvswitch-switch (scripts/install-deps.sh)"
+                    % ", ".join(missing + ([str(SCHEMA)] if not
+                                           SCHEMA.exists() else [])),
+                    pytrace=False)
+
+
+@pytest.fixture
+def ovsdb(ovs_tools, rundir):
+    """A private ovsdb-server (ovsdb_server.OvsdbServer), initialised as
+    ovs-ctl does (ovs-vsctl init)."""
+    d = rundir / "ovs"
+    d.mkdir()
+    srv = OvsdbServer(d).start()
+    srv.vsctl("init")
+    yield srv
+    if srv.proc.poll() is None:
+        srv.kill()

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""OVSDB mode, read-only (doc/design-control-plane.md, step 2): vxswitch
---ovsdb as a client of Debian's own ovsdb-server on a private database
-made from Debian's vswitch.ovsschema, driven by Debian's ovs-vsctl
---no-wait; `ovsdb/show` after each change says what vxswitch would
-configure or refuse, and the switch itself stays as its topology made it.
+"""OVSDB mode's session and plan (doc/design-control-plane.md, step 2):
+vxswitch --ovsdb as a client of Debian's own ovsdb-server on a private
+database made from Debian's vswitch.ovsschema, driven by Debian's ovs-vsctl
+--no-wait; `ovsdb/show` after each change says what vxswitch configures or
+refuses (test_ovsdb_apply.py: that it does, and what it writes back).
 Then: ovsdb-server killed and started again (the client reconnects and
 monitors again), the lock "ovs_vswitchd" held by another client
 (contended: nothing would be configured, OVS's log line), and a hostile
@@ -16,88 +16,17 @@ too)."""
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from vxswitch_tools import harness as vxlib
+from vxswitch_tools.ovsdb_server import SCHEMA, OvsdbServer, vsctl_get
 
-SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 CONTENDED = "another ovs-vswitchd process is running, disabling this " \
     "process (pid %d) until it goes away"
 EAFNOSUPPORT = "(Address family not supported by protocol)"
-
-
-@pytest.fixture(scope="module")
-def ovs_tools():
-    missing = [t for t in ("ovsdb-server", "ovsdb-tool", "ovs-vsctl")
-               if not shutil.which(t)]
-    if missing or not SCHEMA.exists():
-        pytest.fail("%s missing: apt-get install openvswitch-common "
-                    "openvswitch-switch (scripts/install-deps.sh)"
-                    % ", ".join(missing + ([str(SCHEMA)] if not
-                                           SCHEMA.exists() else [])),
-                    pytrace=False)
-
-
-class OvsdbServer:
-    """A private ovsdb-server (as python/vxswitch_tools/ovs_dpdk.py runs
-    one), in the foreground under the harness, which kills it if the
-    test does not."""
-
-    def __init__(self, d):
-        self.dir = d
-        self.sock = d / "db.sock"
-        self.env = dict(os.environ, OVS_RUNDIR=str(d), OVS_DBDIR=str(d),
-                        OVS_LOGDIR=str(d), OVS_SYSCONFDIR=str(d))
-        subprocess.run(["ovsdb-tool", "create", d / "conf.db", SCHEMA],
-                       check=True, env=self.env)
-        self.proc = None
-
-    def start(self):
-        with_suppress_unlink(self.sock)
-        self.proc = vxlib._spawn(
-            ["ovsdb-server", self.dir / "conf.db",
-             "--remote=punix:%s" % self.sock,
-             "--pidfile=%s" % (self.dir / "ovsdb-server.pid"),
-             "--unixctl=%s" % (self.dir / "ovsdb-server.ctl"),
-             "--log-file=%s" % (self.dir / "ovsdb-server.log"),
-             "--no-chdir"], self.dir / "ovsdb-server.out", env=self.env)
-        vxlib.wait_for(self.sock.exists, 10, 0.05, "ovsdb-server's socket")
-        return self
-
-    def kill(self):
-        self.proc.kill()
-        self.proc.wait(5)
-
-    def vsctl(self, *args):
-        r = subprocess.run(["ovs-vsctl", "--db=unix:%s" % self.sock,
-                            "--timeout=10", "--no-wait"] + list(args),
-                           capture_output=True, text=True, env=self.env,
-                           timeout=20)
-        assert r.returncode == 0, "ovs-vsctl %s: %s" % (args, r.stderr)
-        return r.stdout
-
-
-def with_suppress_unlink(p):
-    try:
-        p.unlink()
-    except FileNotFoundError:
-        pass
-
-
-@pytest.fixture
-def ovsdb(ovs_tools, rundir):
-    d = rundir / "ovs"
-    d.mkdir()
-    srv = OvsdbServer(d).start()
-    srv.vsctl("init")
-    yield srv
-    if srv.proc.poll() is None:
-        srv.kill()
 
 
 def show(sw):
@@ -167,8 +96,7 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
                 "options:key=flow")
     t = wait_show(sw, "interface vx0 ")
     b = iface_block(t, "vx0")
-    assert "do: the tunnel port" in b and "remote_ip=flow" in b and \
-        "key=flow" in b, b
+    assert b.endswith("do: add-port vx0 type=vxlan key=flow remote_ip=flow"), b
 
     ovsdb.vsctl("set", "Interface", "vm1", "mtu_request=1450",
                 "ofport_request=5", "other_config:pmd-rxq-affinity=0:1")
@@ -230,12 +158,17 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     w = j["would_configure"]
     assert w["why_not"] is None and w["refusals"] == 4, w
     by_name = {v["name"]: v for v in w["verdicts"]}
-    assert by_name["p0"] == {
+    p0_uuid = vsctl_get(ovsdb, "Interface", "p0", "_uuid")
+    assert by_name["p0"] == {"uuid": p0_uuid,
         "table": "Interface", "name": "p0", "bridge": "br-int",
         "port": "p0", "verdict": "refused",
         "text": "could not open network device p0 %s" % EAFNOSUPPORT}, \
         by_name["p0"]
     assert by_name["vx0"]["verdict"] == "do", by_name["vx0"]
+    # what ovsdb_apply.c runs
+    assert by_name["vx0"]["argv"] == ["add-port", "vx0", "type=vxlan",
+                                      "key=flow", "remote_ip=flow"]
+    assert by_name["br-int"]["role"] == "local", by_name["br-int"]
     assert by_name["tcp:127.0.0.1:6653"]["table"] == "Controller"
     assert by_name["other_config:pmd-cpu-mask"]["text"] == \
         "set-pmd-cores 1"
@@ -245,8 +178,10 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     assert j["refusals_logged"] == 4 and j["probe_ms"] == 0, j
     assert j["epoll"] is True, j
 
-    # read-only: the switch runs its topology, untouched
-    assert sw.ctl("list-ports") == "vm0\n"
+    # applied (test_ovsdb_apply.py has the details): the topology's vm0
+    # gave way to the database's ports, vm1 came and went; vx0 cannot be
+    # made without an underlay
+    assert sw.ctl("list-ports") == ""
     c = counters(t)
     assert c["connects"] == 1 and c["disconnects"] == 0, c
     assert c["updates"] >= 12, c

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""OVSDB mode applies the database and writes back (doc/design-control-
+plane.md, step 3): Debian's own ovs-vsctl, *waiting* as an operator runs
+it (it returns once vxswitch has written cur_cfg = next_cfg), changes the
+running switch: ports added, re-made and removed, the Interface columns
+ovs-vswitchd writes (ofport, error, link_state, status, statistics),
+Open_vSwitch's datapath_types/iface_types/dpdk_*, Bridge datapath_id,
+Datapath capabilities; a refusal is ovs-vsctl's own "Error detected while
+setting up" line; the topology's own ports give way to the database's."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from vxswitch_tools import harness as vxlib
+
+
+def vsctl(srv, *args, timeout=10):
+    """Plain ovs-vsctl: waits for cur_cfg, as an operator's does."""
+    return subprocess.run(["ovs-vsctl", "--db=unix:%s" % srv.sock,
+                           "--timeout=%d" % timeout] + list(args),
+                          capture_output=True, text=True, env=srv.env,
+                          timeout=timeout + 10)
+
+
+def ok(srv, *args):
+    r = vsctl(srv, *args)
+    assert r.returncode == 0 and not r.stderr, \
+        "ovs-vsctl %s: rc %d: %s" % (args, r.returncode, r.stderr)
+    return r.stdout
+
+
+def get(srv, table, row, column):
+    out = ok(srv, "--no-wait", "get", table, row, column).strip()
+    return out.strip('"') if out.startswith('"') else out
+
+
+def ports(sw):
+    return {p["name"]: p for p in sw.ctl("list-ports", json=True)}
+
+
+def held(sw):
+    vxlib.wait_for(lambda: "lock ovs_vswitchd: held" in
+                   sw.ctl("ovsdb/show") and "monitor: current" in
+                   sw.ctl("ovsdb/show"), 10, 0.05, "the lock and monitor")
+
+
+@pytest.fixture
+def switch(ovsdb, make_switch, one_port_topology):
+    # OVS_RUNDIR: where a dpdkvhostuser socket goes, as for OVS
+    sw = make_switch(one_port_topology, args=["--ovsdb",
+                                               "unix:%s" % ovsdb.sock],
+                     env=dict(os.environ, OVS_RUNDIR=str(ovsdb.dir)))
+    held(sw)
+    return sw
+
+
+def test_vsctl_waits_and_applies(ovsdb, switch, rundir):
+    sw = switch
+    # the database names no vm0: the topology's port gives way
+    ok(ovsdb, "add-br", "br-int", "--", "set", "bridge", "br-int",
+       "datapath_type=netdev")
+    assert ports(sw) == {}
+    assert get(ovsdb, "Interface", "br-int", "ofport") == "65534"
+    assert get(ovsdb, "Interface", "br-int", "error") == "[]"
+    dpid = get(ovsdb, "Bridge", "br-int", "datapath_id")
+    assert re.fullmatch(r"[0-9a-f]{16}", dpid), dpid
+    assert get(ovsdb, "Bridge", "br-int", "datapath_version") == \
+        "<built-in>"
+    cur = int(get(ovsdb, "Open_vSwitch", ".", "cur_cfg"))
+    assert cur == int(get(ovsdb, "Open_vSwitch", ".", "next_cfg")) >= 1
+    assert get(ovsdb, "Open_vSwitch", ".", "datapath_types") == '[netdev]'
+    assert "dpdkvhostuserclient" in get(ovsdb, "Open_vSwitch", ".",
+                                        "iface_types")
+    assert get(ovsdb, "Open_vSwitch", ".", "dpdk_initialized") == "true"
+    assert get(ovsdb, "Open_vSwitch", ".", "dpdk_version").startswith(
+        "DPDK 22.11")
+
+    sock = rundir / "vm1.sock"
+    ok(ovsdb, "add-port", "br-int", "vm1", "--", "set", "Interface", "vm1",
+       "type=dpdkvhostuserclient", "options:vhost-server-path=%s" % sock)
+    p = ports(sw)
+    assert list(p) == ["vm1"] and p["vm1"]["type"] == "dpdkvhostuserclient", p
+    assert get(ovsdb, "Interface", "vm1", "ofport") == \
+        str(p["vm1"]["ofport"])
+    assert get(ovsdb, "Interface", "vm1", "link_state") == "down"
+    assert get(ovsdb, "Interface", "vm1", "admin_state") == "up"
+    st = get(ovsdb, "Interface", "vm1", "status")
+    assert 'mode=client' in st and 'status=disconnected' in st, st
+
+    ok(ovsdb, "add-port", "br-int", "vm2", "--", "set", "Interface", "vm2",
+       "type=dpdkvhostuser", "ofport_request=10", "mtu_request=1450")
+    assert ports(sw)["vm2"]["ofport"] == 10
+    assert get(ovsdb, "Interface", "vm2", "ofport") == "10"
+    assert get(ovsdb, "Interface", "vm2", "mtu") == "1450"
+
+    # a change of words makes the port again, under its number
+    ok(ovsdb, "set", "Interface", "vm2", "mtu_request=1400")
+    assert ports(sw)["vm2"]["ofport"] == 10
+    assert get(ovsdb, "Interface", "vm2", "mtu") == "1400"
+    # pmd-rxq-affinity alone moves queues: the port stays
+    ok(ovsdb, "set", "Interface", "vm1",
+       "other_config:pmd-rxq-affinity=0:1")
+    assert ports(sw)["vm1"]["ofport"] == p["vm1"]["ofport"]
+    assert "ovsdb: vm1 removed" not in sw.log_path.read_text()
+
+    # refused: ovs-vsctl's own line with the error we wrote
+    r = vsctl(ovsdb, "add-port", "br-int", "d0", "--", "set", "Interface",
+              "d0", "type=dpdk")
+    assert r.returncode == 0 and r.stderr.startswith(
+        "ovs-vsctl: Error detected while setting up 'd0': 'd0' is missing "
+        "'options:dpdk-devargs'. The old 'dpdk<port_id>' names are not "
+        "supported.  See ovs-vswitchd log for details.\n"), r.stderr
+    assert get(ovsdb, "Interface", "d0", "ofport") == "-1"
+    r = vsctl(ovsdb, "add-port", "br-int", "p0", "--", "set", "Interface",
+              "p0", "type=patch", "options:peer=p1")
+    assert "Error detected while setting up 'p0': could not open network " \
+        "device p0 (Address family not supported by protocol)" in r.stderr
+    assert "d0" not in ports(sw) and "p0" not in ports(sw)
+
+    # removed from the database: removed from the switch
+    ok(ovsdb, "del-port", "vm1")
+    assert list(ports(sw)) == ["vm2"]
+    ok(ovsdb, "del-br", "br-int")
+    assert ports(sw) == {}
+
+    t = sw.ctl("ovsdb/show")
+    c = {m.group(1): int(m.group(2))
+         for m in re.finditer(r"^  (\w+): (\d+)$", t, re.M)}
+    assert c["txn_errors"] == 0 and c["reconfigures"] >= 8, c
+    assert c["disconnects"] == 0, c
+
+
+def test_link_status_statistics(ovsdb, switch, rundir, make_testpmd):
+    """link_state and status follow the guest (a testpmd virtio-user
+    peer), checked every second; statistics every 5 s, counting what the
+    guest sent."""
+    sw = switch
+    sock = rundir / "vm1.sock"
+    ok(ovsdb, "add-br", "br-int", "--", "set", "bridge", "br-int",
+       "datapath_type=netdev")
+    ok(ovsdb, "add-port", "br-int", "vm1", "--", "set", "Interface", "vm1",
+       "type=dpdkvhostuserclient", "options:vhost-server-path=%s" % sock)
+    assert get(ovsdb, "Interface", "vm1", "link_state") == "down"
+    make_testpmd(sockets=[sock], fwd="txonly", cpus=(1,))
+    sw.wait_ports_up("vm1")
+    vxlib.wait_for(lambda: get(ovsdb, "Interface", "vm1", "link_state")
+                   == "up", 3, 0.1, "link_state up")
+    st = get(ovsdb, "Interface", "vm1", "status")
+    assert "status=connected" in st and "socket=\"%s\"" % sock in st and \
+        "num_of_vrings=2" in st, st
+
+    def rx_packets():
+        m = re.search(r"rx_packets=(\d+)",
+                      get(ovsdb, "Interface", "vm1", "statistics"))
+        return m and int(m.group(1))
+    n = vxlib.wait_for(rx_packets, 8, 0.2, "rx_packets > 0")
+    assert n > 0
+    # the switch's own counter, read after: never less
+    now = [p for p in sw.show()["ports"] if p["name"] == "vm1"][0]
+    assert 0 < n <= now["rx_packets"], (n, now)
+
+
+def test_datapath_capabilities(ovsdb, switch):
+    """The Datapath row ovn-controller creates gets capabilities."""
+    ok(ovsdb, "--", "--id=@dp", "create", "Datapath",
+       "external_ids:by=test", "--", "set", "Open_vSwitch", ".", "datapaths:netdev=@dp")
+    caps = vxlib.wait_for(
+        lambda: (lambda c: c != "{}" and c)(
+            ok(ovsdb, "--no-wait", "--columns=capabilities", "list",
+               "Datapath").split(":", 1)[1].strip()), 5, 0.1,
+        "capabilities")
+    assert 'ct_state="true"' in caps and 'recirc="true"' in caps, caps
+
+
+def test_database_is_the_truth_at_start(ovsdb, make_switch,
+                                       one_port_topology):
+    """With vxswitch down, nobody writes cur_cfg: a plain ovs-vsctl times
+    out as it does with ovs-vswitchd down. What --no-wait put in the
+    database meanwhile is what vxswitch runs once started: ports and
+    their ofports, written back; no state file is written."""
+    ok(ovsdb, "--no-wait", "add-br", "br-int", "--", "set", "bridge",
+       "br-int", "datapath_type=netdev")
+    r = vsctl(ovsdb, "add-port", "br-int", "vm1", "--", "set",
+              "Interface", "vm1", "type=dpdkvhostuser", timeout=1)
+    assert r.returncode != 0, r
+    ok(ovsdb, "--no-wait", "add-port", "br-int", "vm2", "--", "set",
+       "Interface", "vm2", "type=dpdkvhostuser", "ofport_request=7")
+    assert get(ovsdb, "Interface", "vm2", "ofport") == "[]"
+    sw = make_switch(one_port_topology,
+                     args=["--ovsdb", "unix:%s" % ovsdb.sock],
+                     env=dict(os.environ, OVS_RUNDIR=str(ovsdb.dir)))
+    vxlib.wait_for(lambda: get(ovsdb, "Interface", "vm2", "ofport") == "7",
+                   10, 0.05, "vm2's ofport")
+    assert sorted(ports(sw)) == ["vm1", "vm2"]
+    assert get(ovsdb, "Open_vSwitch", ".", "cur_cfg") == \
+        get(ovsdb, "Open_vSwitch", ".", "next_cfg")
+    assert not list(sw.config_path.parent.glob("*.state")), \
+        list(sw.config_path.parent.iterdir())
