@@ -14,7 +14,6 @@ after --ovsdb-probe-ms, the connection dropped when that goes unanswered
 too)."""
 
 import json
-import os
 import re
 import socket
 import subprocess

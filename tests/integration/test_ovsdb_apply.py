@@ -150,7 +150,7 @@ def test_link_status_statistics(ovsdb, switch, rundir, make_testpmd):
                    == "up", 3, 0.1, "link_state up")
     st = get(ovsdb, "Interface", "vm1", "status")
     assert "status=connected" in st and "socket=\"%s\"" % sock in st and \
-        "num_of_vrings=2" in st, st
+        'num_of_vrings="2"' in st, st
 
     def rx_packets():
         m = re.search(r"rx_packets=(\d+)",
