@@ -17,6 +17,7 @@
 #include "json_out.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
+#include "ovsdb_apply.h"
 #include "pmd_reconf.h"
 #include "pmd_watch.h"
 #include "run_state.h"
@@ -117,6 +118,8 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 	struct cfg_port c;
 	char err[CFG_ERR_MAX];
 
+	if (ovsdb_apply_refuses("add-port", out))
+		return -1;
 	if (port_by_name(argv[0])) {
 		ds_put_format(out, "cannot create a port named %s because a "
 			      "port named %s already exists", argv[0], argv[0]);
@@ -175,6 +178,8 @@ cmd_del_port(int argc, const char *argv[], bool json, struct ds *out,
 	UNUSED_ARGS;
 	struct port *p = port_by_name(argv[0]);
 
+	if (ovsdb_apply_refuses("del-port", out))
+		return -1;
 	if (!p) {
 		ds_put_format(out, "no port named %s", argv[0]);
 		return -1;
@@ -254,6 +259,8 @@ cmd_set_interface(int argc, const char *argv[], bool json, struct ds *out,
 	struct port *p;
 	int n;
 
+	if (ovsdb_apply_refuses("set Interface", out))
+		return -1;
 	if (strcmp(argv[0], "Interface") && strcmp(argv[0], "interface")) {
 		ds_put_format(out, "set: only the Interface table, not '%s'",
 			      argv[0]);
@@ -317,6 +324,8 @@ cmd_set_pmd_cores(int argc, const char *argv[], bool json, struct ds *out,
 	unsigned twice;
 	char err[CFG_ERR_MAX];
 
+	if (ovsdb_apply_refuses("set-pmd-cores", out))
+		return -1;
 	if (core_list_parse(argv[0], CFG_MAX_CORES, cores, &n, seen, &twice)) {
 		ds_put_format(out, "bad core list '%s'", argv[0]);
 		return -1;

@@ -11,6 +11,7 @@
 #include "control_priv.h"
 #include "ds.h"
 #include "ovsdb_apply.h"
+#include "ovsdb_client.h"
 #include "port.h"
 #include "vlog.h"
 
@@ -21,6 +22,18 @@
 static json_t *applied;
 /* the core list pmd-cpu-mask last set */
 static char applied_pmd[512];
+/* ovsdb_apply() is running its commands */
+static bool applying;
+
+bool
+ovsdb_apply_refuses(const char *command, struct ds *out)
+{
+	if (!ovsdb_client_enabled() || applying)
+		return false;
+	ds_put_format(out, "%s: OVSDB mode: the database is the source of "
+		      "truth (use ovs-vsctl)", command);
+	return true;
+}
 
 static const char *
 vstr(const json_t *v, const char *key)
@@ -224,6 +237,7 @@ ovsdb_apply(const json_t *verdicts)
 	}
 	ds_init(&scratch);
 	ds_init(&words);
+	applying = true;
 	json_array_foreach(verdicts, i, v) {
 		const char *verdict = vstr(v, "verdict");
 		const char *role = vstr(v, "role");
@@ -259,6 +273,11 @@ ovsdb_apply(const json_t *verdicts)
 		const struct port *p = port_by_name(name);
 		char keep[32] = "";
 
+		if (p && p->is_underlay) {
+			result(results, v, -1, "vxswitch: the underlay port "
+			       "goes on the underlay bridge", NULL);
+			continue;
+		}
 		if (p) {	/* as it was */
 			result(results, v, p->ofport, NULL, p->name);
 			continue;
@@ -279,6 +298,7 @@ ovsdb_apply(const json_t *verdicts)
 		json_object_set_new(applied, name, applied_entry(argv, &words));
 		result(results, v, p ? (long long)p->ofport : -1, NULL, name);
 	}
+	applying = false;
 	ds_destroy(&scratch);
 	ds_destroy(&words);
 	json_decref(desired);

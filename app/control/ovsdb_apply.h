@@ -20,6 +20,7 @@
 #ifndef VXS_OVSDB_APPLY_H
 #define VXS_OVSDB_APPLY_H
 
+#include <stdbool.h>
 #include <jansson.h>
 
 /* The local port's number (OFPP_LOCAL) written for a bridge's own
@@ -32,6 +33,13 @@
  * runs) }, for every Interface verdict but "wait" (no ofport yet, as
  * OVS leaves it); NULL when out of memory. */
 json_t *ovsdb_apply(const json_t *verdicts);
+
+/* In OVSDB mode the database is the one source of truth: the control
+ * socket's port commands (add-port, del-port, set Interface,
+ * set-pmd-cores) are refused unless they come from ovsdb_apply() itself.
+ * True, with the reason in 'out', when refused. */
+struct ds;
+bool ovsdb_apply_refuses(const char *command, struct ds *out);
 
 /* What was applied, forgotten (OVSDB mode off). */
 void ovsdb_apply_forget(void);
