@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * OVSDB's rows as vxswitch would configure them: the mapping and the
+ * OVSDB's rows as vxswitch configures them: the mapping and the
  * refusal texts of doc/design-control-plane.md ("OVSDB"), row by row,
- * from the replica (ovsdb_replica.h). Step 2 only plans: nothing here
- * changes the switch. Each row ends in a verdict:
+ * from the replica (ovsdb_replica.h). Nothing here changes the switch:
+ * ovsdb_apply.h runs what the plan says. Each row ends in a verdict:
  *     do: WORDS        the vxswitch-ctl command (or role) it maps to
  *     wait: WHY        nothing yet, as OVS waits (a missing option)
  *     refused: TEXT    what OVS 3.1 would write to Interface.error

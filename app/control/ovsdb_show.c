@@ -70,7 +70,7 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 		"refusals_logged",
 		(json_int_t)ovsdb_plan_refusals_logged(),
 		"configured",
-		"would_configure", "why_not", why,
+		"configuration", "why_not", why,
 		"refusals", (json_int_t)refusals, "verdicts", verdicts,
 		"epoll", v->polled);
 	char *text = o ? json_dumps(o, JSON_INDENT(2) |
@@ -135,9 +135,9 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 	char buf[128];
 	const char *why = why_no_plan(&v, buf, sizeof buf);
 	if (why) {
-		ds_put_format(out, "would configure: nothing: %s\n", why);
+		ds_put_format(out, "configuring nothing: %s\n", why);
 	} else {
-		ds_put_cstr(out, "would configure:\n");
+		ds_put_cstr(out, "configuration:\n");
 		ovsdb_plan_put(v.replica, out, NULL);
 	}
 	return 0;

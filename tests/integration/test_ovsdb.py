@@ -74,7 +74,7 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     t = wait_show(sw, "monitor: current", "lock ovs_vswitchd: held")
     assert "state: connected" in t and "schema: 8." in t
     assert "io: epoll" in t     # in control_poll()'s set, not the tick
-    assert "would configure:\nrefusals: 0" in t
+    assert "configuration:\nrefusals: 0" in t
 
     ovsdb.vsctl("add-br", "br-int", "--", "set", "bridge", "br-int",
                 "datapath_type=netdev")
@@ -154,7 +154,7 @@ def test_vsctl_rows(ovsdb, make_switch, one_port_topology):
     assert j["lock"] == {"name": "ovs_vswitchd", "state": "held"}, j
     assert j["schema"].startswith("8.") and j["rows"]["Interface"] == 6, j
     assert j["counters"] == {k: v for k, v in counters(t).items()}, j
-    w = j["would_configure"]
+    w = j["configuration"]
     assert w["why_not"] is None and w["refusals"] == 4, w
     by_name = {v["name"]: v for v in w["verdicts"]}
     p0_uuid = vsctl_get(ovsdb, "Interface", "p0", "_uuid")
@@ -198,10 +198,10 @@ def test_server_restart(ovsdb, make_switch, one_port_topology):
     wait_show(sw, "monitor: current", "bridge br-int")
     ovsdb.kill()
     t = wait_show(sw, "last drop: connection closed by the server",
-                  "would configure: nothing: no replica")
+                  "configuring nothing: no replica")
     assert "Bridge 0" in t and counters(t)["eof"] == 1
     j = sw.ctl("ovsdb/show", json=True)
-    assert j["would_configure"] == {"why_not": "no replica",
+    assert j["configuration"] == {"why_not": "no replica",
                                     "refusals": 0, "verdicts": []}, j
     assert j["last_drop"] == "connection closed by the server", j
     assert j["state"] in ("backoff", "connecting"), j
@@ -268,10 +268,10 @@ def test_lock_contended(ovsdb, make_switch, one_port_topology):
     sw = start_switch(make_switch, one_port_topology,
                       "unix:%s" % ovsdb.sock)
     t = wait_show(sw, "lock ovs_vswitchd: contended", "monitor: current")
-    assert "would configure: nothing: lock ovs_vswitchd is contended" in t
+    assert "configuring nothing: lock ovs_vswitchd is contended" in t
     assert "bridge br-int" not in t
     assert counters(t)["lock_contended"] == 1
-    assert sw.ctl("ovsdb/show", json=True)["would_configure"]["why_not"] \
+    assert sw.ctl("ovsdb/show", json=True)["configuration"]["why_not"] \
         == "lock ovs_vswitchd is contended"
     vxlib.wait_for(lambda: CONTENDED % sw.proc.pid in
                    sw.log_path.read_text(errors="replace"), 5, 0.1,
@@ -413,7 +413,7 @@ def test_inactivity_probe(rundir, make_switch, one_port_topology):
     c = counters(t)
     assert c["probes_sent"] == 3 and c["disconnects"] == 2 and \
         c["unexpected"] == 0, c
-    assert "would configure: nothing: no replica" in t
+    assert "configuring nothing: no replica" in t
     conn = accept_schema_request(srv)   # and it comes back
     conn.close()
     srv.close()
