@@ -141,6 +141,9 @@ def test_start_status_stop(ovs):
         return "lock ovs_vswitchd: held" in t and "br-int" in t and t
     t = vxlib.wait_for(connected, 10, 0.1, "ovsdb/show with br-int")
     assert "unix:%s/db.sock" % ovs.run in t
+    # what Debian's logrotate for /var/log/openvswitch/*.log asks
+    r = ovs.tool("ovs-appctl", "-t", "ovs-vswitchd", "vlog/reopen")
+    assert r.returncode == 0, r
 
     r = ovs.script("status")
     assert r.returncode == 0, r
