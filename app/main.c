@@ -104,7 +104,8 @@ usage(FILE *f)
 "                         up and the control socket answers (exit 0), or\n"
 "                         with the daemon's exit code if start-up fails\n"
 "      --pidfile[=FILE]   write the daemon's pid to FILE (locked while it\n"
-"                         runs; default " DAEMON_DEFAULT_PIDFILE ")\n"
+"                         runs; default " DAEMON_DEFAULT_PIDFILE ",\n"
+"                         with --ovsdb $OVS_RUNDIR/ovs-vswitchd.pid)\n"
 "      --log-file[=FILE]  log to FILE too, reopened on SIGHUP or vlog/reopen\n"
 "                         (logrotate); default " VLOG_DEFAULT_FILE "\n"
 "      --stats-on-exit    print port and PMD counters at shutdown\n"
@@ -128,7 +129,10 @@ usage(FILE *f)
 "topology, 3 mbufs leaked, 4 a PMD did not stop, 5 the topology changed\n"
 "after its state file was written (see --reset-state, --keep-state).\n"
 "\n"
-"Control it with vxswitch-ctl (see vxswitch-ctl --help).\n");
+"Control it with vxswitch-ctl (see vxswitch-ctl --help). With --ovsdb, the\n"
+"unixctl socket is $OVS_RUNDIR/ovs-vswitchd.<pid>.ctl (OVS_RUNDIR default\n"
+DAEMON_OVS_RUNDIR ") unless datapath.unixctl-socket says, so that\n"
+"plain ovs-appctl finds it as it finds ovs-vswitchd.\n");
 }
 
 /* --pidfile[=FILE] and --log-file[=FILE] also take "--pidfile FILE" (the
@@ -142,6 +146,17 @@ optional_path(int argc, char **argv, const char *dflt)
 	if (optind < argc && argv[optind][0] && argv[optind][0] != '-')
 		return argv[optind++];
 	return dflt;
+}
+
+/* DIR/NAME in OVS's run directory (daemon.h), for OVSDB mode's defaults;
+ * one at a time. */
+static const char *
+ovs_path(const char *name)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/%s", daemon_ovs_rundir(), name);
+	return path;
 }
 
 static int
@@ -184,8 +199,7 @@ parse_options(int argc, char **argv, struct options *o)
 		case O_DUR: o->duration = atof(optarg); break;
 		case O_DETACH: o->detach = true; break;
 		case O_PID:
-			o->pidfile = optional_path(argc, argv,
-						   DAEMON_DEFAULT_PIDFILE);
+			o->pidfile = optional_path(argc, argv, "");
 			break;
 		case O_LOG:
 			o->log_file = optional_path(argc, argv,
@@ -256,6 +270,9 @@ parse_options(int argc, char **argv, struct options *o)
 			"the one source of truth\n");
 		return -1;
 	}
+	if (o->pidfile && !*o->pidfile)	/* --pidfile with no FILE */
+		o->pidfile = o->ovsdb ? ovs_path("ovs-vswitchd.pid")
+				      : DAEMON_DEFAULT_PIDFILE;
 	if (o->no_state && o->state_choice) {
 		VLOG_ERR(main, "--no-state reads no state file: it takes "
 			"neither --keep-state nor --reset-state\n");
@@ -507,6 +524,16 @@ main(int argc, char **argv)
 	}
 	vlog_sync_eal_levels();
 
+	if (opt.ovsdb && !cfg.unixctl_socket[0]) {	/* as ovs-vswitchd's */
+		int n = snprintf(cfg.unixctl_socket, sizeof cfg.unixctl_socket,
+				 "%s/ovs-vswitchd.%ld.ctl",
+				 daemon_ovs_rundir(), (long)getpid());
+		if (n < 0 || (size_t)n >= sizeof cfg.unixctl_socket) {
+			VLOG_ERR(main, "OVS_RUNDIR is too long: '%s'\n",
+				 daemon_ovs_rundir());
+			goto out_eal;
+		}
+	}
 	if (control_init(cfg.ctl_socket, err, sizeof err) ||
 	    control_unixctl_init(cfg.unixctl_socket, err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);

@@ -63,13 +63,16 @@ Maintainer: vxswitch developers <vxswitch@localhost>
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 Depends: $deps
 Recommends: dpdk-dev, dpdk, librte-net-ice23, librte-net-pcap23, librte-net-af-packet23, librte-net-tap23, librte-net-virtio23, librte-net-vhost23
+Suggests: openvswitch-switch
 Section: net
 Priority: optional
 Description: DPDK poll-mode virtual switch for VXLAN overlays
  vxswitch carries the traffic of VMs attached over vhost-user between them
  and the NIC, in VXLAN, as OVS-DPDK's userspace datapath does, with an
  ovs-appctl/ovs-ofctl-like control tool (vxswitch-ctl), a systemd unit
- (Type=notify) and example topologies.
+ (Type=notify) and example topologies. With openvswitch-switch, it runs in
+ ovs-vswitchd's place as ovsdb-server's client (vxswitch-ovs,
+ vxswitch-ovs.service).
 EOC
 
 deb="$out/vxswitch_${version}-1_${arch}.deb"

@@ -15,6 +15,14 @@
 #include "daemon.h"
 #include "vlog.h"
 
+const char *
+daemon_ovs_rundir(void)
+{
+	const char *dir = getenv("OVS_RUNDIR");	/* set but empty: as OVS */
+
+	return dir ? dir : DAEMON_OVS_RUNDIR;
+}
+
 static int ready_fd = -1;	/* write end of the pipe, in the daemon */
 static bool detached;
 static int pidfile_fd = -1;	/* holds the lock */

@@ -26,6 +26,14 @@
 
 #define DAEMON_DEFAULT_PIDFILE "/var/run/vxswitch/vxswitch.pid"
 
+/* OVSDB mode (--ovsdb) stands in for ovs-vswitchd, so its pidfile and
+ * unixctl socket default to ovs-vswitchd's, where OVS's ovs-appctl (no
+ * -t) and ovs-ofctl look: DIR/ovs-vswitchd.pid and
+ * DIR/ovs-vswitchd.<pid>.ctl, DIR being $OVS_RUNDIR if set, else
+ * DAEMON_OVS_RUNDIR (OVS's lib/dirs.c, Debian's build). */
+#define DAEMON_OVS_RUNDIR "/var/run/openvswitch"
+const char *daemon_ovs_rundir(void);
+
 /* Forks. Returns only in the daemon (0), or -1 if the fork failed; the
  * foreground process exits from here. */
 int daemon_detach_start(void);

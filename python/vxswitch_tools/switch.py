@@ -24,7 +24,9 @@ class Switch(_Process):
     copied, then given this switch's own eal.file-prefix and
     datapath.ctl-socket, and, unless set, eal.lcores "0-1", eal.no-pci and
     datapath.pmd-cores [1]. Written to WORKDIR/NAME.yaml; the log goes to
-    WORKDIR/NAME.log. The control socket lives in RUNDIR (short path).
+    WORKDIR/NAME.log. The control socket lives in RUNDIR (short path),
+    which is also its OVS_RUNDIR unless env sets one (with --ovsdb, the
+    unixctl socket's default is OVS_RUNDIR/ovs-vswitchd.<pid>.ctl).
 
         sw = Switch(topo, tmp_path, rundir)      # starts, waits for ctl
         sw.ctl("add-flow", "in_port=1,actions=drop")
@@ -59,6 +61,11 @@ class Switch(_Process):
             self.topology["datapath"] = dp
             dp["ctl-socket"] = str(self.ctl_socket)
             dp.setdefault("pmd-cores", [1])
+            # with --ovsdb, ovs-vswitchd.pid's and the unixctl socket's
+            # defaults are in OVS's run directory: this switch's own
+            if "OVS_RUNDIR" not in (env or {}):
+                self.env = dict(os.environ if env is None else env,
+                                OVS_RUNDIR=str(self.rundir))
         else:
             self.prefix = (self.topology.get("eal") or {}).get(
                 "file-prefix", "vxswitch")

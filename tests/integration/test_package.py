@@ -42,23 +42,29 @@ def installed(tmp_path_factory):
 
 def test_package_contents(installed):
     deb, root = installed
-    info = subprocess.run(["dpkg-deb", "-f", str(deb), "Package", "Depends"],
-                          capture_output=True, text=True, check=True).stdout
+    info = subprocess.run(["dpkg-deb", "-f", str(deb), "Package", "Depends",
+                           "Suggests"], capture_output=True, text=True,
+                          check=True).stdout
     assert info.startswith("Package: vxswitch\n")
     for dep in ("librte-eal23", "librte-vhost23", "libyaml-0-2",
                 "libjansson4", "libsystemd0", "librte-mempool-ring23"):
         assert dep in info, info
+    assert "\nSuggests: openvswitch-switch\n" in info, info
     for f in ("usr/sbin/vxswitch", "usr/bin/vxswitch-ctl",
+              "usr/sbin/vxswitch-ovs",
               "usr/share/man/man8/vxswitch.8.gz",
               "usr/share/man/man8/vxswitch-ctl.8.gz",
+              "usr/share/man/man8/vxswitch-ovs.8.gz",
               "usr/share/man/man5/vxswitch-topology.5.gz",
               "lib/systemd/system/vxswitch.service",
+              "lib/systemd/system/vxswitch-ovs.service",
               "usr/share/bash-completion/completions/vxswitch-ctl",
               "usr/share/vxswitch/examples/topology/vxlan-2vm.yaml",
               "usr/share/doc/vxswitch/README.md",
               "usr/share/doc/vxswitch/copyright"):
         assert (root / f).is_file(), f
     assert os.access(root / "usr/sbin/vxswitch", os.X_OK)
+    assert os.access(root / "usr/sbin/vxswitch-ovs", os.X_OK)
 
 
 def test_installed_binaries_and_man(installed):
@@ -84,10 +90,25 @@ def test_installed_binaries_and_man(installed):
     assert "--log-file" in r.stdout and "--detach" in r.stdout
     env["MANPATH"] = str(root / "usr/share/man")
     for page, want in (("vxswitch-topology", "VXSWITCH-TOPOLOGY(5)"),
-                       ("vxswitch-ctl", "VXSWITCH-CTL(8)")):
+                       ("vxswitch-ctl", "VXSWITCH-CTL(8)"),
+                       ("vxswitch-ovs", "VXSWITCH-OVS(8)")):
         r = subprocess.run(["man", "-P", "cat", page], capture_output=True,
                            text=True, timeout=30, env=env)
         assert r.returncode == 0 and r.stdout.startswith(want), r
+
+
+def test_installed_script_runs(installed):
+    """vxswitch-ovs from the package: its usage, and a bad command refused
+    before anything starts."""
+    _, root = installed
+    r = subprocess.run([str(root / "usr/sbin/vxswitch-ovs"), "--help"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and r.stdout.startswith(
+        "usage: vxswitch-ovs "), r
+    r = subprocess.run([str(root / "usr/sbin/vxswitch-ovs"), "bogus"],
+                       capture_output=True, text=True, timeout=10)
+    assert (r.returncode, r.stderr) == (
+        1, "vxswitch-ovs: unknown command 'bogus' (use --help for help)\n")
 
 
 def test_installed_unit_verifies(installed, tmp_path):
@@ -103,6 +124,23 @@ def test_installed_unit_verifies(installed, tmp_path):
     test_unit.write_text(unit.replace("/usr/sbin/vxswitch",
                                       str(root / "usr/sbin/vxswitch")))
     r = subprocess.run(["systemd-analyze", "verify", str(test_unit)],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ,
+                            "MANPATH": str(root / "usr/share/man")})
+    assert (r.returncode, r.stderr) == (0, ""), r
+    # vxswitch-ovs.service: OVSDB mode beside Debian's ovsdb-server
+    unit = (root / "lib/systemd/system/vxswitch-ovs.service").read_text()
+    for line in ("Type=notify", "Requires=ovsdb-server.service",
+                 "Conflicts=ovs-vswitchd.service",
+                 "ExecStart=/usr/sbin/vxswitch --config /etc/vxswitch/"
+                 "topology.yaml --ovsdb unix:/var/run/openvswitch/db.sock "
+                 "--pidfile "):
+        assert line in unit, line
+    assert "After=ovsdb-server.service" in unit
+    ovs_unit = tmp_path / "vxswitch-ovs.service"
+    ovs_unit.write_text(unit.replace("/usr/sbin/vxswitch",
+                                     str(root / "usr/sbin/vxswitch")))
+    r = subprocess.run(["systemd-analyze", "verify", str(ovs_unit)],
                        capture_output=True, text=True, timeout=60,
                        env={**os.environ,
                             "MANPATH": str(root / "usr/share/man")})
