@@ -27,7 +27,8 @@ Placeholders in the arguments: {run} is the switch's run directory
 
 Besides ovs-vsctl and ovs-ofctl, two pseudo-commands: `guest start SOCK`
 (a vhost-user frontend, vhost_frontend.py, listens on $RUNDIR/SOCK and
-sets up its vrings once the switch connects) and `guest stop`; and
+sets up its vrings once the switch connects) and `guest stop`; `sleep
+S`; and
 until(REGEX, LISTING), a listing repeated until it matches (Controller
 status, which ovs-vswitchd writes on a timer). The runner sets
 OVS_RUNDIR and OVS_LOGDIR to the run directory for the tools (ovs-vsctl
@@ -168,8 +169,12 @@ STEPS = [
         vs("add-port", "br-int", "vmg", "--", "set", "Interface", "vmg",
            "type=dpdkvhostuserclient",
            "options:vhost-server-path={run}/vmg.sock"),
-        ifaces("vmg"),
+        # the counters of a running vhost device come with the next stats
+        # refresh (every 5 s): rx_packets and the others
+        until("rx_packets", ifaces("vmg")),
         guest("stop"),
+        # past the next stats refresh: what the columns settle to
+        ("sleep", "6"),
         ifaces("vmg"),
         vs("del-port", "vmg"),
     ]),
@@ -224,6 +229,13 @@ STEPS = [
         ifaces("vxlan1"),
         vs("del-port", "vxlan1"),
     ]),
+    ("vxlan-same-config", "a second vxlan port with vxlan0's options", [
+        vs("add-port", "br-int", "vxlan1b", "--", "set", "Interface",
+           "vxlan1b", "type=vxlan", "options:remote_ip=flow",
+           "options:key=flow"),
+        ifaces("vxlan1b"),
+        vs("del-port", "vxlan1b"),
+    ]),
     ("vxlan-unknown-option", "vxlan with an unknown option", [
         vs("add-port", "br-int", "vxlan2", "--", "set", "Interface",
            "vxlan2", "type=vxlan", "options:remote_ip=192.0.2.2",
@@ -277,6 +289,18 @@ STEPS = [
            "type=nosuchtype"),
         ifaces("unk0"),
         vs("del-port", "unk0"),
+    ]),
+    ("set-type-unknown", "an existing interface's type changed to one no "
+     "netdev class has (set, not add-port: ovs-vsctl reports errors of "
+     "the interfaces it inserts only), then back", [
+        vs("add-port", "br-int", "vm6", "--", "set", "Interface", "vm6",
+           "type=dpdkvhostuserclient",
+           "options:vhost-server-path={run}/vm6.sock"),
+        vs("set", "Interface", "vm6", "type=nosuchtype"),
+        ifaces("vm6"),
+        vs("set", "Interface", "vm6", "type=dpdkvhostuserclient"),
+        ifaces("vm6"),
+        vs("del-port", "vm6"),
     ]),
     ("br-system", "a bridge with datapath_type=system (no openvswitch "
      "kernel module on the host)", [
@@ -507,6 +531,9 @@ class Runner:
                 time.sleep(0.5)
                 r = self.run(inner)
             return r
+        if cmd[0] == "sleep":
+            time.sleep(float(cmd[1]))
+            return 0, "", ""
         if cmd[0] == "guest":
             return (self._guest_start(cmd[2]) if cmd[1] == "start"
                     else self._guest_stop())

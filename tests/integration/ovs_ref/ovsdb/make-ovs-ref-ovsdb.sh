@@ -95,6 +95,8 @@ for _ in $(seq 100); do
 	[ "$(vsctl get Open_vSwitch . dpdk_initialized)" = true ] && break
 	sleep 0.2
 done
+# the files of a previous run (steps may have been renumbered)
+rm -f "$out"/[0-9][0-9]-*.txt "$out/ovs-vswitchd-log.txt"
 # the steps talk to the database and to BRIDGE.mgmt by path: the
 # commands run outside the namespace
 PYTHONPATH=$repo/python python3 -m vxswitch_tools.ovsdb_scenario \
