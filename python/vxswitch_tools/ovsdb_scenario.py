@@ -144,11 +144,11 @@ STEPS = [
         ifaces("dpdk0"),
     ]),
     ("dpdk-mtu", "mtu_request=9000 on dpdk0 (net_null: max_rx_pktlen "
-     "1518), then cleared", [
+     "1518), then cleared; the bridge's internal port beside it", [
         vs("set", "Interface", "dpdk0", "mtu_request=9000"),
-        ifaces("dpdk0"),
+        ifaces("dpdk0", "br-int"),
         vs("clear", "Interface", "dpdk0", "mtu_request"),
-        ifaces("dpdk0"),
+        ifaces("dpdk0", "br-int"),
     ]),
     ("rxq-affinity", "dpdkvhostuserclient with pmd-rxq-affinity=0:1", [
         vs("add-port", "br-int", "vm4", "--", "set", "Interface", "vm4",
