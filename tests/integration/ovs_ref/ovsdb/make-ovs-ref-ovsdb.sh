@@ -21,12 +21,19 @@
 #   ovs-vswitchd-log.txt    ovs-vswitchd's WARN/ERR lines per step (no
 #                           time, no sequence number): what OVS says in
 #                           its log; for reading, not compared
-# NOTES.md (written by hand) sums up what these files show.
+#   NOTES.md                written by hand: what these files show, and
+#                           where the design guessed otherwise
 #
 # Normalised (ovsdb_scenario.normalise, which says why): UUIDs, MAC
 # addresses but 00:00:00:00:00:00, datapath_id, the run directory
 # ($RUNDIR), statistics values (names kept), sec_since_* values, ovs-ofctl
-# durations; `list` records sorted by name. Two runs give the same files.
+# durations and n_packets/n_bytes; `list` records and `show`'s bridges and
+# ports sorted by name (ovs-vsctl prints them in UUID order). Two runs
+# give the same NN-step.txt files (the log file's repeated lines, e.g.
+# rconn's retries, vary with timing).
+#
+# The guest of step 09 is vhost_frontend.py (a vhost-user frontend in
+# Python, no QEMU): it sets up two vrings, sends nothing.
 #
 # Needs (root): openvswitch-switch and openvswitch-switch-dpdk (Debian 12:
 # OVS 3.1.0, DPDK 22.11; install-deps.sh leaves them out, their services
@@ -38,8 +45,9 @@
 # OVS_SYSCONFDIR are a mktemp folder, removed at the end (KEEP=1 keeps
 # it). The host here has no openvswitch kernel module: the
 # datapath_type=system steps record that case.
-# Runs about 40 s here (2 vCPUs): 34 steps, most of the time spent
-# waiting for listings to settle (0.5 s a listing at least).
+# Runs about 50 s here (2 vCPUs): 36 steps; listings wait 0.5 s at
+# least to settle, step 09 up to 11 s for the stats refresh, step 33 a few
+# seconds for the Controller status.
 # Usage:
 #   tests/integration/ovs_ref/ovsdb/make-ovs-ref-ovsdb.sh [OUTDIR]
 set -euo pipefail
