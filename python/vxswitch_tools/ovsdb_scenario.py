@@ -588,8 +588,9 @@ LOG_RE = re.compile(r"^\S+\|\d+\|(\w+)\|(WARN|ERR|EMER)\|(.*)$")
 
 def log_lines(path, offset, rundir):
     """ovs-vswitchd's WARN/ERR lines written since offset, without the
-    time and sequence number (and without timeval's), normalised; and
-    the new offset."""
+    time and sequence number (and without timeval's), normalised, each
+    once (retries, PMD reassignments repeat them as often as timing
+    has it); and the new offset."""
     with open(path, "rb") as f:
         f.seek(offset)
         data = f.read()
@@ -600,7 +601,9 @@ def log_lines(path, offset, rundir):
         # timeval's "Unreasonably long poll interval" lines: the host's
         # load, not the switch's answer
         if m and m.group(1) != "timeval":
-            out.append(normalise("%s|%s|%s" % m.groups(), rundir))
+            line = normalise("%s|%s|%s" % m.groups(), rundir)
+            if line not in out:
+                out.append(line)
     return out, end
 
 

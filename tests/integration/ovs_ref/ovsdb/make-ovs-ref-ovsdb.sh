@@ -29,8 +29,8 @@
 # ($RUNDIR), statistics values (names kept), sec_since_* values, ovs-ofctl
 # durations and n_packets/n_bytes; `list` records and `show`'s bridges and
 # ports sorted by name (ovs-vsctl prints them in UUID order). Two runs
-# give the same NN-step.txt files (the log file's repeated lines, e.g.
-# rconn's retries, vary with timing).
+# give the same files (the log keeps each line once a step: retries and
+# PMD reassignments repeat lines as often as timing has it).
 #
 # The guest of step 09 is vhost_frontend.py (a vhost-user frontend in
 # Python, no QEMU): it sets up two vrings, sends nothing.
