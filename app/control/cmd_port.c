@@ -87,10 +87,12 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	if (!c->ofport)
 		c->ofport = keep_ofport ? keep_ofport
 					: ports_ofport_for_name(c->name, false);
+	uint32_t fresh = 0;
 	if (!c->ofport || port_by_ofport(c->ofport))
-		c->ofport = ports_next_ofport();
+		c->ofport = fresh = ports_next_ofport();
 	p = ports_add(c, n_pmds, err, sizeof err);
 	if (!p) {
+		ports_ofport_unused(fresh);
 		size_t n = strlen(c->name);
 		bool named = !strncmp(err, c->name, n) && err[n] == ':';
 		ds_put_format(out, "%s%s%s", named ? "" : c->name,
@@ -99,6 +101,7 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	}
 	if (pmd_rxqs_add_port(p, err, sizeof err)) {
 		ports_remove_end(p, pmd_qsbr);
+		ports_ofport_unused(fresh);
 		ds_put_format(out, "%s: %s", c->name, err);
 		return -1;
 	}

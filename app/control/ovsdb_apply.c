@@ -59,17 +59,32 @@ join(const json_t *argv, bool affinity, struct ds *out)
 	}
 }
 
+/* An ofport=N word whose number another port holds: OVS gives the port
+ * a number of its own then, no refusal (alloc_ofp_port()). */
+static bool
+ofport_taken(const char *word, const char *name)
+{
+	const struct port *owner;
+
+	if (strncmp(word, "ofport=", 7))
+		return false;
+	owner = port_by_ofport((uint32_t)strtoul(word + 7, NULL, 10));
+	return owner && strcmp(owner->name, name);
+}
+
 /* Runs one command; 0, or -1 with its error text in 'err'. */
 static int
 run(const json_t *argv, const char *extra, struct ds *err)
 {
 	const char *args[72];
+	const char *name = json_string_value(json_array_get(argv, 1));
 	int n = 0;
 	size_t i;
 	const json_t *w;
 
 	json_array_foreach(argv, i, w)
-		if (n < 70)
+		if (n < 70 && !(name && ofport_taken(json_string_value(w),
+							name)))
 			args[n++] = json_string_value(w);
 	if (extra)
 		args[n++] = extra;
@@ -218,6 +233,29 @@ has_ofport_word(const json_t *argv)
 	return false;
 }
 
+/* OVS's words for the refusals it has words for (lib/netdev-dpdk.c:1870,
+ * :1990), from add-port's; vxswitch's own stay in the log. */
+static void
+ovs_words(const char *name, const char *text, struct ds *out)
+{
+	char dev[256], owner[64];
+	size_t n = strlen(name);
+
+	if (strncmp(text, name, n) || strncmp(text + n, ": ", 2)) {
+		ds_put_cstr(out, text);
+		return;
+	}
+	text += n + 2;
+	if (sscanf(text, "cannot probe device '%255[^']'", dev) == 1)
+		ds_put_format(out, "Error attaching device '%s' to DPDK", dev);
+	else if (sscanf(text, "device '%255[^']' is already port '%63[^']'",
+			dev, owner) == 2)
+		ds_put_format(out, "'%s' is trying to use device '%s' which is "
+			      "already in use by '%s'", name, dev, owner);
+	else
+		ds_put_format(out, "%s: %s", name, text);
+}
+
 json_t *
 ovsdb_apply(const json_t *verdicts)
 {
@@ -250,7 +288,10 @@ ovsdb_apply(const json_t *verdicts)
 		}
 		if (strcmp(vstr(v, "table"), "Interface"))
 			continue;
-		if (!strcmp(verdict, "refused")) {
+		if (!strcmp(verdict, "refused") && role &&
+		    !strcmp(role, "not-netdev")) {
+			continue;	/* as OVS: its bridge was never made */
+		} else if (!strcmp(verdict, "refused")) {
 			result(results, v, -1, vstr(v, "text"), NULL);
 		} else if (strcmp(verdict, "do")) {
 			continue;	/* wait */
@@ -261,6 +302,8 @@ ovsdb_apply(const json_t *verdicts)
 			       u ? u->name : NULL);
 		} else if (role) {	/* a bridge's own internal port */
 			result(results, v, OVSDB_OFPP_LOCAL, NULL, NULL);
+			json_object_set_new(json_object_get(results,
+				vstr(v, "uuid")), "local", json_true());
 		} else if (argv) {
 			json_object_set(desired, vstr(v, "name"), (json_t *)v);
 		}
@@ -289,7 +332,9 @@ ovsdb_apply(const json_t *verdicts)
 		if (run(argv, keep[0] ? keep : NULL, &scratch)) {
 			VLOG_WARN(control, "ovsdb: Interface %s: %s", name,
 				  ds_cstr(&scratch));
-			result(results, v, -1, ds_cstr(&scratch), NULL);
+			ds_clear(&words);
+			ovs_words(name, ds_cstr(&scratch), &words);
+			result(results, v, -1, ds_cstr(&words), NULL);
 			continue;
 		}
 		p = port_by_name(name);

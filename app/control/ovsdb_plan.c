@@ -168,28 +168,26 @@ command(const char *cmd, const char *name, char (*words)[CFG_WORD_MAX],
 
 #define refuse(p, out, ...) say(p, out, "refused", __VA_ARGS__)
 
-/* A vxlan interface: OVS's option checks, and one only. */
+/* A vxlan interface: OVS's option checks, and one only. An option OVS
+ * does not know is ignored with a warning, as netdev-vport.c:779 does. */
+static bool
+vxlan_option_known(const char *k)
+{
+	static const char *const known[] = { "remote_ip", "local_ip", "key",
+					     "dst_port" };
+
+	for (size_t j = 0; j < sizeof known / sizeof *known; j++)
+		if (!strcmp(k, known[j]))
+			return true;
+	return false;
+}
+
 static void
 plan_vxlan(struct plan *p, const json_t *iface, const char *name,
 	   struct ds *out)
 {
-	static const char *const known[] = { "remote_ip", "local_ip", "key",
-					     "dst_port" };
 	const char *k, *v;
 
-	for (size_t i = 0; ovsdb_datum_map_at(iface, "options", i, &k, &v);
-	     i++) {
-		size_t j;
-		for (j = 0; j < sizeof known / sizeof *known; j++)
-			if (!strcmp(k, known[j]))
-				break;
-		if (j == sizeof known / sizeof *known) {
-			/* netdev-vport.c:779's words */
-			refuse(p, out, "%s: unknown vxlan argument '%s'", name,
-			       k);
-			return;
-		}
-	}
 	if (!ovsdb_datum_map_get(iface, "options", "remote_ip")) {
 		refuse(p, out, "%s: vxlan type requires valid 'remote_ip' "
 		       "argument", name);
@@ -203,19 +201,27 @@ plan_vxlan(struct plan *p, const json_t *iface, const char *name,
 	char words[8][CFG_WORD_MAX];
 	int n = 0;
 	long long num;
+	struct ds cmd, ignored;
+	ds_init(&cmd);
+	ds_init(&ignored);
 	snprintf(words[n++], CFG_WORD_MAX, "type=vxlan");
-	for (size_t i = 0; n < 6 &&
-	     ovsdb_datum_map_at(iface, "options", i, &k, &v); i++)
-		snprintf(words[n++], CFG_WORD_MAX, "%s=%s", k, v);
+	for (size_t i = 0; ovsdb_datum_map_at(iface, "options", i, &k, &v);
+	     i++) {
+		if (!vxlan_option_known(k))	/* netdev-vport.c:779's words */
+			ds_put_format(&ignored, "; %s: unknown vxlan argument "
+				      "'%s' (ignored, as OVS)", name, k);
+		else if (n < 6)
+			snprintf(words[n++], CFG_WORD_MAX, "%s=%s", k, v);
+	}
 	if (ovsdb_datum_int(iface, "ofport_request", &num))
 		snprintf(words[n++], CFG_WORD_MAX, "ofport=%lld", num);
-	struct ds cmd;
-	ds_init(&cmd);
 	for (int i = 0; i < n; i++)
 		ds_put_format(&cmd, " %s", words[i]);
 	p->argv = command("add-port", name, words, n);
-	say(p, out, "do", "add-port %s%s", name, ds_cstr(&cmd));
+	say(p, out, "do", "add-port %s%s%s", name, ds_cstr(&cmd),
+	    ds_cstr(&ignored));
 	ds_destroy(&cmd);
+	ds_destroy(&ignored);
 }
 
 /* The add-port words for a dpdk or vhost interface, checked by the
@@ -297,6 +303,7 @@ plan_iface(struct plan *p, enum bridge_role role, const char *bridge,
 	p->uuid = nif->uuid;
 	put_iface_line(out, iface, name);
 	if (role == ROLE_NOT_NETDEV) {
+		p->role = "not-netdev";
 		refuse(p, out, "could not open network device %s (%s)", name,
 		       EAFNOSUPPORT_TEXT);
 	} else if (role == ROLE_REFUSED) {

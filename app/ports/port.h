@@ -230,6 +230,10 @@ uint32_t ports_in_use(void);
 /* The lowest OpenFlow number free for a new port (OVS: not the most
  * recently freed ones first, so old flows do not catch a new port). */
 uint32_t ports_next_ofport(void);
+/* The number ports_next_ofport() just gave was not used after all (the
+ * port could not be made): the next port gets it, as in OVS, where a
+ * port that fails is given no number. */
+void ports_ofport_unused(uint32_t ofport);
 
 int ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 		 uint16_t n_pmds, char *err, size_t errlen);

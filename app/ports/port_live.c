@@ -68,11 +68,19 @@ ofport_in_use(uint32_t ofport)
 	return false;
 }
 
+/* the last number ports_next_ofport() gave */
+static uint32_t last;
+
+void
+ports_ofport_unused(uint32_t ofport)
+{
+	if (ofport && ofport == last)
+		last--;
+}
+
 uint32_t
 ports_next_ofport(void)
 {
-	static uint32_t last;
-
 	/* OVS: past the last number given, so that a flow left behind for a
 	 * removed port does not catch the next new one; from the bottom once
 	 * the numbers run out. */
