@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_lcore.h>
+#include "cmd_port.h"
 #include "cmd_util.h"
 #include "ct_ipf.h"
 #include "control.h"
@@ -158,6 +159,17 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	return 0;
 }
 
+int
+cmd_port_add(struct cfg_port *c, struct ds *out)
+{
+	if (port_by_name(c->name)) {
+		ds_put_format(out, "cannot create a port named %s because a "
+			      "port named %s already exists", c->name, c->name);
+		return -1;
+	}
+	return port_add_checked(c, 0, out);
+}
+
 /* add-port NAME KEY=VALUE... */
 static int
 cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
@@ -177,7 +189,7 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 		ds_put_format(out, "add-port %s: %s", argv[0], err);
 		return -1;
 	}
-	if (port_add_checked(&c, 0, out))
+	if (cmd_port_add(&c, out))
 		return -1;
 	if (json) {
 		const struct port *p = port_by_name(argv[0]);
@@ -219,10 +231,16 @@ cmd_del_port(int argc, const char *argv[], bool json, struct ds *out,
 {
 	argc--, argv++;	/* argv[0]: the command */
 	UNUSED_ARGS;
-	struct port *p = port_by_name(argv[0]);
+	return cmd_port_del(argv[0], out);
+}
+
+int
+cmd_port_del(const char *name, struct ds *out)
+{
+	struct port *p = port_by_name(name);
 
 	if (!p) {
-		ds_put_format(out, "no port named %s", argv[0]);
+		ds_put_format(out, "no port named %s", name);
 		return -1;
 	}
 	return port_del(p, out);
