@@ -15,7 +15,7 @@ topology; the switches here start without a tunnel port.
   refusals        a second tunnel port, a fixed IPv6 remote_ip with an
                   IPv4 VTEP only, a local_ip that is not the VTEP's, a
                   missing remote_ip, del-port of the underlay; and with no
-                  underlay at all
+                  underlay at all; set Interface makes it again
   churn           20 add-port/del-port rounds under a stream both ways,
                   two PMDs: nothing leaked or lost track of, traffic after
   restart         a run-time tunnel port is saved in the state file and
@@ -156,6 +156,14 @@ def test_tunnel_port_added_and_removed_with_kernel_vtep(krig):
                         "remote_ip=flow", "key=flow")
             assert "phy: the underlay port cannot be removed at run " \
                 "time" in refused(sw, "del-port", "phy")
+            # set Interface makes it again from its own words
+            ofport = ports["vx0"]["ofport"]
+            sw.ctl("set", "Interface", "vx0", "options:dst_port=4789")
+            ports = {p["name"]: p for p in sw.ctl("list-ports", json=True)}
+            assert ports["vx0"]["ofport"] == ofport
+            assert reachable(vm, KHOST_IP)
+            pushes, pops = (pmd_sum(sw, "tunnel_pushes"),
+                            pmd_sum(sw, "tunnel_pops"))
 
         sw.ctl("del-port", "vx0")
         assert "vx0" not in sw.ctl("list-ports")
@@ -237,11 +245,7 @@ def test_run_time_tunnel_port_saved_and_restored(make_switch, wires,
 
     sw.ctl("add-port", "vxlan", "type=vxlan", "remote_ip=flow",
            "local_ip=flow", "key=flow", "dst_port=4789", "vnis=%d" % P.VNI)
-    wait_state(state, ["name: vxlan", "type: vxlan"])
-    r = subprocess.run([str(vxlib.find_binary("vxswitch")), "--config",
-                        str(state), "--check", "--no-state"],
-                       capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
+    wait_state(state, ["name: vxlan", "type: vxlan", "vnis:"])
     to_vm, to_phy = forward(phy, vm)
     assert len(to_vm) == 8 and len(to_phy) == 8
     # a VNI the port does not take (vnis=) is dropped as the topology's
