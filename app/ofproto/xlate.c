@@ -664,6 +664,9 @@ xlate_clean(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 			emit_drop(out, DROP_UNKNOWN_VNI);
 			return;
 		}
+	} else if (s->gone_tnl_ofport && key->in_port == s->gone_tnl_ofport) {
+		emit_drop(out, DROP_NOT_VTEP);	/* the tunnel port went */
+		return;
 	}
 	struct xlate_pipeline pl;
 	const struct ofp_rule *r = xlate_pipeline(s, key, pkt_key->recirc_id ?

@@ -18,6 +18,8 @@ topology; the switches here start without a tunnel port.
                   underlay at all; set Interface makes it again
   churn           20 add-port/del-port rounds under a stream both ways,
                   two PMDs: nothing leaked or lost track of, traffic after
+  offload         the Flow Director model follows the port: decap
+                  megaflows offloaded, their NIC rules gone with del-port
   restart         a run-time tunnel port is saved in the state file and
                   restored by a restart (the same frames, the same bytes);
                   removed, it is gone from the state file too
@@ -37,6 +39,7 @@ from vxswitch_tools.harness import sh, wait_for
 from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP, KVTEP_IP,
                                            VM_IP, VNI, VTEP_IP, kernel_vtep,
                                            tag)
+from vxswitch_tools.offload_rig import MODEL, check_offload_show, to_vms
 
 
 # ------------------------------------------------------------ kernel VTEP
@@ -167,7 +170,9 @@ def test_tunnel_port_added_and_removed_with_kernel_vtep(krig):
 
         sw.ctl("del-port", "vx0")
         assert "vx0" not in sw.ctl("list-ports")
+        # the decap megaflows went, and those of decapsulated packets
         assert not tnl_pop_megaflows(sw), sw.ctl("dpctl/dump-flows")
+        assert "in_port(vx0)" not in sw.ctl("dpctl/dump-flows")
         assert unreachable(vm, KHOST_IP)
         assert unreachable(vtep, VM_IP)
         # nothing was encapsulated or decapsulated after it went
@@ -330,3 +335,41 @@ def test_tunnel_port_churn_under_traffic(make_switch, wires, rundir):
     vm.send([P.inner_frame(7, src_ip=SEED.ip(5), sport=44000 + i, size=90)
              for i in range(4)])
     assert len(phy.recv(4, timeout=5, quiet=0.3, match=P.is_vxlan)) == 4
+
+
+def test_offload_follows_the_tunnel_port(offload_rig_factory):
+    """The Flow Director model on the underlay, the tunnel port added at
+    run time: its decap megaflows are offloaded (one NIC rule per inner
+    megaflow, the second wave all marked); del-port takes the megaflows
+    and their NIC rules away, and the frames are dropped as not_vtep
+    (none delivered on a stale mark); added again, offloaded again."""
+    def no_tunnel(topo):
+        topo["ports"] = [p for p in topo["ports"] if p["type"] != "vxlan"]
+        topo["datapath"]["ofport-names"] = {"vxlan": 9}
+    rig = offload_rig_factory(2, phy=MODEL, edit=no_tunnel)
+    sw = rig.sw
+    frames, _ = to_vms(2, 2, 2)
+    n = len(frames)
+    _, d = rig.wave(frames, 0, drops=n)
+    assert d["drops"]["not_vtep"] == n, d["drops"]
+    check_offload_show(rig.offload(), 0)
+
+    for rnd in range(2):
+        sw.ctl("add-port", "vxlan", "type=vxlan", "remote_ip=flow",
+               "key=flow", "vnis=%d" % P.VNI)
+        assert {p["name"]: p["ofport"] for p in
+                sw.ctl("list-ports", json=True)}["vxlan"] == 9
+        rig.wave(frames, n)
+        st, _ = rig.wait_installed(2, "round %d " % rnd)
+        check_offload_show(st, 2)
+        _, d = rig.wave(frames, n)
+        assert d["pmd"]["mark_hits"] == n, d["pmd"]
+
+        sw.ctl("del-port", "vxlan")
+        st, _ = rig.wait_installed(0, "after del-port ")
+        check_offload_show(st, 0)
+        assert not [f for f in rig.megaflows()
+                    if "in_port(vxlan)" in f["match"]], rig.megaflows()
+        _, d = rig.wave(frames, 0, drops=n)
+        assert d["drops"]["not_vtep"] == n, d["drops"]
+        assert d["pmd"]["mark_hits"] == 0, d["pmd"]
