@@ -306,6 +306,14 @@ int config_port_from_args_merge(int argc, const char *const *argv,
 int config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 			int max);
 
+/* A vxlan port added at run time (add-port), against cfg's underlay:
+ * the topology's checks (config_underlay.c check_tunnel) and texts; a
+ * local_ip not given (local_given false) becomes the VTEP's. 0, or -1
+ * and err. */
+int config_tunnel_port_check(const struct vxs_config *cfg,
+			     struct cfg_port *vx, bool local_given, char *err,
+			     size_t errlen);
+
 const struct cfg_port *config_find_port(const struct vxs_config *cfg,
 					const char *name);
 

@@ -5,6 +5,7 @@
  * mapping, so a run-time port is held to exactly the rules (and the
  * error messages) of a port in the topology file.
  */
+#include <arpa/inet.h>
 #include <string.h>
 #include "config_loader.h"
 #include "fdir_model.h"
@@ -60,6 +61,52 @@ add_pair(yaml_document_t *doc, int map, const char *key, const char *value)
 		       ? 0 : -1;
 }
 
+/* vnis=1001,1002: the topology's list */
+static int
+add_list(yaml_document_t *doc, int map, const char *key, const char *value)
+{
+	int k = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)key, -1,
+					 YAML_PLAIN_SCALAR_STYLE);
+	int seq = yaml_document_add_sequence(doc, NULL,
+					     YAML_FLOW_SEQUENCE_STYLE);
+
+	if (!k || !seq || !yaml_document_append_mapping_pair(doc, map, k, seq))
+		return -1;
+	for (const char *s = value;; s++) {
+		size_t len = strcspn(s, ",");
+		int v = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)s,
+						 (int)len,
+						 YAML_PLAIN_SCALAR_STYLE);
+		if (!v || !yaml_document_append_sequence_item(doc, seq, v))
+			return -1;
+		s += len;
+		if (!*s)
+			return 0;
+	}
+}
+
+/* A vxlan port's words that are the topology's options: keys (remote_ip,
+ * key, ...): they go in its options mapping. */
+static bool
+is_vxlan_option(const char *key)
+{
+	for (const struct key_rule *r = vxlan_option_keys; r->key; r++)
+		if (!strcmp(r->key, key))
+			return true;
+	return false;
+}
+
+static bool
+is_vxlan(int argc, const char *const *argv)
+{
+	bool vxlan = false;	/* the last type= counts, as merge has it */
+
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "type=", 5))
+			vxlan = !strcmp(argv[i] + 5, "vxlan");
+	return vxlan;
+}
+
 int
 config_port_from_args(int argc, const char *const *argv,
 		      struct cfg_port *out, char *err, size_t errlen)
@@ -104,13 +151,36 @@ config_port_from_args_merge(int argc, const char *const *argv, int n_base,
 				goto out;
 			}
 	}
+	/* a vxlan port's options: always there, so that a missing
+	 * remote_ip is the topology's "missing option" */
+	int options = 0;
+	if (is_vxlan(argc, argv)) {
+		int k = yaml_document_add_scalar(&ld.doc, NULL,
+						 (yaml_char_t *)"options", -1,
+						 YAML_PLAIN_SCALAR_STYLE);
+		options = yaml_document_add_mapping(&ld.doc, NULL,
+						    YAML_FLOW_MAPPING_STYLE);
+		if (!k || !options ||
+		    !yaml_document_append_mapping_pair(&ld.doc, map, k,
+						       options))
+			goto oom;
+	}
 	for (int i = 1; i < argc; i++) {
 		bool replaced = false;	/* a base key given again */
 		for (int j = RTE_MAX(i + 1, n_base); i < n_base && j < argc; j++)
 			replaced |= !strcmp(keys[j], keys[i]);
-		if (!replaced &&
-		    add_pair(&ld.doc, map, keys[i], strchr(argv[i], '=') + 1))
+		if (replaced)
+			continue;
+		const char *value = strchr(argv[i], '=') + 1;
+		if (!options || !is_vxlan_option(keys[i])) {
+			if (add_pair(&ld.doc, map, keys[i], value))
+				goto oom;
+		} else if (!strcmp(keys[i], "vnis") ? add_list(&ld.doc, options,
+							       keys[i], value)
+						    : add_pair(&ld.doc, options,
+							       keys[i], value)) {
 			goto oom;
+		}
 	}
 	/* Any core passes here: a queue pinned to a core that runs no PMD
 	 * is assigned as if unpinned, with a warning (OVS's rule; the PMD
@@ -134,6 +204,57 @@ out:
 	yaml_document_delete(&ld.doc);
 	free(ld.buf);
 	return rc;
+}
+
+static const char *
+addr_text(bool v6, rte_be32_t ip, const uint8_t *ip6, char *buf, size_t len)
+{
+	return inet_ntop(v6 ? AF_INET6 : AF_INET, v6 ? (const void *)ip6
+						     : (const void *)&ip,
+			 buf, (socklen_t)len);
+}
+
+/* A vxlan port's options as add-port words, from n on. local_ip only
+ * when it is not the VTEP's default (flow, or an address). */
+static int
+vxlan_words(const struct cfg_port *c, char (*words)[CFG_WORD_MAX], int n,
+	    int max)
+{
+	char a[INET6_ADDRSTRLEN];
+
+#define VWORD(...)                                                          \
+	do {                                                                \
+		if (n < max)                                                \
+			snprintf(words[n++], CFG_WORD_MAX, __VA_ARGS__);    \
+	} while (0)
+	if (c->remote_ip_flow)
+		VWORD("remote_ip=flow");
+	else
+		VWORD("remote_ip=%s", addr_text(c->remote_ipv6, c->remote_ip,
+						c->remote_ip6, a, sizeof a));
+	if (c->local_ip_flow)
+		VWORD("local_ip=flow");
+	else if (c->local_ipv6 || c->local_ip)
+		VWORD("local_ip=%s", addr_text(c->local_ipv6, c->local_ip,
+					       c->local_ip6, a, sizeof a));
+	if (c->key_flow)
+		VWORD("key=flow");
+	else
+		VWORD("key=%u", c->key);
+	if (c->dst_port)
+		VWORD("dst_port=%u", c->dst_port);
+	if (c->udp6_zero_csum_refused)
+		VWORD("udp6zerocsumrx=false");
+	if (c->n_vnis) {
+		char list[CFG_WORD_MAX] = "vnis=";
+		size_t len = strlen(list);
+		for (unsigned i = 0; i < c->n_vnis && len < sizeof list; i++)
+			len += snprintf(list + len, sizeof list - len, "%s%u",
+					i ? "," : "", c->vnis[i]);
+		VWORD("%s", list);
+	}
+#undef VWORD
+	return n;
 }
 
 /* The words that make c again (set Interface starts from them). */
@@ -179,6 +300,8 @@ config_port_to_args(const struct cfg_port *c, char (*words)[CFG_WORD_MAX],
 			     "fifo" : "weight");
 		}
 	}
+	if (c->type == CFG_PORT_VXLAN)
+		n = vxlan_words(c, words, n, max);
 	if (c->type != CFG_PORT_VXLAN && c->type != CFG_PORT_NULL) {
 		WORD("n-rxq=%u", c->n_rxq);
 		if (c->mtu)

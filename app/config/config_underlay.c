@@ -361,3 +361,54 @@ check_tunnel(struct loader *ld)
 	}
 	return 0;
 }
+
+/* check_tunnel's checks for a tunnel port added at run time, against the
+ * running underlay: the same texts, without file:line:col. */
+int
+config_tunnel_port_check(const struct vxs_config *cfg, struct cfg_port *vx,
+			 bool local_given, char *err, size_t errlen)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (cfg->underlay_port[0] == '\0') {
+		snprintf(err, errlen, "missing underlay 'port' for vxlan port "
+			 "'%s'", vx->name);
+		return -1;
+	}
+	if (cfg->vtep_ip == 0 && !cfg->vtep_ip6_set) {
+		snprintf(err, errlen, "missing underlay 'local-ip' for vxlan "
+			 "port '%s'", vx->name);
+		return -1;
+	}
+	if (!vx->remote_ip_flow &&
+	    (vx->remote_ipv6 ? !cfg->vtep_ip6_set : cfg->vtep_ip == 0)) {
+		const char *fam = vx->remote_ipv6 ? "IPv6" : "IPv4";
+		snprintf(err, errlen, "vxlan port '%s': remote_ip is %s but "
+			 "the underlay has no %s 'local-ip'", vx->name, fam,
+			 fam);
+		return -1;
+	}
+	if (!local_given) {
+		vx->local_ip = cfg->vtep_ip;
+		memcpy(vx->local_ip6, cfg->vtep_ip6, sizeof vx->local_ip6);
+		return 0;
+	}
+	if (vx->local_ip_flow)
+		return 0;
+	inet_ntop(vx->local_ipv6 ? AF_INET6 : AF_INET,
+		  vx->local_ipv6 ? (const void *)vx->local_ip6
+				 : (const void *)&vx->local_ip, a, sizeof a);
+	if (vx->local_ipv6 ? !cfg->vtep_ip6_set ||
+			     memcmp(vx->local_ip6, cfg->vtep_ip6, 16)
+			   : vx->local_ip != cfg->vtep_ip) {
+		snprintf(err, errlen, "local_ip is not the underlay local-ip "
+			 "'%s'", a);
+		return -1;
+	}
+	if (!vx->remote_ip_flow && vx->local_ipv6 != vx->remote_ipv6) {
+		snprintf(err, errlen, "local_ip and remote_ip of two families "
+			 "'%s'", a);
+		return -1;
+	}
+	return 0;
+}

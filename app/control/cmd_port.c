@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_lcore.h>
+#include "cmd_port.h"
 #include "cmd_util.h"
 #include "ct_ipf.h"
 #include "control.h"
@@ -22,6 +23,7 @@
 #include "pmd_watch.h"
 #include "run_state.h"
 #include "state.h"
+#include "xlate.h"
 
 /* A live port with the same socket path or device. */
 static const struct port *
@@ -43,25 +45,73 @@ port_clash(const struct cfg_port *c, const struct port *except)
 	return NULL;
 }
 
-static int
-tunnel_refused(const char *name, struct ds *out)
+/* A rule that outputs to ofport (the tunnel port to be) must fit the
+ * datapath with that output a tunnel's (two actions, a template). */
+static bool
+is_new_tunnel(uint32_t ofport, void *aux)
 {
-	ds_put_format(out, "%s: the tunnel port is set in the topology file, "
-		      "not at run time", name);
-	return -1;
+	return ofport == *(const uint32_t *)aux;
+}
+
+/* The tunnel port: one at most, and an underlay to send from (the
+ * topology's checks, config_tunnel_port_check). */
+static int
+tunnel_add_refused(struct cfg_port *c, const struct port *except,
+		   struct ds *out)
+{
+	const struct port *t = port_vxlan();
+	char err[CFG_ERR_MAX];
+
+	if (t && t != except) {
+		ds_put_format(out, "%s: more than one vxlan port: '%s' is the "
+			      "tunnel port", c->name, t->name);
+		return -1;
+	}
+	if (!port_underlay()) {
+		ds_put_format(out, "%s: missing underlay 'port' for vxlan port "
+			      "'%s'", c->name, c->name);
+		return -1;
+	}
+	if (config_tunnel_port_check(run_state_config(), c, c->local_ip_flow ||
+				     c->local_ipv6 || c->local_ip, err,
+				     sizeof err)) {
+		ds_put_format(out, "%s: %s", c->name, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+tunnel_rules_refused(const struct cfg_port *c, struct ds *out)
+{
+	char err[CFG_ERR_MAX];
+
+	for (uint32_t i = 0; i < ofproto_n_rules(); i++)
+		if (xlate_check_rule(ofproto_rule(i), is_new_tunnel,
+				     (void *)&c->ofport, err, sizeof err)) {
+			char rule[256];
+			ofp_format_rule(ofproto_rule(i), ports_ofp_map(), rule,
+					sizeof rule);
+			ds_put_format(out, "%s: the rule \"%s\" outputs to it "
+				      "and, as a tunnel output, %s", c->name,
+				      rule, err);
+			return -1;
+		}
+	return 0;
 }
 
 /* What add-port refuses before it creates anything; except: the port
- * that set Interface is about to re-create (it clashes with itself). */
+ * that set Interface is about to re-create (it clashes with itself). A
+ * tunnel port's local_ip not given becomes the VTEP's. */
 static int
-port_add_refused(const struct cfg_port *c, const struct port *except,
+port_add_refused(struct cfg_port *c, const struct port *except,
 		 struct ds *out)
 {
 	const struct port *clash = port_clash(c, except);
 	const struct port *owner = c->ofport ? port_by_ofport(c->ofport) : NULL;
 
-	if (c->type == CFG_PORT_VXLAN)
-		return tunnel_refused(c->name, out);
+	if (c->type == CFG_PORT_VXLAN && tunnel_add_refused(c, except, out))
+		return -1;
 	if (clash) {
 		ds_put_format(out, "%s: %s '%s' is already port '%s''s",
 			      c->name, c->path[0] ? "socket" : "device",
@@ -90,6 +140,10 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	uint32_t fresh = 0;
 	if (!c->ofport || port_by_ofport(c->ofport))
 		c->ofport = fresh = ports_next_ofport();
+	if (c->type == CFG_PORT_VXLAN && tunnel_rules_refused(c, out)) {
+		ports_ofport_unused(fresh);
+		return -1;
+	}
 	p = ports_add(c, n_pmds, err, sizeof err);
 	if (!p) {
 		ports_ofport_unused(fresh);
@@ -111,6 +165,17 @@ port_add_checked(struct cfg_port *c, uint32_t keep_ofport, struct ds *out)
 	return 0;
 }
 
+int
+cmd_port_add(struct cfg_port *c, struct ds *out)
+{
+	if (port_by_name(c->name)) {
+		ds_put_format(out, "cannot create a port named %s because a "
+			      "port named %s already exists", c->name, c->name);
+		return -1;
+	}
+	return port_add_checked(c, 0, out);
+}
+
 /* add-port NAME KEY=VALUE... */
 static int
 cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
@@ -128,15 +193,11 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 			      "port named %s already exists", argv[0], argv[0]);
 		return -1;
 	}
-	/* before the parser, which would ask for the tunnel's options */
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "type=vxlan"))
-			return tunnel_refused(argv[0], out);
 	if (config_port_from_args(argc, argv, &c, err, sizeof err)) {
 		ds_put_format(out, "add-port %s: %s", argv[0], err);
 		return -1;
 	}
-	if (port_add_checked(&c, 0, out))
+	if (cmd_port_add(&c, out))
 		return -1;
 	if (json) {
 		const struct port *p = port_by_name(argv[0]);
@@ -151,10 +212,9 @@ cmd_add_port(int argc, const char *argv[], bool json, struct ds *out,
 static int
 port_del(struct port *p, struct ds *out)
 {
-	if (p->is_underlay || p->kind == PORT_VXLAN) {
-		ds_put_format(out, "%s: the %s port cannot be removed at run "
-			      "time", p->name,
-			      p->is_underlay ? "underlay" : "tunnel");
+	if (p->is_underlay) {
+		ds_put_format(out, "%s: the underlay port cannot be removed at "
+			      "run time", p->name);
 		return -1;
 	}
 	/* every PMD must let go of it before it is freed */
@@ -179,12 +239,18 @@ cmd_del_port(int argc, const char *argv[], bool json, struct ds *out,
 {
 	argc--, argv++;	/* argv[0]: the command */
 	UNUSED_ARGS;
-	struct port *p = port_by_name(argv[0]);
-
 	if (ovsdb_apply_refuses("del-port", out))
 		return -1;
+	return cmd_port_del(argv[0], out);
+}
+
+int
+cmd_port_del(const char *name, struct ds *out)
+{
+	struct port *p = port_by_name(name);
+
 	if (!p) {
-		ds_put_format(out, "no port named %s", argv[0]);
+		ds_put_format(out, "no port named %s", name);
 		return -1;
 	}
 	return port_del(p, out);

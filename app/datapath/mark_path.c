@@ -44,8 +44,8 @@ mark_check_strip(const struct dp_ctx *ctx, struct rte_mbuf *m,
 	/* Anything else (a VLAN tag, IP options, bytes past the UDP datagram
 	 * that the strip would trim and could not put back) is rare: the
 	 * full path handles it. */
-	if (unlikely(rte_pktmbuf_data_len(m) < MK_MIN_LEN))
-		return false;
+	if (unlikely(rte_pktmbuf_data_len(m) < MK_MIN_LEN || !s->has_tunnel))
+		return false;	/* no tunnel port (del-port): no decap */
 	uint32_t ip_len = rte_be_to_cpu_16(load_be16(p + MK_IP + 2));
 	uint32_t udp_len = rte_be_to_cpu_16(load_be16(p + MK_UDP + 4));
 	/* A frame to a foreign MAC takes the full path, which drops it

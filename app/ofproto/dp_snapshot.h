@@ -141,6 +141,10 @@ struct dp_snapshot {
 	uint32_t tnl_key;
 	uint16_t n_vnis;		/* 0: accept every VNI */
 	uint32_t *vnis;
+	/* no tunnel port (del-port took it): the number it had, while no
+	 * port has it, so that the megaflows of its decapsulated packets
+	 * translate to a drop and go (their NIC rules with them) */
+	uint32_t gone_tnl_ofport;
 
 	/* What changed since the previous generation. Routes and neighbours
 	 * are not copied here: they are shared tables PMDs read without

@@ -190,7 +190,11 @@ snapshot_build(bool reval_all)
 			cfg->vtep_ip6[14], cfg->vtep_ip6[15] } };
 	}
 	const struct port *t = port_vxlan();
+	static uint32_t last_tnl_ofport;
+	if (!t && !port_by_ofport(last_tnl_ofport))
+		s->gone_tnl_ofport = last_tnl_ofport;
 	if (t) {
+		last_tnl_ofport = t->ofport;
 		s->has_tunnel = true;
 		s->tnl_idx = t->idx;
 		s->tnl_ofport = t->ofport;

@@ -536,9 +536,12 @@ xlate_actions(const struct dp_snapshot *s, const struct flow_key *key,
 			p = output_port(a, pl->in_port[i], &looped);
 			if (!p)
 				break;
-			if (p->kind == PORT_VXLAN)
+			/* the snapshot's tunnel: not one add-port is
+			 * making, or del-port removing, since it was built */
+			if (p->kind == PORT_VXLAN && s->has_tunnel &&
+			    p->ofport == s->tnl_ofport)
 				xlate_tunnel_output(s, &t, i == last, out);
-			else
+			else if (p->kind != PORT_VXLAN)
 				emit(out, DP_ACT_OUTPUT, p->idx, 0);
 			break;
 		default:	/* the pipeline keeps only the above */
@@ -661,6 +664,9 @@ xlate_clean(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 			emit_drop(out, DROP_UNKNOWN_VNI);
 			return;
 		}
+	} else if (s->gone_tnl_ofport && key->in_port == s->gone_tnl_ofport) {
+		emit_drop(out, DROP_NOT_VTEP);	/* the tunnel port went */
+		return;
 	}
 	struct xlate_pipeline pl;
 	const struct ofp_rule *r = xlate_pipeline(s, key, pkt_key->recirc_id ?

@@ -50,10 +50,23 @@ port_underlay(void)
 	return underlay;
 }
 
+/* The tunnel port, none while it is being added or removed: every
+ * snapshot built then is without it (ofproto.c). The topology's, or one
+ * add-port made; one at a time (cmd_port.c refuses a second). */
 struct port *
 port_vxlan(void)
 {
-	return vxlan_port;
+	struct port *t = vxlan_port;
+
+	return t && !__atomic_load_n(&t->removing, __ATOMIC_ACQUIRE) ? t
+								    : NULL;
+}
+
+void
+port_vxlan_gone(const struct port *p)
+{
+	if (p == vxlan_port)
+		vxlan_port = NULL;
 }
 
 const char *
@@ -142,6 +155,7 @@ port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
 	case CFG_PORT_VXLAN:
 		p->kind = PORT_VXLAN;
 		p->n_rxq = 0;
+		vxlan_port = p;
 		return 0;
 	case CFG_PORT_NULL:	/* benchmarking sink, see port.h */
 		p->kind = PORT_NULL;
@@ -214,8 +228,6 @@ ports_create(const struct vxs_config *cfg, struct rte_mempool *pool,
 			return -1;
 		if (p->is_underlay)
 			underlay = p;
-		if (p->kind == PORT_VXLAN)
-			vxlan_port = p;
 	}
 	return 0;
 }

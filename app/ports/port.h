@@ -248,6 +248,9 @@ void ports_destroy(void);
 struct port *port_by_name(const char *name);
 struct port *port_by_ofport(uint32_t ofport);
 struct port *port_underlay(void);
+/* The tunnel port (the topology's or add-port's; one at most), NULL when
+ * there is none or while add-port or del-port is making or removing it.
+ * Control thread only: PMDs read the snapshot's copy (has_tunnel). */
 struct port *port_vxlan(void);
 
 const char *port_kind_name(const struct port *p);

@@ -225,6 +225,7 @@ ports_remove_end(struct port *p, struct rte_rcu_qsbr *qsbr)
 	uint16_t slot = p->idx;
 
 	port_stop(p);
+	port_vxlan_gone(p);
 	ports_removed_mbufs_kept += p->mbufs_kept;
 	pthread_mutex_lock(&ports_slot_lock);
 	__atomic_store_n(&ports[slot], NULL, __ATOMIC_RELEASE);

@@ -20,5 +20,7 @@ int port_create(struct port *p, const struct cfg_port *c, uint16_t idx,
 int port_start(struct port *p, char *err, size_t errlen);
 void port_stop(struct port *p);
 void port_set_senders(struct port *p, uint16_t n_pmds);
+/* p leaves the table: if it is the tunnel port, there is none now. */
+void port_vxlan_gone(const struct port *p);
 
 #endif
