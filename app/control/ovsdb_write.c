@@ -275,6 +275,18 @@ bridge_mac(const char *name)
 	return (h & 0xfcffffffffffull) | 0x020000000000ull;
 }
 
+static json_t *
+mac_string(uint64_t m)
+{
+	char mac[18];
+
+	snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x",
+		 (unsigned)(m >> 40 & 0xff), (unsigned)(m >> 32 & 0xff),
+		 (unsigned)(m >> 24 & 0xff), (unsigned)(m >> 16 & 0xff),
+		 (unsigned)(m >> 8 & 0xff), (unsigned)(m & 0xff));
+	return json_string(mac);
+}
+
 /* One Interface row's columns. */
 static void
 interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
@@ -291,17 +303,11 @@ interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
 	if (json_is_true(json_object_get(res, "local"))) {
 		/* OVS's local port is a tap, down until the host sets it up;
 		 * vxswitch's has no kernel device at all */
-		uint64_t m = bridge_mac(json_string_value(
-			json_object_get(res, "name")));
-		char mac[18];
-		snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x",
-			 (unsigned)(m >> 40 & 0xff), (unsigned)(m >> 32 & 0xff),
-			 (unsigned)(m >> 24 & 0xff), (unsigned)(m >> 16 & 0xff),
-			 (unsigned)(m >> 8 & 0xff), (unsigned)(m & 0xff));
 		put(row, cache, "admin_state", json_string("down"));
 		put(row, cache, "link_state", json_string("down"));
 		put(row, cache, "mtu", json_integer(local_mtu));
-		put(row, cache, "mac_in_use", json_string(mac));
+		put(row, cache, "mac_in_use", mac_string(bridge_mac(
+			json_string_value(json_object_get(res, "name")))));
 		add_update(ops, "Interface", uuid, row);
 		return;
 	}
@@ -325,6 +331,8 @@ interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
 	} else if (p->kind == PORT_VHOST) {	/* none: OVS's zeros */
 		put(row, cache, "mac_in_use", json_string(
 			"00:00:00:00:00:00"));
+	} else if (p->kind == PORT_VXLAN) {	/* OVS's vport: a random one */
+		put(row, cache, "mac_in_use", mac_string(bridge_mac(p->name)));
 	}
 	put(row, cache, "status", ovs_map(
 		p->kind == PORT_VHOST ? vhost_status(p)
