@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "ovsdb_plan.h"
+#include "port.h"
 #include "vlog.h"
 
 #define EAFNOSUPPORT_TEXT "Address family not supported by protocol"
@@ -338,6 +339,27 @@ plan_iface(struct plan *p, enum bridge_role role, const char *bridge,
 
 /* ---- bridges ---- */
 
+/* Whether one of the bridge's ports has an interface of this name. */
+static bool
+bridge_has_iface(const struct ovsdb_replica *r, const json_t *br,
+		 const char *name)
+{
+	const char *pu, *iu;
+
+	for (size_t i = 0; (pu = ovsdb_datum_uuid_at(br, "ports", i)); i++) {
+		const json_t *port = ovsdb_replica_get(r, OVSDB_T_PORT, pu);
+		for (size_t j = 0; port &&
+		     (iu = ovsdb_datum_uuid_at(port, "interfaces", j)); j++) {
+			const json_t *iface = ovsdb_replica_get(
+				r, OVSDB_T_INTERFACE, iu);
+			const char *n = ovsdb_datum_string(iface, "name");
+			if (n && !strcmp(n, name))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void
 plan_controllers(struct plan *p, const struct ovsdb_replica *r,
 		 const json_t *br, struct ds *out)
@@ -478,14 +500,26 @@ ovsdb_plan_put(const struct ovsdb_replica *r, struct ds *out,
 	plan_pmd_mask(&p, root, out);
 	struct named *brs = referenced(r, root, "bridges", OVSDB_T_BRIDGE,
 				       &n);
-	/* br-int is the OpenFlow bridge, else the first by name; the next
-	 * netdev bridge carries the underlay; any further one is refused */
-	size_t of = n;
+	/* the bridge holding the underlay port (by the topology's name) is
+	 * the underlay bridge, whatever its name (br-phy, br-ex); br-int is
+	 * the OpenFlow bridge, else the first other by name; with no
+	 * underlay port named, the next netdev bridge is the underlay's;
+	 * any further one is refused */
+	const struct port *up = port_underlay();
+	size_t of = n, ul = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *dpt = ovsdb_datum_string(brs[i].row,
+						     "datapath_type");
+		if (dpt && !strcmp(dpt, "netdev") && ul == n && up &&
+		    bridge_has_iface(r, brs[i].row, up->name))
+			ul = i;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *dpt = ovsdb_datum_string(brs[i].row,
 						     "datapath_type");
 		bool netdev = dpt && !strcmp(dpt, "netdev");
-		if (netdev && (of == n || !strcmp(brs[i].name, "br-int")))
+		if (netdev && i != ul &&
+		    (of == n || !strcmp(brs[i].name, "br-int")))
 			of = i;
 	}
 	bool underlay = false;
@@ -497,7 +531,7 @@ ovsdb_plan_put(const struct ovsdb_replica *r, struct ds *out,
 			role = ROLE_NOT_NETDEV;
 		else if (i == of)
 			role = ROLE_OPENFLOW;
-		else if (!underlay)
+		else if (i == ul || (ul == n && !underlay))
 			role = ROLE_UNDERLAY;
 		else
 			role = ROLE_REFUSED;

@@ -254,3 +254,62 @@ def test_delete_everything_under_traffic(ovsdb, switch, rundir,
     vxlib.wait_for(lambda: vm2_tx() > 1000, 10, 0.1, "vm1 -> vm2 again")
     t = sw.ctl("ovsdb/show")
     assert "txn_errors: 0" in t, t
+
+
+def test_overlay_from_ovs_vsctl(ovsdb, make_switch, request):
+    """The overlay as an OpenStack host makes it, with ovs-vsctl only:
+    br-phy holds the underlay NIC (the topology's), br-int a VM port and
+    the VXLAN tunnel (remote_ip=flow, key=flow); with the flows, a netns
+    VM and a Linux VXLAN device ping each other both ways; the tunnel
+    port deleted in the database, they cannot."""
+    from test_tunnel_port import reachable, unreachable
+    from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP,
+                                               KVTEP_IP, VM_IP, VNI,
+                                               VTEP_IP, kernel_vtep, tag)
+    t = tag()
+    phy, peer, tap = "tou%s" % t, "top%s" % t, "totap%s" % t
+    with vxlib.netns("ovtep%s" % t) as vtep, \
+            vxlib.netns("ovm%s" % t) as vm, \
+            vxlib.veth_pair(phy, peer, ns=vtep, mtu=1500, up=False):
+        kernel_vtep(phy, peer, vtep, KHOST_IP + "/24")
+        devargs = "net_af_packet0,iface=%s" % phy
+        sw = make_switch({
+            "eal": {"memory-mb": 256},
+            "underlay": {"port": "phy", "local-ip": VTEP_IP + "/24"},
+            "ports": [{"name": "phy", "type": "dpdk", "devargs": devargs}],
+        }, args=["--ovsdb", "unix:%s" % ovsdb.sock],
+            env=dict(os.environ, OVS_RUNDIR=str(ovsdb.dir)),
+            ready_timeout=60.0)
+        held(sw)
+        ok(ovsdb, "add-br", "br-phy", "--", "set", "bridge", "br-phy",
+           "datapath_type=netdev", "--", "add-port", "br-phy", "phy", "--",
+           "set", "Interface", "phy", "type=dpdk",
+           "options:dpdk-devargs=%s" % devargs)
+        ok(ovsdb, "add-br", "br-int", "--", "set", "bridge", "br-int",
+           "datapath_type=netdev", "--", "add-port", "br-int", "tap", "--",
+           "set", "Interface", "tap", "type=dpdk",
+           "options:dpdk-devargs=net_tap0,iface=%s" % tap)
+        assert get(ovsdb, "Interface", "phy", "ofport") == \
+            str(ports(sw)["phy"]["ofport"])
+        # the tap's rx ring holds mbufs from now on: the leak check's
+        # baseline (the exit's own check, "mbufs in use at exit", is 0)
+        sw.mbuf_baseline = sw.mempool()["in_use"]
+        vxlib.sh(["ip", "link", "set", tap, "netns", vm])
+        vxlib.sh(["ip", "link", "set", tap, "mtu", INNER_MTU], ns=vm)
+        vxlib.sh(["ip", "addr", "add", VM_IP + "/24", "dev", tap], ns=vm)
+        vxlib.sh(["ip", "link", "set", tap, "up"], ns=vm)
+        sw.ctl("add-flow", "in_port=tap,actions=set_tunnel:%d,"
+               "set_field:%s->tun_dst,output:vx0" % (VNI, KVTEP_IP))
+        sw.ctl("add-flow", "in_port=vx0,actions=output:tap")
+        assert unreachable(vm, KHOST_IP)
+
+        ok(ovsdb, "add-port", "br-int", "vx0", "--", "set", "Interface",
+           "vx0", "type=vxlan", "options:remote_ip=flow", "options:key=flow")
+        assert ports(sw)["vx0"]["type"] == "vxlan"
+        assert get(ovsdb, "Interface", "vx0", "link_state") == "up"
+        assert reachable(vm, KHOST_IP) and reachable(vtep, VM_IP)
+
+        ok(ovsdb, "del-port", "vx0")
+        assert "vx0" not in ports(sw)
+        assert unreachable(vm, KHOST_IP) and unreachable(vtep, VM_IP)
+        vxlib.stop_if_passed(request, sw)
