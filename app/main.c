@@ -31,6 +31,7 @@
 #include "daemon.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
+#include "ovsdb_boot.h"
 #include "ovsdb_client.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
@@ -481,6 +482,11 @@ main(int argc, char **argv)
 		VLOG_ERR(main, "out of memory\n");
 		return exit_early(&cfg, 1);
 	}
+	/* as ovs-vswitchd, the database's dpdk-* keys before the EAL */
+	if (opt.ovsdb && ovsdb_boot_eal(opt.ovsdb, OVSDB_BOOT_TIMEOUT_MS, &cfg,
+					err, sizeof err))
+		VLOG_WARN(main, "ovsdb %s: dpdk-* keys not read (%s): the "
+			  "topology's EAL settings only", opt.ovsdb, err);
 	if (opt.ctl_socket)
 		snprintf(cfg.ctl_socket, sizeof cfg.ctl_socket, "%s",
 			 opt.ctl_socket);

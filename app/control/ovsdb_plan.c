@@ -85,6 +85,9 @@ struct plan {
 	 * words (owned, taken by say()) or the row's role */
 	json_t *argv;
 	const char *role;
+	/* Open_vSwitch other_config:vhost-sock-dir: where dpdkvhostuser
+	 * sockets go, under the run directory (NULL: the run directory) */
+	const char *vhost_dir;
 };
 
 static void
@@ -249,8 +252,9 @@ plan_port(struct plan *p, const json_t *iface, const char *name,
 		WORD("path=%s", v);
 	} else if (!strcmp(type, "dpdkvhostuser")) {
 		const char *dir = getenv("OVS_RUNDIR");
-		WORD("path=%s/%s", dir && *dir ? dir : "/var/run/openvswitch",
-		     name);
+		WORD("path=%s/%s%s%s", dir && *dir ? dir
+		     : "/var/run/openvswitch", p->vhost_dir ? p->vhost_dir : "",
+		     p->vhost_dir ? "/" : "", name);
 	} else {
 		v = ovsdb_datum_map_get(iface, "options", "dpdk-devargs");
 		if (!v || !*v) {	/* netdev-dpdk.c:2007's words */
@@ -498,6 +502,12 @@ ovsdb_plan_put(const struct ovsdb_replica *r, struct ds *out,
 		return 0;
 	}
 	plan_pmd_mask(&p, root, out);
+	/* as OVS (netdev-dpdk.c's vhost_sock_dir): relative to the run
+	 * directory; one with ".." in it is not taken */
+	p.vhost_dir = ovsdb_datum_map_get(root, "other_config",
+					  "vhost-sock-dir");
+	if (p.vhost_dir && (!*p.vhost_dir || strstr(p.vhost_dir, "..")))
+		p.vhost_dir = NULL;
 	struct named *brs = referenced(r, root, "bridges", OVSDB_T_BRIDGE,
 				       &n);
 	/* the bridge holding the underlay port (by the topology's name) is

@@ -313,3 +313,27 @@ def test_overlay_from_ovs_vsctl(ovsdb, make_switch, request):
         assert "vx0" not in ports(sw)
         assert unreachable(vm, KHOST_IP) and unreachable(vtep, VM_IP)
         vxlib.stop_if_passed(request, sw)
+
+
+def test_dpdk_keys_before_the_eal(ovsdb, make_switch, one_port_topology):
+    """Open_vSwitch other_config's dpdk-* keys are read before the EAL,
+    as ovs-vswitchd reads them: dpdk-extra appended, dpdk-socket-mem in
+    place of the topology's memory-mb; the keys vxswitch does not use
+    said so."""
+    ok(ovsdb, "--no-wait", "set", "Open_vSwitch", ".",
+       "other_config:dpdk-extra=--iova-mode=va",
+       "other_config:dpdk-socket-mem=256",
+       "other_config:dpdk-lcore-mask=0x1", "other_config:dpdk-init=true")
+    sw = make_switch(one_port_topology,
+                     args=["--ovsdb", "unix:%s" % ovsdb.sock],
+                     env=dict(os.environ, OVS_RUNDIR=str(ovsdb.dir)))
+    held(sw)
+    log = sw.log_path.read_text()
+    assert "ovsdb: other_config:dpdk-extra=--iova-mode=va for the EAL" in \
+        log, log
+    assert "ovsdb: other_config:dpdk-socket-mem=256 for the EAL" in log
+    assert "ovsdb: other_config:dpdk-lcore-mask not used" in log
+    assert "ovsdb: other_config:dpdk-init not used: vxswitch always runs " \
+        "DPDK" in log
+    # the EAL took them (and no "-m" beside --socket-mem: it refuses both)
+    assert "EAL: Selected IOVA mode 'VA'" in log, log[-3000:]
