@@ -35,8 +35,9 @@
  * per table), an error reply to our requests, more than OVSDB_MAX_SEND
  * bytes queued for a server that does not read.
  *
- * Step 2 of doc/design-control-plane.md: the client only reads and
- * reports (ovsdb/show); it changes nothing in the running switch.
+ * While the lock is held and the replica current, ovsdb_sync.h applies
+ * the database and writes the results back (step 3 of
+ * doc/design-control-plane.md); ovsdb/show reports it all.
  */
 #ifndef VXS_OVSDB_CLIENT_H
 #define VXS_OVSDB_CLIENT_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * ovsdb/show: the OVSDB session's state and counters (ovsdb_client.h)
- * and the plan (ovsdb_plan.h): what the replica says vxswitch would
- * configure or refuse, row by row. Step 2 only reports: nothing here
- * changes the switch. --json: the same content as one object (the
+ * and the plan (ovsdb_plan.h): what the replica says vxswitch configures
+ * (ovsdb_apply.h runs it) or refuses, row by row. --json: the same content as one object (the
  * verdicts as ovsdb_plan.h's objects), built with jansson, which reads
  * OVSDB's JSON-RPC too.
  */
@@ -57,7 +56,7 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 	}
 	json_t *o = json_pack(
 		"{s:s, s:s, s:I, s:I, s:s?, s:{s:s, s:s}, s:b, s:s?, s:o, "
-		"s:o, s:I, s:[], s:{s:s?, s:I, s:o}, s:b}",
+		"s:o, s:I, s:{s:s?, s:I, s:o}, s:b}",
 		"remote", v->remote, "state", v->state,
 		"next_try_ms", (json_int_t)v->backoff_ms,
 		"probe_ms", (json_int_t)v->probe_ms,
@@ -69,7 +68,6 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 		"rows", rows, "counters", counters,
 		"refusals_logged",
 		(json_int_t)ovsdb_plan_refusals_logged(),
-		"configured",
 		"configuration", "why_not", why,
 		"refusals", (json_int_t)refusals, "verdicts", verdicts,
 		"epoll", v->polled);
@@ -130,8 +128,6 @@ cmd_ovsdb_show(int argc, const char *argv[], bool json, struct ds *out,
 #undef PUT_COUNTER
 	ds_put_format(out, "refusals logged: %llu\n",
 		      ovsdb_plan_refusals_logged());
-	ds_put_cstr(out, "configured: nothing (step 2: OVSDB mode reads "
-		    "and reports only)\n");
 	char buf[128];
 	const char *why = why_no_plan(&v, buf, sizeof buf);
 	if (why) {
