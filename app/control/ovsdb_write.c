@@ -62,7 +62,8 @@ empty_set(void)
 	return ovs_set(json_array());
 }
 
-/* A string-to-string map in OVSDB's form, from an object. */
+/* A map in OVSDB's form, from an object (string keys; values as they
+ * are: strings for status, integers for statistics). */
 static json_t *
 ovs_map(json_t *obj)
 {
@@ -253,14 +254,7 @@ port_statistics(const struct port *p)
 		(json_int_t)sum.field));
 	PORT_STATS(X)
 #undef X
-	/* a map of string to integer */
-	json_t *pairs = json_array();
-	const char *k;
-	json_t *v;
-	json_object_foreach(s, k, v)
-		json_array_append_new(pairs, json_pack("[s, O]", k, v));
-	json_decref(s);
-	return json_pack("[s, o]", "map", pairs);
+	return ovs_map(s);
 }
 
 /* A bridge's MAC: stable for its name (OVS's local port has the random

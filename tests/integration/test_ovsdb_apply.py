@@ -265,7 +265,8 @@ def test_overlay_from_ovs_vsctl(ovsdb, make_switch, request):
     from test_tunnel_port import reachable, unreachable
     from vxswitch_tools.kernel_vtep_rig import (INNER_MTU, KHOST_IP,
                                                KVTEP_IP, VM_IP, VNI,
-                                               VTEP_IP, kernel_vtep, tag)
+                                               VTEP_IP, kernel_vtep, tag,
+                                               vm_tap)
     t = tag()
     phy, peer, tap = "tou%s" % t, "top%s" % t, "totap%s" % t
     with vxlib.netns("ovtep%s" % t) as vtep, \
@@ -294,10 +295,7 @@ def test_overlay_from_ovs_vsctl(ovsdb, make_switch, request):
         # the tap's rx ring holds mbufs from now on: the leak check's
         # baseline (the exit's own check, "mbufs in use at exit", is 0)
         sw.mbuf_baseline = sw.mempool()["in_use"]
-        vxlib.sh(["ip", "link", "set", tap, "netns", vm])
-        vxlib.sh(["ip", "link", "set", tap, "mtu", INNER_MTU], ns=vm)
-        vxlib.sh(["ip", "addr", "add", VM_IP + "/24", "dev", tap], ns=vm)
-        vxlib.sh(["ip", "link", "set", tap, "up"], ns=vm)
+        vm_tap(tap, vm, INNER_MTU, [VM_IP + "/24"])
         sw.ctl("add-flow", "in_port=tap,actions=set_tunnel:%d,"
                "set_field:%s->tun_dst,output:vx0" % (VNI, KVTEP_IP))
         sw.ctl("add-flow", "in_port=vx0,actions=output:tap")
