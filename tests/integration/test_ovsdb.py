@@ -14,12 +14,16 @@ after --ovsdb-probe-ms, the connection dropped when that goes unanswered
 too)."""
 
 import json
+import os
+import random
 import re
 import socket
 import subprocess
 
 import pytest
 
+from vxswitch_tools import fuzz_ovsdb as FO
+from vxswitch_tools import fuzz_ovsdb_inputs as FI
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.ovsdb_server import SCHEMA, OvsdbServer, vsctl_get
 
@@ -435,3 +439,37 @@ def test_probe_defaults(ovs_tools, rundir, make_switch, one_port_topology):
                            capture_output=True, text=True, timeout=10)
         assert r.returncode == 2 and "--ovsdb-probe-ms" in \
             r.stdout + r.stderr, r
+
+
+def test_transact_unanswered(rundir, make_switch, one_port_topology):
+    """A server that never answers vxswitch's write-back transaction: the
+    write-back waits, the configuration does not (as ovs-vswitchd's
+    bridge_reconfigure(), which no status transaction holds): a port the
+    next update adds is made, one it deletes goes. (A transaction in
+    flight once held every later reconfiguration.)"""
+    path = rundir / "fake.sock"
+    srv = FO.listen(path)
+    sw = make_switch(one_port_topology, args=["--ovsdb", "unix:%s" % path],
+                     env=dict(os.environ, OVS_RUNDIR=str(rundir)))
+    db = FI.Db(random.Random(1))
+    db.add_iface("vm1", "dpdkvhostuser")
+    db.refresh()
+    rows = db.copy_rows()
+    conn, _ = srv.accept()
+    peer = FO.Peer(conn, lambda: {t: {u: {"new": r} for u, r in
+                                      rows[t].items()} for t in rows},
+                   policy="never")
+    assert peer.monitored.wait(10)
+    vxlib.wait_for(lambda: sw.ctl("list-ports") == "vm1\n", 10, 0.05,
+                   "vm1 made")
+    vxlib.wait_for(lambda: peer.transacts, 10, 0.05, "a transaction")
+    before = db.copy_rows()
+    db.add_iface("vm2", "dpdkvhostuser")
+    db.next_cfg += 1
+    db.refresh()
+    peer.send(FI.update_msg(FI.table_updates(before, db.rows)))
+    vxlib.wait_for(lambda: sw.ctl("list-ports") == "vm1\nvm2\n", 10, 0.05,
+                   "vm2 made while the transaction is unanswered")
+    assert peer.transacts == 1
+    peer.close()
+    srv.close()
