@@ -59,14 +59,17 @@ ovsdb_sync_run(const struct ovsdb_replica *r, bool *changed, long long now,
 {
 	bool stats = now >= s.next_stats;
 
-	if (s.in_flight)
-		return;
+	/* A change is applied at once; only the write-back waits for the
+	 * answer to the transaction in flight (ovs-vswitchd reconfigures
+	 * whatever its status transaction does, too). */
 	if (*changed) {
 		apply(r, n);
 		*changed = false;
 	} else if (now < s.next_status) {
 		return;
 	}
+	if (s.in_flight)
+		return;
 	s.next_status = now + OVSDB_STATUS_MS;
 	if (stats)
 		s.next_stats = now + OVSDB_STATS_MS;
