@@ -96,7 +96,7 @@ LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
                         "max-neighbours": 36_000},
             ctl_idle=20, topo_mutations=600, restarts=200,
             arp_limits=None,       # the default 65,536: the flood fills it
-            ovsdb_accepted=100_000, ovsdb_batch=40, ovsdb_big=15 << 20,
+            ovsdb_accepted=100_000, ovsdb_batch=40, ovsdb_big=1 << 20,
             ovsdb_many=500, ovsdb_dropped=1000, ovsdb_huge=17 << 20)
 
 

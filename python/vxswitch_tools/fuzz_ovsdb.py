@@ -212,7 +212,8 @@ class Session:
             self.row.inputs += 1
             self.peer.send(data)
             shadow(self.shadow)
-        self.want["updates"] += len(batch)
+        self.want["updates"] += sum(m[2].count(b'"method": "update"')
+                                    for m in batch)
         s = self.wait(lambda s: s["counters"]["updates"] >=
                       self.want["updates"] or
                       s["counters"]["disconnects"] >
@@ -239,11 +240,11 @@ class Session:
                      self.want["updates"], what + ": restored"):
             self.ports_match(what)
 
-    def ports_match(self, what, timeout=15.0):
-        """list-ports names no port the valid database does not, and every
-        vhost-user port it does."""
-        allowed = self.db.names()
-        need = self.db.vhost_names()
+    def ports_match(self, what, timeout=15.0, rows=None):
+        """list-ports names no port the valid database (or rows) does not,
+        and every vhost-user port it does."""
+        allowed = self.db.names(rows)
+        need = self.db.vhost_names(rows)
         have = None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -336,8 +337,7 @@ def _phases(ss, sizes, rng, rundir):
         if not ss.wait(lambda s: s["counters"]["updates"] >=
                        ss.want["updates"], label, timeout=30):
             return
-        if rows is None:
-            ss.ports_match(label, timeout=60)
+        ss.ports_match(label, timeout=60, rows=rows)
     ss.row.note("%d interfaces: %.1f s" % (sizes["ovsdb_many"],
                                            time.monotonic() - t0))
     # the transactions answered badly

@@ -4,10 +4,10 @@ small valid Open_vSwitch database as OVSDB rows (the monitored columns of
 vxswitch's monitor request, app/control/ovsdb_replica.h), the "update"
 notifications that change it validly, and mutants of them.
 
-A mutant is (label, expect, data, shadow): `data` the bytes sent as one
-message (or more); `expect` what the switch must do with it:
+A mutant is (label, expect, data, shadow): `data` the bytes sent, one
+message or more; `expect` what the switch must do with it:
 
-  "update"    take it into its replica (a valid OVSDB table-updates whose
+  "update"    take each into its replica (a valid OVSDB table-updates whose
               values are wrong for vxswitch: the plan refuses or ignores
               them), counted in `updates`; `shadow(replica)` applies it to
               the harness's copy of the switch's replica
@@ -93,14 +93,13 @@ class Db:
             "other_config": smap({"pmd-cpu-mask": self.pmd_mask}),
             "next_cfg": self.next_cfg, "datapaths": ["map", []]}
 
-    def names(self, types=None):
-        return {r["name"] for r in self.rows["Interface"].values()
-                if types is None or r["type"] in types}
+    def names(self, rows=None):
+        return {r["name"] for r in (rows or self.rows)["Interface"].values()}
 
-    def vhost_names(self):
+    def vhost_names(self, rows=None):
         """The interfaces vxswitch makes a port for, whatever else."""
         out = set()
-        for r in self.rows["Interface"].values():
+        for r in (rows or self.rows)["Interface"].values():
             opts = dict(r["options"][1])
             if r["type"] == "dpdkvhostuser" or (
                     r["type"] == "dpdkvhostuserclient" and
@@ -146,8 +145,10 @@ def table_updates(before, after):
         for u, r in a.items():
             if u not in b:
                 tu[u] = {"new": r}
-            elif b[u] != r:
-                tu[u] = {"old": b[u], "new": r}
+            elif b[u] != r:     # as ovsdb-server: the old values of
+                # the columns that changed
+                tu[u] = {"old": {c: v for c, v in b[u].items()
+                                 if r.get(c) != v}, "new": r}
         for u, r in b.items():
             if u not in a:
                 tu[u] = {"old": r}
@@ -284,7 +285,25 @@ def accepted_mutants(rng, db, n, big):
         "target": rng.choice(["ssl:1.2.3.4:6653", "tcp:", "unix:" +
                               "u" * 2000, "ptcp:-1", "\x02"])}}}})
     rng.shuffle(out)
-    return out[:n] if n < len(out) else out
+    out = out[:n]
+    # one message just under the 16 MiB limit (OVSDB_MAX_MSG)
+    # one message just under the 16 MiB limit (OVSDB_MAX_MSG), and one
+    # that takes it back (with its 16 MiB "old", as ovsdb-server would
+    # send it, it would be past the limit)
+    ocfg = db.rows["Open_vSwitch"][db.root]["other_config"]
+    big = {"Open_vSwitch": {db.root: {"old": {}, "new": {
+        "other_config": smap({"pmd-cpu-mask": db.pmd_mask,
+                              "z": "z" * ((16 << 20) - 4096)})}}}}
+    back = {"Open_vSwitch": {db.root: {"old": {}, "new": {
+        "other_config": ocfg}}}}
+
+    def both(rows):
+        apply_updates(rows, big)
+        apply_updates(rows, back)
+    out.insert(len(out) // 2, ("a message of 16 MiB less 4 KiB, and "
+                               "back", "update", update_msg(big) +
+                               update_msg(back), both))
+    return out
 
 
 def many_ifaces(rng, db, rundir, k):
@@ -316,7 +335,7 @@ def dropped_mutants(rng, db, huge):
     def upd(tus, mid=MONITOR_ID):
         return update_msg(tus, mid)
     good = {"Interface": {iu: {"old": {}, "new": {"mtu_request": 1500}}}}
-    deep = "[" * 30 + "]" * 30
+    deep = "[" * 10 + "]" * 10     # within the framing depth (32)
     out = [
         # the replica's refusals (bad_update)
         ("delete of a row that does not exist", "bad_update",
