@@ -28,6 +28,12 @@ Categories (CATEGORIES), each run against a fresh switch:
              table exhaustion (tnl/arp/set, ovs/route/add,
              add-flow) up to the topology's datapath max-* limits, which
              must refuse
+  ovsdb      a hostile ovsdb-server for vxswitch --ovsdb (fuzz_ovsdb.py):
+             update mutants the replica takes (the plan refuses them),
+             each batch followed by a valid update and list-ports checked
+             against it; hundreds of interfaces added and deleted at
+             once; transactions answered with garbage, errors or never;
+             messages that must drop the connection, each counted
   topology   mutated topology/ and tests/unit/topologies files through
              `vxswitch --check`: a file:line:col error or success, never a
              crash, a hang or a sanitizer report
@@ -96,7 +102,7 @@ LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
                         "max-neighbours": 36_000},
             ctl_idle=20, topo_mutations=600, restarts=200,
             arp_limits=None,       # the default 65,536: the flood fills it
-            ovsdb_accepted=100_000, ovsdb_batch=40, ovsdb_big=1 << 20,
+            ovsdb_accepted=10_000, ovsdb_batch=40, ovsdb_big=1 << 20,
             ovsdb_many=500, ovsdb_dropped=1000, ovsdb_huge=17 << 20)
 
 

@@ -210,7 +210,32 @@ def accepted_mutants(rng, db, n, big):
     """n mutants the replica takes (expect "update"): every monitored
     column of every table given wrong values, odd names, huge numbers and
     strings, bad references, masks, affinities, orphan and dangling
-    rows."""
+    rows; rounds of them (each with new random values) until n."""
+    out = []
+    while len(out) < n:
+        out += _round(rng, db, n, big)
+    out = out[:n]
+    # one message just under the 16 MiB limit (OVSDB_MAX_MSG), and one
+    # that takes it back (with its 16 MiB "old", as ovsdb-server would
+    # send it, it would be past the limit)
+    ocfg = db.rows["Open_vSwitch"][db.root]["other_config"]
+    huge = {"Open_vSwitch": {db.root: {"old": {}, "new": {
+        "other_config": smap({"pmd-cpu-mask": db.pmd_mask,
+                              "z": "z" * ((16 << 20) - 4096)})}}}}
+    back = {"Open_vSwitch": {db.root: {"old": {}, "new": {
+        "other_config": ocfg}}}}
+
+    def both(rows):
+        apply_updates(rows, huge)
+        apply_updates(rows, back)
+    out.insert(len(out) // 2, ("a message of 16 MiB less 4 KiB, and "
+                               "back", "update", update_msg(huge) +
+                               update_msg(back), both))
+    return out
+
+
+def _round(rng, db, n, big):
+    """One round of accepted_mutants(), shuffled."""
     out = []
 
     def add(label, tus):
@@ -285,24 +310,6 @@ def accepted_mutants(rng, db, n, big):
         "target": rng.choice(["ssl:1.2.3.4:6653", "tcp:", "unix:" +
                               "u" * 2000, "ptcp:-1", "\x02"])}}}})
     rng.shuffle(out)
-    out = out[:n]
-    # one message just under the 16 MiB limit (OVSDB_MAX_MSG)
-    # one message just under the 16 MiB limit (OVSDB_MAX_MSG), and one
-    # that takes it back (with its 16 MiB "old", as ovsdb-server would
-    # send it, it would be past the limit)
-    ocfg = db.rows["Open_vSwitch"][db.root]["other_config"]
-    big = {"Open_vSwitch": {db.root: {"old": {}, "new": {
-        "other_config": smap({"pmd-cpu-mask": db.pmd_mask,
-                              "z": "z" * ((16 << 20) - 4096)})}}}}
-    back = {"Open_vSwitch": {db.root: {"old": {}, "new": {
-        "other_config": ocfg}}}}
-
-    def both(rows):
-        apply_updates(rows, big)
-        apply_updates(rows, back)
-    out.insert(len(out) // 2, ("a message of 16 MiB less 4 KiB, and "
-                               "back", "update", update_msg(big) +
-                               update_msg(back), both))
     return out
 
 
