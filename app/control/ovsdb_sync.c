@@ -68,8 +68,10 @@ ovsdb_sync_run(const struct ovsdb_replica *r, bool *changed, long long now,
 	} else if (now < s.next_status) {
 		return;
 	}
-	if (s.in_flight)
+	if (s.in_flight) {
+		s.next_status = 0;	/* written as soon as it is answered */
 		return;
+	}
 	s.next_status = now + OVSDB_STATUS_MS;
 	if (stats)
 		s.next_stats = now + OVSDB_STATS_MS;
