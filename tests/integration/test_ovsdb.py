@@ -473,3 +473,34 @@ def test_transact_unanswered(rundir, make_switch, one_port_topology):
     assert peer.transacts == 1
     peer.close()
     srv.close()
+
+
+def test_vhost_name_of_a_live_socket(rundir, make_switch,
+                                     one_port_topology):
+    """A dpdkvhostuser interface named as a socket that is in use in
+    OVS_RUNDIR (here the ovsdb-server's own, as db.sock is in OVS's
+    layout): the socket is left to its owner, as OVS leaves it (DPDK's
+    bind fails), and the server can still be reached."""
+    path = rundir / "db.sock"
+    srv = FO.listen(path)
+    sw = make_switch(one_port_topology, args=["--ovsdb", "unix:%s" % path],
+                     env=dict(os.environ, OVS_RUNDIR=str(rundir)))
+    db = FI.Db(random.Random(1))
+    db.add_iface("db.sock", "dpdkvhostuser")
+    db.refresh()
+    rows = db.copy_rows()
+    inode = os.stat(path).st_ino
+    conn, _ = srv.accept()
+    peer = FO.Peer(conn, lambda: {t: {u: {"new": r} for u, r in
+                                      rows[t].items()} for t in rows})
+    assert peer.monitored.wait(10)
+    verdict = re.compile(r"ovsdb: (db\.sock added|Interface db\.sock: )")
+    vxlib.wait_for(lambda: verdict.search(sw.log_path.read_text(
+        errors="replace")), 10, 0.05, "db.sock's port tried")
+    assert os.stat(path).st_ino == inode, "the server's socket was replaced"
+    log = sw.log_path.read_text(errors="replace")
+    assert "cannot register vhost-user socket" in log or \
+        "cannot start vhost-user server" in log, log[-2000:]
+    assert not peer.closed.is_set()
+    peer.close()
+    srv.close()
