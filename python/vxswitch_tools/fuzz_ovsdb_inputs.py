@@ -181,7 +181,9 @@ INTS = [-1, 0, 1, 65279, 65280, 65535, 65536, 2**31, 2**32 + 1, -2**31,
 REALS = [1.5, -0.0, 1e308, -1e-308, 65535.0]
 ODD_NAMES = ["", ".", "..", "a/b", "../escape", "/etc/passwd", "x" * 300,
              "sp ace", "tab\t", "nl\n", "\x01\x1f\x7f", "caf\u00e9",
-             "\u202e", "-", "0123", "a=b", "%s%n%x", "vm0", "br-int"]
+             "\u202e", "-", "0123", "a=b", "%s%n%x", "vm0", "br-int",
+             # sockets in use in OVS_RUNDIR: the server's, the switch's
+             "db.sock", "vxswitch.ctl"]
 MASKS = ["", "0x", "0X", "zz", "-1", "0x0", "0", "  ", "0x" + "f" * 200,
          "0xffffffffffffffffffffffffffffffffff", "ffffffff", "0x-1",
          "0x1 0x2", "1,2", "\x00x1"[1:], "0x8000000000000000"]
@@ -254,6 +256,12 @@ def _round(rng, db, n, big):
     for name in ODD_NAMES:
         add("Interface.name=%r" % name[:20], {"Interface": {
             rng.choice(ifaces): {"old": {}, "new": {"name": name}}}})
+    # a server-mode vhost port named as a socket in use in OVS_RUNDIR
+    vhu = [u for u in ifaces
+           if db.rows["Interface"][u]["type"] == "dpdkvhostuser"]
+    for name in ("db.sock", "vxswitch.ctl", "db.sock.lock"):
+        add("dpdkvhostuser named %s" % name, {"Interface": {
+            rng.choice(vhu): {"old": {}, "new": {"name": name}}}})
     for v in INTS:
         for col in ("ofport_request", "mtu_request"):
             add("%s=%d" % (col, v), {"Interface": {
