@@ -52,6 +52,13 @@ def main():
                     "limits, KEY=N,... (max-flows, max-routes, "
                     "max-neighbours; a table filled past one must refuse), "
                     "or 'default'")
+    ap.add_argument("--ovsdb-accepted", help="update mutants the replica "
+                    "takes (wrong values, odd names...; capped by the "
+                    "distinct ones there are)")
+    ap.add_argument("--ovsdb-dropped", help="mutants that drop the "
+                    "connection (each costs the 1 s reconnect)")
+    ap.add_argument("--ovsdb-many", help="interfaces added, then deleted, "
+                    "in one update")
     ap.add_argument("--topo-mutations")
     ap.add_argument("--restarts", help="guest kill/restart cycles")
     ap.add_argument("--seed", type=int, default=1)
@@ -71,6 +78,7 @@ def main():
             fuzzlib.parse_count(a.packets)
     for key in ("nic_packets", "vm_packets", "mutants", "arp_ips",
                 "vhost_cases", "ctl_requests", "ctl_exhaust",
+                "ovsdb_accepted", "ovsdb_dropped", "ovsdb_many",
                 "topo_mutations", "restarts"):
         v = getattr(a, key)
         if v:

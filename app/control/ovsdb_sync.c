@@ -59,12 +59,17 @@ ovsdb_sync_run(const struct ovsdb_replica *r, bool *changed, long long now,
 {
 	bool stats = now >= s.next_stats;
 
-	if (s.in_flight)
-		return;
+	/* A change is applied at once; only the write-back waits for the
+	 * answer to the transaction in flight (ovs-vswitchd reconfigures
+	 * whatever its status transaction does, too). */
 	if (*changed) {
 		apply(r, n);
 		*changed = false;
 	} else if (now < s.next_status) {
+		return;
+	}
+	if (s.in_flight) {
+		s.next_status = 0;	/* written as soon as it is answered */
 		return;
 	}
 	s.next_status = now + OVSDB_STATUS_MS;

@@ -20,7 +20,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <linux/virtio_config.h>
 #include <rte_log.h>
@@ -234,10 +236,36 @@ static const uint64_t vhost_disabled_features =
 	1ULL << VIRTIO_NET_F_GUEST_TSO4 | 1ULL << VIRTIO_NET_F_GUEST_TSO6 |
 	1ULL << VIRTIO_NET_F_GUEST_ECN | 1ULL << VIRTIO_NET_F_GUEST_UFO;
 
+/* Whether a vhost-user server socket may be made at path: nothing is
+ * there, or a socket nobody listens on (one a killed run left: unlinked
+ * here). Anything else (a socket in use, e.g. ovsdb-server's db.sock that
+ * a port name from the database names; a file; a directory) is left to
+ * its owner, as OVS leaves it: the port is refused before port_stop()
+ * could unlink it. */
+static bool
+path_free(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st))
+		return errno == ENOENT;
+	if (!S_ISSOCK(st.st_mode) || strlen(path) >= sizeof sa.sun_path)
+		return false;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+	rc = rc && errno == ECONNREFUSED;
+	close(fd);
+	return rc && unlink(path) == 0;
+}
+
 int
 port_vhost_create(struct port *p, char *err, size_t errlen)
 {
-	struct stat st;
 	uint64_t flags = p->vhost_server ? 0 : RTE_VHOST_USER_CLIENT;
 
 	if (p->n_rxq > PORT_MAX_QUEUES) {
@@ -246,9 +274,11 @@ port_vhost_create(struct port *p, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(p->path, sizeof p->path, "%s", p->cfg->path);
-	/* A socket left by a killed run would make bind() fail. */
-	if (p->vhost_server && stat(p->path, &st) == 0 && S_ISSOCK(st.st_mode))
-		unlink(p->path);
+	if (p->vhost_server && !path_free(p->path)) {
+		snprintf(err, errlen, "%s: %s is in use (not a socket left by "
+			 "an earlier run)", p->name, p->path);
+		return -1;
+	}
 	if (rte_vhost_driver_register(p->path, flags)) {
 		snprintf(err, errlen, "%s: cannot register vhost-user socket %s",
 			 p->name, p->path);

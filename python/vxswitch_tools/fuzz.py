@@ -28,6 +28,12 @@ Categories (CATEGORIES), each run against a fresh switch:
              table exhaustion (tnl/arp/set, ovs/route/add,
              add-flow) up to the topology's datapath max-* limits, which
              must refuse
+  ovsdb      a hostile ovsdb-server for vxswitch --ovsdb (fuzz_ovsdb.py):
+             update mutants the replica takes (the plan refuses them),
+             each batch followed by a valid update and list-ports checked
+             against it; hundreds of interfaces added and deleted at
+             once; transactions answered with garbage, errors or never;
+             messages that must drop the connection, each counted
   topology   mutated topology/ and tests/unit/topologies files through
              `vxswitch --check`: a file:line:col error or success, never a
              crash, a hang or a sanitizer report
@@ -63,8 +69,8 @@ from .fuzz_report import (Row, conservation_gap, exit_counters,
                           sanitizer_reports)
 from .fuzz_report import table  # noqa: F401 (fuzz.table, for its users)
 
-CATEGORIES = ("nic", "arp-flood", "vm", "vhost", "ctl", "topology",
-              "restart")
+CATEGORIES = ("nic", "arp-flood", "vm", "vhost", "ctl", "ovsdb",
+              "topology", "restart")
 
 LEAK_RE = re.compile(r"mbufs in use at exit: (\d+)")
 FILE_LINE_COL_RE = re.compile(r"^vxswitch: .+:\d+:\d+: ", re.M)
@@ -84,7 +90,9 @@ SMALL = dict(nic_packets=100_000, vm_packets=50_000, mutants=2000,
              ctl_limits={"max-flows": 200, "max-routes": 200,
                          "max-neighbours": 200},
              ctl_idle=4, topo_mutations=108, restarts=2,
-             arp_limits={"max-neighbours": 500})
+             arp_limits={"max-neighbours": 500},
+             ovsdb_accepted=120, ovsdb_batch=40, ovsdb_big=1 << 16,
+             ovsdb_many=100, ovsdb_dropped=12, ovsdb_huge=17 << 20)
 LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
             arp_ips=100_000, vhost_cases=48, vhost_hold=None,
             ctl_requests=100_000, ctl_exhaust=40_000,
@@ -93,7 +101,9 @@ LONG = dict(nic_packets=10_000_000, vm_packets=10_000_000, mutants=5000,
             ctl_limits={"max-flows": 36_000, "max-routes": 36_000,
                         "max-neighbours": 36_000},
             ctl_idle=20, topo_mutations=600, restarts=200,
-            arp_limits=None)       # the default 65,536: the flood fills it
+            arp_limits=None,       # the default 65,536: the flood fills it
+            ovsdb_accepted=10_000, ovsdb_batch=40, ovsdb_big=1 << 20,
+            ovsdb_many=500, ovsdb_dropped=1000, ovsdb_huge=17 << 20)
 
 
 
@@ -153,11 +163,12 @@ class Fuzz:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
-    def start_switch(self, row, topo, wd, rundir):
+    def start_switch(self, row, topo, wd, rundir, args=(), env=None):
         """A started switch (--stats-on-exit), or None (a crash counted)
         if it died while starting."""
         sw = vxlib.Switch(topo, wd, rundir, name="vxswitch",
-                          args=["--stats-on-exit"], env=self.env,
+                          args=["--stats-on-exit"] + list(args),
+                          env=env or self.env,
                           start=False, ready_timeout=self.ready_timeout)
         try:
             return sw.start()
@@ -641,6 +652,28 @@ class Fuzz:
                 self._answer(row, sw, show + " after exhaustion", st)
                 if not self.alive(row, sw, show + " after exhaustion"):
                     return
+
+    # -- a hostile ovsdb-server (fuzz_ovsdb.py) --------------------------
+    def cat_ovsdb(self, row):
+        from . import fuzz_ovsdb, fuzz_ovsdb_inputs
+        wd = self._dir("ovsdb")
+        rundir = vxlib.short_tmpdir("fz")
+        path = rundir / "db.sock"
+        topo = {"eal": {"memory-mb": 256},
+                "ports": [{"name": "vm0", "type": "dpdkvhostuser",
+                           "path": str(rundir / "vm0.sock")}]}
+        # OVS_RUNDIR: where a dpdkvhostuser port's socket goes
+        env = dict(self.env, OVS_RUNDIR=str(rundir))
+        db = fuzz_ovsdb_inputs.make_db(self.rng, rundir)
+        # the switch connects to a socket that is there (no backoff)
+        srv = fuzz_ovsdb.listen(path)
+        sw = self.start_switch(row, topo, wd, rundir,
+                               ["--ovsdb", "unix:%s" % path], env)
+        if not sw:
+            srv.close()
+            return
+        fuzz_ovsdb.run(self, row, sw, srv, db, rundir)
+        self.finish_switch(row, sw)
 
     # -- topology files ------------------------------------------------
     def cat_topology(self, row):

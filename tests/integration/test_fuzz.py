@@ -84,6 +84,18 @@ def test_fuzz_ctl(fuzz):
     assert_clean(row, fuzz.sizes["ctl_requests"] + 3 * n)
 
 
+def test_fuzz_ovsdb(fuzz):
+    """A hostile ovsdb-server (fuzz_ovsdb.py): updates with wrong values
+    in every column taken and refused by the plan, each batch followed
+    by a valid update after which the ports are the database's; hundreds
+    of interfaces added and deleted in one update each; transactions
+    answered with garbage, never, or an error; messages that must drop
+    the connection, each counted in its ovsdb/show counter."""
+    row = fuzz.run_one("ovsdb")
+    assert_clean(row, fuzz.sizes["ovsdb_accepted"] +
+                 fuzz.sizes["ovsdb_dropped"])
+
+
 def test_fuzz_topology(fuzz):
     row = fuzz.run_one("topology")
     # every kind of mutation was tried

@@ -14,6 +14,8 @@ after --ovsdb-probe-ms, the connection dropped when that goes unanswered
 too)."""
 
 import json
+import os
+import random
 import re
 import socket
 import subprocess
@@ -21,6 +23,8 @@ import threading
 
 import pytest
 
+from vxswitch_tools import fuzz_ovsdb as FO
+from vxswitch_tools import fuzz_ovsdb_inputs as FI
 from vxswitch_tools import harness as vxlib
 from vxswitch_tools.ovsdb_server import SCHEMA, OvsdbServer, vsctl_get
 
@@ -450,7 +454,10 @@ def test_probe_defaults(ovs_tools, rundir, make_switch, one_port_topology):
     sw = start_switch(make_switch, one_port_topology,
                       "unix:%s" % (rundir / "none.sock"))
     assert "inactivity probe: none" in show(sw)
-    sw = start_switch(make_switch, one_port_topology,
+    # a socket of its own: the first switch's vm0.sock is in use
+    topo = dict(one_port_topology, ports=[dict(
+        one_port_topology["ports"][0], path=str(rundir / "vm0b.sock"))])
+    sw = start_switch(make_switch, topo,
                       "tcp:127.0.0.1:%d" % free_tcp_port())
     assert "inactivity probe: 5000 ms" in show(sw)
     for bad in ("999", "x", "-1"):
@@ -460,3 +467,70 @@ def test_probe_defaults(ovs_tools, rundir, make_switch, one_port_topology):
                            capture_output=True, text=True, timeout=10)
         assert r.returncode == 2 and "--ovsdb-probe-ms" in \
             r.stdout + r.stderr, r
+
+
+def test_transact_unanswered(rundir, make_switch, one_port_topology):
+    """A server that never answers vxswitch's write-back transaction: the
+    write-back waits, the configuration does not (as ovs-vswitchd's
+    bridge_reconfigure(), which no status transaction holds): a port the
+    next update adds is made, one it deletes goes. (A transaction in
+    flight once held every later reconfiguration.)"""
+    path = rundir / "fake.sock"
+    srv = FO.listen(path)
+    sw = make_switch(one_port_topology, args=["--ovsdb", "unix:%s" % path],
+                     env=dict(os.environ, OVS_RUNDIR=str(rundir)))
+    db = FI.Db(random.Random(1))
+    db.add_iface("vm1", "dpdkvhostuser")
+    db.refresh()
+    rows = db.copy_rows()
+    conn, _ = srv.accept()
+    peer = FO.Peer(conn, lambda: {t: {u: {"new": r} for u, r in
+                                      rows[t].items()} for t in rows},
+                   policy="never")
+    assert peer.monitored.wait(10)
+    vxlib.wait_for(lambda: sw.ctl("list-ports") == "vm1\n", 10, 0.05,
+                   "vm1 made")
+    vxlib.wait_for(lambda: peer.transacts, 10, 0.05, "a transaction")
+    before = db.copy_rows()
+    db.add_iface("vm2", "dpdkvhostuser")
+    db.next_cfg += 1
+    db.refresh()
+    peer.send(FI.update_msg(FI.table_updates(before, db.rows)))
+    vxlib.wait_for(lambda: sw.ctl("list-ports") == "vm1\nvm2\n", 10, 0.05,
+                   "vm2 made while the transaction is unanswered")
+    assert peer.transacts == 1
+    peer.close()
+    srv.close()
+
+
+def test_vhost_name_of_a_live_socket(rundir, make_switch,
+                                     one_port_topology):
+    """A dpdkvhostuser interface named as a socket that is in use in
+    OVS_RUNDIR (here the ovsdb-server's own, as db.sock is in OVS's
+    layout): the socket is left to its owner, as OVS leaves it (DPDK's
+    bind fails), the port refused; the connection to the server stays.
+    (vxswitch unlinked any socket there, then, as the port failed, its
+    own.)"""
+    path = rundir / "db.sock"
+    srv = FO.listen(path)
+    sw = make_switch(one_port_topology, args=["--ovsdb", "unix:%s" % path],
+                     env=dict(os.environ, OVS_RUNDIR=str(rundir)))
+    db = FI.Db(random.Random(1))
+    db.add_iface("db.sock", "dpdkvhostuser")
+    db.refresh()
+    rows = db.copy_rows()
+    inode = os.stat(path).st_ino
+    conn, _ = srv.accept()
+    peer = FO.Peer(conn, lambda: {t: {u: {"new": r} for u, r in
+                                      rows[t].items()} for t in rows})
+    assert peer.monitored.wait(10)
+    verdict = re.compile(r"ovsdb: (db\.sock added|Interface db\.sock: )")
+    vxlib.wait_for(lambda: verdict.search(sw.log_path.read_text(
+        errors="replace")), 10, 0.05, "db.sock's port tried")
+    assert os.stat(path).st_ino == inode, "the server's socket was replaced"
+    log = sw.log_path.read_text(errors="replace")
+    assert "db.sock is in use (not a socket left by an earlier run)" \
+        in log, log[-2000:]
+    assert not peer.closed.is_set()
+    peer.close()
+    srv.close()
