@@ -31,6 +31,7 @@ import threading
 import time
 
 from . import fuzz_ovsdb_inputs as I
+from . import ovsdb_server
 from .ovsdb_server import SCHEMA
 
 ACCEPT_TIMEOUT = 15.0
@@ -293,12 +294,10 @@ class Session:
 
 
 def listen(path):
-    """The hostile server's listening socket."""
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(path))
-    srv.listen(4)
-    srv.settimeout(ACCEPT_TIMEOUT)
-    return srv
+    """The hostile server's listening socket (its first connection, the
+    switch's read of other_config before the EAL, answered by
+    ovsdb_server.FakeServer's thread)."""
+    return ovsdb_server.fake_server(path, ACCEPT_TIMEOUT)
 
 
 def run(fz, row, sw, srv, db, rundir):

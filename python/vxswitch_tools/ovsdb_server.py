@@ -4,8 +4,11 @@ ovsdb-tool from Debian's vswitch.ovsschema), as ovs_dpdk.py runs one for
 the benchmarks: the OVSDB tests' fixtures (tests/integration/conftest.py
 `ovsdb`) use it."""
 
+import json
 import os
+import socket
 import subprocess
+import threading
 from pathlib import Path
 
 from . import harness as vxlib
@@ -61,3 +64,49 @@ def with_suppress_unlink(p):
         p.unlink()
     except FileNotFoundError:
         pass
+
+
+BOOT_REQUEST = {"method": "transact", "id": "boot", "params": [
+    "Open_vSwitch", {"op": "select", "table": "Open_vSwitch", "where": [],
+                     "columns": ["other_config"]}]}
+
+
+class FakeServer(socket.socket):
+    """A listening unix socket for a hand-made server (the hostile ones of
+    test_ovsdb.py and the fuzz suite): its first connection, vxswitch's
+    read of other_config before the EAL (app/control/ovsdb_boot.h), is
+    answered at once by a thread (an empty map), so that the switch starts
+    without waiting for it; `boot` is the request it got. The caller
+    accepts the connections after that one."""
+
+    def serve_boot(self):
+        self.boot = None
+        try:
+            conn, _ = self.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(10)
+            try:
+                self.boot = json.loads(conn.recv(65536))
+                conn.sendall(json.dumps({
+                    "id": "boot", "error": None, "result": [
+                        {"rows": [{"other_config": ["map", []]}]}]})
+                    .encode())
+            except (OSError, ValueError):
+                pass
+
+    def boot_answered(self, timeout=20):
+        """The boot request, once the thread is done with it."""
+        self.boot_thread.join(timeout)
+        return self.boot
+
+
+def fake_server(path, timeout=20):
+    srv = FakeServer(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(path))
+    srv.listen(4)
+    srv.settimeout(timeout)
+    srv.boot_thread = threading.Thread(target=srv.serve_boot, daemon=True)
+    srv.boot_thread.start()
+    return srv

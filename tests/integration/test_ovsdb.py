@@ -19,14 +19,14 @@ import random
 import re
 import socket
 import subprocess
-import threading
 
 import pytest
 
 from vxswitch_tools import fuzz_ovsdb as FO
 from vxswitch_tools import fuzz_ovsdb_inputs as FI
 from vxswitch_tools import harness as vxlib
-from vxswitch_tools.ovsdb_server import SCHEMA, OvsdbServer, vsctl_get
+from vxswitch_tools.ovsdb_server import (BOOT_REQUEST, SCHEMA, OvsdbServer,
+                                         fake_server, vsctl_get)
 
 CONTENDED = "another ovs-vswitchd process is running, disabling this " \
     "process (pid %d) until it goes away"
@@ -286,39 +286,8 @@ def test_lock_contended(ovsdb, make_switch, one_port_topology):
     wait_show(sw, "lock ovs_vswitchd: held", "the OpenFlow bridge")
 
 
-BOOT_REQUEST = {"method": "transact", "id": "boot", "params": [
-    "Open_vSwitch", {"op": "select", "table": "Open_vSwitch", "where": [],
-                     "columns": ["other_config"]}]}
-
-
-class FakeServer(socket.socket):
-    """A listening unix socket whose first connection, vxswitch's read of
-    other_config before the EAL (ovsdb_boot.h), is answered at once by a
-    thread (an empty map), so that the switch starts without waiting."""
-
-    def serve_boot(self):
-        conn, _ = self.accept()
-        with conn:
-            conn.settimeout(10)
-            req = json.loads(conn.recv(65536))
-            self.boot = req
-            conn.sendall(json.dumps({"id": "boot", "error": None, "result": [
-                {"rows": [{"other_config": ["map", []]}]}]}).encode())
-
-
-def fake_server(path):
-    srv = FakeServer(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(path))
-    srv.listen(4)
-    srv.settimeout(20)
-    srv.boot_thread = threading.Thread(target=srv.serve_boot, daemon=True)
-    srv.boot_thread.start()
-    return srv
-
-
 def accept_schema_request(srv):
-    srv.boot_thread.join(20)
-    assert srv.boot == BOOT_REQUEST, srv.boot
+    assert srv.boot_answered() == BOOT_REQUEST, srv.boot
     conn, _ = srv.accept()
     conn.settimeout(5)
     req = json.loads(conn.recv(65536))
