@@ -143,9 +143,29 @@ batch_seen_add(struct batch_seen *bs, const struct ofp_rule *batch,
 	}
 }
 
+/* The first rule of r's table and priority or after, in the order (a
+ * binary search: the order is by table, then priority descending). */
+static uint32_t
+first_at(const struct ofp_rule *r)
+{
+	uint32_t lo = 0, hi = ft.n_rules;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct ofp_rule *m = &ft.rules[mid]->rule;
+		if (m->table_id < r->table_id ||
+		    (m->table_id == r->table_id && m->priority > r->priority))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* check_overlap (OVS's OFPFMFC_OVERLAP): a rule of the table, or an
  * earlier one of the batch, at the same priority that a packet could
- * match as well. A scan, but only for rules that ask for it. */
+ * match as well. Only the rules of that table and priority are looked
+ * at, and only for rules that ask for it. */
 static int
 check_overlaps(const struct ofp_rule *batch, int n, int *bad, char *err,
 	       size_t errlen)
@@ -156,7 +176,9 @@ check_overlaps(const struct ofp_rule *batch, int n, int *bad, char *err,
 
 		if (!(r->flags & OFP_FF_CHECK_OVERLAP))
 			continue;
-		for (uint32_t j = 0; j < ft.n_rules && !hit; j++)
+		for (uint32_t j = first_at(r); j < ft.n_rules && !hit &&
+		     ft.rules[j]->rule.table_id == r->table_id &&
+		     ft.rules[j]->rule.priority == r->priority; j++)
 			hit = ofp_rule_overlaps(&ft.rules[j]->rule, r);
 		for (int j = 0; j < i && !hit; j++)
 			hit = ofp_rule_overlaps(&batch[j], r);
@@ -286,6 +308,7 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad, char *err,
 		goto out;
 	uint32_t n_old = ft.n_rules;
 	bool resort = false;
+	rc = 0;
 	for (int i = 0; i < n; i++) {
 		struct rule_slot *s = find_identical(&batch[i], hash[i]);
 		if (s)
@@ -295,6 +318,7 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad, char *err,
 			 * in order, and is published */
 			snprintf(err, errlen, "out of memory (flow %d)", i + 1);
 			*bad = i;
+			rc = -1;
 			break;
 		}
 	}
@@ -302,7 +326,6 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad, char *err,
 		qsort(ft.rules, ft.n_rules, sizeof *ft.rules, slot_ptr_cmp);
 	else
 		rules_merge_tail(n_old);
-	rc = err[0] ? -1 : 0;
 	ofproto_publish();
 out:
 	free(hash);
@@ -327,8 +350,6 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 			return -1;
 		}
 	}
-	if (errlen)
-		err[0] = '\0';
 	rc = apply_adds(parsed, n, bad, err, errlen);
 	free(parsed);
 	return rc;
@@ -360,16 +381,15 @@ flow_table_load(const struct vxs_config *cfg, char *err, size_t errlen)
 		if (parse_rule(cfg->flows[i].text, &parsed[i], perr,
 			       sizeof perr))
 			bad = i;
-	perr[0] = bad < 0 ? '\0' : perr[0];
-	if (bad < 0)
-		apply_adds(parsed, cfg->n_flows, &bad, perr, sizeof perr);
+	int rc = bad >= 0 ? -1 :
+		 apply_adds(parsed, cfg->n_flows, &bad, perr, sizeof perr);
 	free(parsed);
-	if (bad >= 0) {
+	if (rc && bad >= 0)
 		snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
 			 cfg->flows[bad].line, cfg->flows[bad].col, perr);
-		return -1;
-	}
-	return perr[0] ? (snprintf(err, errlen, "%s", perr), -1) : 0;
+	else if (rc)
+		snprintf(err, errlen, "%s: %s", cfg->file, perr);
+	return rc;
 }
 
 /* ---- modify, delete ----------------------------------------------------- */

@@ -11,8 +11,9 @@ exit status, and a refusal naming the same OpenFlow error
 (OFPFMFC_OVERLAP). Ports: p1 and p2 are OpenFlow ports 1 and 2 on both;
 vxswitch prints their names, OVS (--no-names) their numbers.
 
-Also: a full table refused and counted; flags and importance through
-save-config and a restart of the state.
+Also: a full table refused (a replacing add still taken); check_overlap
+within one add-flows batch; flags and importance in --json and through
+save-config.
 """
 import re
 from pathlib import Path
@@ -94,6 +95,14 @@ def test_table_full_and_state(make_switch, rundir, tmp_path):
     flags = {j["priority"]: (j["flags"], j["importance"]) for j in js}
     assert flags[3] == (["reset_counts"], 0) and \
         flags[1] == (["send_flow_rem"], 2), flags
+    # check_overlap against an earlier rule of the same batch: the batch
+    # refused whole, naming the line
+    sw.ctl("del-flows", "--strict", "priority=0,ip")
+    r = sw.ctl_result("add-flows", "-", input="priority=50,ip,actions=drop\n"
+                      "priority=50,tcp,check_overlap,actions=drop\n")
+    assert r.returncode == 1 and "(stdin):2: OFPFMFC_OVERLAP" in r.stdout + \
+        r.stderr, r
+    assert "priority=50" not in "".join(ours(sw))
     # save-config writes the flags back as add-flow takes them
     saved = tmp_path / "saved.yaml"
     sw.ctl("save-config", str(saved))
