@@ -221,10 +221,14 @@ rule_replace(struct rule_slot *s, const struct ofp_rule *nr)
 	uint32_t uid = s->rule.uid;
 	bool reset = nr->flags & OFP_FF_RESET_COUNTS;
 
-	s->rule = *nr;
 	/* a new uid: the live megaflows' counts, kept by uid, stay with the
 	 * rule that was */
+	if (reset)
+		rule_index_remove(&ft.index, &s->node);
+	s->rule = *nr;
 	s->rule.uid = reset ? ++ft.next_uid : uid;
+	if (reset)
+		rule_index_insert(&ft.index, &s->node);
 	s->stats.created_ms = vxs_now_ms();
 	s->stats.modified_ms = s->stats.created_ms;
 	if (reset) {
@@ -575,10 +579,10 @@ ofproto_idle_candidates(uint64_t now_ms)
 static struct rule_slot *
 slot_by_uid(uint32_t uid)
 {
-	for (uint32_t i = 0; i < ft.n_rules; i++)
-		if (ft.rules[i]->rule.uid == uid)
-			return ft.rules[i];
-	return NULL;
+	struct rule_index_node *n = uid ? rule_index_find_uid(&ft.index, uid)
+				       : NULL;
+	return n ? (struct rule_slot *)((char *)n -
+					offsetof(struct rule_slot, node)) : NULL;
 }
 
 void

@@ -67,8 +67,11 @@ rule_index_init(struct rule_index *ix, uint32_t max_rules)
 	while (n < max_rules && n < (1u << 20))
 		n <<= 1;
 	ix->buckets = calloc(n, sizeof *ix->buckets);
-	if (!ix->buckets)
+	ix->uid_buckets = calloc(n, sizeof *ix->uid_buckets);
+	if (!ix->buckets || !ix->uid_buckets) {
+		rule_index_fini(ix);
 		return -1;
+	}
 	ix->mask = n - 1;
 	ix->n = 0;
 	ix->longest = 0;
@@ -79,7 +82,8 @@ void
 rule_index_fini(struct rule_index *ix)
 {
 	free(ix->buckets);
-	ix->buckets = NULL;
+	free(ix->uid_buckets);
+	ix->buckets = ix->uid_buckets = NULL;
 	ix->n = 0;
 }
 
@@ -103,12 +107,33 @@ rule_index_find(struct rule_index *ix, const struct ofp_rule *r,
 	return NULL;
 }
 
+static struct rule_index_node **
+uid_bucket(struct rule_index *ix, uint32_t uid)
+{
+	/* Fibonacci hashing: consecutive uids land apart */
+	return &ix->uid_buckets[(uint32_t)(uid * 2654435769u) >> 8 & ix->mask];
+}
+
+struct rule_index_node *
+rule_index_find_uid(struct rule_index *ix, uint32_t uid)
+{
+	for (struct rule_index_node *n = *uid_bucket(ix, uid); n;
+	     n = n->next_uid)
+		if (n->uid == uid)
+			return n;
+	return NULL;
+}
+
 void
 rule_index_insert(struct rule_index *ix, struct rule_index_node *node)
 {
 	struct rule_index_node **b = &ix->buckets[node->hash & ix->mask];
 
 	node->next = *b;
+	*b = node;
+	node->uid = node->rule->uid;
+	b = uid_bucket(ix, node->uid);
+	node->next_uid = *b;
 	*b = node;
 	ix->n++;
 }
@@ -120,8 +145,13 @@ rule_index_remove(struct rule_index *ix, struct rule_index_node *node)
 
 	while (*p && *p != node)
 		p = &(*p)->next;
-	if (*p) {
-		*p = node->next;
-		ix->n--;
-	}
+	if (!*p)
+		return;
+	*p = node->next;
+	ix->n--;
+	for (p = uid_bucket(ix, node->uid); *p && *p != node;
+	     p = &(*p)->next_uid)
+		;
+	if (*p)
+		*p = node->next_uid;
 }

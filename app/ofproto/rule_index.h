@@ -16,13 +16,19 @@
 
 struct rule_index_node {
 	struct rule_index_node *next;	/* same bucket */
+	struct rule_index_node *next_uid;	/* same uid bucket */
 	const struct ofp_rule *rule;
 	uint32_t hash;
+	uint32_t uid;			/* rule->uid when inserted */
 };
 
 struct rule_index {
 	struct rule_index_node **buckets;
-	uint32_t mask;			/* buckets - 1 */
+	/* The same nodes by uid, the name the datapath gives a rule (its
+	 * megaflows' counters and last use): sequential, so a multiply
+	 * spreads them. */
+	struct rule_index_node **uid_buckets;
+	uint32_t mask;			/* buckets - 1, both arrays */
 	uint32_t n;			/* nodes in it */
 	uint32_t longest;		/* longest chain walked by a find */
 };
@@ -36,8 +42,12 @@ uint32_t rule_index_hash(const struct ofp_rule *r);
 struct rule_index_node *rule_index_find(struct rule_index *ix,
 					const struct ofp_rule *r,
 					uint32_t hash);
+/* The rule whose uid was uid when it was inserted, or NULL. */
+struct rule_index_node *rule_index_find_uid(struct rule_index *ix,
+					    uint32_t uid);
 /* node->rule and node->hash set by the caller; the rule's identity must
- * not be in the index yet. */
+ * not be in the index yet. A rule whose uid changes is removed first and
+ * inserted again. */
 void rule_index_insert(struct rule_index *ix, struct rule_index_node *node);
 void rule_index_remove(struct rule_index *ix, struct rule_index_node *node);
 

@@ -3,7 +3,8 @@
  * test: 20 000 parsed rules (4 tables, 5 priorities, nw_dst, some with a
  * register or IPv6 match) each found by a copy parsed again, a different
  * priority, table or mask not found, removal of every other one, the
- * chain walked stays short; flags and importance parsed and printed back.
+ * chain walked stays short; the same rules by uid; flags and importance
+ * parsed and printed back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ test_index(void)
 	for (int i = 0; i < N; i++) {
 		text(i, buf, sizeof buf);
 		bad += !parse(buf, OFP_PARSE_ADD, &rules[i]);
+		rules[i].uid = (uint32_t)i + 1;
 		nodes[i].rule = &rules[i];
 		nodes[i].hash = rule_index_hash(&rules[i]);
 		bad += rule_index_find(&ix, &rules[i], nodes[i].hash) != NULL;
@@ -105,6 +107,17 @@ test_index(void)
 	}
 	CHECK(!bad && ix.n == N / 2, "%d wrong after removal, %u in", bad,
 	      ix.n);
+	/* by uid: the one inserted under it, none once removed, even when
+	 * the rule's uid was cleared first (flow_table.c marks rules so) */
+	bad = 0;
+	for (int i = 0; i < N; i++)
+		bad += rule_index_find_uid(&ix, (uint32_t)i + 1) !=
+		       (i % 2 ? &nodes[i] : NULL);
+	CHECK(!bad && !rule_index_find_uid(&ix, N + 1), "%d by uid", bad);
+	rules[1].uid = 0;
+	rule_index_remove(&ix, &nodes[1]);
+	CHECK(!rule_index_find_uid(&ix, 2) &&
+	      !rule_index_find(&ix, &rules[1], nodes[1].hash), "uid cleared");
 	rule_index_fini(&ix);
 	free(rules);
 	free(nodes);
