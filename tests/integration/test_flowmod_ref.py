@@ -86,7 +86,8 @@ def test_table_full_and_state(make_switch, rundir, tmp_path):
     r = sw.ctl_result("add-flow", "priority=9,ip,actions=drop")
     assert r.returncode == 1
     assert "flow table full" in r.stdout + r.stderr
-    assert "rules refused" not in (r.stdout + r.stderr)
+    lim = sw.ctl("limits/show", json=True)["flows"]
+    assert (lim["entries"], lim["limit"], lim["refused"]) == (4, 4, 1), lim
     dump = ours(sw)
     assert " reset_counts priority=3,ip actions=output:1" in dump, dump
     assert " send_flow_rem importance=1, priority=0,ip actions=drop" \
