@@ -77,8 +77,10 @@ rules_merge_tail(uint32_t n_old)
 	uint32_t n = ft.n_rules;
 	struct rule_slot **tmp;
 
+	if (n_old == n)		/* nothing new (ft.rules may be NULL) */
+		return;
 	qsort(ft.rules + n_old, n - n_old, sizeof *ft.rules, slot_ptr_cmp);
-	if (!n_old || n_old == n ||
+	if (!n_old ||
 	    slot_ptr_cmp(&ft.rules[n_old - 1], &ft.rules[n_old]) < 0)
 		return;
 	tmp = malloc(n * sizeof *tmp);
