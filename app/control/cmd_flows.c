@@ -91,7 +91,10 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 {
 	(void)aux;
 	struct ofp_rule filter;
-	char buf[2048], err[256];
+	char buf[2048], err[256], fmod[128];
+	/* --no-stats: ovs-ofctl's, no duration, counters nor ages */
+	bool stats = !(argc > 1 && !strcmp(argv[1], "--no-stats"));
+	argc -= !stats, argv += !stats;
 	int nb = take_bridge(argc - 1, argv + 1, 1, out);
 	const char *f = nb >= 0 && argc - 1 - nb > 0 ? argv[1 + nb] : NULL;
 	int rc = 0;
@@ -147,6 +150,14 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 			jw_u64(out, r->idle_timeout);
 			jw_key(out, "hard_timeout");
 			jw_u64(out, r->hard_timeout);
+			jw_key(out, "flags");
+			jw_begin_array(out);
+			for (int b = 0; b < OFP_N_FLAGS; b++)
+				if (r->flags & (1u << b))
+					jw_string(out, ofp_flag_name(b));
+			jw_end_array(out);
+			jw_key(out, "importance");
+			jw_u64(out, r->importance);
 			jw_end_object(out);
 			continue;
 		}
@@ -154,17 +165,27 @@ cmd_dump_flows(int argc, const char *argv[], bool json, struct ds *out,
 		 * cookie, duration, table, counters, timeouts, idle_age,
 		 * hard_age only when it differs from the duration */
 		ofp_format_rule_body(r, ports_ofp_map(), buf, sizeof buf);
-		ds_put_format(out, " cookie=0x%lx, ", (unsigned long)r->cookie);
-		put_duration(out, dur);
-		ds_put_format(out, "table=%u, n_packets=%lu, n_bytes=%lu, ",
-			      r->table_id, (unsigned long)packets,
-			      (unsigned long)bytes);
+		ofp_format_fmod_dump(r, fmod, sizeof fmod);
+		ds_put_char(out, ' ');
+		if (stats || r->cookie)
+			ds_put_format(out, "cookie=0x%lx, ",
+				      (unsigned long)r->cookie);
+		if (stats)
+			put_duration(out, dur);
+		if (stats || r->table_id)
+			ds_put_format(out, "table=%u, ", r->table_id);
+		if (stats)
+			ds_put_format(out, "n_packets=%lu, n_bytes=%lu, ",
+				      (unsigned long)packets,
+				      (unsigned long)bytes);
 		if (r->idle_timeout)
 			ds_put_format(out, "idle_timeout=%u, ", r->idle_timeout);
 		if (r->hard_timeout)
 			ds_put_format(out, "hard_timeout=%u, ", r->hard_timeout);
-		ds_put_format(out, "idle_age=%u, ", idle_age);
-		if (hard_age != dur / 1000)
+		ds_put_cstr(out, fmod);
+		if (stats)
+			ds_put_format(out, "idle_age=%u, ", idle_age);
+		if (stats && hard_age != dur / 1000)
 			ds_put_format(out, "hard_age=%u, ", hard_age);
 		ds_put_format(out, "%s\n", buf);
 	}
@@ -302,7 +323,7 @@ cmd_mod_flows(int argc, const char *argv[], bool json, struct ds *out,
 void
 cmd_flows_register(void)
 {
-	control_register("dump-flows", "[BRIDGE] [FLOW]", 0, 2,
+	control_register("dump-flows", "[--no-stats] [BRIDGE] [FLOW]", 0, 3,
 			 cmd_dump_flows, NULL);
 	control_register("add-flow", "[BRIDGE] FLOW", 1, 2, cmd_add_flow, NULL);
 	control_register("add-flows", "[--bridge=BRIDGE] FLOW...", 1,

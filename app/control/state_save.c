@@ -77,12 +77,12 @@ state_default_path(const char *topology, char *buf, size_t len)
 
 /* ---- the running state as a config ---- */
 
-/* One rule as add-flow takes it: dump-flows' text, plus its cookie and
- * timeouts. */
+/* One rule as add-flow takes it: dump-flows' text, plus its cookie,
+ * timeouts, flags and importance. */
 static char *
 rule_text(const struct ofp_rule *r)
 {
-	char cookie[96] = "";
+	char cookie[256] = "";
 	int n = ofp_format_rule(r, ports_ofp_map(), NULL, 0);
 	int c = 0;
 
@@ -95,8 +95,9 @@ rule_text(const struct ofp_rule *r)
 		c += snprintf(cookie + c, sizeof cookie - c,
 			      "idle_timeout=%u,", r->idle_timeout);
 	if (r->hard_timeout)
-		snprintf(cookie + c, sizeof cookie - c, "hard_timeout=%u,",
-			 r->hard_timeout);
+		c += snprintf(cookie + c, sizeof cookie - c, "hard_timeout=%u,",
+			      r->hard_timeout);
+	ofp_format_fmod_words(r, cookie + c, sizeof cookie - c);
 	size_t len = strlen(cookie) + (size_t)n + 1;
 	char *s = malloc(len);
 	if (s == NULL)

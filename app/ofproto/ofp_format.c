@@ -489,6 +489,17 @@ ofp_format_rule_body(const struct ofp_rule *r, const struct ofp_port_map *p,
 	return format_rule(r, false, p, buf, len);
 }
 
+/* out_port=P: r has an output to P (OVS's ofpacts_output_to_port) */
+static bool
+outputs_to(const struct ofp_rule *r, uint32_t port)
+{
+	for (int i = 0; i < r->n_actions; i++)
+		if (r->actions[i].type == OFPACT_OUTPUT &&
+		    r->actions[i].port == port)
+			return true;
+	return false;
+}
+
 bool
 ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 {
@@ -496,6 +507,8 @@ ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter)
 
 	if (filter->table_id != OFP_TABLE_ALL &&
 	    filter->table_id != r->table_id)
+		return false;
+	if (filter->out_port && !outputs_to(r, filter->out_port))
 		return false;
 	if ((r->cookie ^ filter->cookie) & filter->cookie_mask)
 		return false;
@@ -546,6 +559,8 @@ ofp_rule_strict_match(const struct ofp_rule *r, const struct ofp_rule *filter)
 	if (f.table_id == OFP_TABLE_ALL)
 		f.table_id = r->table_id;
 	if ((r->cookie ^ f.cookie) & f.cookie_mask)
+		return false;
+	if (f.out_port && !outputs_to(r, f.out_port))
 		return false;
 	return ofp_rule_same_match(r, &f);
 }

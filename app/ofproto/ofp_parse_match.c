@@ -700,6 +700,9 @@ ofp_parse_match_token(struct parser *p, const char *key, char *value)
 	int rc = ofp_parse_meta_token(p, key, value);
 	if (rc <= 0)
 		return rc;
+	rc = ofp_parse_fmod_token(p, key, value);
+	if (rc <= 0)
+		return rc;
 	f = find_match_field(key);
 	bool known = f || !strcmp(key, "priority") || !strcmp(key, "cookie") ||
 		     !strcmp(key, "table") || !strcmp(key, "idle_timeout") ||

@@ -112,6 +112,10 @@ int ofp_check_prereqs(struct parser *p);
 /* The text after "actions=" into p->rule->actions (ofp_parse_actions.c). */
 int ofp_parse_actions(struct parser *p, char *s);
 
+/* The flags, importance=N and out_port=P: 1 if key is none of them, else
+ * 0 or -1 (error written) (ofp_parse_fmod.c). */
+int ofp_parse_fmod_token(struct parser *p, const char *key, char *value);
+
 /* ---- pipeline and connection tracking (ofp_parse_ct.c) ----------------- */
 
 /* Match keys ct_state, ct_zone, ct_mark, ct_label, reg0..reg7: 1 if key is

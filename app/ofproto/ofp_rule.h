@@ -17,6 +17,15 @@
 #define OFP_DEFAULT_PRIORITY 32768
 #define OFPP_IN_PORT 0xfffffff8u	/* output:in_port */
 
+/* A flow_mod's flags, ovs-ofctl's words (ovs-fields(7) "Flow Syntax"):
+ * kept with the rule, printed by dump-flows, acted on by ofproto.c. */
+#define OFP_FF_SEND_FLOW_REM	0x01	/* kept; no controller to tell yet */
+#define OFP_FF_CHECK_OVERLAP	0x02	/* add refused on an overlap */
+#define OFP_FF_RESET_COUNTS	0x04	/* a replacing add zeroes counters */
+#define OFP_FF_NO_PKT_COUNTS	0x08	/* kept (counting is per megaflow) */
+#define OFP_FF_NO_BYT_COUNTS	0x10
+#define OFP_N_FLAGS 5
+
 /* Tables 0..254, as OVS; 255 (OFPTT_ALL) is "every table" in a del-flows
  * or dump-flows filter and "the current table" in resubmit(PORT,). */
 #define OFP_N_TABLES 255
@@ -161,6 +170,11 @@ struct ofp_rule {
 					 * it on the rules it changes) */
 	uint16_t idle_timeout;		/* seconds, 0: none (ovs-ofctl) */
 	uint16_t hard_timeout;
+	uint16_t importance;		/* importance=N (OpenFlow 1.4) */
+	uint8_t flags;			/* OFP_FF_*: a new rule's */
+	/* A filter's (del-flows, mod-flows, dump-flows) out_port=P: only
+	 * rules with an output to P; 0 (no port has it): any. */
+	uint32_t out_port;
 	struct flow_key match;		/* already masked */
 	struct flow_key mask;
 	struct ofp_meta meta_match;	/* already masked */
@@ -230,6 +244,20 @@ int ofp_format_actions(const struct ofp_rule *r, const struct ofp_port_map *p,
  * filter (every field of the filter's mask is matched by r at least as
  * specifically, with equal values)? */
 bool ofp_rule_covered_by(const struct ofp_rule *r, const struct ofp_rule *filter);
+
+/* ovs-ofctl's input words for r's flags and importance, each followed by
+ * ',' ("send_flow_rem,importance=3,"), to go before actions= (state save);
+ * and dump-flows' form ("send_flow_rem check_overlap importance=3, ",
+ * ofputil_flow_stats_format's order). Both return the length, as
+ * snprintf (ofp_format_fmod.c). */
+int ofp_format_fmod_words(const struct ofp_rule *r, char *buf, size_t len);
+int ofp_format_fmod_dump(const struct ofp_rule *r, char *buf, size_t len);
+/* ovs-ofctl's word for flag bit i (0..OFP_N_FLAGS-1) */
+const char *ofp_flag_name(int i);
+
+/* check_overlap: same table and priority, and some packet matches both
+ * (every field both match has the same value in both). */
+bool ofp_rule_overlaps(const struct ofp_rule *a, const struct ofp_rule *b);
 
 /* Rules equal in table, priority and match (the identity of a rule). */
 bool ofp_rule_same_match(const struct ofp_rule *a, const struct ofp_rule *b);

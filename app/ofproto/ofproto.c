@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include "clock.h"
 #include "ct_label_pred.h"
+#include "flow_table.h"
 #include "neigh.h"
 #include "ofproto.h"
 #include "port.h"
@@ -14,20 +15,7 @@
 #include "xlate.h"
 #include "vlog.h"
 
-struct rule_slot {
-	struct ofp_rule rule;
-	struct ofproto_rule_stats stats;
-};
-
 static struct {
-	struct rule_slot *rules;
-	uint32_t n_rules, cap_rules;
-	uint32_t next_uid;
-
-	uint32_t max_rules;		/* datapath max-flows */
-	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
-	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
-
 	/* neighbours changed since the last publish (neigh.c reports them) */
 	uint32_t *neigh_changed;	/* neigh_addr_digest()s */
 	uint32_t n_neigh_changed, cap_neigh_changed;
@@ -114,8 +102,8 @@ collect_vnis(uint32_t *vnis)
 	}
 	if (!t->cfg->key_flow)
 		vni_add(vnis, &n, t->cfg->key);
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		const struct ofp_rule *r = &of.rules[i].rule;
+	for (uint32_t i = 0; i < ofproto_n_rules(); i++) {
+		const struct ofp_rule *r = ofproto_rule(i);
 		if (r->mask.tun_id == UINT32_MAX)
 			vni_add(vnis, &n, r->match.tun_id);
 		for (int a = 0; a < r->n_actions; a++)
@@ -145,8 +133,9 @@ snapshot_build(bool reval_all)
 	uint32_t vnis[CFG_MAX_VNIS];
 	uint16_t n_vnis = collect_vnis(vnis);
 	uint32_t n_changed = reval_all ? 0 : neigh_changes_take();
+	uint32_t n_rules = ofproto_n_rules();
 	size_t sz = sizeof(struct dp_snapshot) +
-		    of.n_rules * sizeof(struct ofp_rule) +
+		    n_rules * sizeof(struct ofp_rule) +
 		    n_vnis * sizeof(uint32_t) +
 		    n_changed * sizeof(uint32_t) + 64;
 	struct dp_snapshot *s = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
@@ -156,9 +145,9 @@ snapshot_build(bool reval_all)
 
 	uint8_t *p = (uint8_t *)(s + 1);
 	s->rules = (struct ofp_rule *)RTE_PTR_ALIGN_CEIL(p, 64);
-	s->n_rules = of.n_rules;
-	for (uint32_t i = 0; i < of.n_rules; i++)
-		s->rules[i] = of.rules[i].rule;
+	s->n_rules = n_rules;
+	for (uint32_t i = 0; i < n_rules; i++)
+		s->rules[i] = *ofproto_rule(i);
 	p = (uint8_t *)(s->rules + s->n_rules);
 	s->vnis = (uint32_t *)p;
 	s->n_vnis = n_vnis;
@@ -369,327 +358,10 @@ ofproto_get_publish_stats(void)
 	return &of.pstats;
 }
 
-/* ---- rules ------------------------------------------------------------- */
-
-/* By table (the translation finds a table's rules by binary search), then
- * priority descending, then age. */
-static int
-rule_order(const struct ofp_rule *a, const struct ofp_rule *b)
-{
-	if (a->table_id != b->table_id)
-		return a->table_id < b->table_id ? -1 : 1;
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	return a->uid < b->uid ? -1 : a->uid > b->uid;
-}
-
-static int
-rule_slot_cmp(const void *a, const void *b)
-{
-	return rule_order(&((const struct rule_slot *)a)->rule,
-			  &((const struct rule_slot *)b)->rule);
-}
-
-static int
-rules_reserve(uint32_t n)
-{
-	if (n <= of.cap_rules)
-		return 0;
-	uint32_t cap = RTE_MAX(n, of.cap_rules * 2);
-	struct rule_slot *r = realloc(of.rules, cap * sizeof *r);
-	if (!r)
-		return -1;
-	of.rules = r;
-	of.cap_rules = cap;
-	return 0;
-}
-
-/* How many of the batch's rules would be new (not replacing the actions
- * of an existing rule, nor of an earlier one in the batch). */
-static uint32_t
-rules_new(const struct ofp_rule *batch, int n)
-{
-	uint32_t n_new = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool known = false;
-		for (uint32_t j = 0; j < of.n_rules && !known; j++)
-			known = ofp_rule_same_match(&of.rules[j].rule,
-						    &batch[i]);
-		for (int j = 0; j < i && !known; j++)
-			known = ofp_rule_same_match(&batch[j], &batch[i]);
-		n_new += !known;
-	}
-	return n_new;
-}
-
-static void
-rule_upsert(const struct ofp_rule *nr)
-{
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		struct ofp_rule *r = &of.rules[i].rule;
-		if (ofp_rule_same_match(r, nr)) {
-			/* ovs-ofctl add-flow on an existing match: new
-			 * actions, same identity and counters. */
-			r->n_actions = nr->n_actions;
-			memcpy(r->actions, nr->actions, sizeof r->actions);
-			/* the sg()/ct() specs the actions point into */
-			r->n_ct = nr->n_ct;
-			memcpy(r->ct, nr->ct, sizeof r->ct);
-			r->cookie = nr->cookie;
-			r->idle_timeout = nr->idle_timeout;
-			r->hard_timeout = nr->hard_timeout;
-			of.rules[i].stats.modified_ms = vxs_now_ms();
-			return;
-		}
-	}
-	struct rule_slot *slot = &of.rules[of.n_rules++];
-	slot->rule = *nr;
-	slot->rule.uid = ++of.next_uid;
-	memset(&slot->stats, 0, sizeof slot->stats);
-	slot->stats.created_ms = vxs_now_ms();
-	slot->stats.modified_ms = slot->stats.created_ms;
-}
-
-static bool
-port_is_tunnel(uint32_t ofport, void *aux)
-{
-	(void)aux;
-	const struct port *p = port_by_ofport(ofport);
-	return p && p->kind == PORT_VXLAN;
-}
-
-/* Parsed, runnable, and its translation fits the datapath's per-rule
- * slots. */
-static int
-parse_rule(const char *text, struct ofp_rule *r, char *err, size_t errlen)
-{
-	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map_adding(), r, err,
-			   errlen) ||
-	    xlate_check_executable(r, err, errlen))
-		return -1;
-	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);
-}
-
-int
-ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
-		  size_t errlen)
-{
-	struct ofp_rule *parsed = calloc(n ? n : 1, sizeof *parsed);
-	if (!parsed) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		if (parse_rule(flows[i], &parsed[i], err, errlen)) {
-			*bad = i;
-			free(parsed);
-			return -1;
-		}
-	}
-	uint32_t n_new = rules_new(parsed, n);
-	if (n_new > of.max_rules - of.n_rules) {
-		snprintf(err, errlen, "flow table full: %u rules + %u new, the "
-			 "limit (datapath max-flows) is %u; nothing added",
-			 of.n_rules, n_new, of.max_rules);
-		of.rules_refused += n_new;
-		*bad = -1;
-		free(parsed);
-		return -1;
-	}
-	if (rules_reserve(of.n_rules + n_new)) {
-		snprintf(err, errlen, "out of memory");
-		free(parsed);
-		return -1;
-	}
-	/* last: a refusal here is counted (limits/show) */
-	if (ct_label_preds_admit(parsed, n, bad, err, errlen)) {
-		free(parsed);
-		return -1;
-	}
-	for (int i = 0; i < n; i++)
-		rule_upsert(&parsed[i]);
-	qsort(of.rules, of.n_rules, sizeof *of.rules, rule_slot_cmp);
-	free(parsed);
-	ofproto_publish();
-	return 0;
-}
-
-static bool
-rule_selected(const struct ofp_rule *r, const struct ofp_rule *f, bool strict)
-{
-	return strict ? ofp_rule_strict_match(r, f) : ofp_rule_covered_by(r, f);
-}
-
-/* Idle: unused (nor modified) for its idle_timeout at now_ms. */
-static bool
-rule_idle(const struct rule_slot *s, uint64_t now_ms)
-{
-	return s->rule.idle_timeout &&
-	       now_ms >= RTE_MAX(s->stats.used_ms, s->stats.modified_ms) +
-			 s->rule.idle_timeout * 1000ull;
-}
-
-/* Counts the rule it finds expired, hard first. */
-static bool
-rule_expired(const struct rule_slot *s, uint64_t now_ms)
-{
-	const struct ofp_rule *r = &s->rule;
-	bool hard = r->hard_timeout && now_ms >= s->stats.modified_ms +
-						 r->hard_timeout * 1000ull;
-	bool idle = !hard && rule_idle(s, now_ms);
-
-	of.expired_hard += hard;
-	of.expired_idle += idle;
-	return hard || idle;
-}
-
-/* Drops the rules filter selects or, with none, those expired at now_ms;
- * keeps the rest in order, republishes if any went; how many went. */
-static uint32_t
-rules_compact(const struct ofp_rule *filter, bool strict, uint64_t now_ms)
-{
-	uint32_t kept = 0, removed;
-
-	for (uint32_t i = 0; i < of.n_rules; i++)
-		if (!(filter ? rule_selected(&of.rules[i].rule, filter, strict)
-			     : rule_expired(&of.rules[i], now_ms)))
-			of.rules[kept++] = of.rules[i];
-	removed = of.n_rules - kept;
-	of.n_rules = kept;
-	if (removed)
-		ofproto_publish();
-	return removed;
-}
-
-int
-ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
-{
-	struct ofp_rule f;
-
-	memset(&f, 0, sizeof f);
-	f.priority = OFP_DEFAULT_PRIORITY;
-	f.table_id = OFP_TABLE_ALL;
-	if (filter && *filter &&
-	    ofp_parse_flow(filter, OFP_PARSE_MATCH, ports_ofp_map(), &f, err,
-			   errlen))
-		return -1;
-	return (int)rules_compact(&f, strict, 0);
-}
-
-int
-ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
-{
-	struct ofp_rule f;
-	int changed = 0;
-
-	if (ofp_parse_flow(flow, OFP_PARSE_MODIFY, ports_ofp_map(), &f, err,
-			   errlen) ||
-	    xlate_check_executable(&f, err, errlen))
-		return -1;
-	/* the new actions are checked against each rule they land in (its
-	 * table decides what resubmit and ct(table=) may reach): all of
-	 * them first, so a refusal changes nothing */
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < of.n_rules; i++) {
-			struct ofp_rule *r = &of.rules[i].rule;
-			if (!rule_selected(r, &f, strict))
-				continue;
-			struct ofp_rule t = *r;
-			t.n_actions = f.n_actions;
-			memcpy(t.actions, f.actions, sizeof t.actions);
-			t.n_ct = f.n_ct;
-			memcpy(t.ct, f.ct, sizeof t.ct);
-			if (f.cookie_given)
-				t.cookie = f.cookie;
-			if (pass == 0) {
-				if (xlate_check_rule(&t, port_is_tunnel, NULL,
-						     err, errlen))
-					return -1;
-				continue;
-			}
-			*r = t;
-			of.rules[i].stats.modified_ms = vxs_now_ms();
-			changed++;
-		}
-	}
-	if (changed)
-		ofproto_publish();
-	return changed;
-}
-
 const char *
 ofproto_bridge(void)
 {
 	return of.cfg ? of.cfg->bridge : "br-int";
-}
-
-/* ---- rule timeouts ---------------------------------------------------- */
-
-bool
-ofproto_idle_candidates(uint64_t now_ms)
-{
-	for (uint32_t i = 0; i < of.n_rules; i++)
-		if (rule_idle(&of.rules[i], now_ms))
-			return true;
-	return false;
-}
-
-void
-ofproto_note_used(uint32_t uid, uint64_t used_ms)
-{
-	for (uint32_t i = 0; i < of.n_rules; i++)
-		if (of.rules[i].rule.uid == uid) {
-			of.rules[i].stats.used_ms =
-				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
-			return;
-		}
-}
-
-uint32_t
-ofproto_expire_rules(uint64_t now_ms)
-{
-	return rules_compact(NULL, false, now_ms);
-}
-
-void
-ofproto_expired_counts(uint64_t *idle, uint64_t *hard)
-{
-	*idle = of.expired_idle;
-	*hard = of.expired_hard;
-}
-
-uint32_t
-ofproto_n_rules(void)
-{
-	return of.n_rules;
-}
-
-const struct ofp_rule *
-ofproto_rule(uint32_t i)
-{
-	return i < of.n_rules ? &of.rules[i].rule : NULL;
-}
-
-const struct ofproto_rule_stats *
-ofproto_rule_stats(uint32_t i)
-{
-	return i < of.n_rules ? &of.rules[i].stats : NULL;
-}
-
-void
-ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
-			uint64_t used_ms)
-{
-	for (uint32_t i = 0; i < of.n_rules; i++) {
-		if (of.rules[i].rule.uid == uid) {
-			of.rules[i].stats.packets += packets;
-			of.rules[i].stats.bytes += bytes;
-			of.rules[i].stats.used_ms =
-				RTE_MAX(of.rules[i].stats.used_ms, used_ms);
-			return;
-		}
-	}
 }
 
 /* ---- init -------------------------------------------------------------- */
@@ -715,46 +387,14 @@ int
 ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 	     char *err, size_t errlen)
 {
-	char perr[CFG_ERR_MAX];
-
 	of.cfg = cfg;
 	of.qsbr = qsbr;
-	of.max_rules = cfg->max_flows ? cfg->max_flows : CFG_MAX_FLOWS_DEFAULT;
 	of.publish_interval_ms = cfg->publish_interval_ms ?
 		cfg->publish_interval_ms : OFPROTO_PUBLISH_INTERVAL_DEFAULT_MS;
 	if (init_tables(cfg, err, errlen))
 		return -1;
-	if (cfg->n_flows > of.max_rules) {
-		snprintf(err, errlen, "%s: %u flows, more than datapath "
-			 "max-flows (%u)", cfg->file, cfg->n_flows,
-			 of.max_rules);
-		return -1;
-	}
-	struct ofp_rule *parsed = calloc(cfg->n_flows + 1, sizeof *parsed);
-	if (!parsed || rules_reserve(cfg->n_flows + 1)) {
-		free(parsed);
-		return -1;
-	}
-	int bad = -1;
-	for (uint16_t i = 0; i < cfg->n_flows && bad < 0; i++)
-		if (parse_rule(cfg->flows[i].text, &parsed[i], perr,
-			       sizeof perr))
-			bad = i;
-	if (bad < 0)
-		ct_label_preds_admit(parsed, cfg->n_flows, &bad, perr,
-				     sizeof perr);
-	if (bad >= 0) {
-		snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
-			 cfg->flows[bad].line, cfg->flows[bad].col, perr);
-		free(parsed);
-		return -1;
-	}
-	for (uint16_t i = 0; i < cfg->n_flows; i++)
-		rule_upsert(&parsed[i]);
-	free(parsed);
-	qsort(of.rules, of.n_rules, sizeof *of.rules, rule_slot_cmp);
-	ofproto_publish();
-	return 0;
+	/* the topology's flows:, added as one batch, which publishes */
+	return flow_table_load(cfg, err, errlen);
 }
 
 void
@@ -764,22 +404,10 @@ ofproto_fini(void)
 	dp_snapshot_current = NULL;
 	retired_reclaim(true);
 	free(of.retired);
-	free(of.rules);
+	flow_table_fini();
 	free(of.neigh_changed);
 	neigh_fini();
 	route_fini();
 	ct_label_preds_reset();
 	memset(&of, 0, sizeof of);
-}
-
-uint64_t
-ofproto_rules_refused(void)
-{
-	return of.rules_refused;
-}
-
-uint32_t
-ofproto_max_rules(void)
-{
-	return of.max_rules;
 }

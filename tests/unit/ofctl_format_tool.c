@@ -22,10 +22,34 @@ format_line(const char *flow, char *out, size_t len)
 		return;
 	}
 	ofp_format_rule_body(&r, NULL, body, sizeof body);
+	/* between the match and actions=, ofp_print_flow_mod's cookie:,
+	 * idle:, hard:, importance: and flags, each ending in a space */
+	char *acts = strstr(body, "actions=");
+	char mid[256] = "";
+	size_t m = 0;
+	if (r.cookie)
+		m += snprintf(mid + m, sizeof mid - m, "cookie:0x%lx ",
+			      (unsigned long)r.cookie);
+	if (r.idle_timeout)
+		m += snprintf(mid + m, sizeof mid - m, "idle:%u ",
+			      r.idle_timeout);
+	if (r.hard_timeout)
+		m += snprintf(mid + m, sizeof mid - m, "hard:%u ",
+			      r.hard_timeout);
+	if (r.importance)
+		m += snprintf(mid + m, sizeof mid - m, "importance:%u ",
+			      r.importance);
+	for (int i = 0; i < OFP_N_FLAGS; i++)
+		if (r.flags & (1u << i))
+			m += snprintf(mid + m, sizeof mid - m, "%s ",
+				      ofp_flag_name(i));
+	if (!acts)
+		acts = body + strlen(body);
+	size_t o = 0;
 	if (r.table_id)
-		snprintf(out, len, "table:%u %s", r.table_id, body);
-	else
-		snprintf(out, len, "%s", body);
+		o += snprintf(out + o, len - o, "table:%u ", r.table_id);
+	snprintf(out + o, len - o, "%.*s%s%s", (int)(acts - body), body, mid,
+		 acts);
 }
 
 /* The next line that is not a comment, without its newline. */

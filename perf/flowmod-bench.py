@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""100 000 rules through `vxswitch-ctl add-flows`, build against build.
+
+For each build dir given (label=DIR, e.g. the "before" of main's HEAD and
+the "after" of a branch), starts vxswitch on a one-port topology with
+`max-flows` above --flows (no traffic), writes --flows distinct rules
+(`table=T,priority=P,ip,nw_dst=10.a.b.c,actions=...`, 16 tables, 4
+priorities) into files of --batch rules (the control socket takes 16 384
+arguments and 2 MiB a request: control.h), sends each with
+`vxswitch-ctl add-flows FILE` and times it; then reads the switch's
+resident memory (VmRSS) and prints, per build, the total time, the rate,
+the slowest batch, and the resident memory grown per rule (the rule table
+and the published snapshot together, as the process holds them).
+
+    perf/flowmod-bench.py before=/tmp/vxs-before/build after=build
+    perf/flowmod-bench.py --flows 20000 --batch 5000 after=build
+
+A build whose whole run passes --limit seconds is stopped and shown as
+such (the quadratic "before" can take minutes).
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+
+
+def rule(i):
+    t, p = i % 16, 100 + (i // 16) % 4
+    return ("table=%d,priority=%d,ip,nw_dst=10.%d.%d.%d,"
+            "actions=load:%d->NXM_NX_REG0[],resubmit(,%d)" %
+            (t, p, (i >> 16) & 255, (i >> 8) & 255, i & 255, i & 0xffff,
+             min(t + 1, 254)))
+
+
+def rss_kb(pid):
+    for line in Path("/proc/%d/status" % pid).read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def run_build(label, bdir, a, files):
+    os.environ["VXS_BUILD_DIR"] = str(Path(bdir).resolve())
+    from vxswitch_tools import switch
+    tmp = tempfile.TemporaryDirectory(prefix="flowmod-bench")
+    rundir = Path(tempfile.mkdtemp(prefix="vxfm", dir="/tmp"))
+    topo = {"eal": {"lcores": "0-1", "memory-mb": 512, "no-pci": True},
+            "datapath": {"pmd-cores": [1], "max-flows": a.flows + 16},
+            "ports": [{"name": "vm0", "type": "dpdkvhostuser",
+                       "path": str(rundir / "vm0.sock")}]}
+    sw = switch.Switch(topo, tmp.name, rundir, name="flowmod")
+    try:
+        pid = sw.proc.pid
+        rss0 = rss_kb(pid)
+        times = []
+        t_all = time.perf_counter()
+        for f in files:
+            t0 = time.perf_counter()
+            left = a.limit - (t0 - t_all)
+            if left <= 0:
+                return {"label": label, "timeout": True, "done": len(times)}
+            try:
+                sw.ctl("add-flows", str(f), timeout=left)
+            except subprocess.TimeoutExpired:
+                return {"label": label, "timeout": True, "done": len(times)}
+            times.append(time.perf_counter() - t0)
+        total = time.perf_counter() - t_all
+        n = int(sw.ctl("dump-flows").count("\n"))
+        rss1 = rss_kb(pid)
+        return {"label": label, "timeout": False, "total": total,
+                "max": max(times), "rules": n,
+                "rss_per_rule": (rss1 - rss0) * 1024.0 / max(n, 1)}
+    finally:
+        sw.stop()
+        tmp.cleanup()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("builds", nargs="+", help="LABEL=BUILD_DIR")
+    ap.add_argument("--flows", type=int, default=100000)
+    ap.add_argument("--batch", type=int, default=10000)
+    ap.add_argument("--limit", type=float, default=600.0,
+                    help="seconds per build before giving up (600)")
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="flowmod-rules"))
+    files = []
+    for k in range(0, a.flows, a.batch):
+        f = work / ("batch%03d.txt" % (k // a.batch))
+        f.write_text("".join(rule(i) + "\n"
+                             for i in range(k, min(k + a.batch, a.flows))))
+        files.append(f)
+    rows = [run_build(*b.split("=", 1), a, files) for b in a.builds]
+    print("host: %s, %d CPUs, %s; %d rules in batches of %d" % (
+        platform.node(), os.cpu_count(), platform.platform(), a.flows,
+        a.batch))
+    print("| build | total s | rules/s | slowest batch s | rules | "
+          "RSS bytes/rule |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["timeout"]:
+            print("| %s | > %.0f (%d of %d batches) | | | | |" % (
+                r["label"], a.limit, r["done"], len(files)))
+            continue
+        print("| %s | %.2f | %.0f | %.2f | %d | %.0f |" % (
+            r["label"], r["total"], a.flows / r["total"], r["max"],
+            r["rules"], r["rss_per_rule"]))
+    for f in files:
+        f.unlink()
+    work.rmdir()
+
+
+if __name__ == "__main__":
+    main()
