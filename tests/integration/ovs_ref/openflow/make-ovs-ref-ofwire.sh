@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Makes openflow/vectors.txt: the exact OpenFlow bytes Debian's ovs-ofctl
+# sends for every line of openflow/flows.txt in OpenFlow 1.0, 1.3 and 1.5,
+# and what Debian's ovs-vswitchd (OVS 3.1, userspace: datapath_type=netdev,
+# dummy ports 1 and 2, a private ovsdb-server, a network namespace of its
+# own) answers, recorded by ofwire_recorder.py, a proxy in front of the
+# bridge's br0.mgmt socket. tests/unit/test_ofp_wire.c decodes them.
+# Format: "## V CMD ARGS" then "exit RC" then one line per message,
+# "> VERSION TYPE HEX" (ovs-ofctl to the switch) or "< ..." (the answer).
+# Usage (root; needs openvswitch-switch):
+#   tests/integration/ovs_ref/openflow/make-ovs-ref-ofwire.sh [OUTFILE]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/vectors.txt}
+ns=vxs-ovsow-$$
+S=$(mktemp -d /tmp/ovsow.XXXXXX)
+export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
+ip netns add "$ns"
+rec=
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null || true
+	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
+	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$S"
+}
+trap cleanup EXIT
+in_ns() { ip netns exec "$ns" "$@"; }
+
+ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
+	--remote=punix:"$S/db.sock" "$S/conf.db"
+in_ns ovs-vsctl --no-wait init
+in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
+	--disable-system --disable-system-route --detach --no-chdir \
+	--pidfile --log-file
+in_ns ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev -- \
+	add-port br0 p1 -- set Interface p1 type=dummy ofport_request=1 -- \
+	add-port br0 p2 -- set Interface p2 type=dummy ofport_request=2
+in_ns ovs-ofctl del-flows br0	# the bridge's own NORMAL rule
+
+: > "$out"
+python3 "$here/ofwire_recorder.py" "$S/proxy.sock" "$S/br0.mgmt" "$out" &
+rec=$!
+for _ in $(seq 50); do [ -S "$S/proxy.sock" ] && break; sleep 0.1; done
+sock=unix:$S/proxy.sock
+
+run() {		# VERSION CMD [ARGS...]
+	local v=$1 rc=0; shift
+	echo "## $v $*" >> "$out"
+	ovs-ofctl -O "OpenFlow$v" --no-names "$1" "$sock" "${@:2}" \
+		> /dev/null 2> "$S/err" || rc=$?
+	echo "exit $rc" >> "$out"
+	sed 's/^/# /' "$S/err" >> "$out"
+}
+
+for v in 10 13 15; do
+	while IFS= read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		vers=10,13,15
+		if [ "${line:0:1}" = @ ]; then
+			vers=${line%% *}; vers=${vers#@}; line=${line#* }
+		fi
+		case ",$vers," in *",$v,"*) ;; *) continue ;; esac
+		read -r -a w <<< "$line"
+		run "$v" "${w[@]}"
+		if [ "${w[0]}" = add-flow ]; then
+			run "$v" dump-flows
+			run "$v" del-flows
+		fi
+	done < "$here/flows.txt"
+done
+sleep 0.2
+echo "written to $out"
