@@ -39,6 +39,10 @@ struct act_ctx {
 	struct ofp_rule *r;
 	uint8_t version;
 	struct ofp_ct *ct;	/* inside NXAST_CT's nested actions */
+	/* A tunnel IPv6 address written in parts (1.0 sends it as two
+	 * 64-bit REG_LOADs): the action being filled and the bits so far. */
+	struct ofp_action *partial;
+	uint8_t partial_bits[16];
 };
 
 static enum ofp_wire_error
@@ -109,6 +113,40 @@ extract_bits(const uint8_t *v, unsigned width, unsigned ofs, unsigned nbits,
 	}
 }
 
+/* Part of a tunnel IPv6 address: merged into the action the previous
+ * part started; the list is refused if it ends with the address not
+ * whole (pull_list). */
+static enum ofp_wire_error
+set_partial_ip6(struct act_ctx *c, enum wire_set_target t, const uint8_t *v,
+		const uint8_t *m)
+{
+	enum ofp_action_type type = t == WST_TUN6_SRC ? OFPACT_SET_TUN_IPV6_SRC
+						      : OFPACT_SET_TUN_IPV6_DST;
+	struct ofp_action *a = c->partial;
+	enum ofp_wire_error err;
+	bool whole = true;
+
+	if (!a || a->type != type) {
+		if (c->partial)
+			return OFPW_BAC_BAD_SET_TYPE;
+		if ((err = new_action(c, &a)))
+			return err;
+		a->type = type;
+		memset(c->partial_bits, 0, sizeof c->partial_bits);
+		c->partial = a;
+	}
+	for (int i = 0; i < 16; i++) {
+		if (c->partial_bits[i] & m[i])
+			return OFPW_BAC_BAD_SET_TYPE;	/* bits written twice */
+		a->ip6.a[i] |= v[i] & m[i];
+		c->partial_bits[i] |= m[i];
+		whole &= c->partial_bits[i] == 0xff;
+	}
+	if (whole)
+		c->partial = NULL;
+	return 0;
+}
+
 /* Writes value v (and mask m, or NULL: whole) of a set target. form:
  * 1 = written as set_field, else as load. */
 static enum ofp_wire_error
@@ -144,6 +182,9 @@ set_target(struct act_ctx *c, enum wire_set_target t, int reg,
 	}
 	if (c->ct)
 		return OFPW_BAC_BAD_ARGUMENT;
+	if ((t == WST_TUN6_SRC || t == WST_TUN6_DST) && m &&
+	    nbits != width * 8)
+		return set_partial_ip6(c, t, v, m);
 	/* the rest set a whole field (vxswitch keeps no partial writes of
 	 * tunnel or Ethernet fields) */
 	if (t != WST_REG && nbits != width * 8)
@@ -531,11 +572,13 @@ pull_list(struct act_ctx *c, const uint8_t *p, size_t len)
 		if (alen < 8 || alen % 8 || alen > rd.left)
 			return OFPW_BAC_BAD_LEN;
 		h = rd_pull(&rd, alen);
+		if (c->partial && type != OFPAT_EXPERIMENTER)
+			return OFPW_BAC_BAD_SET_TYPE;
 		err = pull_action(c, type, h, alen);
 		if (err)
 			return err;
 	}
-	return 0;
+	return c->partial ? OFPW_BAC_BAD_SET_TYPE : 0;
 }
 
 enum ofp_wire_error

@@ -253,8 +253,16 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 	case WK_KEY:
 		if (key_is_set(r, (enum mf_id)f->mf))
 			return OFPW_BMC_DUP_FIELD;
-		if (f->mf == MFF_IPV6_LABEL && (get32(v) & ~0xfffffu))
-			return OFPW_BMC_BAD_VALUE;
+		if (f->mf == MFF_IPV6_LABEL) {
+			/* 20 bits: a wider mask counts for those only, as
+			 * the text parser keeps it */
+			if (get32(v) & ~FLOW_IPV6_LABEL_MASK)
+				return OFPW_BMC_BAD_VALUE;
+			put32(bv, get32(v));
+			put32(bm, get32(m) & FLOW_IPV6_LABEL_MASK);
+			set_key(r, MFF_IPV6_LABEL, bv, bm);
+			return 0;
+		}
 		set_key(r, (enum mf_id)f->mf, v, m);
 		return 0;
 	case WK_IN_PORT16:

@@ -108,8 +108,14 @@ put_ip(struct put_ctx *c, const struct ofp_rule *r, bool ip4)
 	}
 	if (r->mask.nw_ttl)
 		put_x(c, HDR(1, 29, 1), 0, K(nw_ttl), 1);
-	put_m(c, HDR(1, 27, 4), HDR(0x8000, 28, 4), K(ipv6_label),
-	      M(ipv6_label), 4);
+	{
+		/* all 20 bits: no mask, as OVS */
+		uint8_t lm[4];
+		uint32_t l = rte_be_to_cpu_32(r->mask.ipv6_label);
+		put32(lm, l == FLOW_IPV6_LABEL_MASK ? UINT32_MAX : l);
+		put_m(c, HDR(1, 27, 4), HDR(0x8000, 28, 4), K(ipv6_label),
+		      lm, 4);
+	}
 	if (!r->mask.nw_proto)
 		return;
 	put_x(c, HDR(0, 6, 1), HDR(0x8000, 10, 1), K(nw_proto), 1);
@@ -176,7 +182,7 @@ ofp_wire_put_tlvs(struct ofp_wire_buf *b, const struct ofp_rule *r, bool oxm,
 		uint8_t v[2], m[2], pcp;
 
 		put16(v, tci & 0x1fff);
-		put16(m, tm & 0x1fff);
+		put16(m, (tm & 0x1fff) == 0x1fff ? 0xffff : tm & 0x1fff);
 		put_m(&c, 0, HDR(0x8000, 6, 2), v, m, 2);
 		if ((tci & 0x1fff) && (tm & 0xe000)) {
 			pcp = (uint8_t)(tci >> 13);
