@@ -267,35 +267,53 @@ port_is_tunnel(uint32_t ofport, void *aux)
 	return p && p->kind == PORT_VXLAN;
 }
 
-/* Parsed, runnable, and its translation fits the datapath's per-rule
- * slots. */
+/* Runnable, and its translation fits the datapath's per-rule slots. */
+static int
+check_rule(const struct ofp_rule *r, char *err, size_t errlen)
+{
+	if (xlate_check_executable(r, err, errlen))
+		return -1;
+	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);
+}
+
 static int
 parse_rule(const char *text, struct ofp_rule *r, char *err, size_t errlen)
 {
 	if (ofp_parse_flow(text, OFP_PARSE_ADD, ports_ofp_map_adding(), r, err,
-			   errlen) ||
-	    xlate_check_executable(r, err, errlen))
+			   errlen))
 		return -1;
-	return xlate_check_rule(r, port_is_tunnel, NULL, err, errlen);
+	return check_rule(r, err, errlen);
+}
+
+static void
+set_why(enum ofp_wire_error *why, enum ofp_wire_error e)
+{
+	if (why)
+		*why = e;
 }
 
 /* All or nothing: checks the whole batch, then applies it in order (a
  * later rule of the batch replaces an earlier identical one). */
 static int
-apply_adds(const struct ofp_rule *batch, int n, int *bad, char *err,
-	   size_t errlen)
+apply_adds(const struct ofp_rule *batch, int n, int *bad,
+	   enum ofp_wire_error *why, char *err, size_t errlen)
 {
 	uint32_t *hash = malloc((n ? n : 1) * sizeof *hash);
 	int rc = -1;
 
+	/* OVS's word for a rule it has no room for, the limits' refusals
+	 * and memory among them */
+	set_why(why, OFPW_FMFC_TABLE_FULL);
 	if (!hash) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
 		hash[i] = rule_index_hash(&batch[i]);
-	if (check_overlaps(batch, n, bad, err, errlen))
+	if (check_overlaps(batch, n, bad, err, errlen)) {
+		set_why(why, OFPW_FMFC_OVERLAP);
 		goto out;
+	}
 	int64_t n_new = count_new(batch, hash, n);
 	if (n_new < 0 || rules_reserve(ft.n_rules + (uint32_t)n_new)) {
 		snprintf(err, errlen, "out of memory");
@@ -356,9 +374,32 @@ ofproto_add_flows(const char *const *flows, int n, int *bad, char *err,
 			return -1;
 		}
 	}
-	rc = apply_adds(parsed, n, bad, err, errlen);
+	rc = apply_adds(parsed, n, bad, NULL, err, errlen);
 	free(parsed);
 	return rc;
+}
+
+int
+ofproto_add_rules(const struct ofp_rule *batch, int n, int *bad,
+		  enum ofp_wire_error *why, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		if (batch[i].table_id >= OFP_N_TABLES) {
+			*bad = i;
+			set_why(why, OFPW_FMFC_BAD_TABLE_ID);
+			snprintf(err, errlen, "table %u: tables are 0..%d",
+				 batch[i].table_id, OFP_N_TABLES - 1);
+			return -1;
+		}
+		if (check_rule(&batch[i], err, errlen)) {
+			*bad = i;
+			/* what the datapath cannot run: an argument of an
+			 * action it refuses */
+			set_why(why, OFPW_BAC_BAD_ARGUMENT);
+			return -1;
+		}
+	}
+	return apply_adds(batch, n, bad, why, err, errlen);
 }
 
 int
@@ -388,7 +429,8 @@ flow_table_load(const struct vxs_config *cfg, char *err, size_t errlen)
 			       sizeof perr))
 			bad = i;
 	int rc = bad >= 0 ? -1 :
-		 apply_adds(parsed, cfg->n_flows, &bad, perr, sizeof perr);
+		 apply_adds(parsed, cfg->n_flows, &bad, NULL, perr,
+			    sizeof perr);
 	free(parsed);
 	if (rc && bad >= 0)
 		snprintf(err, errlen, "%s:%d:%d: %s", cfg->file,
@@ -462,6 +504,16 @@ mark_deleted(struct rule_slot *s, void *aux)
 }
 
 int
+ofproto_del_rules(const struct ofp_rule *filter, bool strict)
+{
+	select_rules(filter, strict, mark_deleted, NULL);
+	uint32_t removed = rules_sweep();
+	if (removed)
+		ofproto_publish();
+	return (int)removed;
+}
+
+int
 ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 {
 	struct ofp_rule f;
@@ -473,11 +525,7 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 	    ofp_parse_flow(filter, OFP_PARSE_MATCH, ports_ofp_map(), &f, err,
 			   errlen))
 		return -1;
-	select_rules(&f, strict, mark_deleted, NULL);
-	uint32_t removed = rules_sweep();
-	if (removed)
-		ofproto_publish();
-	return (int)removed;
+	return ofproto_del_rules(&f, strict);
 }
 
 struct mod_ctx {
@@ -523,14 +571,14 @@ mod_one(struct rule_slot *s, void *aux)
 }
 
 int
-ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
+ofproto_mod_rules(const struct ofp_rule *filter, bool strict,
+		  enum ofp_wire_error *why, char *err, size_t errlen)
 {
-	struct ofp_rule f;
+	struct ofp_rule f = *filter;
 	struct mod_ctx c = { .f = &f, .err = err, .errlen = errlen };
 
-	if (ofp_parse_flow(flow, OFP_PARSE_MODIFY, ports_ofp_map(), &f, err,
-			   errlen) ||
-	    xlate_check_executable(&f, err, errlen))
+	set_why(why, OFPW_BAC_BAD_ARGUMENT);
+	if (xlate_check_executable(&f, err, errlen))
 		return -1;
 	/* OpenFlow's modify takes no out_port (OVS passes OFPP_ANY) */
 	f.out_port = 0;
@@ -542,6 +590,17 @@ ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
 	if (c.changed)
 		ofproto_publish();
 	return c.changed;
+}
+
+int
+ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
+{
+	struct ofp_rule f;
+
+	if (ofp_parse_flow(flow, OFP_PARSE_MODIFY, ports_ofp_map(), &f, err,
+			   errlen))
+		return -1;
+	return ofproto_mod_rules(&f, strict, NULL, err, errlen);
 }
 
 /* ---- rule timeouts ---------------------------------------------------- */

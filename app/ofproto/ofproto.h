@@ -14,6 +14,7 @@
 #include "config.h"
 #include "dp_snapshot.h"
 #include "ofp_rule.h"
+#include "ofp_wire.h"
 
 struct ofproto_rule_stats {
 	uint64_t packets, bytes;	/* of megaflows already retired */
@@ -46,6 +47,20 @@ int ofproto_del_flows(const char *filter, bool strict, char *err,
  * timeouts, as ovs-ofctl mod-flows; returns how many changed. */
 int ofproto_mod_flows(const char *flow, bool strict, char *err,
 		      size_t errlen);
+
+/* The same from rules already decoded (an OpenFlow flow_mod,
+ * ofp_wire_decode_flow_mod): add (all or nothing), delete by a filter,
+ * modify the rules a filter selects. On a refusal *why (if not NULL) is
+ * the OpenFlow error OVS gives for it: OFPFMFC_OVERLAP (check_overlap),
+ * OFPFMFC_TABLE_FULL (max-flows, the ct_label limit, memory),
+ * OFPFMFC_BAD_TABLE_ID, OFPBAC_BAD_ARGUMENT (actions the datapath cannot
+ * run). OpenFlow 1.0's modify that selects nothing is an add: the
+ * caller's (ofproto_mod_rules returns 0 then). */
+int ofproto_add_rules(const struct ofp_rule *batch, int n, int *bad,
+		      enum ofp_wire_error *why, char *err, size_t errlen);
+int ofproto_del_rules(const struct ofp_rule *filter, bool strict);
+int ofproto_mod_rules(const struct ofp_rule *filter, bool strict,
+		      enum ofp_wire_error *why, char *err, size_t errlen);
 
 /* The OpenFlow bridge's name (datapath: bridge:, default br-int). */
 const char *ofproto_bridge(void);
