@@ -100,9 +100,10 @@ const char *ofp_wire_err_name(enum ofp_wire_error e);
  * version becomes NXBRC_UNENCODABLE_ERROR, as OVS). */
 struct ofp_wire_err ofp_wire_err_lookup(enum ofp_wire_error e,
 					uint8_t version);
-/* The OFPT_ERROR answering request (its version and xid, the first 64
- * bytes of it as data, as ofperr_encode_reply) into out[cap]. Returns the
- * length, or 0 if cap is too small (128 bytes always suffice). */
+/* The OFPT_ERROR answering request (its version and xid, and as data
+ * the whole request as ovs-vswitchd 3.1 sends it, up to a 65535-byte
+ * message; not OpenFlow's "at least 64 bytes") into out[cap]. Returns
+ * the length, or 0 if cap is too small (request_len + 20 suffices). */
 size_t ofp_wire_encode_error(enum ofp_wire_error e, const uint8_t *request,
 			     size_t request_len, uint8_t *out, size_t cap);
 

@@ -158,13 +158,15 @@ ofp_wire_encode_error(enum ofp_wire_error e, const uint8_t *request,
 {
 	uint8_t version = request_len >= 1 ? request[0] : OFP10_VERSION;
 	const struct triplet *t;
-	size_t n = 12, data = request_len < 64 ? request_len : 64;
+	size_t n = 12, data;
 
 	if (version < OFP10_VERSION || version > OFP15_VERSION)
 		version = OFP10_VERSION;
 	t = triplet_of(e, version);
 	if (t->vendor)
 		n += version <= OFP10_VERSION ? 8 : 4;
+	/* the whole request, as far as 16 bits of length go */
+	data = request_len < 65535 - n ? request_len : 65535 - n;
 	if (cap < n + data)
 		return 0;
 	memset(out, 0, n);

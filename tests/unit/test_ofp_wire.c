@@ -11,12 +11,16 @@
  * -experimenter and -instruction mutants of every message are refused
  * with the right error, each decoded from a buffer of its exact size
  * (run under ASan: no read outside it).
- * Usage: test_ofp_wire VECTORS
+ * And errors.txt: broken flow_mods sent to ovs-vswitchd, decoded to the
+ * error it answered, our OFPT_ERROR equal to its, byte for byte.
+ * Usage: test_ofp_wire VECTORS ERRORS
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_common.h>
 
 #include "ofp_wire.h"
 
@@ -413,7 +417,7 @@ mutate(const struct block *b, const struct msg *msg, decode_fn fn, void *aux,
 			expect_err("unknown experimenter", b, fn(m, len, aux),
 				   OFPW_BAC_BAD_EXPERIMENTER);
 			memcpy(m, msg->data, len);
-			set16(m + act + 8, 0x00ff);
+			set16(m + act + 8, 0x7fff);
 			expect_err("unknown NX subtype", b, fn(m, len, aux),
 				   OFPW_BAC_BAD_EXP_TYPE);
 		}
@@ -636,12 +640,87 @@ test_errors(void)
 				  sizeof out);
 	check(n == 32 && g16(out + 8) == 0xffff && g16(out + 10) == 15 &&
 	      out[15] == 0x20, "NX error 1.3 bytes");
-	/* only the first 64 bytes of the request */
-	uint8_t big[200] = { 4, 14, 0, 200 };
-	n = ofp_wire_encode_error(OFPW_BRC_BAD_LEN, big, 200, out, sizeof out);
-	check(n == 12 + 64, "64 bytes of the request");
+	/* the whole request, as ovs-vswitchd */
+	uint8_t big[100] = { 4, 14, 0, 100 };
+	n = ofp_wire_encode_error(OFPW_BRC_BAD_LEN, big, 100, out, sizeof out);
+	check(n == 12 + 100, "the whole request");
 	check(ofp_wire_encode_error(OFPW_BRC_BAD_LEN, big, 200, out, 40) == 0,
 	      "too small a buffer");
+}
+
+/* errors.txt: broken flow_mods and what ovs-vswitchd answered: our
+ * decode gives the same error, and our OFPT_ERROR is its bytes. */
+static const struct {
+	const char *name;
+	enum ofp_wire_error decode, sent;
+} error_cases[] = {
+	{ "unknown_field", OFPW_BMC_BAD_FIELD, OFPW_BMC_BAD_FIELD },
+	{ "unknown_action", OFPW_BAC_BAD_TYPE, OFPW_BAC_BAD_TYPE },
+	{ "action_len_4", OFPW_BAC_BAD_LEN, OFPW_BAC_BAD_LEN },
+	{ "unknown_experimenter", OFPW_BAC_BAD_EXPERIMENTER,
+	  OFPW_BAC_BAD_EXPERIMENTER },
+	{ "unknown_nx_subtype", OFPW_BAC_BAD_EXP_TYPE, OFPW_BAC_BAD_EXP_TYPE },
+	{ "unknown_instruction", OFPW_BIC_UNKNOWN_INST, OFPW_BIC_UNKNOWN_INST },
+	{ "table_255", OFPW_FMFC_BAD_TABLE_ID, OFPW_FMFC_BAD_TABLE_ID },
+	{ "bad_command", OFPW_FMFC_BAD_COMMAND, OFPW_FMFC_BAD_COMMAND },
+	{ "bad_flags", OFPW_FMFC_BAD_FLAGS, OFPW_FMFC_BAD_FLAGS },
+	/* decodes; the rule table refuses it (ofproto_add_rules) */
+	{ "overlap", OFPW_OK, OFPW_FMFC_OVERLAP },
+};
+
+static int
+test_ovs_errors(const char *path)
+{
+	char *line = NULL, name[64] = "";
+	uint8_t *req = NULL, *ans;
+	size_t cap = 0, req_len = 0, n;
+	int version = 0, n_cases = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		perror(path);
+		return 0;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "## ", 3)) {
+			sscanf(line + 3, "%d %63s", &version, name);
+		} else if (line[0] == '>') {
+			free(req);
+			req_len = unhex(line + 2, &req);
+		} else if (line[0] == '<' && req) {
+			size_t i;
+			struct ofp_flow_mod fm;
+			uint8_t out[1024];
+
+			for (i = 0; i < RTE_DIM(error_cases); i++)
+				if (!strcmp(error_cases[i].name, name))
+					break;
+			check(i < RTE_DIM(error_cases), "errors.txt: %s?", name);
+			if (i == RTE_DIM(error_cases))
+				continue;
+			n_cases++;
+			enum ofp_wire_error e = decode_fm(req, req_len, NULL, &fm);
+			check(e == error_cases[i].decode, "%d %s: decoded as %s",
+			      version, name, ofp_wire_err_name(e));
+			n = unhex(line + 2, &ans);
+			size_t got = ofp_wire_encode_error(error_cases[i].sent,
+							   req, req_len, out,
+							   sizeof out);
+			bool same = got == n && !memcmp(out, ans, n);
+			check(same, "%d %s: our OFPT_ERROR differs", version,
+			      name);
+			if (!same) {
+				dump_hex("ours", out, got);
+				dump_hex("OVS ", ans, n);
+			}
+			free(ans);
+		}
+	}
+	free(req);
+	free(line);
+	fclose(f);
+	return n_cases;
 }
 
 int
@@ -654,8 +733,8 @@ main(int argc, char **argv)
 	FILE *f;
 	bool open_block = false;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s VECTORS\n", argv[0]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s VECTORS ERRORS\n", argv[0]);
 		return 2;
 	}
 	f = fopen(argv[1], "r");
@@ -664,6 +743,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	test_errors();
+	int n_err = test_ovs_errors(argv[2]);
+	check(n_err >= 20, "errors.txt: %d cases", n_err);
 	while (getline(&line, &cap, f) > 0) {
 		if (!strncmp(line, "## ", 3)) {
 			if (open_block) {
@@ -692,8 +773,8 @@ main(int argc, char **argv)
 	check(st.n_fm >= 100 && st.n_sr >= 100, "vectors read: %d flow_mods, "
 	      "%d stats requests", st.n_fm, st.n_sr);
 	printf("%d flow_mods, %d stats requests, %d replies compared "
-	       "(%d known difference), %d mutants\n", st.n_fm, st.n_sr,
-	       st.n_replies, n_known, n_mutants);
+	       "(%d known difference), %d mutants, %d OVS errors\n", st.n_fm,
+	       st.n_sr, st.n_replies, n_known, n_mutants, n_err);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
 }

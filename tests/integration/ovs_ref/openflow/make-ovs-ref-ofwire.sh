@@ -8,11 +8,14 @@
 # bridge's br0.mgmt socket. tests/unit/test_ofp_wire.c decodes them.
 # Format: "## V CMD ARGS" then "exit RC" then one line per message,
 # "> VERSION TYPE HEX" (ovs-ofctl to the switch) or "< ..." (the answer).
+# Also openflow/errors.txt: the OFPT_ERROR ovs-vswitchd answers broken
+# flow_mods with (ofwire_errors.py).
 # Usage (root; needs openvswitch-switch):
-#   tests/integration/ovs_ref/openflow/make-ovs-ref-ofwire.sh [OUTFILE]
+#   tests/integration/ovs_ref/openflow/make-ovs-ref-ofwire.sh [VECTORS [ERRORS]]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/vectors.txt}
+errs=${2:-$here/errors.txt}
 ns=vxs-ovsow-$$
 S=$(mktemp -d /tmp/ovsow.XXXXXX)
 export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
@@ -72,4 +75,7 @@ for v in 10 13 15; do
 	done < "$here/flows.txt"
 done
 sleep 0.2
-echo "written to $out"
+# the errors OVS answers broken flow_mods with (ofwire_errors.py)
+: > "$errs"
+python3 "$here/ofwire_errors.py" "$S/br0.mgmt" "$out" "$errs"
+echo "written to $out and $errs"
