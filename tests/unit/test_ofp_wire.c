@@ -177,8 +177,8 @@ block_start(struct block *b, char *line)
 static uint8_t
 wire_version(int v)
 {
-	return v == 10 ? OFP10_VERSION : v == 13 ? OFP13_VERSION
-						   : OFP15_VERSION;
+	return v == 10 ? OFP10_VERSION : v == 13 ? OFP13_VERSION :
+	       v == 14 ? OFP14_VERSION : OFP15_VERSION;
 }
 
 static bool

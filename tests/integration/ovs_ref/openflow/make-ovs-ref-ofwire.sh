@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Makes openflow/vectors.txt: the exact OpenFlow bytes Debian's ovs-ofctl
-# sends for every line of openflow/flows.txt in OpenFlow 1.0, 1.3 and 1.5,
+# sends for every line of openflow/flows.txt in OpenFlow 1.0, 1.3, 1.4, 1.5,
 # and what Debian's ovs-vswitchd (OVS 3.1, userspace: datapath_type=netdev,
 # dummy ports 1 and 2, a private ovsdb-server, a network namespace of its
 # own) answers, recorded by ofwire_recorder.py, a proxy in front of the
@@ -58,10 +58,10 @@ run() {		# VERSION CMD [ARGS...]
 	sed 's/^/# /' "$S/err" >> "$out"
 }
 
-for v in 10 13 15; do
+for v in 10 13 14 15; do
 	while IFS= read -r line; do
 		case "$line" in ''|'#'*) continue ;; esac
-		vers=10,13,15
+		vers=10,13,14,15
 		if [ "${line:0:1}" = @ ]; then
 			vers=${line%% *}; vers=${vers#@}; line=${line#* }
 		fi

@@ -17,6 +17,8 @@ BASE = {  # a flow_mod of vectors.txt per version: (command text, kind)
         'ct_label=0x1/0x1,actions=output:1',
     13: 'add-flow ip,nw_src=10.0.0.0/8,nw_dst=192.168.1.1,'
         'actions=output:in_port',
+    14: 'add-flow ip,nw_src=10.0.0.0/8,nw_dst=192.168.1.1,'
+        'actions=output:in_port',
     15: 'add-flow ip,nw_src=10.0.0.0/8,nw_dst=192.168.1.1,'
         'actions=output:in_port',
 }
@@ -91,7 +93,7 @@ def transact(path, v, msgs):
     """hello, then msgs, then a barrier; the errors received"""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(path)
-    ver = {10: 1, 13: 4, 15: 6}[v]
+    ver = {10: 1, 13: 4, 14: 5, 15: 6}[v]
     s.sendall(bytes([ver, 0, 0, 8, 0, 0, 0, 1]))
     barrier = bytes([ver, 18 if ver == 1 else 20, 0, 8, 0, 0, 0x99, 0x99])
     for m in msgs:
@@ -118,7 +120,7 @@ def main():
     sock, vectors, log = sys.argv[1:4]
     fms = flow_mods(vectors)
     with open(log, 'a') as f:
-        for v in (10, 13, 15):
+        for v in (10, 13, 14, 15):
             for name, m in mutants(v, fms[(v, BASE[v])]):
                 m[4:8] = b'\x00\x00\x00\x42'
                 errs = transact(sock, v, [bytes(m)])
