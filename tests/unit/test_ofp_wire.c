@@ -648,6 +648,67 @@ test_errors(void)
 	      "too small a buffer");
 }
 
+/* A reply past 64 KiB: messages of at most 65535 bytes, the "more" flag
+ * on all but the last, every entry whole and in order (ofpmp_postappend).
+ * One OpenFlow 1.3 entry of this rule is 96 bytes. */
+static void
+test_multipart_split(void)
+{
+	static const uint8_t versions[] = { OFP10_VERSION, OFP13_VERSION,
+					    OFP14_VERSION, OFP15_VERSION };
+	struct ofp_flow_counts c = { .duration_sec = 1, .packets = 2 };
+	struct ofp_rule r;
+	char err[256];
+	const int n_rules = 3000;
+
+	if (ofp_parse_flow("priority=5,ip,nw_src=10.0.0.0/8,actions=output:1,"
+			   "resubmit(,3)", OFP_PARSE_ADD, &ports, &r, err,
+			   sizeof err)) {
+		check(false, "parse: %s", err);
+		return;
+	}
+	for (size_t v = 0; v < sizeof versions; v++) {
+		for (int nx = 0; nx <= (versions[v] == OFP10_VERSION); nx++) {
+			struct ofp_stats_request req = {
+				.version = versions[v], .kind = OFP_STATS_FLOW,
+				.nx = nx, .xid = 7,
+			};
+			struct ofp_stats_reply rep;
+			size_t at = 0, hdr = nx ? 24 : versions[v] ==
+				    OFP10_VERSION ? 12 : 16;
+			int n_msgs = 0, n_entries = 0;
+			bool ok = true;
+
+			ofp_wire_stats_begin(&rep, &req);
+			for (int i = 0; i < n_rules; i++) {
+				r.cookie = (uint64_t)i;
+				ok &= ofp_wire_stats_add(&rep, &r, &c) == 0;
+			}
+			ofp_wire_stats_end(&rep);
+			while (ok && at < rep.out.len) {
+				const uint8_t *m = rep.out.data + at;
+				size_t len = g16(m + 2);
+				bool more = g16(m + 10) & 1;
+
+				n_msgs++;
+				ok &= len <= 65535 && at + len <= rep.out.len &&
+				      m[0] == versions[v] && m[7] == 7;
+				for (size_t e = hdr; ok && e < len;
+				     e += g16(m + e)) {
+					ok &= g16(m + e) >= 8;
+					n_entries++;
+				}
+				at += len;
+				ok &= more == (at < rep.out.len);
+			}
+			check(ok && n_msgs >= 2 && n_entries == n_rules,
+			      "version %u nx %d: %d messages, %d entries",
+			      versions[v], nx, n_msgs, n_entries);
+			ofp_wire_buf_free(&rep.out);
+		}
+	}
+}
+
 /* errors.txt: broken flow_mods and what ovs-vswitchd answered: our
  * decode gives the same error, and our OFPT_ERROR is its bytes. */
 static const struct {
@@ -743,6 +804,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	test_errors();
+	test_multipart_split();
 	int n_err = test_ovs_errors(argv[2]);
 	check(n_err >= 20, "errors.txt: %d cases", n_err);
 	while (getline(&line, &cap, f) > 0) {
