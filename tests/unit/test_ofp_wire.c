@@ -13,12 +13,13 @@
  * (run under ASan: no read outside it).
  * And errors.txt: broken flow_mods sent to ovs-vswitchd, decoded to the
  * error it answered, our OFPT_ERROR equal to its, byte for byte.
- * Usage: test_ofp_wire VECTORS ERRORS
+ * Usage: test_ofp_wire VECTORS ERRORS, or test_ofp_wire --bench
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 
@@ -709,6 +710,77 @@ test_multipart_split(void)
 	}
 }
 
+/* --bench: flow_mods decoded and flow-stats entries encoded per second
+ * (printed, not checked: figures for design-control-plane.md). */
+static void
+bench(void)
+{
+	static const char *const flows[] = {
+		"priority=100,in_port=1,actions=output:2",
+		"ip,ct_state=+trk+est,ct_zone=5,ct_mark=0x1/0xff,actions=output:1",
+		"tcp,nw_dst=10.0.0.0/8,tp_dst=80,reg0=5,actions=ct(commit,zone=5,"
+		"table=2,exec(set_field:0x1->ct_mark)),resubmit(,3)",
+	};
+	const int rounds = 200000;
+
+	for (size_t f = 0; f < RTE_DIM(flows); f++) {
+		struct ofp_stats_request req = { .version = OFP13_VERSION,
+						 .kind = OFP_STATS_FLOW };
+		struct ofp_flow_counts c = { 0 };
+		struct ofp_stats_reply rep;
+		struct ofp_flow_mod fm;
+		struct timespec t0, t1, t2;
+		struct ofp_rule r;
+		char err[256];
+		uint8_t *msg;
+		size_t len;
+
+		if (ofp_parse_flow(flows[f], OFP_PARSE_ADD, &ports, &r, err,
+				   sizeof err))
+			return;
+		ofp_wire_stats_begin(&rep, &req);
+		ofp_wire_stats_add(&rep, &r, &c);
+		ofp_wire_stats_end(&rep);
+		/* a flow_mod of the same rule: the entry's match and
+		 * instructions behind a flow_mod header */
+		size_t body = rep.out.len - 16 - 48;
+		len = 48 + body;
+		msg = calloc(1, len);
+		msg[0] = OFP13_VERSION;
+		msg[1] = 14;
+		set16(msg + 2, (uint16_t)len);
+		memset(msg + 32, 0xff, 12);	/* buffer, out_port, group */
+		set16(msg + 30, r.priority);
+		memcpy(msg + 48, rep.out.data + 16 + 48, body);
+		ofp_wire_buf_free(&rep.out);
+		enum ofp_wire_error de = ofp_wire_decode_flow_mod(msg, len, NULL,
+								  &fm);
+		if (de || !rules_equal(&fm.rule, &r)) {
+			printf("'%s': %s\n", flows[f], ofp_wire_err_name(de));
+			free(msg);
+			return;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int i = 0; i < rounds; i++)
+			ofp_wire_decode_flow_mod(msg, len, NULL, &fm);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ofp_wire_stats_begin(&rep, &req);
+		for (int i = 0; i < rounds; i++)
+			ofp_wire_stats_add(&rep, &fm.rule, &c);
+		ofp_wire_stats_end(&rep);
+		clock_gettime(CLOCK_MONOTONIC, &t2);
+		double d = (double)(t1.tv_sec - t0.tv_sec) +
+			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		double e = (double)(t2.tv_sec - t1.tv_sec) +
+			   (double)(t2.tv_nsec - t1.tv_nsec) / 1e9;
+		printf("%zu-byte flow_mod '%s': %.0f decodes/s, %.0f "
+		       "entries encoded/s\n", len, flows[f], rounds / d,
+		       rounds / e);
+		ofp_wire_buf_free(&rep.out);
+		free(msg);
+	}
+}
+
 /* errors.txt: broken flow_mods and what ovs-vswitchd answered: our
  * decode gives the same error, and our OFPT_ERROR is its bytes. */
 static const struct {
@@ -794,8 +866,13 @@ main(int argc, char **argv)
 	FILE *f;
 	bool open_block = false;
 
+	if (argc == 2 && !strcmp(argv[1], "--bench")) {
+		bench();
+		return 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s VECTORS ERRORS\n", argv[0]);
+		fprintf(stderr, "usage: %s VECTORS ERRORS | --bench\n",
+			argv[0]);
 		return 2;
 	}
 	f = fopen(argv[1], "r");
