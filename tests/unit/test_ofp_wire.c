@@ -23,11 +23,11 @@
 
 #include <rte_common.h>
 
-#include "ofp_wire.h"
+#include "test_ofp_wire.h"
 
-static int n_passed, n_failed;
+int n_passed, n_failed;
 
-static void __attribute__((format(printf, 2, 3)))
+void __attribute__((format(printf, 2, 3)))
 check(bool ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -61,16 +61,16 @@ no_port_name(uint32_t port, void *aux)
 	return NULL;
 }
 
-static const struct ofp_port_map ports = { no_name, no_port_name, NULL };
+const struct ofp_port_map ports = { no_name, no_port_name, NULL };
 
-static const char *
+const char *
 rule_text(const struct ofp_rule *r, char *buf, size_t n)
 {
 	ofp_format_rule(r, &ports, buf, n);
 	return buf;
 }
 
-static bool
+bool
 rules_equal(const struct ofp_rule *a, const struct ofp_rule *b)
 {
 	return a->priority == b->priority && a->table_id == b->table_id &&
@@ -90,7 +90,7 @@ rules_equal(const struct ofp_rule *a, const struct ofp_rule *b)
 	       !memcmp(a->ct, b->ct, a->n_ct * sizeof a->ct[0]);
 }
 
-static void
+void
 explain(const char *what, const struct ofp_rule *got,
 	const struct ofp_rule *want)
 {
@@ -109,27 +109,32 @@ explain(const char *what, const struct ofp_rule *got,
 		want->flags, want->out_port, want->importance);
 }
 
+void
+set16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+uint16_t
+g16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+void
+dump_hex(const char *what, const uint8_t *p, size_t n)
+{
+	fprintf(stderr, "  %s: ", what);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%02x", p[i]);
+	fputc('\n', stderr);
+}
+
 /* ---- the vector file ---------------------------------------------------- */
 
-#define MAX_MSGS 16
 
-struct msg {
-	bool to_switch;
-	uint8_t *data;
-	size_t len;
-};
-
-struct block {
-	int version;
-	char cmd[32];
-	bool strict;
-	char flow[512];
-	int exit_code;
-	int n;
-	struct msg m[MAX_MSGS];
-};
-
-static size_t
+size_t
 unhex(const char *s, uint8_t **out)
 {
 	size_t n = strlen(s) / 2;
@@ -197,7 +202,7 @@ is_stats_request(const struct msg *m)
 }
 
 /* the copy a decode reads: exactly len bytes, so ASan sees any overrun */
-static enum ofp_wire_error
+enum ofp_wire_error
 decode_fm(const uint8_t *p, size_t len, const struct ofp_wire_conn *c,
 	  struct ofp_flow_mod *fm)
 {
@@ -210,7 +215,7 @@ decode_fm(const uint8_t *p, size_t len, const struct ofp_wire_conn *c,
 	return e;
 }
 
-static enum ofp_wire_error
+enum ofp_wire_error
 decode_sr(const uint8_t *p, size_t len, struct ofp_stats_request *req)
 {
 	uint8_t *copy = malloc(len ? len : 1);
@@ -265,177 +270,6 @@ expected_rule(const struct block *b, const char *flow, struct ofp_rule *want)
 	return true;
 }
 
-/* ---- mutants ------------------------------------------------------------- */
-
-typedef enum ofp_wire_error (*decode_fn)(const uint8_t *, size_t, void *);
-
-static enum ofp_wire_error
-fm_fn(const uint8_t *p, size_t len, void *aux)
-{
-	struct ofp_flow_mod fm;
-
-	return decode_fm(p, len, aux, &fm);
-}
-
-static enum ofp_wire_error
-sr_fn(const uint8_t *p, size_t len, void *aux)
-{
-	struct ofp_stats_request req;
-
-	(void)aux;
-	return decode_sr(p, len, &req);
-}
-
-static void
-set16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint16_t
-g16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static int n_mutants;
-
-static void
-expect_err(const char *what, const struct block *b, enum ofp_wire_error got,
-	   enum ofp_wire_error want)
-{
-	n_mutants++;
-	check(got == want, "%d %s '%s': %s: %s, want %s", b->version, b->cmd,
-	      b->flow, what, ofp_wire_err_name(got), ofp_wire_err_name(want));
-}
-
-/* where the match TLVs and the first action are in a flow_mod */
-static void
-locate(const uint8_t *m, size_t len, size_t *tlv, size_t *tlv_len,
-       size_t *act, size_t *inst)
-{
-	*tlv = *tlv_len = *act = *inst = 0;
-	if (m[0] == OFP10_VERSION && m[1] == 4) {	/* NXT_FLOW_MOD */
-		size_t ml = g16(m + 40);
-		*tlv = 48;
-		*tlv_len = ml;
-		*act = 48 + ((ml + 7) & ~7u);
-	} else if (m[0] == OFP10_VERSION) {
-		*act = 72;
-	} else {
-		size_t ml = g16(m + 50);
-		*tlv = 52;
-		*tlv_len = ml - 4;
-		*inst = 48 + ((ml + 7) & ~7u);
-		if (*inst + 8 < len && g16(m + *inst) == 4)
-			*act = *inst + 8;
-	}
-	if (*act >= len)
-		*act = 0;
-	if (*inst >= len)
-		*inst = 0;
-}
-
-static void
-mutate(const struct block *b, const struct msg *msg, decode_fn fn, void *aux,
-       bool flow_mod)
-{
-	size_t len = msg->len;
-	uint8_t *m = malloc(len + 16);
-
-	/* truncated: the header's length no longer the buffer's */
-	for (size_t cut = 0; cut < len; cut++) {
-		memcpy(m, msg->data, len);
-		expect_err("truncated", b, fn(m, cut, aux), OFPW_BRC_BAD_LEN);
-	}
-	/* truncated with the length fixed up: never past the end, refused
-	 * unless the cut is between two whole parts */
-	for (size_t cut = 8; cut < len; cut++) {
-		enum ofp_wire_error e;
-
-		memcpy(m, msg->data, len);
-		set16(m + 2, (uint16_t)cut);
-		e = fn(m, cut, aux);
-		if (cut % 8) {
-			n_mutants++;
-			check(e != OFPW_OK, "%d %s '%s': cut to %zu taken",
-			      b->version, b->cmd, b->flow, cut);
-		}
-	}
-	/* oversized: 8 more bytes than the header says, and 8 zero bytes
-	 * more in both */
-	memcpy(m, msg->data, len);
-	memset(m + len, 0, 8);
-	expect_err("8 bytes past the header's length", b, fn(m, len + 8, aux),
-		   OFPW_BRC_BAD_LEN);
-	set16(m + 2, (uint16_t)(len + 8));
-	n_mutants++;
-	check(fn(m, len + 8, aux) != OFPW_OK, "%d %s '%s': 8 zero bytes taken",
-	      b->version, b->cmd, b->flow);
-	/* a length one more than the buffer */
-	memcpy(m, msg->data, len);
-	set16(m + 2, (uint16_t)(len + 1));
-	expect_err("length + 1", b, fn(m, len, aux), OFPW_BRC_BAD_LEN);
-	/* unknown version */
-	memcpy(m, msg->data, len);
-	m[0] = 0x03;
-	expect_err("version 0x03", b, fn(m, len, aux), OFPW_BRC_BAD_VERSION);
-	if (!flow_mod) {
-		free(m);
-		return;
-	}
-	size_t tlv, tlv_len, act, inst;
-	locate(msg->data, len, &tlv, &tlv_len, &act, &inst);
-	if (tlv_len >= 4) {
-		/* an NXM field number nobody has: class 1, field 127 */
-		memcpy(m, msg->data, len);
-		m[tlv] = 0x00;
-		m[tlv + 1] = 0x01;
-		m[tlv + 2] = (uint8_t)(127 << 1 | (m[tlv + 2] & 1));
-		expect_err("unknown field", b, fn(m, len, aux),
-			   OFPW_BMC_BAD_FIELD);
-		/* a TLV longer than the match */
-		memcpy(m, msg->data, len);
-		m[tlv + 3] = (uint8_t)(tlv_len + 8 > 255 ? 255 : tlv_len + 8);
-		expect_err("TLV past the match", b, fn(m, len, aux),
-			   OFPW_BMC_BAD_LEN);
-	}
-	if (act) {
-		bool nx = g16(msg->data + act) == 0xffff;
-
-		memcpy(m, msg->data, len);
-		set16(m + act, 0x7777);
-		expect_err("unknown action", b, fn(m, len, aux),
-			   OFPW_BAC_BAD_TYPE);
-		memcpy(m, msg->data, len);
-		set16(m + act + 2, 4);
-		expect_err("action length 4", b, fn(m, len, aux),
-			   OFPW_BAC_BAD_LEN);
-		if (nx) {
-			memcpy(m, msg->data, len);
-			m[act + 7] ^= 0x55;
-			expect_err("unknown experimenter", b, fn(m, len, aux),
-				   OFPW_BAC_BAD_EXPERIMENTER);
-			memcpy(m, msg->data, len);
-			set16(m + act + 8, 0x7fff);
-			expect_err("unknown NX subtype", b, fn(m, len, aux),
-				   OFPW_BAC_BAD_EXP_TYPE);
-		}
-	}
-	if (inst) {
-		memcpy(m, msg->data, len);
-		set16(m + inst, 0x0042);
-		expect_err("unknown instruction", b, fn(m, len, aux),
-			   OFPW_BIC_UNKNOWN_INST);
-		memcpy(m, msg->data, len);
-		set16(m + inst, 3);	/* write_actions */
-		expect_err("write_actions", b, fn(m, len, aux),
-			   OFPW_BIC_UNSUP_INST);
-	}
-	free(m);
-}
-
 /* ---- one block ----------------------------------------------------------- */
 
 static int n_known;
@@ -473,14 +307,6 @@ counts_from_entry(const uint8_t *e, uint8_t version, bool nx,
 	}
 }
 
-static void
-dump_hex(const char *what, const uint8_t *p, size_t n)
-{
-	fprintf(stderr, "  %s: ", what);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%02x", p[i]);
-	fputc('\n', stderr);
-}
 
 static void
 check_reply(const struct block *b, const struct ofp_stats_request *req,
@@ -605,255 +431,6 @@ run_block(struct block *b, struct state *st)
 	}
 	if (!strcmp(b->cmd, "del-flows") && !*flow)
 		st->have_rule = false;
-}
-
-/* ---- errors -------------------------------------------------------------- */
-
-static void
-test_errors(void)
-{
-	static const uint8_t req13[16] = { 4, 14, 0, 16, 0, 0, 0, 9 };
-	static const uint8_t req10[16] = { 1, 14, 0, 16, 0, 0, 0, 9 };
-	uint8_t out[128];
-	size_t n;
-	struct ofp_wire_err w = ofp_wire_err_lookup(OFPW_BMC_BAD_FIELD, 4);
-
-	check(w.type == 4 && w.code == 6 && !w.vendor &&
-	      !strcmp(w.name, "OFPBMC_BAD_FIELD"), "BAD_FIELD 1.3");
-	w = ofp_wire_err_lookup(OFPW_FMFC_OVERLAP, 1);
-	check(w.type == 3 && w.code == 1, "OVERLAP 1.0");
-	w = ofp_wire_err_lookup(OFPW_FMFC_OVERLAP, 6);
-	check(w.type == 5 && w.code == 3, "OVERLAP 1.5");
-	w = ofp_wire_err_lookup(OFPW_BIC_UNKNOWN_INST, 1);
-	check(!strcmp(w.name, "NXBRC_UNENCODABLE_ERROR"), "unencodable");
-	n = ofp_wire_encode_error(OFPW_BMC_BAD_FIELD, req13, 16, out,
-				  sizeof out);
-	check(n == 28 && out[0] == 4 && out[1] == 1 && out[3] == 28 &&
-	      out[7] == 9 && out[9] == 4 && out[11] == 6 &&
-	      !memcmp(out + 12, req13, 16), "error 1.3 bytes");
-	/* 1.0: NXET_VENDOR, NXVC_VENDOR_ERROR, vendor, type 0, code 263 */
-	n = ofp_wire_encode_error(OFPW_BMC_BAD_FIELD, req10, 16, out,
-				  sizeof out);
-	check(n == 36 && out[8] == 0xb0 && out[9] == 0xc2 && out[15] == 0x20 &&
-	      out[17] == 0 && g16(out + 18) == 263, "error 1.0 bytes");
-	/* 1.3 Nicira error: OFPET_EXPERIMENTER, exp type, vendor */
-	n = ofp_wire_encode_error(OFPW_NXBAC_BAD_CONJUNCTION, req13, 16, out,
-				  sizeof out);
-	check(n == 32 && g16(out + 8) == 0xffff && g16(out + 10) == 15 &&
-	      out[15] == 0x20, "NX error 1.3 bytes");
-	/* the whole request, as ovs-vswitchd */
-	uint8_t big[100] = { 4, 14, 0, 100 };
-	n = ofp_wire_encode_error(OFPW_BRC_BAD_LEN, big, 100, out, sizeof out);
-	check(n == 12 + 100, "the whole request");
-	check(ofp_wire_encode_error(OFPW_BRC_BAD_LEN, big, 200, out, 40) == 0,
-	      "too small a buffer");
-}
-
-/* A reply past 64 KiB: messages of at most 65535 bytes, the "more" flag
- * on all but the last, every entry whole and in order (ofpmp_postappend).
- * One OpenFlow 1.3 entry of this rule is 96 bytes. */
-static void
-test_multipart_split(void)
-{
-	static const uint8_t versions[] = { OFP10_VERSION, OFP13_VERSION,
-					    OFP14_VERSION, OFP15_VERSION };
-	struct ofp_flow_counts c = { .duration_sec = 1, .packets = 2 };
-	struct ofp_rule r;
-	char err[256];
-	const int n_rules = 3000;
-
-	if (ofp_parse_flow("priority=5,ip,nw_src=10.0.0.0/8,actions=output:1,"
-			   "resubmit(,3)", OFP_PARSE_ADD, &ports, &r, err,
-			   sizeof err)) {
-		check(false, "parse: %s", err);
-		return;
-	}
-	for (size_t v = 0; v < sizeof versions; v++) {
-		for (int nx = 0; nx <= (versions[v] == OFP10_VERSION); nx++) {
-			struct ofp_stats_request req = {
-				.version = versions[v], .kind = OFP_STATS_FLOW,
-				.nx = nx, .xid = 7,
-			};
-			struct ofp_stats_reply rep;
-			size_t at = 0, hdr = nx ? 24 : versions[v] ==
-				    OFP10_VERSION ? 12 : 16;
-			int n_msgs = 0, n_entries = 0;
-			bool ok = true;
-
-			ofp_wire_stats_begin(&rep, &req);
-			for (int i = 0; i < n_rules; i++) {
-				r.cookie = (uint64_t)i;
-				ok &= ofp_wire_stats_add(&rep, &r, &c) == 0;
-			}
-			ofp_wire_stats_end(&rep);
-			while (ok && at < rep.out.len) {
-				const uint8_t *m = rep.out.data + at;
-				size_t len = g16(m + 2);
-				bool more = g16(m + 10) & 1;
-
-				n_msgs++;
-				ok &= len <= 65535 && at + len <= rep.out.len &&
-				      m[0] == versions[v] && m[7] == 7;
-				for (size_t e = hdr; ok && e < len;
-				     e += g16(m + e)) {
-					ok &= g16(m + e) >= 8;
-					n_entries++;
-				}
-				at += len;
-				ok &= more == (at < rep.out.len);
-			}
-			check(ok && n_msgs >= 2 && n_entries == n_rules,
-			      "version %u nx %d: %d messages, %d entries",
-			      versions[v], nx, n_msgs, n_entries);
-			ofp_wire_buf_free(&rep.out);
-		}
-	}
-}
-
-/* --bench: flow_mods decoded and flow-stats entries encoded per second
- * (printed, not checked: figures for design-control-plane.md). */
-static void
-bench(void)
-{
-	static const char *const flows[] = {
-		"priority=100,in_port=1,actions=output:2",
-		"ip,ct_state=+trk+est,ct_zone=5,ct_mark=0x1/0xff,actions=output:1",
-		"tcp,nw_dst=10.0.0.0/8,tp_dst=80,reg0=5,actions=ct(commit,zone=5,"
-		"table=2,exec(set_field:0x1->ct_mark)),resubmit(,3)",
-	};
-	const int rounds = 200000;
-
-	for (size_t f = 0; f < RTE_DIM(flows); f++) {
-		struct ofp_stats_request req = { .version = OFP13_VERSION,
-						 .kind = OFP_STATS_FLOW };
-		struct ofp_flow_counts c = { 0 };
-		struct ofp_stats_reply rep;
-		struct ofp_flow_mod fm;
-		struct timespec t0, t1, t2;
-		struct ofp_rule r;
-		char err[256];
-		uint8_t *msg;
-		size_t len;
-
-		if (ofp_parse_flow(flows[f], OFP_PARSE_ADD, &ports, &r, err,
-				   sizeof err))
-			return;
-		ofp_wire_stats_begin(&rep, &req);
-		ofp_wire_stats_add(&rep, &r, &c);
-		ofp_wire_stats_end(&rep);
-		/* a flow_mod of the same rule: the entry's match and
-		 * instructions behind a flow_mod header */
-		size_t body = rep.out.len - 16 - 48;
-		len = 48 + body;
-		msg = calloc(1, len);
-		msg[0] = OFP13_VERSION;
-		msg[1] = 14;
-		set16(msg + 2, (uint16_t)len);
-		memset(msg + 32, 0xff, 12);	/* buffer, out_port, group */
-		set16(msg + 30, r.priority);
-		memcpy(msg + 48, rep.out.data + 16 + 48, body);
-		ofp_wire_buf_free(&rep.out);
-		enum ofp_wire_error de = ofp_wire_decode_flow_mod(msg, len, NULL,
-								  &fm);
-		if (de || !rules_equal(&fm.rule, &r)) {
-			printf("'%s': %s\n", flows[f], ofp_wire_err_name(de));
-			free(msg);
-			return;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (int i = 0; i < rounds; i++)
-			ofp_wire_decode_flow_mod(msg, len, NULL, &fm);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ofp_wire_stats_begin(&rep, &req);
-		for (int i = 0; i < rounds; i++)
-			ofp_wire_stats_add(&rep, &fm.rule, &c);
-		ofp_wire_stats_end(&rep);
-		clock_gettime(CLOCK_MONOTONIC, &t2);
-		double d = (double)(t1.tv_sec - t0.tv_sec) +
-			   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		double e = (double)(t2.tv_sec - t1.tv_sec) +
-			   (double)(t2.tv_nsec - t1.tv_nsec) / 1e9;
-		printf("%zu-byte flow_mod '%s': %.0f decodes/s, %.0f "
-		       "entries encoded/s\n", len, flows[f], rounds / d,
-		       rounds / e);
-		ofp_wire_buf_free(&rep.out);
-		free(msg);
-	}
-}
-
-/* errors.txt: broken flow_mods and what ovs-vswitchd answered: our
- * decode gives the same error, and our OFPT_ERROR is its bytes. */
-static const struct {
-	const char *name;
-	enum ofp_wire_error decode, sent;
-} error_cases[] = {
-	{ "unknown_field", OFPW_BMC_BAD_FIELD, OFPW_BMC_BAD_FIELD },
-	{ "unknown_action", OFPW_BAC_BAD_TYPE, OFPW_BAC_BAD_TYPE },
-	{ "action_len_4", OFPW_BAC_BAD_LEN, OFPW_BAC_BAD_LEN },
-	{ "unknown_experimenter", OFPW_BAC_BAD_EXPERIMENTER,
-	  OFPW_BAC_BAD_EXPERIMENTER },
-	{ "unknown_nx_subtype", OFPW_BAC_BAD_EXP_TYPE, OFPW_BAC_BAD_EXP_TYPE },
-	{ "unknown_instruction", OFPW_BIC_UNKNOWN_INST, OFPW_BIC_UNKNOWN_INST },
-	{ "table_255", OFPW_FMFC_BAD_TABLE_ID, OFPW_FMFC_BAD_TABLE_ID },
-	{ "bad_command", OFPW_FMFC_BAD_COMMAND, OFPW_FMFC_BAD_COMMAND },
-	{ "bad_flags", OFPW_FMFC_BAD_FLAGS, OFPW_FMFC_BAD_FLAGS },
-	/* decodes; the rule table refuses it (ofproto_add_rules) */
-	{ "overlap", OFPW_OK, OFPW_FMFC_OVERLAP },
-};
-
-static int
-test_ovs_errors(const char *path)
-{
-	char *line = NULL, name[64] = "";
-	uint8_t *req = NULL, *ans;
-	size_t cap = 0, req_len = 0, n;
-	int version = 0, n_cases = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		perror(path);
-		return 0;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "## ", 3)) {
-			sscanf(line + 3, "%d %63s", &version, name);
-		} else if (line[0] == '>') {
-			free(req);
-			req_len = unhex(line + 2, &req);
-		} else if (line[0] == '<' && req) {
-			size_t i;
-			struct ofp_flow_mod fm;
-			uint8_t out[1024];
-
-			for (i = 0; i < RTE_DIM(error_cases); i++)
-				if (!strcmp(error_cases[i].name, name))
-					break;
-			check(i < RTE_DIM(error_cases), "errors.txt: %s?", name);
-			if (i == RTE_DIM(error_cases))
-				continue;
-			n_cases++;
-			enum ofp_wire_error e = decode_fm(req, req_len, NULL, &fm);
-			check(e == error_cases[i].decode, "%d %s: decoded as %s",
-			      version, name, ofp_wire_err_name(e));
-			n = unhex(line + 2, &ans);
-			size_t got = ofp_wire_encode_error(error_cases[i].sent,
-							   req, req_len, out,
-							   sizeof out);
-			bool same = got == n && !memcmp(out, ans, n);
-			check(same, "%d %s: our OFPT_ERROR differs", version,
-			      name);
-			if (!same) {
-				dump_hex("ours", out, got);
-				dump_hex("OVS ", ans, n);
-			}
-			free(ans);
-		}
-	}
-	free(req);
-	free(line);
-	fclose(f);
-	return n_cases;
 }
 
 int
