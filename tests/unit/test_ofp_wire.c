@@ -291,6 +291,9 @@ counts_from_entry(const uint8_t *e, uint8_t version, bool nx,
 		c->duration_nsec = (uint32_t)g16(e + 8) << 16 | g16(e + 10);
 		c->idle_age = g16(e + 20);
 		c->hard_age = g16(e + 22);
+	} else if (version == OFP10_VERSION) {	/* after the ofp_match */
+		c->duration_sec = (uint32_t)g16(e + 44) << 16 | g16(e + 46);
+		c->duration_nsec = (uint32_t)g16(e + 48) << 16 | g16(e + 50);
 	} else if (version < OFP15_VERSION) {
 		c->duration_sec = (uint32_t)g16(e + 4) << 16 | g16(e + 6);
 		c->duration_nsec = (uint32_t)g16(e + 8) << 16 | g16(e + 10);
@@ -308,6 +311,13 @@ counts_from_entry(const uint8_t *e, uint8_t version, bool nx,
 }
 
 
+static uint64_t
+g64(const uint8_t *p)
+{
+	return (uint64_t)g16(p) << 48 | (uint64_t)g16(p + 2) << 32 |
+	       (uint64_t)g16(p + 4) << 16 | g16(p + 6);
+}
+
 static void
 check_reply(const struct block *b, const struct ofp_stats_request *req,
 	    const struct msg *reply, struct state *st)
@@ -315,15 +325,32 @@ check_reply(const struct block *b, const struct ofp_stats_request *req,
 	struct ofp_wire_buf out = { 0 };
 
 	if (req->kind == OFP_STATS_AGGREGATE) {
-		ofp_wire_aggregate_reply(&out, req, 0, 0, 0);
+		/* the counts as recorded */
+		const uint8_t *a = reply->data + (req->nx ? 24 :
+			req->version == OFP10_VERSION ? 12 : 16);
+		uint64_t pk, by;
+		uint32_t fl;
+
+		if (req->version >= OFP15_VERSION) {	/* OXS */
+			pk = g64(a + 8);
+			by = g64(a + 20);
+			fl = (uint32_t)g16(a + 32) << 16 | g16(a + 34);
+		} else {
+			pk = g64(a);
+			by = g64(a + 8);
+			fl = (uint32_t)g16(a + 16) << 16 | g16(a + 18);
+		}
+		ofp_wire_aggregate_reply(&out, req, pk, by, fl);
 	} else {
 		struct ofp_stats_reply rep;
-		bool one = reply->len > (size_t)(req->nx ? 24 : 16);
+		bool one = reply->len > (size_t)(req->nx ? 24 :
+			req->version == OFP10_VERSION ? 12 : 16);
 
 		ofp_wire_stats_begin(&rep, req);
 		if (one) {
 			struct ofp_flow_counts c;
-			size_t hdr = req->nx ? 24 : 16;
+			size_t hdr = req->nx ? 24 : req->version ==
+				     OFP10_VERSION ? 12 : 16;
 
 			counts_from_entry(reply->data + hdr, req->version,
 					  req->nx, &c);

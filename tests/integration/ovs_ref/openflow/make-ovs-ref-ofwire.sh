@@ -51,8 +51,10 @@ sock=unix:$S/proxy.sock
 
 run() {		# VERSION CMD [ARGS...]
 	local v=$1 rc=0; shift
+	local fmt=()
+	if [ "${2:-}" = -F ]; then fmt=(-F "$3"); set -- "$1" "${@:4}"; fi
 	echo "## $v $*" >> "$out"
-	ovs-ofctl -O "OpenFlow$v" --no-names "$1" "$sock" "${@:2}" \
+	ovs-ofctl -O "OpenFlow$v" "${fmt[@]}" --no-names "$1" "$sock" "${@:2}" \
 		> /dev/null 2> "$S/err" || rc=$?
 	echo "exit $rc" >> "$out"
 	sed 's/^/# /' "$S/err" >> "$out"
@@ -73,6 +75,16 @@ for v in 10 13 14 15; do
 			run "$v" del-flows
 		fi
 	done < "$here/flows.txt"
+done
+# OpenFlow 1.0 without Nicira's extensions (-F OpenFlow10): plain
+# OFPT_FLOW_MOD, OFPST_FLOW and OFPST_AGGREGATE
+for flow in "priority=100,in_port=1,actions=output:2" \
+	"tcp,nw_src=10.0.0.0/8,tp_dst=80,actions=mod_dl_dst:00:00:00:00:00:01,output:65534" \
+	"dl_vlan=10,arp,arp_op=1,actions=output:in_port"; do
+	run 10 add-flow -F OpenFlow10 "$flow"
+	run 10 dump-flows -F OpenFlow10
+	run 10 dump-aggregate -F OpenFlow10
+	run 10 del-flows -F OpenFlow10
 done
 sleep 0.2
 # the errors OVS answers broken flow_mods with (ofwire_errors.py)
