@@ -12,7 +12,8 @@
  * vxswitch's sg() action has no OpenFlow form: a flow_mod cannot carry
  * one, and a flow-stats entry of a rule with sg() carries it as an
  * experimenter action with vxswitch's experimenter id (OFP_WIRE_VXS_ID,
- * subtype 1, ofp_wire_stats.c) that OVS's tools show as an unknown
+ * subtype 1: allow/deny and the zone, ofp_wire_actions_enc.c) that
+ * OVS's tools show as an unknown
  * experimenter action; the same bytes sent back are refused with
  * OFPBAC_BAD_EXPERIMENTER.
  */

@@ -8,8 +8,9 @@
  * set_field in 1.5; resubmit as NXAST_RESUBMIT_TABLE; goto_table as
  * resubmit(,T) in 1.0; ct with nat first, then its exec actions.
  * sg() has no OpenFlow form: it is written as an experimenter action of
- * vxswitch's (OFP_WIRE_VXS_ID, subtype 1; byte 10 allow, 11 commit-less
- * deny, 12-13 the zone), which OVS's tools show as unknown.
+ * vxswitch's (OFP_WIRE_VXS_ID, subtype 1; byte 10: 1 allow, 0 deny;
+ * bytes 12-13: the zone; its nat is not carried), which OVS's tools show
+ * as unknown.
  */
 #include <string.h>
 

@@ -486,6 +486,7 @@ main(int argc, char **argv)
 	}
 	test_errors();
 	test_multipart_split();
+	test_sg_encoding();
 	int n_err = test_ovs_errors(argv[2]);
 	check(n_err >= 20, "errors.txt: %d cases", n_err);
 	while (getline(&line, &cap, f) > 0) {

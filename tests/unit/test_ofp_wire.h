@@ -63,6 +63,7 @@ void mutate(const struct block *b, const struct msg *msg, decode_fn fn,
 /* test_ofp_wire_cases.c */
 void test_errors(void);
 void test_multipart_split(void);
+void test_sg_encoding(void);
 void bench(void);
 int test_ovs_errors(const char *path);
 
