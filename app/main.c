@@ -31,6 +31,7 @@
 #include "daemon.h"
 #include "offload_ctl.h"
 #include "ofproto.h"
+#include "ds.h"
 #include "ovsdb_boot.h"
 #include "ovsdb_client.h"
 #include "pmd.h"
@@ -358,6 +359,19 @@ add_eal_args(struct vxs_config *cfg, const char *extra)
 	return 0;
 }
 
+/* The EAL's words, as ovs-vswitchd logs its own ("EAL ARGS: ..."), before
+ * rte_eal_init() reorders them. */
+static void
+log_eal_args(int argc, char **argv)
+{
+	struct ds s = DS_EMPTY_INITIALIZER;
+
+	for (int i = 0; i < argc; i++)
+		ds_put_format(&s, "%s%s", i ? " " : "", argv[i]);
+	VLOG_INFO(main, "EAL ARGS: %s", ds_cstr(&s));
+	ds_destroy(&s);
+}
+
 static int
 main_lcore_of(const struct vxs_config *cfg)
 {
@@ -519,6 +533,7 @@ main(int argc, char **argv)
 	set_signal_handlers();
 
 	eal_argc = config_eal_argv(&cfg, "vxswitch", &eal_argv);
+	log_eal_args(eal_argc, eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		/* rte_errno is not always set: the EAL said why above. */
 		VLOG_ERR(main, "EAL init failed%s%s\n",

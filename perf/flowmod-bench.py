@@ -15,6 +15,11 @@ and the published snapshot together, as the process holds them).
 
     perf/flowmod-bench.py before=/tmp/vxs-before/build after=build
     perf/flowmod-bench.py --flows 20000 --batch 5000 after=build
+    perf/flowmod-bench.py vxswitch=build ovs=ovs ovs-bundle=ovs-bundle
+
+The build "ovs" is Debian's ovs-vswitchd (userspace datapath) taking the
+same files with `ovs-ofctl -O OpenFlow15 add-flows`, "ovs-bundle" with
+`add-flows --bundle` (perf/ovs-flowmod.sh: root, openvswitch-switch).
 
 A build whose whole run passes --limit seconds is stopped and shown as
 such (the quadratic "before" can take minutes).
@@ -48,7 +53,33 @@ def rss_kb(pid):
     return 0
 
 
+def run_ovs(label, how, a, files):
+    cmd = [str(HERE / "ovs-flowmod.sh")]
+    if how == "ovs-bundle":
+        cmd.append("--bundle")
+    try:
+        out = subprocess.run(cmd + [str(f) for f in files], check=True,
+                             capture_output=True, text=True,
+                             timeout=a.limit).stdout
+    except subprocess.TimeoutExpired:
+        return {"label": label, "timeout": True, "done": 0}
+    times, n, rss = [], 0, (0, 0)
+    for line in out.splitlines():
+        w = line.split()
+        if w[0] == "batch":
+            times.append(float(w[1]))
+        elif w[0] == "rules":
+            n = int(w[1])
+        elif w[0] == "rss_kb":
+            rss = (int(w[1]), int(w[2]))
+    return {"label": label, "timeout": False, "total": sum(times),
+            "max": max(times), "rules": n,
+            "rss_per_rule": (rss[1] - rss[0]) * 1024.0 / max(n, 1)}
+
+
 def run_build(label, bdir, a, files):
+    if bdir in ("ovs", "ovs-bundle"):
+        return run_ovs(label, bdir, a, files)
     os.environ["VXS_BUILD_DIR"] = str(Path(bdir).resolve())
     from vxswitch_tools import switch
     tmp = tempfile.TemporaryDirectory(prefix="flowmod-bench")

@@ -93,7 +93,9 @@ run(const json_t *argv, const char *extra, struct ds *err)
 	return control_execute_argv(n, args, false, false, err);
 }
 
-static void
+/* Records the row's outcome under its uuid; returns the record (NULL
+ * when the row has no uuid or memory ran out), for a caller adding more. */
+static json_t *
 result(json_t *results, const json_t *v, long long ofport,
        const char *error, const char *port)
 {
@@ -101,12 +103,13 @@ result(json_t *results, const json_t *v, long long ofport,
 	json_t *r;
 
 	if (!uuid)
-		return;
+		return NULL;
 	r = json_pack("{s:s, s:I, s:s?}", "name", vstr(v, "name"), "ofport",
 		      (json_int_t)ofport, "error", error);
 	if (r && port)
 		json_object_set_new(r, "port", json_string(port));
 	json_object_set_new(results, uuid, r);
+	return r;
 }
 
 /* The rxq-affinity word of the words, or NULL. */
@@ -301,9 +304,10 @@ ovsdb_apply(const json_t *verdicts)
 			       u ? NULL : "vxswitch: no underlay port",
 			       u ? u->name : NULL);
 		} else if (role) {	/* a bridge's own internal port */
-			result(results, v, OVSDB_OFPP_LOCAL, NULL, NULL);
-			json_object_set_new(json_object_get(results,
-				vstr(v, "uuid")), "local", json_true());
+			json_t *r = result(results, v, OVSDB_OFPP_LOCAL,
+					   NULL, NULL);
+			if (r)
+				json_object_set_new(r, "local", json_true());
 		} else if (argv) {
 			json_object_set(desired, vstr(v, "name"), (json_t *)v);
 		}

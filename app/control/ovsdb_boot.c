@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "ovsdb_eal.h"
 #include "ovsdb_frame.h"
 #include "ovsdb_remote.h"
 #include "vlog.h"
@@ -180,52 +181,84 @@ add_extra(struct vxs_config *cfg, const char *arg)
 	return 0;
 }
 
+static void
+note(enum ovsdb_eal_level level, const char *text, void *aux)
+{
+	(void)aux;
+	if (level == OVSDB_EAL_ERR)
+		VLOG_ERR(control, "%s", text);
+	else
+		VLOG_WARN(control, "%s", text);
+}
+
+/* The database's words replace what the topology says of the same thing:
+ * the EAL refuses -m beside --socket-mem, and takes one --huge-dir. */
+static void
+topology_gives_way(struct vxs_config *cfg, const struct ovsdb_eal_words *w)
+{
+	if ((ovsdb_eal_words_has(w, "-m") ||
+	     ovsdb_eal_words_has(w, "--socket-mem")) &&
+	    (cfg->eal_memory_mb || cfg->eal_socket_mem[0])) {
+		VLOG_INFO(control, "ovsdb: the database's memory option "
+			  "replaces the topology's eal memory");
+		cfg->eal_memory_mb = 0;
+		cfg->eal_socket_mem[0] = '\0';
+	}
+	if (ovsdb_eal_words_has(w, "--huge-dir") && cfg->eal_huge_dir[0]) {
+		VLOG_INFO(control, "ovsdb: the database's --huge-dir replaces "
+			  "the topology's eal huge-dir");
+		cfg->eal_huge_dir[0] = '\0';
+	}
+}
+
+/* The keys ovsdb_eal.c reads */
+static bool
+eal_key(const char *k)
+{
+	static const char *const keys[] = {
+		"dpdk-extra", "dpdk-hugepage-dir", "dpdk-socket-limit",
+		"dpdk-alloc-mem", "dpdk-socket-mem",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcmp(k, keys[i]))
+			return true;
+	return false;
+}
+
 int
 ovsdb_boot_eal(const char *remote, long long timeout_ms,
 	       struct vxs_config *cfg, char *err, size_t errlen)
 {
 	json_t *oc = read_other_config(remote, timeout_ms, err, errlen);
-	const char *k, *v;
+	const struct ovsdb_eal_notes notes = { note, NULL };
+	struct ovsdb_eal_words w;
+	const char *k;
 	json_t *jv;
 	int rc = 0;
 
 	if (!oc)
 		return -1;
 	json_object_foreach(oc, k, jv) {
-		v = json_string_value(jv);
-		char arg[CFG_PATH_MAX + 32];
-		if (!strcmp(k, "dpdk-extra")) {
-			char *copy = strdup(v), *save = NULL;
-			for (char *t = copy ? strtok_r(copy, " \t", &save) : NULL;
-			     t && !rc; t = strtok_r(NULL, " \t", &save))
-				rc = add_extra(cfg, t);
-			free(copy);
-		} else if (!strcmp(k, "dpdk-socket-mem")) {
-			/* the EAL takes -m or this, not both */
-			cfg->eal_memory_mb = 0;
-			snprintf(cfg->eal_socket_mem, sizeof cfg->eal_socket_mem,
-				 "%s", v);
-		} else if (!strcmp(k, "dpdk-socket-limit")) {
-			snprintf(arg, sizeof arg, "--socket-limit=%s", v);
-			rc = add_extra(cfg, arg);
-		} else if (!strcmp(k, "dpdk-hugepage-dir")) {
-			snprintf(cfg->eal_huge_dir, sizeof cfg->eal_huge_dir,
-				 "%s", v);
-		} else if (!strncmp(k, "dpdk-", 5)) {
+		if (eal_key(k))
+			VLOG_INFO(control, "ovsdb: other_config:%s=%s for the "
+				  "EAL", k, json_string_value(jv));
+		else if (!strncmp(k, "dpdk-", 5))
 			VLOG_INFO(control, "ovsdb: other_config:%s not used: "
 				  "%s", k, !strcmp(k, "dpdk-init")
 				  ? "vxswitch always runs DPDK"
 				  : "the topology's eal and datapath keys "
 				    "say it");
-			continue;
-		} else {
-			continue;
-		}
-		if (rc)
-			break;
-		VLOG_INFO(control, "ovsdb: other_config:%s=%s for the EAL", k,
-			  v);
 	}
+	if (ovsdb_eal_words(oc, &w, &notes)) {
+		json_decref(oc);
+		fail(err, errlen, "other_config:dpdk-extra: out of memory or "
+		     "more than %d words", OVSDB_EAL_MAX_WORDS);
+		return -1;
+	}
+	topology_gives_way(cfg, &w);
+	for (int i = 0; i < w.n && !rc; i++)
+		rc = add_extra(cfg, w.v[i]);
+	ovsdb_eal_words_free(&w);
 	json_decref(oc);
 	if (rc)
 		fail(err, errlen, "out of memory");

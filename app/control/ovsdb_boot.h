@@ -2,17 +2,13 @@
  * OVSDB mode's start: what ovs-vswitchd reads from the database before it
  * initialises DPDK (lib/dpdk.c, dpdk_init__()): Open_vSwitch
  * other_config's dpdk-* keys, read once, blocking, before the EAL (the
- * session of ovsdb_client.h starts after it). Mapped to EAL arguments:
- *
- *   dpdk-extra          appended, split at blanks, as OVS does
- *   dpdk-socket-mem     --socket-mem (the topology's eal.memory-mb, -m,
- *                       is dropped: the EAL takes one or the other)
- *   dpdk-socket-limit   --socket-limit
- *   dpdk-hugepage-dir   --huge-dir
- *
- * and said, not used: dpdk-init (vxswitch is DPDK always), dpdk-lcore-mask
- * (the topology's eal.lcores and datapath.pmd-cores place the threads),
- * dpdk-alloc-mem. As in OVS they take effect at a start only.
+ * session of ovsdb_client.h starts after it), made into EAL words as
+ * ovs-vswitchd makes them (ovsdb_eal.h): dpdk-extra, dpdk-hugepage-dir,
+ * dpdk-socket-limit, dpdk-alloc-mem or dpdk-socket-mem; appended to the
+ * topology's EAL arguments, whose memory (-m, --socket-mem) and huge-dir
+ * give way to the database's. Said, not used: dpdk-init (vxswitch is
+ * DPDK always), dpdk-lcore-mask (the topology's eal.lcores and
+ * datapath.pmd-cores place the threads). As in OVS, read at a start only.
  */
 #ifndef VXS_OVSDB_BOOT_H
 #define VXS_OVSDB_BOOT_H

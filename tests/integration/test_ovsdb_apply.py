@@ -335,3 +335,33 @@ def test_dpdk_keys_before_the_eal(ovsdb, make_switch, one_port_topology):
         "DPDK" in log
     # the EAL took them (and no "-m" beside --socket-mem: it refuses both)
     assert "EAL: Selected IOVA mode 'VA'" in log, log[-3000:]
+    eal = [ln for ln in log.splitlines() if "EAL ARGS: vxswitch " in ln]
+    assert len(eal) == 1, log[-3000:]
+    assert eal[0].endswith(" --iova-mode=va --socket-mem 256"), eal[0]
+    assert " -m " not in eal[0], eal[0]
+
+
+def test_dpdk_extra_wins(ovsdb, make_switch, one_port_topology):
+    """As ovs-vswitchd: an EAL option dpdk-extra already has is not taken
+    again from its database key, with OVS's warning; of dpdk-alloc-mem and
+    dpdk-socket-mem, both set, OVS's error and the later (the mapping
+    itself is compared with ovs-vswitchd-dpdk's in tests/unit/
+    test_ovsdb_eal.c)."""
+    ok(ovsdb, "--no-wait", "set", "Open_vSwitch", ".",
+       'other_config:dpdk-extra="--socket-mem 192 --iova-mode=va"',
+       "other_config:dpdk-socket-mem=256",
+       "other_config:dpdk-alloc-mem=512")
+    sw = make_switch(one_port_topology,
+                     args=["--ovsdb", "unix:%s" % ovsdb.sock],
+                     env=dict(os.environ, OVS_RUNDIR=str(ovsdb.dir)))
+    held(sw)
+    log = sw.log_path.read_text()
+    assert "Multiple defined options for memory type. Please check your " \
+        "database settings and reconfigure if necessary." in log, log
+    assert "Ignoring database defined option '--socket-mem' due to " \
+        "dpdk-extra config" in log, log
+    eal = [ln for ln in log.splitlines() if "EAL ARGS: vxswitch " in ln]
+    assert len(eal) == 1 and eal[0].endswith(
+        " --socket-mem 192 --iova-mode=va"), eal
+    assert eal[0].count("--socket-mem") == 1 and " -m " not in eal[0], eal
+    assert "EAL: Selected IOVA mode 'VA'" in log, log[-3000:]

@@ -14,23 +14,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 in=$root/tests/vectors/ipv6_extract.txt
 out=$root/tests/vectors/ipv6_extract.expected
-ns=vxs-ovs6-$$
-S=$(mktemp -d /tmp/ovsref6.XXXXXX)
-export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
-ip netns add "$ns"
-cleanup() {
-	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
-	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$S"
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$ns" "$@"; }
-
-ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
-	--remote=punix:"$S/db.sock" "$S/conf.db"
-in_ns ovs-vsctl --no-wait init
+. "$(dirname "$0")/ovs_ref_env.sh"
+ovs_ref_up vxs-ovs6 ovsref6
 in_ns ovs-vswitchd --enable-dummy --disable-system --disable-system-route \
 	--detach --no-chdir --pidfile --log-file
 in_ns ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev -- \

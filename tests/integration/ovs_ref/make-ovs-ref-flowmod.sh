@@ -13,23 +13,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/flowmod/reference.txt}
-ns=vxs-ovsfm-$$
-S=$(mktemp -d /tmp/ovsfm.XXXXXX)
-export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
-ip netns add "$ns"
-cleanup() {
-	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
-	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$S"
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$ns" "$@"; }
-
-ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
-	--remote=punix:"$S/db.sock" "$S/conf.db"
-in_ns ovs-vsctl --no-wait init
+. "$(dirname "$0")/ovs_ref_env.sh"
+ovs_ref_up vxs-ovsfm ovsfm
 in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
 	--disable-system --disable-system-route --detach --no-chdir \
 	--pidfile --log-file

@@ -12,23 +12,8 @@
 #   tests/integration/ovs_ref/make-ovs-ref.sh [OUTDIR]
 set -euo pipefail
 out=$(cd "${1:-$(dirname "$0")}" && pwd)
-ns=vxs-ovsref-$$
-S=$(mktemp -d /tmp/ovsref.XXXXXX)
-export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
-ip netns add "$ns"
-cleanup() {
-	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
-	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$S"
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$ns" "$@"; }
-
-ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
-	--remote=punix:"$S/db.sock" "$S/conf.db"
-in_ns ovs-vsctl --no-wait init
+. "$(dirname "$0")/ovs_ref_env.sh"
+ovs_ref_up vxs-ovsref ovsref
 in_ns ovs-vswitchd --enable-dummy --disable-system --disable-system-route \
 	--detach --no-chdir --pidfile --log-file
 in_ns ovs-vsctl set Open_vSwitch . other_config:pmd-cpu-mask=0x2
