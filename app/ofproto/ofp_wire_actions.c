@@ -147,6 +147,26 @@ set_partial_ip6(struct act_ctx *c, enum wire_set_target t, const uint8_t *v,
 	return 0;
 }
 
+/* The high half of a ct_label written whole: OpenFlow 1.0 has no
+ * set_field, and OVS sends one as two 64-bit REG_LOADs, low bits first.
+ * The previous exec load, of bits 0..63, becomes the whole label. */
+static bool
+label_completes(struct ofp_ct *ct, unsigned ofs, unsigned nbits,
+		bool set_field, const uint64_t val[2])
+{
+	struct ofp_load *l;
+
+	if (!ct->n_exec || set_field || ofs != 64 || nbits != 64)
+		return false;
+	l = &ct->exec[ct->n_exec - 1];
+	if (l->field != OFP_MF_CT_LABEL || l->set_field || l->ofs ||
+	    l->nbits != 64)
+		return false;
+	l->nbits = 0;
+	l->value[0] = val[1];
+	return true;
+}
+
 /* Writes value v (and mask m, or NULL: whole) of a set target. form:
  * 1 = written as set_field, else as load. */
 static enum ofp_wire_error
@@ -168,6 +188,9 @@ set_target(struct act_ctx *c, enum wire_set_target t, int reg,
 
 		if (!c->ct)	/* written only inside ct(exec(...)) */
 			return OFPW_BAC_BAD_SET_ARGUMENT;
+		if (t == WST_CT_LABEL && label_completes(c->ct, ofs, nbits,
+							 set_field, val))
+			return 0;
 		if (c->ct->n_exec == OFP_MAX_CT_EXEC)
 			return OFPW_BAC_TOO_MANY;
 		l = &c->ct->exec[c->ct->n_exec++];
