@@ -33,6 +33,7 @@
 #include "ofproto.h"
 #include "ovsdb_boot.h"
 #include "ovsdb_client.h"
+#include "of_chan.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
 #include "pmd_watch.h"
@@ -574,6 +575,11 @@ main(int argc, char **argv)
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
+	/* in OVSDB mode, for the bridge ovs-vsctl makes (ovsdb_sync.c) */
+	if (of_chan_start(opt.ovsdb != NULL, err, sizeof err)) {
+		VLOG_ERR(main, "%s\n", err);
+		goto out_offload;
+	}
 	if (offload_init(err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
@@ -606,6 +612,7 @@ main(int argc, char **argv)
 		flow_timeouts_tick();
 		ofproto_tick();
 		ovsdb_client_run();
+		of_chan_run();
 		state_tick();
 		if (reopen_signal) {
 			reopen_signal = 0;
@@ -632,6 +639,7 @@ main(int argc, char **argv)
 out_stop_ports:
 	pmds_stop();
 out_offload:
+	of_chan_stop();
 	ovsdb_client_stop();
 	offload_fini();
 	ports_stop();
