@@ -12,6 +12,7 @@
 
 #include "of_chan.h"
 #include "of_msg.h"
+#include "ofp_wire.h"
 
 /* one largest message, and room to read the next one's start */
 #define OF_RX_CAP (2 * 65536)
@@ -42,6 +43,9 @@ struct of_conn {
 	uint16_t miss_send_len;
 	uint32_t role;
 	uint64_t connected_ms, last_rx_ms, closing_ms;
+	/* what decoding its rule messages needs (1.0: the table in a
+	 * flow_mod's command, NXT_FLOW_MOD_TABLE_ID) */
+	struct ofp_wire_conn wire;
 	unsigned long long msgs_in, msgs_out, errors_out;
 };
 
@@ -51,7 +55,8 @@ struct of_conn {
 	X(closed_io_error) X(bad_length) X(not_hello_first)		\
 	X(incompatible) X(bad_version) X(tx_overflow) X(probes_sent)	\
 	X(probe_timeouts) X(msgs_in) X(msgs_out) X(errors_sent)		\
-	X(port_status_sent) X(frag_unsupported) X(listen_errors)
+	X(port_status_sent) X(frag_unsupported) X(listen_errors)	\
+	X(flow_mods) X(flow_mods_refused) X(stats_unencodable)
 
 #define OF_COUNTER_FIELD(name) unsigned long long name;
 struct of_counters { OF_COUNTERS(OF_COUNTER_FIELD) };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "of_conn.h"
+#include "of_flows.h"
 #include "version.h"
 #include "vlog.h"
 
@@ -194,21 +195,12 @@ experimenter(struct of_conn *c, const uint8_t *msg, size_t len)
 {
 	if (len < 16)
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-	else if (of_get32(msg + 8) == NICIRA_VENDOR_ID)
-		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_SUBTYPE);
+	else if (of_get32(msg + 8) == NICIRA_VENDOR_ID) {
+		if (!of_flows_nx_message(c, msg, len))
+			refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_SUBTYPE);
+	}
 	else
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_VENDOR);
-}
-
-/* OFPT_FLOW_MOD: a stub until app/ofproto/ofp_wire.h's flow_mod decode
- * lands; the integrating engineer wires it to that decode and the rule
- * table's one flow_mod function (flow_table.c). Until then the answer
- * is what OVS gives a message it does not handle. */
-static void
-flow_mod_stub(struct of_conn *c, const uint8_t *msg, size_t len)
-{
-	(void)len;
-	refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_TYPE);
 }
 
 /* ---- multipart ---- */
@@ -292,25 +284,6 @@ mp_port_desc(struct of_conn *c, const uint8_t *req, size_t body_len)
 	} while (i < n && c->used);
 }
 
-/* OFPMP_FLOW and OFPMP_AGGREGATE: stubs until app/ofproto/ofp_wire.h's
- * flow-stats encode lands (the integrating engineer answers them from
- * the rule table); until then what OVS answers a multipart request it
- * does not handle. */
-static void
-mp_flow_stats_stub(struct of_conn *c, const uint8_t *req, size_t body_len)
-{
-	(void)body_len;
-	refuse(c, req, OFPET_BAD_REQUEST, OFPBRC_BAD_STAT);
-}
-
-static void
-mp_aggregate_stats_stub(struct of_conn *c, const uint8_t *req,
-			size_t body_len)
-{
-	(void)body_len;
-	refuse(c, req, OFPET_BAD_REQUEST, OFPBRC_BAD_STAT);
-}
-
 static void
 multipart_request(struct of_conn *c, const uint8_t *msg, size_t len)
 {
@@ -328,10 +301,9 @@ multipart_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		mp_port_desc(c, msg, len - hl);
 		break;
 	case OFPMP_FLOW:
-		mp_flow_stats_stub(c, msg, len - hl);
-		break;
 	case OFPMP_AGGREGATE:
-		mp_aggregate_stats_stub(c, msg, len - hl);
+	case OFPMP_EXPERIMENTER:	/* 1.0's OFPST_VENDOR: NXST_* */
+		of_flow_stats(c, msg, len);
 		break;
 	default:
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_STAT);
@@ -367,7 +339,7 @@ of_handle(struct of_conn *c, const uint8_t *msg, size_t len)
 		set_config(c, msg, len);
 		return;
 	case OFPT_FLOW_MOD:
-		flow_mod_stub(c, msg, len);
+		of_flow_mod(c, msg, len);
 		return;
 	default:
 		break;
