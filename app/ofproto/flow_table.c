@@ -125,6 +125,24 @@ rules_merge_tail(uint32_t n_old)
 	if (!n_old ||
 	    slot_ptr_cmp(&ft.rules[n_old - 1], &ft.rules[n_old]) < 0)
 		return;
+	if (n - n_old <= 16) {	/* a few: each to its place, no merge pass
+				 * reading every rule */
+		for (uint32_t k = n_old; k < n; k++) {
+			struct rule_slot *s = ft.rules[k];
+			uint32_t lo = 0, hi = k;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (slot_ptr_cmp(&ft.rules[mid], &s) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			memmove(ft.rules + lo + 1, ft.rules + lo,
+				(k - lo) * sizeof *ft.rules);
+			ft.rules[lo] = s;
+		}
+		return;
+	}
 	tmp = malloc(n * sizeof *tmp);
 	if (!tmp) {	/* no room to merge: sort in place */
 		qsort(ft.rules, n, sizeof *ft.rules, slot_ptr_cmp);
