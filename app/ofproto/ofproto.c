@@ -123,6 +123,8 @@ neigh_changes_take(void)
 {
 	uint32_t n = 0;
 
+	if (!of.n_neigh_changed)	/* of.neigh_changed may be NULL */
+		return 0;
 	qsort(of.neigh_changed, of.n_neigh_changed, sizeof(uint32_t),
 	      u32_order);
 	for (uint32_t i = 0; i < of.n_neigh_changed; i++)
