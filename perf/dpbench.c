@@ -111,6 +111,8 @@ static struct {
 	bool ipv6;			/* --ipv6: IPv6 inner frames */
 	bool underlay6;			/* --underlay6: IPv6 outer headers */
 	bool flows_set;
+	uint32_t churn;			/* --churn: bursts per rule rewrite */
+	bool churn_all;			/* ... revalidating every megaflow */
 } args = {
 	.flow_counts = { 32, 1024, 65536, 1048576 },
 	.n_flow_counts = 4,
@@ -165,6 +167,9 @@ usage(FILE *f)
 "  --underlay6     an IPv6 underlay (paths u6decap, u6encap): VTEP\n"
 "                  fd00:172::100, the remote fd00:172::, outer UDP checksums\n"
 "                  sent and verified\n"
+"  --churn N[,all] rewrite a rule of table 200 (which no packet looks up)\n"
+"                  every N bursts: a publish, then the PMD's revalidation\n"
+"                  (measured); ,all revalidates every megaflow each time\n"
 "  --zipf S,...    offload admission: --flows N (default 250k) microflows,\n"
 "                  one inner megaflow each, Zipf(S) packets, 16K NIC rules;\n"
 "                  fifo vs weight side by side, then the hot set shifts\n"
@@ -202,7 +207,7 @@ parse_args(int argc, char **argv)
 {
 	enum { O_FLOWS = 256, O_BURSTS, O_OPTS, O_CSV, O_QUICK, O_DIR, O_RUN,
 	       O_CSUM, O_EMC, O_MEM, O_MARKED, O_REWRITE, O_TXLOCK,
-	       O_SG, O_ZIPF, O_IPV6, O_U6 };
+	       O_SG, O_ZIPF, O_IPV6, O_U6, O_CHURN };
 	static const struct option longopts[] = {
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "bursts", required_argument, NULL, O_BURSTS },
@@ -221,6 +226,7 @@ parse_args(int argc, char **argv)
 		{ "zipf", required_argument, NULL, O_ZIPF },
 		{ "ipv6", no_argument, NULL, O_IPV6 },
 		{ "underlay6", no_argument, NULL, O_U6 },
+		{ "churn", required_argument, NULL, O_CHURN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -257,6 +263,10 @@ parse_args(int argc, char **argv)
 		case O_ZIPF: args.zipf = optarg; break;
 		case O_IPV6: args.ipv6 = true; break;
 		case O_U6: args.underlay6 = true; break;
+		case O_CHURN:
+			args.churn = (uint32_t)strtoul(optarg, NULL, 10);
+			args.churn_all = strstr(optarg, ",all") != NULL;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -347,6 +357,8 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 			dp_offload_poll(&pmd->dp);
 		total += rte_rdtsc() - t0;
 		CALLGRIND_TOGGLE_COLLECT;
+		if (args.churn && n % args.churn == args.churn - 1)
+			total += dpbench_churn(pmd, n, args.churn_all);
 	}
 	uint64_t t0 = rte_rdtsc();
 	dp_tx_flush_all(&pmd->dp);
@@ -390,10 +402,17 @@ run_one(struct pmd *pmd, enum dir dir, uint32_t flows,
 				denied, r->packets);
 			return -2;
 		}
-	} else if (drops || s->tx_packets != r->packets)
+	} else if (drops || s->tx_packets != r->packets) {
 		fprintf(stderr, "dpbench: %s %s %u: %lu drops, %lu of %lu "
 			"packets sent\n", dir_names[dir], oc->name, flows,
 			drops, s->tx_packets, r->packets);
+	}
+	if (args.churn)
+		printf("churn: %lu rule rewrites (publishes), megaflows "
+		       "revalidated %lu, skipped %lu, retired %lu; %lu drops\n",
+		       args.bursts / args.churn, s->megaflows_revalidated,
+		       s->megaflows_reval_skipped, s->megaflows_revalidated_out,
+		       drops);
 	return 0;
 }
 

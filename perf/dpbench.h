@@ -112,4 +112,9 @@ void sg_print(const struct sg_row *rows, int n, int per_group);
 #define IPV4_HOST(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
 			       (uint32_t)(c) << 8 | (uint32_t)(d))
 
+/* dpbench_churn.c: one rewrite of a rule of table 200 (a publish), then
+ * the PMD's revalidation (everything with all); its cycles. */
+struct pmd;
+uint64_t dpbench_churn(struct pmd *pmd, uint64_t k, bool all);
+
 #endif

@@ -11,7 +11,11 @@ arguments and 2 MiB a request: control.h), sends each with
 `vxswitch-ctl add-flows FILE` and times it; then reads the switch's
 resident memory (VmRSS) and prints, per build, the total time, the rate,
 the slowest batch, and the resident memory grown per rule (the rule table
-and the published snapshot together, as the process holds them).
+and the published snapshot together, as the process holds them). Then,
+with the rules in, one publish: the median time of a one-rule `add-flow`
+into a new table and into table 0, beside a `version` (the round trip),
+and the switch's own timing of its last publish (limits/show's
+last_build_us, last_publish_us) where the build has it.
 
     perf/flowmod-bench.py before=/tmp/vxs-before/build after=build
     perf/flowmod-bench.py --flows 20000 --batch 5000 after=build
@@ -85,7 +89,8 @@ def run_build(label, bdir, a, files):
     tmp = tempfile.TemporaryDirectory(prefix="flowmod-bench")
     rundir = Path(tempfile.mkdtemp(prefix="vxfm", dir="/tmp"))
     topo = {"eal": {"lcores": "0-1", "memory-mb": 512, "no-pci": True},
-            "datapath": {"pmd-cores": [1], "max-flows": a.flows + 16},
+            "datapath": {"pmd-cores": [1],
+                         "max-flows": a.flows + 16 + 2 * a.repeat},
             "ports": [{"name": "vm0", "type": "dpdkvhostuser",
                        "path": str(rundir / "vm0.sock")}]}
     sw = switch.Switch(topo, tmp.name, rundir, name="flowmod")
@@ -107,12 +112,46 @@ def run_build(label, bdir, a, files):
         total = time.perf_counter() - t_all
         n = int(sw.ctl("dump-flows").count("\n"))
         rss1 = rss_kb(pid)
-        return {"label": label, "timeout": False, "total": total,
-                "max": max(times), "rules": n,
-                "rss_per_rule": (rss1 - rss0) * 1024.0 / max(n, 1)}
+        row = {"label": label, "timeout": False, "total": total,
+               "max": max(times), "rules": n,
+               "rss_per_rule": (rss1 - rss0) * 1024.0 / max(n, 1)}
+        row.update(one_publish(sw, a))
+        return row
     finally:
         sw.stop()
         tmp.cleanup()
+
+
+def median_ms(fn, n):
+    t = []
+    for k in range(n):
+        t0 = time.perf_counter()
+        fn(k)
+        t.append((time.perf_counter() - t0) * 1000.0)
+    return sorted(t)[n // 2]
+
+
+def one_publish(sw, a):
+    """With the rules in: the median time of one `add-flow` (one rule,
+    one publish) into a table of its own and into table 0 (1/16 of the
+    rules), beside a `version` (the round trip alone); and the switch's
+    own figures for the last publish where it has them (limits/show)."""
+    def last_publish():
+        lim = sw.ctl("limits/show", json=True) or {}
+        if "last_build_us" not in lim:
+            return "-"
+        return "%d / %d" % (lim["last_build_us"], lim["last_publish_us"])
+    out = {"rtt": median_ms(lambda k: sw.ctl("version"), a.repeat)}
+    out["add_new"] = median_ms(lambda k: sw.ctl(
+        "add-flow", "table=200,priority=1,ip,nw_dst=1.2.3.%d,"
+        "actions=drop" % k), a.repeat)
+    out["pub_new"] = last_publish()
+    out["add_big"] = median_ms(lambda k: sw.ctl(
+        "add-flow", "table=0,priority=7,ip,nw_dst=1.2.4.%d,"
+        "actions=drop" % k), a.repeat)
+    out["pub_big"] = last_publish()
+    return out
+
 
 
 def main():
@@ -121,6 +160,8 @@ def main():
     ap.add_argument("builds", nargs="+", help="LABEL=BUILD_DIR")
     ap.add_argument("--flows", type=int, default=100000)
     ap.add_argument("--batch", type=int, default=10000)
+    ap.add_argument("--repeat", type=int, default=11,
+                    help="single add-flows timed after the load (11)")
     ap.add_argument("--limit", type=float, default=600.0,
                     help="seconds per build before giving up (600)")
     a = ap.parse_args()
@@ -146,6 +187,20 @@ def main():
         print("| %s | %.2f | %.0f | %.2f | %d | %.0f |" % (
             r["label"], r["total"], a.flows / r["total"], r["max"],
             r["rules"], r["rss_per_rule"]))
+    print()
+    print("One publish with the %d rules in (median of %d; add-flow is one "
+          "rule, one publish, its round trip included):" % (a.flows,
+                                                            a.repeat))
+    print("| build | version ms | add-flow, new table ms | its publish: "
+          "build / all us | add-flow, table 0 ms | its publish: build / "
+          "all us |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["timeout"]:
+            continue
+        print("| %s | %.2f | %.2f | %s | %.2f | %s |" % (
+            r["label"], r["rtt"], r["add_new"], r["pub_new"], r["add_big"],
+            r["pub_big"]))
     for f in files:
         f.unlink()
     work.rmdir()

@@ -48,10 +48,12 @@ pmd_stats_more_text(struct ds *out, const struct pmd *pmd)
 					    : 0);
 	}
 	ds_put_format(out, "  megaflows: %u (expired %lu, revalidated out %lu,"
-		      " revalidations %lu)\n", dpcls_count(pmd->dp.cls),
+		      " revalidations %lu, revalidation skipped %lu)\n",
+		      dpcls_count(pmd->dp.cls),
 		      counter_ld(&s->megaflows_expired),
 		      counter_ld(&s->megaflows_revalidated_out),
-		      counter_ld(&s->revalidations));
+		      counter_ld(&s->revalidations),
+		      counter_ld(&s->megaflows_reval_skipped));
 	pmd_accounting_text(out, &pmds[pmd->idx]);
 	ds_put_format(out, "  drops:");
 	for (int r = 0; r < DROP_N_REASONS; r++)

@@ -389,9 +389,13 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		jw_end_object(out);
 		jw_key(out, "publishes"); jw_u64(out, ps->publishes);
 		jw_key(out, "publishes_neigh"); jw_u64(out, ps->neigh_only);
+		jw_key(out, "publishes_by_table"); jw_u64(out, ps->by_table);
 		jw_key(out, "neigh_changes"); jw_u64(out, ps->neigh_changes);
 		jw_key(out, "deferred_frees");
 		jw_u64(out, ps->deferred_frees);
+		jw_key(out, "last_build_us"); jw_u64(out, ps->last_build_us);
+		jw_key(out, "last_publish_us");
+		jw_u64(out, ps->last_publish_us);
 		jw_key(out, "publish_interval_ms");
 		jw_u64(out, ofproto_publish_interval_ms());
 		jw_end_object(out);
@@ -414,9 +418,12 @@ cmd_limits_show(int argc, const char *argv[], bool json, struct ds *out,
 		      as->nd_sent, as->rate_limited, as->no_mbuf,
 		      as->tx_failed);
 	ds_put_format(out, "snapshots published: %"PRIu64" (%"PRIu64" for "
-		      "%"PRIu64" neighbour changes; interval %u ms)\n",
+		      "%"PRIu64" neighbour changes, %"PRIu64" revalidating "
+		      "by table; interval %u ms; the last built in %"PRIu64
+		      " us, published in %"PRIu64" us)\n",
 		      ps->publishes, ps->neigh_only, ps->neigh_changes,
-		      ofproto_publish_interval_ms());
+		      ps->by_table, ofproto_publish_interval_ms(),
+		      ps->last_build_us, ps->last_publish_us);
 	return 0;
 }
 

@@ -150,6 +150,8 @@ pmd_burst_bucket(uint16_t n)
 	X(megaflows_expired, PMD_TEXT_NONE, "")                               \
 	X(megaflows_revalidated, PMD_TEXT_NONE, "") /* translated again */    \
 	X(megaflows_revalidated_out, PMD_TEXT_NONE, "")                       \
+	/* not translated again: none of its tables nor next hops changed */ \
+	X(megaflows_reval_skipped, PMD_TEXT_NONE, "")                         \
 	/* no memory to queue a DEL the offload ring refused */               \
 	X(offload_dels_lost, PMD_TEXT_NONE, "")                               \
 	/* ctl_event_ring full: ARP learn or miss, or retired counters, lost */ \

@@ -69,7 +69,8 @@ struct sweep {
 	uint64_t now;
 	bool all;			/* flush */
 	bool revalidate;
-	bool neigh_only;	/* revalidate only those whose next hop changed */
+	bool selective;		/* revalidate only those whose next hop or
+				 * one of whose tables changed */
 	bool label_renumbered;	/* retire those matching ct_label_bits */
 	bool expire;
 	struct dp_offload_sweep *offload;	/* rates, offers (expiry) */
@@ -104,9 +105,11 @@ sweep_one(struct megaflow *f, void *aux)
 		retire = true;
 		s->ctx->stats->megaflows_revalidated_out++;
 	}
-	if (!retire && s->revalidate &&
-	    (!s->neigh_only ||
-	     nexthop_changed(s->ctx->snap, f))) {
+	if (!retire && s->revalidate && s->selective &&
+	    !(f->tables & s->ctx->snap->tables_changed) &&
+	    !nexthop_changed(s->ctx->snap, f)) {
+		s->ctx->stats->megaflows_reval_skipped++;
+	} else if (!retire && s->revalidate) {
 		struct xlate_out xo;
 		s->ctx->stats->megaflows_revalidated++;
 		xlate(s->ctx->snap, &f->upcall_key, &xo);
@@ -116,6 +119,8 @@ sweep_one(struct megaflow *f, void *aux)
 		retire = memcmp(&xo.mask, megaflow_mask(f), sizeof xo.mask) ||
 			 !dp_actions_equal(&xo.actions, &f->actions) ||
 			 xo.rule_uid != f->rule_uid;
+		if (!retire)	/* the walk may have met other tables */
+			f->tables = xo.tables;
 		xlate_out_release(&xo);	/* f holds its own */
 		s->ctx->stats->megaflows_revalidated_out += retire;
 	}
@@ -128,11 +133,11 @@ sweep_one(struct megaflow *f, void *aux)
 }
 
 static void
-sweep_flows(struct dp_ctx *ctx, bool all, bool revalidate, bool neigh_only,
+sweep_flows(struct dp_ctx *ctx, bool all, bool revalidate, bool selective,
 	    bool label_renumbered, bool expire)
 {
 	struct sweep s = { .ctx = ctx, .all = all, .revalidate = revalidate,
-			   .neigh_only = neigh_only, .expire = expire,
+			   .selective = selective, .expire = expire,
 			   .label_renumbered = label_renumbered,
 			   .now = rte_rdtsc() };
 
@@ -165,15 +170,17 @@ void
 dp_revalidate(struct dp_ctx *ctx)
 {
 	const struct dp_snapshot *s = ctx->snap;
-	/* Only neighbours changed since the generation this PMD last saw:
-	 * retranslate only the megaflows that used one of them. */
-	bool neigh_only = s && !s->reval_all && s->gen == ctx->seen_gen + 1;
+	/* Only neighbours or rules changed since the generation this PMD
+	 * last saw: retranslate only the megaflows that used one of those
+	 * neighbours or looked up one of those tables. A PMD that missed a
+	 * generation does not know what it changed: all of them. */
+	bool selective = s && !s->reval_all && s->gen == ctx->seen_gen + 1;
 
 	ctx->stats->revalidations++;
-	ctx->stats->revalidations_neigh += neigh_only;
-	if (neigh_only && !s->n_neigh_changed)
+	ctx->stats->revalidations_neigh += selective && !s->tables_changed;
+	if (selective && !s->n_neigh_changed && !s->tables_changed)
 		return;
-	sweep_flows(ctx, false, true, neigh_only,
+	sweep_flows(ctx, false, true, selective,
 		    s && s->label_preds_gen > ctx->seen_gen, false);
 }
 

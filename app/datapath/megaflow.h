@@ -55,11 +55,14 @@ struct megaflow {
 
 	struct dpcls_subtable *subtable;	/* dpcls-owned */
 	struct megaflow *next;			/* dpcls-owned hash chain */
+	uint64_t tables;		/* xlate_out.tables: a change to one of
+					 * these OpenFlow tables revalidates it */
 };
 
 /* 1024 bytes, 16 cache lines: key 0..191 (three lines: flow_key.h),
  * actions 192..703 (tnls[4] of 76-byte templates for either underlay
- * family), upcall key 704..895, counters, next hops and links 896..1023.
+ * family), upcall key 704..895, counters, next hops, links and the
+ * tables it looked up 896..1023 (the last 8 bytes were padding).
  * The mask it no longer copies saved a key's worth, the IPv6-sized
  * templates took 88 bytes of it (doc/design-ipv6-underlay.md). */
 _Static_assert(sizeof(struct megaflow) == 1024, "megaflow size");

@@ -53,6 +53,7 @@ dp_upcall(struct dp_ctx *ctx, const struct flow_key *key,
 	f->rule_uid = xo.rule_uid;
 	f->neigh_miss = !neigh_addr_is_zero(&xo.need_neigh);
 	memcpy(f->nexthop, xo.nexthop, sizeof f->nexthop);
+	f->tables = xo.tables;
 	memcpy(f->recirc_refs, xo.recirc_refs, sizeof f->recirc_refs);
 	f->id = ++ctx->next_flow_id;
 	f->created_tsc = rte_rdtsc();

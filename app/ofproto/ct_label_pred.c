@@ -106,31 +106,40 @@ ct_label_preds_publish(struct dp_snapshot *s)
 {
 	uint16_t referenced = 0;
 
-	/* the predicates that stay keep their slots */
-	for (uint32_t i = 0; i < s->n_rules; i++) {
-		struct ct_label_pred p;
-		if (!ct_label_pred_of(&s->rules[i], &p))
-			continue;
-		int k = slot_of(lp.slot, lp.used, &p);
-		if (k >= 0)
-			referenced |= (uint16_t)(1u << k);
+	/* the predicates that stay keep their slots; only the tables with
+	 * ct_label rules are read */
+	for (int t = 0; t < OFP_N_TABLES; t++) {
+		const struct dp_rule_table *rt = s->tables[t];
+		for (uint32_t i = 0; rt && rt->n_label && i < rt->n_rules;
+		     i++) {
+			struct ct_label_pred p;
+			if (!ct_label_pred_of(rt->rules[i], &p))
+				continue;
+			int k = slot_of(lp.slot, lp.used, &p);
+			if (k >= 0)
+				referenced |= (uint16_t)(1u << k);
+		}
 	}
 	if (lp.used & ~referenced)
 		lp.renumbered_gen = s->gen;
 	lp.used = referenced;
 	/* the new ones take the lowest free slots (admit made room) */
-	for (uint32_t i = 0; i < s->n_rules; i++) {
-		struct ct_label_pred p;
-		if (!ct_label_pred_of(&s->rules[i], &p) ||
-		    slot_of(lp.slot, lp.used, &p) >= 0)
-			continue;
-		uint32_t free_slots = ~(uint32_t)lp.used &
-				      ((1u << FLOW_CT_LABEL_PREDS) - 1);
-		if (!free_slots)	/* admit prevents it: never matches */
-			continue;
-		int k = __builtin_ctz(free_slots);
-		lp.slot[k] = p;
-		lp.used |= (uint16_t)(1u << k);
+	for (int t = 0; t < OFP_N_TABLES; t++) {
+		const struct dp_rule_table *rt = s->tables[t];
+		for (uint32_t i = 0; rt && rt->n_label && i < rt->n_rules;
+		     i++) {
+			struct ct_label_pred p;
+			if (!ct_label_pred_of(rt->rules[i], &p) ||
+			    slot_of(lp.slot, lp.used, &p) >= 0)
+				continue;
+			uint32_t free_slots = ~(uint32_t)lp.used &
+					      ((1u << FLOW_CT_LABEL_PREDS) - 1);
+			if (!free_slots)	/* admit prevents it */
+				continue;
+			int k = __builtin_ctz(free_slots);
+			lp.slot[k] = p;
+			lp.used |= (uint16_t)(1u << k);
+		}
 	}
 	s->label_preds_used = lp.used;
 	s->label_preds_gen = lp.renumbered_gen;

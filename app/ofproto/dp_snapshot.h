@@ -6,6 +6,14 @@
  * pointer store; PMDs read it without locks and report quiescent states
  * (rte_rcu_qsbr) once per loop, after which the old one is freed. The
  * generation number tells a PMD its megaflows need revalidating.
+ *
+ * The snapshot pointer is the rules' version: rules are immutable objects
+ * the table and the snapshots share (a change makes a new object), each
+ * table an array of pointers to them (struct dp_rule_table) that
+ * snapshots share while the table is unchanged. A batch (an add-flows
+ * file, one flow_mod) is built into one snapshot, so a PMD sees all of it
+ * or none. A rule object a publish drops is freed with the snapshot that
+ * last held it, after that snapshot's grace period.
  * The slow path's: ofproto.c builds and publishes it, neigh.c, route.c
  * and ofproto.c answer its lookups; the datapath, above, reads it.
  */
@@ -103,12 +111,26 @@ struct ct_label_pred {
 	uint64_t value[2], mask[2];
 };
 
+/* One table's rules, by priority descending then age (uid): pointers to
+ * immutable rule objects. Shared by the snapshots published while the
+ * table did not change; refs is theirs, the control thread's alone
+ * (dp_rule_table.h). */
+struct dp_rule_table {
+	uint32_t n_rules;
+	uint32_t refs;			/* snapshots holding it */
+	uint32_t n_label;		/* rules with a ct_label match */
+	const struct ofp_rule *rules[];
+};
+
 struct dp_snapshot {
 	uint64_t gen;
 
-	uint32_t n_rules;
-	struct ofp_rule *rules;		/* by table, then priority
-					 * descending, then by uid */
+	uint32_t n_rules;		/* in all tables */
+	struct dp_rule_table *tables[OFP_N_TABLES];	/* NULL: no rule */
+	/* The rule objects the publish after this snapshot dropped: freed
+	 * with it, once no PMD can read it (ofproto.c). */
+	struct ofp_rule **dropped;
+	uint32_t n_dropped;
 
 	/* underlay / VTEP */
 	bool has_underlay;
@@ -150,8 +172,12 @@ struct dp_snapshot {
 	 * are not copied here: they are shared tables PMDs read without
 	 * locks (route.h, neigh.h). A PMD that saw the previous generation
 	 * and finds reval_all false revalidates only the megaflows whose next
-	 * hop is in neigh_changed; otherwise it revalidates all of them. */
+	 * hop is in neigh_changed or that looked up a table of
+	 * tables_changed; otherwise it revalidates all of them. reval_all is
+	 * set by every change that is not one of rules (ports, routes, the
+	 * tunnel port, the VNIs, the ct_label predicates). */
 	bool reval_all;
+	uint64_t tables_changed;	/* bit table % 64 per table changed */
 	uint32_t n_neigh_changed;
 	uint32_t *neigh_changed;	/* neigh_addr_digest()s, sorted
 					 * ascending */

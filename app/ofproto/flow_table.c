@@ -7,22 +7,29 @@
  * delete name one rule per table, loose ones every rule a filter covers.
  * Each rule is an object of its own, found by identity through a hash
  * (rule_index.h); the table keeps pointers to them in the order the
- * snapshot wants (ofproto.c publishes it after each change).
+ * snapshot wants (ofproto.c publishes it after each change). A rule
+ * object is immutable once published: the snapshots share it (by table,
+ * dp_rule_table.h), so a replace or modify makes a new one (counters and
+ * stamps stay in the slot) and the one it replaces, like a deleted one,
+ * is handed to the next publish, which frees it after its grace period.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
 #include "ct_label_pred.h"
+#include "dp_rule_table.h"
+#include "flow_table.h"
 #include "ofproto.h"
 #include "port.h"
 #include "rule_index.h"
 #include "xlate.h"
 
 struct rule_slot {
-	struct ofp_rule rule;
+	struct ofp_rule *rule;		/* immutable once published */
 	struct ofproto_rule_stats stats;
 	struct rule_index_node node;
+	bool doomed;			/* to be removed (rules_sweep) */
 };
 
 static struct {
@@ -34,25 +41,60 @@ static struct {
 	uint32_t max_rules;		/* datapath max-flows */
 	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
 	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
-} ft;
 
-/* By table (the translation finds a table's rules by binary search), then
- * priority descending, then age. */
-static int
-rule_order(const struct ofp_rule *a, const struct ofp_rule *b)
-{
-	if (a->table_id != b->table_id)
-		return a->table_id < b->table_id ? -1 : 1;
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	return a->uid < b->uid ? -1 : a->uid > b->uid;
-}
+	/* Since the last publish: the tables changed (bit per table) and
+	 * the rule objects no rule slot holds any more (the last snapshot
+	 * may: freed after the next publish's grace period). */
+	uint64_t dirty[4];
+	struct ofp_rule **dropped;
+	uint32_t n_dropped, cap_dropped;
+} ft;
 
 static int
 slot_ptr_cmp(const void *a, const void *b)
 {
-	return rule_order(&(*(struct rule_slot *const *)a)->rule,
-			  &(*(struct rule_slot *const *)b)->rule);
+	return ofp_rule_order((*(struct rule_slot *const *)a)->rule,
+			      (*(struct rule_slot *const *)b)->rule);
+}
+
+static void
+table_dirty(uint8_t t)
+{
+	ft.dirty[t >> 6] |= 1ull << (t & 63);
+}
+
+/* Room for n more dropped rules, taken before a change, so that dropping
+ * never fails half way. */
+static int
+dropped_reserve(uint32_t n)
+{
+	if (ft.n_dropped + n <= ft.cap_dropped)
+		return 0;
+	uint32_t cap = RTE_MAX(ft.n_dropped + n, 2 * ft.cap_dropped);
+	struct ofp_rule **d = realloc(ft.dropped, cap * sizeof *d);
+	if (!d)
+		return -1;
+	ft.dropped = d;
+	ft.cap_dropped = cap;
+	return 0;
+}
+
+/* r leaves the table: a PMD may still read it in the current snapshot */
+static void
+rule_drop(struct ofp_rule *r)
+{
+	table_dirty(r->table_id);
+	ft.dropped[ft.n_dropped++] = r;
+}
+
+static struct ofp_rule *
+rule_new(const struct ofp_rule *r)
+{
+	struct ofp_rule *n = malloc(sizeof *n);
+
+	if (n)
+		*n = *r;
+	return n;
 }
 
 static int
@@ -83,6 +125,24 @@ rules_merge_tail(uint32_t n_old)
 	if (!n_old ||
 	    slot_ptr_cmp(&ft.rules[n_old - 1], &ft.rules[n_old]) < 0)
 		return;
+	if (n - n_old <= 16) {	/* a few: each to its place, no merge pass
+				 * reading every rule */
+		for (uint32_t k = n_old; k < n; k++) {
+			struct rule_slot *s = ft.rules[k];
+			uint32_t lo = 0, hi = k;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (slot_ptr_cmp(&ft.rules[mid], &s) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			memmove(ft.rules + lo + 1, ft.rules + lo,
+				(k - lo) * sizeof *ft.rules);
+			ft.rules[lo] = s;
+		}
+		return;
+	}
 	tmp = malloc(n * sizeof *tmp);
 	if (!tmp) {	/* no room to merge: sort in place */
 		qsort(ft.rules, n, sizeof *ft.rules, slot_ptr_cmp);
@@ -154,7 +214,7 @@ first_at(const struct ofp_rule *r)
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct ofp_rule *m = &ft.rules[mid]->rule;
+		const struct ofp_rule *m = ft.rules[mid]->rule;
 		if (m->table_id < r->table_id ||
 		    (m->table_id == r->table_id && m->priority > r->priority))
 			lo = mid + 1;
@@ -179,9 +239,9 @@ check_overlaps(const struct ofp_rule *batch, int n, int *bad, char *err,
 		if (!(r->flags & OFP_FF_CHECK_OVERLAP))
 			continue;
 		for (uint32_t j = first_at(r); j < ft.n_rules && !hit &&
-		     ft.rules[j]->rule.table_id == r->table_id &&
-		     ft.rules[j]->rule.priority == r->priority; j++)
-			hit = ofp_rule_overlaps(&ft.rules[j]->rule, r);
+		     ft.rules[j]->rule->table_id == r->table_id &&
+		     ft.rules[j]->rule->priority == r->priority; j++)
+			hit = ofp_rule_overlaps(ft.rules[j]->rule, r);
 		for (int j = 0; j < i && !hit; j++)
 			hit = ofp_rule_overlaps(&batch[j], r);
 		if (hit) {
@@ -215,20 +275,25 @@ count_new(const struct ofp_rule *batch, const uint32_t *hash, int n)
 
 /* OVS's add on an identical rule: the new rule replaces it (actions,
  * cookie, timeouts, flags, importance, a new creation time); its counters
- * carry over unless reset_counts. Returns true when the rule's place in
- * the order changed (a new uid). */
-static bool
+ * carry over unless reset_counts. Returns 1 when the rule's place in the
+ * order changed (a new uid), 0 if not, -1 out of memory (nothing done). */
+static int
 rule_replace(struct rule_slot *s, const struct ofp_rule *nr)
 {
-	uint32_t uid = s->rule.uid;
+	uint32_t uid = s->rule->uid;
 	bool reset = nr->flags & OFP_FF_RESET_COUNTS;
+	struct ofp_rule *r = rule_new(nr);
 
+	if (!r)
+		return -1;
 	/* a new uid: the live megaflows' counts, kept by uid, stay with the
 	 * rule that was */
 	if (reset)
 		rule_index_remove(&ft.index, &s->node);
-	s->rule = *nr;
-	s->rule.uid = reset ? ++ft.next_uid : uid;
+	r->uid = reset ? ++ft.next_uid : uid;
+	rule_drop(s->rule);
+	s->rule = r;
+	s->node.rule = r;
 	if (reset)
 		rule_index_insert(&ft.index, &s->node);
 	s->stats.created_ms = vxs_now_ms();
@@ -245,14 +310,17 @@ rule_insert(const struct ofp_rule *nr, uint32_t hash)
 {
 	struct rule_slot *s = malloc(sizeof *s);
 
-	if (!s)
+	if (!s || !(s->rule = rule_new(nr))) {
+		free(s);
 		return -1;
-	s->rule = *nr;
-	s->rule.uid = ++ft.next_uid;
+	}
+	s->rule->uid = ++ft.next_uid;
+	s->doomed = false;
+	table_dirty(nr->table_id);
 	memset(&s->stats, 0, sizeof s->stats);
 	s->stats.created_ms = vxs_now_ms();
 	s->stats.modified_ms = s->stats.created_ms;
-	s->node.rule = &s->rule;
+	s->node.rule = s->rule;
 	s->node.hash = hash;
 	rule_index_insert(&ft.index, &s->node);
 	ft.rules[ft.n_rules++] = s;
@@ -315,7 +383,8 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad,
 		goto out;
 	}
 	int64_t n_new = count_new(batch, hash, n);
-	if (n_new < 0 || rules_reserve(ft.n_rules + (uint32_t)n_new)) {
+	if (n_new < 0 || rules_reserve(ft.n_rules + (uint32_t)n_new) ||
+	    dropped_reserve((uint32_t)(n - n_new))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -335,9 +404,9 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad,
 	rc = 0;
 	for (int i = 0; i < n; i++) {
 		struct rule_slot *s = find_identical(&batch[i], hash[i]);
-		if (s)
-			resort |= rule_replace(s, &batch[i]);
-		else if (rule_insert(&batch[i], hash[i])) {
+		int rr = s ? rule_replace(s, &batch[i]) : 0;
+		resort |= rr > 0;
+		if (rr < 0 || (!s && rule_insert(&batch[i], hash[i]))) {
 			/* malloc failed after the checks: what went in stays,
 			 * in order, and is published */
 			snprintf(err, errlen, "out of memory (flow %d)", i + 1);
@@ -350,7 +419,7 @@ apply_adds(const struct ofp_rule *batch, int n, int *bad,
 		qsort(ft.rules, ft.n_rules, sizeof *ft.rules, slot_ptr_cmp);
 	else
 		rules_merge_tail(n_old);
-	ofproto_publish();
+	ofproto_publish_rules();
 out:
 	free(hash);
 	return rc;
@@ -452,7 +521,7 @@ select_rules(const struct ofp_rule *f, bool strict,
 {
 	if (!strict) {
 		for (uint32_t i = 0; i < ft.n_rules; i++)
-			if (ofp_rule_covered_by(&ft.rules[i]->rule, f)) {
+			if (ofp_rule_covered_by(ft.rules[i]->rule, f)) {
 				int rc = fn(ft.rules[i], aux);
 				if (rc)
 					return rc;
@@ -466,7 +535,7 @@ select_rules(const struct ofp_rule *f, bool strict,
 		key.table_id = (uint8_t)t;
 		struct rule_slot *s = find_identical(&key,
 						     rule_index_hash(&key));
-		if (s && ofp_rule_strict_match(&s->rule, f)) {
+		if (s && ofp_rule_strict_match(s->rule, f)) {
 			int rc = fn(s, aux);
 			if (rc)
 				return rc;
@@ -475,19 +544,29 @@ select_rules(const struct ofp_rule *f, bool strict,
 	return 0;
 }
 
-/* Drops the rules marked (uid 0) from the order; frees them. */
-static uint32_t
+/* Drops the rules marked (doomed) from the order and frees their slots,
+ * their rule objects after the next publish; -1 (none removed, none left
+ * marked) when out of memory for that. */
+static int64_t
 rules_sweep(void)
 {
-	uint32_t kept = 0, removed;
+	uint32_t kept = 0, removed = 0;
 
+	for (uint32_t i = 0; i < ft.n_rules; i++)
+		removed += ft.rules[i]->doomed;
+	if (dropped_reserve(removed)) {
+		for (uint32_t i = 0; i < ft.n_rules; i++)
+			ft.rules[i]->doomed = false;
+		return -1;
+	}
 	for (uint32_t i = 0; i < ft.n_rules; i++) {
 		struct rule_slot *s = ft.rules[i];
-		if (s->rule.uid) {
+		if (!s->doomed) {
 			ft.rules[kept++] = s;
 			continue;
 		}
 		rule_index_remove(&ft.index, &s->node);
+		rule_drop(s->rule);
 		free(s);
 	}
 	removed = ft.n_rules - kept;
@@ -499,7 +578,7 @@ static int
 mark_deleted(struct rule_slot *s, void *aux)
 {
 	(void)aux;
-	s->rule.uid = 0;
+	s->doomed = true;
 	return 0;
 }
 
@@ -507,9 +586,9 @@ int
 ofproto_del_rules(const struct ofp_rule *filter, bool strict)
 {
 	select_rules(filter, strict, mark_deleted, NULL);
-	uint32_t removed = rules_sweep();
-	if (removed)
-		ofproto_publish();
+	int64_t removed = rules_sweep();	/* -1: nothing deleted */
+	if (removed > 0)
+		ofproto_publish_rules();
 	return (int)removed;
 }
 
@@ -525,13 +604,17 @@ ofproto_del_flows(const char *filter, bool strict, char *err, size_t errlen)
 	    ofp_parse_flow(filter, OFP_PARSE_MATCH, ports_ofp_map(), &f, err,
 			   errlen))
 		return -1;
-	return ofproto_del_rules(&f, strict);
+	int removed = ofproto_del_rules(&f, strict);
+	if (removed < 0)
+		snprintf(err, errlen, "out of memory; nothing deleted");
+	return removed;
 }
 
 struct mod_ctx {
 	const struct ofp_rule *f;	/* the new actions, cookie */
 	bool apply;			/* else check only */
 	int changed;
+	uint32_t selected;		/* by the check */
 	char *err;
 	size_t errlen;
 };
@@ -558,13 +641,23 @@ mod_one(struct rule_slot *s, void *aux)
 	struct mod_ctx *c = aux;
 	struct ofp_rule t;
 
-	modified(&s->rule, c->f, &t);
+	modified(s->rule, c->f, &t);
 	/* the new actions are checked against each rule they land in (its
 	 * table decides what resubmit and ct(table=) may reach) */
-	if (!c->apply)
+	if (!c->apply) {
+		c->selected++;
 		return xlate_check_rule(&t, port_is_tunnel, NULL, c->err,
 					c->errlen);
-	s->rule = t;	/* the identity is unchanged: the index holds */
+	}
+	struct ofp_rule *r = rule_new(&t);
+	if (!r) {	/* after the checks: what changed stays, published */
+		snprintf(c->err, c->errlen, "out of memory");
+		return -1;
+	}
+	/* the identity is unchanged: the index holds */
+	rule_drop(s->rule);
+	s->rule = r;
+	s->node.rule = r;
 	s->stats.modified_ms = vxs_now_ms();
 	c->changed++;
 	return 0;
@@ -585,11 +678,15 @@ ofproto_mod_rules(const struct ofp_rule *filter, bool strict,
 	/* all checked first, so a refusal changes nothing */
 	if (select_rules(&f, strict, mod_one, &c))
 		return -1;
+	if (dropped_reserve(c.selected)) {
+		snprintf(err, errlen, "out of memory; nothing modified");
+		return -1;
+	}
 	c.apply = true;
-	select_rules(&f, strict, mod_one, &c);
+	int rc = select_rules(&f, strict, mod_one, &c);
 	if (c.changed)
-		ofproto_publish();
-	return c.changed;
+		ofproto_publish_rules();
+	return rc ? -1 : c.changed;
 }
 
 int
@@ -609,16 +706,16 @@ ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
 static bool
 rule_idle(const struct rule_slot *s, uint64_t now_ms)
 {
-	return s->rule.idle_timeout &&
+	return s->rule->idle_timeout &&
 	       now_ms >= RTE_MAX(s->stats.used_ms, s->stats.modified_ms) +
-			 s->rule.idle_timeout * 1000ull;
+			 s->rule->idle_timeout * 1000ull;
 }
 
 /* Counts the rule it finds expired, hard first. */
 static bool
 rule_expired(const struct rule_slot *s, uint64_t now_ms)
 {
-	const struct ofp_rule *r = &s->rule;
+	const struct ofp_rule *r = s->rule;
 	bool hard = r->hard_timeout && now_ms >= s->stats.modified_ms +
 						 r->hard_timeout * 1000ull;
 	bool idle = !hard && rule_idle(s, now_ms);
@@ -660,11 +757,11 @@ ofproto_expire_rules(uint64_t now_ms)
 {
 	for (uint32_t i = 0; i < ft.n_rules; i++)
 		if (rule_expired(ft.rules[i], now_ms))
-			ft.rules[i]->rule.uid = 0;
-	uint32_t removed = rules_sweep();
-	if (removed)
-		ofproto_publish();
-	return removed;
+			ft.rules[i]->doomed = true;
+	int64_t removed = rules_sweep();	/* out of memory: next tick */
+	if (removed > 0)
+		ofproto_publish_rules();
+	return removed > 0 ? (uint32_t)removed : 0;
 }
 
 void
@@ -672,6 +769,31 @@ ofproto_expired_counts(uint64_t *idle, uint64_t *hard)
 {
 	*idle = ft.expired_idle;
 	*hard = ft.expired_hard;
+}
+
+/* ---- the snapshot's tables --------------------------------------------- */
+
+void
+flow_table_dirty(uint64_t dirty[4])
+{
+	memcpy(dirty, ft.dirty, sizeof ft.dirty);
+}
+
+void
+flow_table_dirty_clear(void)
+{
+	memset(ft.dirty, 0, sizeof ft.dirty);
+}
+
+uint32_t
+flow_table_take_dropped(struct ofp_rule ***dropped)
+{
+	uint32_t n = ft.n_dropped;
+
+	*dropped = ft.dropped;
+	ft.dropped = NULL;
+	ft.n_dropped = ft.cap_dropped = 0;
+	return n;
 }
 
 /* ---- access ------------------------------------------------------------- */
@@ -685,7 +807,7 @@ ofproto_n_rules(void)
 const struct ofp_rule *
 ofproto_rule(uint32_t i)
 {
-	return i < ft.n_rules ? &ft.rules[i]->rule : NULL;
+	return i < ft.n_rules ? ft.rules[i]->rule : NULL;
 }
 
 const struct ofproto_rule_stats *
@@ -722,9 +844,14 @@ ofproto_max_rules(void)
 void
 flow_table_fini(void)
 {
-	for (uint32_t i = 0; i < ft.n_rules; i++)
+	for (uint32_t i = 0; i < ft.n_rules; i++) {
+		free(ft.rules[i]->rule);
 		free(ft.rules[i]);
+	}
 	free(ft.rules);
+	for (uint32_t i = 0; i < ft.n_dropped; i++)
+		free(ft.dropped[i]);
+	free(ft.dropped);
 	rule_index_fini(&ft.index);
 	memset(&ft, 0, sizeof ft);
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * OpenFlow rule table and its publication to the PMDs. */
+ * OpenFlow rule table and its publication to the PMDs: a snapshot holds
+ * pointers to the rule objects (per table, shared with the previous
+ * snapshot while the table is unchanged: dp_rule_table.h), so a publish
+ * copies the pointers of the tables that changed, not the rules. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +10,7 @@
 #include <rte_cycles.h>
 #include "clock.h"
 #include "ct_label_pred.h"
+#include "dp_rule_table.h"
 #include "flow_table.h"
 #include "neigh.h"
 #include "ofproto.h"
@@ -119,6 +123,8 @@ neigh_changes_take(void)
 {
 	uint32_t n = 0;
 
+	if (!of.n_neigh_changed)	/* of.neigh_changed may be NULL */
+		return 0;
 	qsort(of.neigh_changed, of.n_neigh_changed, sizeof(uint32_t),
 	      u32_order);
 	for (uint32_t i = 0; i < of.n_neigh_changed; i++)
@@ -127,28 +133,62 @@ neigh_changes_take(void)
 	return n;
 }
 
+/* A snapshot no PMD can read any more, with what it alone holds: its
+ * references on the rule tables, the rule objects dropped after it. */
+static void
+snapshot_free(struct dp_snapshot *s)
+{
+	if (!s)
+		return;
+	dp_snapshot_tables_release(s);
+	for (uint32_t i = 0; i < s->n_dropped; i++)
+		free(s->dropped[i]);
+	free(s->dropped);
+	free(s);
+}
+
+/* Whether what the translation reads besides the rules differs between
+ * the snapshots: the VTEP, the ports, the VNIs, the ct_label predicates.
+ * Any of it revalidates every megaflow, not only those of the tables. */
+static bool
+env_changed(const struct dp_snapshot *a, const struct dp_snapshot *b)
+{
+	size_t from = offsetof(struct dp_snapshot, has_underlay);
+	size_t to = offsetof(struct dp_snapshot, n_vnis);
+
+	return memcmp((const char *)a + from, (const char *)b + from,
+		      to - from) || a->n_vnis != b->n_vnis ||
+	       memcmp(a->vnis, b->vnis, a->n_vnis * sizeof *a->vnis) ||
+	       a->gone_tnl_ofport != b->gone_tnl_ofport ||
+	       a->label_preds_used != b->label_preds_used ||
+	       a->label_preds_gen != b->label_preds_gen ||
+	       memcmp(a->label_preds, b->label_preds, sizeof a->label_preds);
+}
+
 static struct dp_snapshot *
 snapshot_build(bool reval_all)
 {
 	uint32_t vnis[CFG_MAX_VNIS];
 	uint16_t n_vnis = collect_vnis(vnis);
 	uint32_t n_changed = reval_all ? 0 : neigh_changes_take();
-	uint32_t n_rules = ofproto_n_rules();
 	size_t sz = sizeof(struct dp_snapshot) +
-		    n_rules * sizeof(struct ofp_rule) +
 		    n_vnis * sizeof(uint32_t) +
-		    n_changed * sizeof(uint32_t) + 64;
+		    n_changed * sizeof(uint32_t);
 	struct dp_snapshot *s = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
+	const struct dp_snapshot *prev = dp_snapshot_current;
+	uint64_t dirty[4];
+
 	if (!s)
 		return NULL;
 	memset(s, 0, sizeof *s);
+	flow_table_dirty(dirty);
+	if (dp_rule_tables_build(s, prev, dirty)) {
+		free(s);
+		return NULL;
+	}
+	flow_table_dirty_clear();
 
 	uint8_t *p = (uint8_t *)(s + 1);
-	s->rules = (struct ofp_rule *)RTE_PTR_ALIGN_CEIL(p, 64);
-	s->n_rules = n_rules;
-	for (uint32_t i = 0; i < n_rules; i++)
-		s->rules[i] = *ofproto_rule(i);
-	p = (uint8_t *)(s->rules + s->n_rules);
 	s->vnis = (uint32_t *)p;
 	s->n_vnis = n_vnis;
 	memcpy(s->vnis, vnis, n_vnis * sizeof *vnis);
@@ -202,6 +242,10 @@ snapshot_build(bool reval_all)
 	}
 	s->gen = ++of.gen;
 	ct_label_preds_publish(s);
+	if (!prev || env_changed(s, prev))
+		s->reval_all = true;
+	if (s->reval_all)	/* every megaflow is revalidated anyway */
+		s->n_neigh_changed = 0;
 	return s;
 }
 
@@ -214,7 +258,7 @@ retired_reclaim(bool force)
 
 	while (k < of.n_retired && (force || !of.qsbr ||
 	       rte_rcu_qsbr_check(of.qsbr, of.retired[k].token, false) == 1))
-		free(of.retired[k++].s);
+		snapshot_free(of.retired[k++].s);
 	if (!k)
 		return;
 	memmove(of.retired, of.retired + k,
@@ -253,16 +297,21 @@ retire_snapshot(struct dp_snapshot *old)
 		}
 		rte_pause();
 	}
-	free(old);
+	snapshot_free(old);
 }
 
 static uint64_t
 publish(bool reval_all)
 {
 	struct dp_snapshot *s, *old;
+	struct ofp_rule **dropped;
+	uint32_t n_dropped;
+
+	uint64_t t0 = rte_rdtsc(), us = rte_get_tsc_hz() / 1000000;
 
 	reval_all |= of.neigh_overflow;
 	s = snapshot_build(reval_all);
+	of.pstats.last_build_us = (rte_rdtsc() - t0) / (us ? us : 1);
 	if (!s) {
 		VLOG_ERR(ofproto, "out of memory publishing tables");
 		return of.gen;
@@ -271,14 +320,26 @@ publish(bool reval_all)
 	of.neigh_overflow = false;
 	of.last_publish_ms = vxs_now_ms();
 	of.pstats.publishes++;
-	of.pstats.neigh_only += !reval_all;
+	of.pstats.neigh_only += !s->reval_all && !s->tables_changed;
+	of.pstats.by_table += !s->reval_all && s->tables_changed;
+	n_dropped = flow_table_take_dropped(&dropped);
 	old = __atomic_exchange_n(&dp_snapshot_current, s, __ATOMIC_ACQ_REL);
-	/* Once every PMD has passed a quiescent state, none can still be
-	 * translating with the old snapshot. */
+	/* The rules this publish dropped go with the snapshot that held
+	 * them last. Once every PMD has passed a quiescent state, none can
+	 * still be translating with the old snapshot. */
+	if (old) {
+		old->dropped = dropped;
+		old->n_dropped = n_dropped;
+	} else {
+		for (uint32_t i = 0; i < n_dropped; i++)
+			free(dropped[i]);
+		free(dropped);
+	}
 	if (old && of.qsbr)
 		retire_snapshot(old);
 	else
-		free(old);
+		snapshot_free(old);
+	of.pstats.last_publish_us = (rte_rdtsc() - t0) / (us ? us : 1);
 	return s->gen;
 }
 
@@ -286,6 +347,12 @@ uint64_t
 ofproto_publish(void)
 {
 	return publish(true);
+}
+
+uint64_t
+ofproto_publish_rules(void)
+{
+	return publish(false);
 }
 
 uint64_t
@@ -400,7 +467,7 @@ ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 void
 ofproto_fini(void)
 {
-	free(dp_snapshot_current);
+	snapshot_free(dp_snapshot_current);
 	dp_snapshot_current = NULL;
 	retired_reclaim(true);
 	free(of.retired);

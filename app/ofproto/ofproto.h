@@ -30,8 +30,13 @@ int ofproto_init(const struct vxs_config *cfg, struct rte_rcu_qsbr *qsbr,
 		 char *err, size_t errlen);
 void ofproto_fini(void);
 
-/* Makes the current tables visible to the PMDs; returns the generation. */
+/* Makes the current tables visible to the PMDs; returns the generation.
+ * Every megaflow is revalidated. */
 uint64_t ofproto_publish(void);
+/* The same after a change of rules alone (flow_table.c): the PMDs
+ * revalidate only the megaflows that looked up a table that changed
+ * (dp_snapshot.h tables_changed), unless something else changed too. */
+uint64_t ofproto_publish_rules(void);
 
 /* add-flow / add-flows: all or nothing. A rule with the same priority and
  * match as an existing one replaces its actions (as ovs-ofctl add-flow). On
@@ -58,6 +63,7 @@ int ofproto_mod_flows(const char *flow, bool strict, char *err,
  * caller's (ofproto_mod_rules returns 0 then). */
 int ofproto_add_rules(const struct ofp_rule *batch, int n, int *bad,
 		      enum ofp_wire_error *why, char *err, size_t errlen);
+/* returns how many were removed; -1: out of memory, nothing removed */
 int ofproto_del_rules(const struct ofp_rule *filter, bool strict);
 int ofproto_mod_rules(const struct ofp_rule *filter, bool strict,
 		      enum ofp_wire_error *why, char *err, size_t errlen);
@@ -94,10 +100,14 @@ void ofproto_account_retired(uint32_t uid, uint64_t packets, uint64_t bytes,
 struct ofproto_publish_stats {
 	uint64_t publishes;		/* snapshots published */
 	uint64_t neigh_only;		/* of which for neighbour changes */
+	uint64_t by_table;		/* of which revalidating by table */
 	uint64_t neigh_changes;		/* neighbour changes noted */
 	/* replaced snapshots whose grace period had not ended by the end
 	 * of their publish (a PMD not answering): freed later */
 	uint64_t deferred_frees;
+	/* the last publish: building its snapshot, and all of it (with the
+	 * wait for the old snapshot's grace period and the frees), us */
+	uint64_t last_build_us, last_publish_us;
 };
 
 uint64_t ofproto_publish_neigh(void);

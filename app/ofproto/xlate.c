@@ -672,6 +672,7 @@ xlate_clean(const struct dp_snapshot *s, const struct flow_key *pkt_key,
 	const struct ofp_rule *r = xlate_pipeline(s, key, pkt_key->recirc_id ?
 						  &frozen : NULL,
 						  &out->mask, &pl);
+	out->tables = pl.tables;
 	if (!r) {
 		emit_drop(out, DROP_NO_RULE);
 		return;

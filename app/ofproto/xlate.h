@@ -29,6 +29,9 @@ struct xlate_out {
 	 * recirc() action names; 0 none. Whoever keeps the outcome keeps
 	 * them (the megaflow), else xlate_out_release gives them back. */
 	uint8_t recirc_refs[2];
+	/* The tables the translation looked up, bit table % 64: only a
+	 * change to one of them can change it (megaflow.c's revalidation) */
+	uint64_t tables;
 };
 
 void xlate(const struct dp_snapshot *s, const struct flow_key *key,
@@ -53,6 +56,7 @@ struct xlate_pipeline {
 	bool recirc;			/* ended at a ct(table=T) */
 	uint8_t recirc_id;		/* its frozen state's id, with a
 					 * reference (recirc_id.h); 0 none */
+	uint64_t tables;		/* looked up: bit table % 64 */
 	struct ofp_action act[XLATE_MAX_PIPELINE_ACTIONS];
 	uint32_t in_port[XLATE_MAX_PIPELINE_ACTIONS];
 	struct ofp_ct ct[XLATE_MAX_PIPELINE_CT];	/* sg()/ct()'s parameters:

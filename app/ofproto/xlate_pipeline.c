@@ -132,22 +132,6 @@ label_matches(struct walk *w, const struct ofp_rule *r)
 	return (w->key.ct_label_bits >> k) & 1;
 }
 
-/* The first rule of table t (rules are sorted by table first). */
-static uint32_t
-table_start(const struct dp_snapshot *s, uint8_t t)
-{
-	uint32_t lo = 0, hi = s->n_rules;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->rules[mid].table_id < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 #define CONJ_MAX_IDS 32
 
 /* The conjunctions seen at one priority: which clauses of each matched */
@@ -224,13 +208,16 @@ conj_lookup(struct walk *w, uint8_t t, uint32_t id)
 static const struct ofp_rule *
 classify(struct walk *w, uint8_t t, bool conj)
 {
-	const struct dp_snapshot *s = w->s;
+	const struct dp_rule_table *rt = t < OFP_N_TABLES ? w->s->tables[t]
+							   : NULL;
 	struct conj_seen cs = { .n = 0 };
 	uint32_t id;
 
-	for (uint32_t i = table_start(s, t);
-	     i < s->n_rules && s->rules[i].table_id == t; i++) {
-		const struct ofp_rule *r = &s->rules[i];
+	/* a change to this table can change this translation: revalidation
+	 * by table (megaflow.c) */
+	w->out->tables |= 1ull << (t % 64);
+	for (uint32_t i = 0; rt && i < rt->n_rules; i++) {
+		const struct ofp_rule *r = rt->rules[i];
 		if (cs.n && r->priority != cs.priority) {
 			if (conj_complete(&cs, &id))
 				return conj_lookup(w, t, id);
@@ -465,6 +452,7 @@ xlate_pipeline(const struct dp_snapshot *s, const struct flow_key *key,
 	out->limit_hit = out->unexecutable = false;
 	out->unfreezable = out->recirc = false;
 	out->recirc_id = 0;
+	out->tables = 0;
 	memset(&w.meta, 0, sizeof w.meta);
 	if (resume)
 		memcpy(w.meta.regs, resume->regs, sizeof w.meta.regs);

@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <string.h>
+#include "dp_rule_table.h"
 #include "dp_snapshot.h"
 #include "ofp_rule.h"
 #include "unit_test.h"
@@ -217,8 +218,7 @@ test_tun6_mask(void)
 				     err, sizeof err) == 0, "%s", err);
 		trules[i].uid = 100 + (uint32_t)i;
 	}
-	tsnap.n_rules = 2;
-	tsnap.rules = trules;
+	CHECK(dp_snapshot_set_rules(&tsnap, trules, 2) == 0, "tables");
 
 	flow_key_zero(&k);
 	k.in_port = 1;
@@ -243,6 +243,7 @@ test_tun6_mask(void)
 	CHECK(out.rule_uid == 101 && out.mask.line3[0] == UINT64_MAX,
 	      "another prefix: rule %u", out.rule_uid);
 	xlate_out_release(&out);
+	dp_snapshot_tables_release(&tsnap);
 }
 
 /* The underlay over IPv6 (xlate_underlay6): VXLAN to the VTEP's IPv6
@@ -325,12 +326,12 @@ main(void)
 		CHECK(rc == 0, "'%s': %s", flows[i], err);
 		rules[i].uid = (uint32_t)i + 1;
 	}
-	snap.n_rules = N_RULES;
-	snap.rules = rules;
+	CHECK(dp_snapshot_set_rules(&snap, rules, N_RULES) == 0, "tables");
 	test_masks();
 	test_soundness();
 	test_tun6_mask();
 	test_underlay6();
+	dp_snapshot_tables_release(&snap);
 	printf("%u passed, %u failed\n", n_passed, n_failed);
 	return n_failed ? 1 : 0;
 }
