@@ -13,6 +13,7 @@
 
 #include "of_conn.h"
 #include "of_flows.h"
+#include "of_tables.h"
 #include "version.h"
 #include "vlog.h"
 
@@ -306,7 +307,8 @@ multipart_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		of_flow_stats(c, msg, len);
 		break;
 	default:
-		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_STAT);
+		if (!of_tables_request(c, msg, len))
+			refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_STAT);
 		break;
 	}
 }
