@@ -34,6 +34,7 @@
 #include "ds.h"
 #include "ovsdb_boot.h"
 #include "ovsdb_client.h"
+#include "of_chan.h"
 #include "pmd.h"
 #include "pmd_reconf.h"
 #include "pmd_watch.h"
@@ -589,6 +590,11 @@ main(int argc, char **argv)
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
 	}
+	/* in OVSDB mode, for the bridge ovs-vsctl makes (ovsdb_sync.c) */
+	if (of_chan_start(opt.ovsdb != NULL, err, sizeof err)) {
+		VLOG_ERR(main, "%s\n", err);
+		goto out_offload;
+	}
 	if (offload_init(err, sizeof err)) {
 		VLOG_ERR(main, "%s\n", err);
 		goto out_offload;
@@ -621,6 +627,7 @@ main(int argc, char **argv)
 		flow_timeouts_tick();
 		ofproto_tick();
 		ovsdb_client_run();
+		of_chan_run();
 		state_tick();
 		if (reopen_signal) {
 			reopen_signal = 0;
@@ -647,6 +654,7 @@ main(int argc, char **argv)
 out_stop_ports:
 	pmds_stop();
 out_offload:
+	of_chan_stop();
 	ovsdb_client_stop();
 	offload_fini();
 	ports_stop();

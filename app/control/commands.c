@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "ds.h"
 #include "ofproto.h"
+#include "of_chan.h"
 #include "ovsdb_show.h"
 #include "state.h"
 
@@ -49,4 +50,5 @@ commands_register(void)
 	cmd_trace_register();
 	cmd_state_register();
 	ovsdb_show_register();
+	of_chan_register();
 }

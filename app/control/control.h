@@ -116,7 +116,8 @@ int control_poll(int timeout_ms);
  * events. 'fn' may unwatch its own fd and no other. At most
  * CONTROL_MAX_WATCHES. 0, or -1 (before control_init(), table full,
  * epoll_ctl failed): then the caller runs from the loop alone. */
-#define CONTROL_MAX_WATCHES 8
+#define CONTROL_MAX_WATCHES 80	/* the OVSDB session, the OpenFlow
+					 * channel's socket and 64 connections */
 int control_watch(int fd, uint32_t events, void (*fn)(void *aux),
 		  void *aux);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ds.h"
+#include "of_chan.h"
 #include "ovsdb_apply.h"
 #include "ovsdb_plan.h"
 #include "ovsdb_sync.h"
@@ -31,6 +32,24 @@ next_cfg(const struct ovsdb_replica *r)
 	return -1;
 }
 
+/* The OpenFlow bridge the plan chose: the bridge of its local
+ * interface (role "local"), or NULL when there is none yet. */
+static const char *
+openflow_bridge(const json_t *verdicts)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(verdicts, i, v) {
+		const char *role = json_string_value(json_object_get(v,
+								     "role"));
+		if (role && !strcmp(role, "local"))
+			return json_string_value(json_object_get(v,
+								 "bridge"));
+	}
+	return NULL;
+}
+
 static void
 apply(const struct ovsdb_replica *r, struct ovsdb_counters *n)
 {
@@ -41,6 +60,7 @@ apply(const struct ovsdb_replica *r, struct ovsdb_counters *n)
 	if (!verdicts)
 		goto out;
 	ovsdb_plan_put(r, &text, verdicts);
+	of_chan_set_bridge(openflow_bridge(verdicts));
 	results = ovsdb_apply(verdicts);
 	if (results) {
 		json_decref(s.results);

@@ -258,9 +258,11 @@ port_statistics(const struct port *p)
 }
 
 /* A bridge's MAC: stable for its name (OVS's local port has the random
- * one of its tap, eth_addr_random(): locally administered, unicast). */
-static uint64_t
-bridge_mac(const char *name)
+ * one of its tap, eth_addr_random(): locally administered, unicast).
+ * Also the OpenFlow channel's datapath_id and local port address
+ * (of_ports.c), so that they equal what is written here. */
+uint64_t
+ovsdb_bridge_mac(const char *name)
 {
 	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
 
@@ -300,7 +302,7 @@ interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
 		put(row, cache, "admin_state", json_string("down"));
 		put(row, cache, "link_state", json_string("down"));
 		put(row, cache, "mtu", json_integer(local_mtu));
-		put(row, cache, "mac_in_use", mac_string(bridge_mac(
+		put(row, cache, "mac_in_use", mac_string(ovsdb_bridge_mac(
 			json_string_value(json_object_get(res, "name")))));
 		add_update(ops, "Interface", uuid, row);
 		return;
@@ -326,7 +328,7 @@ interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
 		put(row, cache, "mac_in_use", json_string(
 			"00:00:00:00:00:00"));
 	} else if (p->kind == PORT_VXLAN) {	/* OVS's vport: a random one */
-		put(row, cache, "mac_in_use", mac_string(bridge_mac(p->name)));
+		put(row, cache, "mac_in_use", mac_string(ovsdb_bridge_mac(p->name)));
 	}
 	put(row, cache, "status", ovs_map(
 		p->kind == PORT_VHOST ? vhost_status(p)
@@ -439,7 +441,7 @@ bridge_rows(json_t *ops, const struct ovsdb_replica *r)
 		json_t *row = json_object(), *cache = cache_of(uuid);
 
 		/* OVS's: 0000 and the local port's MAC */
-		snprintf(id, sizeof id, "%016" PRIx64, bridge_mac(name));
+		snprintf(id, sizeof id, "%016" PRIx64, ovsdb_bridge_mac(name));
 		put(row, cache, "datapath_id", json_string(id));
 		put(row, cache, "datapath_version", json_string("<built-in>"));
 		add_update(ops, "Bridge", uuid, row);

@@ -24,6 +24,7 @@
 #define VXS_OVSDB_WRITE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #include "ovsdb_replica.h"
@@ -34,6 +35,11 @@
 json_t *ovsdb_write_build(const struct ovsdb_replica *r,
 			  const json_t *results, long long cur_cfg,
 			  bool stats);
+
+/* A bridge's MAC, stable for its name, as a 48-bit number: the
+ * datapath_id written for it (0000 and the MAC) and its local port's
+ * mac_in_use; the OpenFlow channel answers the same. */
+uint64_t ovsdb_bridge_mac(const char *name);
 
 /* The cache emptied: the next build writes every column (a new
  * connection, or a transaction that failed). */

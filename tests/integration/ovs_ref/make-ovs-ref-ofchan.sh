@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Makes ofchan/reference.txt and ofchan/raw.txt with Debian's real
+# ovs-vswitchd (OVS 3.1, plain userspace: datapath_type=netdev, dummy
+# ports p1 and p2 as OpenFlow ports 1 and 2) in a network namespace of its
+# own, with a private ovsdb-server, as make-ovs-ref-flowmod.sh does:
+#   reference.txt  for -O OpenFlow10, 13 and 15: ovs-ofctl show,
+#                  dump-ports-desc, dump-desc, get-frags, set-frags,
+#                  probe, ping, and `monitor` while a port is added and
+#                  deleted (its port status messages); each with its exit
+#                  status
+#   raw.txt        python/vxswitch_tools/of_probe.py's hand-made byte
+#                  sequences (hostile ones too) sent to br-int.mgmt and
+#                  what came back
+# tests/integration/test_openflow.py runs the same against vxswitch and
+# compares, with the masks it names.
+# Usage (root; needs openvswitch-switch):
+#   tests/integration/ovs_ref/make-ovs-ref-ofchan.sh [OUTDIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+out=${1:-$here/ofchan}
+ns=vxs-ovsof-$$
+S=$(mktemp -d /tmp/ovsof.XXXXXX)
+export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
+ip netns add "$ns"
+cleanup() {
+	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
+	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$S"
+}
+trap cleanup EXIT
+in_ns() { ip netns exec "$ns" "$@"; }
+
+ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
+	--remote=punix:"$S/db.sock" "$S/conf.db"
+in_ns ovs-vsctl --no-wait init
+in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
+	--disable-system --disable-system-route --detach --no-chdir \
+	--pidfile --log-file
+in_ns ovs-vsctl add-br br-int -- set bridge br-int datapath_type=netdev -- \
+	add-port br-int p1 -- set Interface p1 type=dummy ofport_request=1 -- \
+	add-port br-int p2 -- set Interface p2 type=dummy ofport_request=2
+
+mkdir -p "$out"
+ref=$out/reference.txt
+: > "$ref"
+step() {	# step OFVERSION CMD [ARGS...]: "## ..." then output and status
+	local v=$1; shift
+	echo "## -O $v $*" >> "$ref"
+	rc=0
+	in_ns timeout 10 ovs-ofctl -O "$v" "$@" >> "$ref" 2>&1 || rc=$?
+	echo "exit $rc" >> "$ref"
+}
+for v in OpenFlow10 OpenFlow13 OpenFlow15; do
+	step $v show br-int
+	step $v dump-ports-desc br-int
+	step $v dump-desc br-int
+	step $v get-frags br-int
+	step $v set-frags br-int drop
+	step $v get-frags br-int
+	step $v set-frags br-int reassemble
+	step $v get-frags br-int
+	step $v set-frags br-int normal
+	step $v probe br-int
+	step $v ping br-int 64
+	echo "## -O $v monitor br-int (add-port p3, del-port p3)" >> "$ref"
+	in_ns timeout 4 ovs-ofctl -O $v monitor br-int > "$S/mon" 2>&1 &
+	mon=$!
+	sleep 1
+	in_ns ovs-vsctl add-port br-int p3 -- set Interface p3 type=dummy \
+		ofport_request=3
+	sleep 0.5
+	in_ns ovs-vsctl del-port br-int p3
+	wait $mon || true
+	cat "$S/mon" >> "$ref"
+done
+in_ns env PYTHONPATH="$repo/python" python3 -m vxswitch_tools.of_probe \
+	"$S/br-int.mgmt" > "$out/raw.txt"
+echo "written to $ref and $out/raw.txt"
