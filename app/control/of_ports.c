@@ -171,7 +171,11 @@ port_status(uint8_t reason, const struct of_port_desc *d)
 
 	for (int i = 0; i < OF_CHAN_MAX_CONNS; i++) {
 		struct of_conn *c = &of_chan.conns[i];
-		if (!c->used || !c->version || c->closing)
+		/* a service connection gets asynchronous messages only
+		 * once it set a miss_send_len (OVS's connmgr.c:1437):
+		 * `ovs-ofctl monitor br-int 65535` does, a plain one not */
+		if (!c->used || !c->version || c->closing ||
+		    !c->miss_send_len)
 			continue;
 		size_t len = 16 + of_port_encode(c->version, d, msg + 16);
 		of_put_header(msg, c->version, OFPT_PORT_STATUS,

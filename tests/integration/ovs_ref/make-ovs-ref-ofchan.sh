@@ -6,7 +6,9 @@
 # own, with a private ovsdb-server, as make-ovs-ref-flowmod.sh does:
 #   reference.txt  for -O OpenFlow10, 13 and 15: ovs-ofctl show,
 #                  dump-ports-desc, dump-desc, get-frags, set-frags,
-#                  probe, ping, and `monitor` while a port is added and
+#                  probe, ping, and `monitor br-int 65535` (a service
+#                  connection gets asynchronous messages only with a
+#                  miss_send_len, connmgr.c:1437) while a port is added and
 #                  deleted (its port status messages); each with its exit
 #                  status
 #   raw.txt        python/vxswitch_tools/of_probe.py's hand-made byte
@@ -66,8 +68,10 @@ for v in OpenFlow10 OpenFlow13 OpenFlow15; do
 	step $v set-frags br-int normal
 	step $v probe br-int
 	step $v ping br-int 64
-	echo "## -O $v monitor br-int (add-port p3, del-port p3)" >> "$ref"
-	in_ns timeout 4 ovs-ofctl -O $v monitor br-int > "$S/mon" 2>&1 &
+	echo "## -O $v monitor br-int 65535 (add-port p3, del-port p3)" >> "$ref"
+	# line-buffered: timeout's SIGTERM would lose a full stdio buffer
+	in_ns timeout 4 stdbuf -oL ovs-ofctl -O $v monitor br-int 65535 \
+		> "$S/mon" 2>&1 &
 	mon=$!
 	sleep 1
 	in_ns ovs-vsctl add-port br-int p3 -- set Interface p3 type=dummy \
@@ -75,7 +79,8 @@ for v in OpenFlow10 OpenFlow13 OpenFlow15; do
 	sleep 0.5
 	in_ns ovs-vsctl del-port br-int p3
 	wait $mon || true
-	cat "$S/mon" >> "$ref"
+	# what monitor prints goes to stderr; less its own end
+	grep -v "fatal_signal" "$S/mon" >> "$ref" || true
 done
 in_ns env PYTHONPATH="$repo/python" python3 -m vxswitch_tools.of_probe \
 	"$S/br-int.mgmt" > "$out/raw.txt"
