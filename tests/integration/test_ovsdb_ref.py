@@ -78,9 +78,10 @@ DIFFERENT = {
     "30-ofport-taken": ("ofport numbers, as 27", OFPORT_NUMBERS),
     "35-state": "the MTU kept after mtu_request is cleared, as 06; ofport "
     "numbers, as 14",
-    "33-controller": "the OpenFlow channel (br-int.mgmt for ovs-ofctl, the "
-    "NORMAL flow of fail-mode standalone) and Controller status are "
-    "steps 6 and 7 of doc/design-control-plane.md",
+    "33-controller": "ovs-ofctl dump-flows: the channel's flow stats "
+    "wait for the rule codec (step 6's part A: OFPBRC_BAD_STAT until "
+    "then), the NORMAL flow of fail-mode standalone and Controller "
+    "status are step 7 of doc/design-control-plane.md",
 }
 
 
