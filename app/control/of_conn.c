@@ -90,14 +90,14 @@ conn_flush(struct of_conn *c)
 void
 of_conn_send(struct of_conn *c, const uint8_t *msg, size_t len)
 {
-	if (!c->used)
+	if (!c->used || c->dead)
 		return;
 	if (c->tx_len + len > OF_CHAN_TX_MAX) {
 		VLOG_WARN(control, "openflow: connection %llu takes none of "
 			  "its replies (%zu bytes waiting): dropped", c->id,
 			  c->tx_len);
 		of_chan.n.tx_overflow++;
-		conn_close(c);
+		c->dead = true;
 		return;
 	}
 	if (c->tx_len + len > c->tx_cap) {
@@ -107,7 +107,7 @@ of_conn_send(struct of_conn *c, const uint8_t *msg, size_t len)
 		uint8_t *tx = realloc(c->tx, cap);
 		if (!tx) {
 			of_chan.n.tx_overflow++;
-			conn_close(c);
+			c->dead = true;
 			return;
 		}
 		c->tx = tx;
@@ -315,7 +315,8 @@ conn_read(struct of_conn *c)
 	c->rx_len += (size_t)n;
 	c->last_rx_ms = vxs_now_ms();
 	c->probe_sent = false;
-	while (c->used && !c->closing && c->rx_len - off >= OFP_HEADER_LEN) {
+	while (c->used && !c->closing && !c->dead &&
+	       c->rx_len - off >= OFP_HEADER_LEN) {
 		size_t mlen = of_get16(c->rx + off + 2);
 		if (mlen < OFP_HEADER_LEN) {
 			VLOG_WARN(control, "openflow: connection %llu: "
@@ -343,6 +344,8 @@ conn_ready(void *aux)
 
 	if (!c->closing)
 		conn_read(c);
+	if (c->used && c->dead)
+		conn_close(c);
 	if (c->used)
 		conn_flush(c);
 }
@@ -386,7 +389,10 @@ listener_ready(void *aux)
 		c->connected_ms = c->last_rx_ms = vxs_now_ms();
 		of_chan.n.accepted++;
 		send_hello(c);
-		conn_flush(c);
+		if (c->dead)
+			conn_close(c);
+		else
+			conn_flush(c);
 	}
 }
 
@@ -513,7 +519,9 @@ of_chan_run(void)
 		struct of_conn *c = &of_chan.conns[i];
 		if (!c->used)
 			continue;
-		if (c->tx_len && !c->closing)
+		if (c->dead)			/* port status piled up */
+			conn_close(c);
+		else if (c->tx_len && !c->closing)
 			conn_flush(c);		/* port status queued */
 		if (!c->used)
 			continue;
@@ -542,7 +550,9 @@ of_chan_run(void)
 		c->last_rx_ms = now;
 		of_chan.n.probes_sent++;
 		of_conn_send(c, echo, sizeof echo);
-		if (c->used)
+		if (c->dead)
+			conn_close(c);
+		else
 			conn_flush(c);
 	}
 }

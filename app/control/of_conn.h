@@ -28,6 +28,10 @@ struct of_conn {
 	uint8_t version;		/* negotiated; 0 before the hello */
 	uint32_t peer_versions;
 	bool closing;			/* close once tx is sent */
+	/* to be closed (its replies piled up): by whoever called into the
+	 * handlers, once they return, so that no handler's request (in
+	 * rx) is freed under it */
+	bool dead;
 	bool want_out;			/* watched for EPOLLOUT */
 	bool probe_sent;
 	uint8_t *rx;
@@ -76,7 +80,8 @@ struct of_chan {
 extern struct of_chan of_chan;
 
 /* Queues a message (its header's length says how long) on 'c'. Past
- * OF_CHAN_TX_MAX, the connection is dropped instead (counted). */
+ * OF_CHAN_TX_MAX, the connection is marked dead instead (counted) and
+ * nothing more is queued on it. */
 void of_conn_send(struct of_conn *c, const uint8_t *msg, size_t len);
 
 /* Answers the request 'req' (its whole length) with an error of OVS's
