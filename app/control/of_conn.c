@@ -128,8 +128,10 @@ of_conn_send_error(struct of_conn *c, const uint8_t *req, uint16_t type,
 
 	if (len > OFP_MAX_MSG_LEN - 12)	/* OVS: MIN(len, 65535 - 12) */
 		len = OFP_MAX_MSG_LEN - 12;
-	of_put_header(msg, req[0], OFPT_ERROR, (uint16_t)(12 + len),
-		      of_get32(req + 4));
+	/* in the request's version; one OVS does not know is answered in
+	 * 1.0 (ofperr_encode_msg__'s fallback domain) */
+	of_put_header(msg, of_version_known(req[0]) ? req[0] : OFP10_VERSION,
+		      OFPT_ERROR, (uint16_t)(12 + len), of_get32(req + 4));
 	of_put16(msg + 8, type);
 	of_put16(msg + 10, code);
 	memcpy(msg + 12, req, len);
@@ -281,9 +283,13 @@ conn_message(struct of_conn *c, const uint8_t *msg, size_t len)
 		handle_hello(c, msg, len);
 		return;
 	}
-	if (msg[0] != c->version && type != OFPT_HELLO &&
-	    type != OFPT_ERROR && type != OFPT_ECHO_REQUEST &&
-	    type != OFPT_ECHO_REPLY) {
+	/* as vconn_recv(): only a hello, error or echo passes in another
+	 * version than the one negotiated (any but 0: OVS decodes them as
+	 * "1.0+", raw.txt's echo-unknown-version) */
+	if (msg[0] != c->version &&
+	    (!msg[0] ||
+	     (type != OFPT_HELLO && type != OFPT_ERROR &&
+	      type != OFPT_ECHO_REQUEST && type != OFPT_ECHO_REPLY))) {
 		of_chan.n.bad_version++;
 		of_conn_send_error(c, msg, OFPET_BAD_REQUEST,
 				   OFPBRC_BAD_VERSION);

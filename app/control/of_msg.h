@@ -23,6 +23,15 @@
 #define OF_VERSIONS ((1u << OFP10_VERSION) | (1u << OFP13_VERSION) | \
 		     (1u << OFP14_VERSION) | (1u << OFP15_VERSION))
 
+/* A version OVS 3.1 has error codes for (1.0 to 1.5; 1.6 is
+ * experimental there and off by default): an error to a message of
+ * another is sent in 1.0, as ofperr_encode_msg__() falls back. */
+static inline int
+of_version_known(uint8_t version)
+{
+	return version >= OFP10_VERSION && version <= OFP15_VERSION;
+}
+
 #define OFP_HEADER_LEN 8
 #define OFP_MAX_MSG_LEN 65535
 

@@ -66,6 +66,12 @@ CASES = {
     "bad-version-after-hello": [hello(4, 0x10) +
                                 msg(1, OFPT_FEATURES_REQUEST, 0x12) +
                                 msg(4, OFPT_ECHO_REQUEST, 0x13)],
+    "echo-10-after-13": [hello(4, 0x10) + msg(1, OFPT_ECHO_REQUEST, 0x21)],
+    "echo-unknown-version": [hello(4, 0x10) +
+                             msg(0x0c, OFPT_ECHO_REQUEST, 0x22)],
+    "echo-version-0": [hello(4, 0x10) + msg(0, OFPT_ECHO_REQUEST, 0x23)],
+    "unknown-type-unknown-version": [hello(4, 0x10) +
+                                     msg(0x0c, 99, 0x24)],
     "unknown-type-13": [hello(4, 0x10) + msg(4, 200, 0x14, b"abcd")],
     "unknown-type-10": [hello(1) + msg(1, 99, 0x15)],
     "unknown-multipart-13": [hello(4, 0x10) + multipart(4, 0x7777, 0x16)],
