@@ -435,6 +435,7 @@ static void
 listener_open(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static char last_error[sizeof of_chan.listen_error];
 	const char *dir = daemon_ovs_rundir();
 	int fd, n;
 
@@ -466,14 +467,17 @@ listener_open(void)
 		goto fail;
 	}
 	of_chan.listen_fd = fd;
+	last_error[0] = '\0';
 	snprintf(of_chan.path, sizeof of_chan.path, "%s", sa.sun_path);
 	VLOG_INFO(control, "openflow: %s: listening on punix:%s",
 		  of_chan.bridge, of_chan.path);
 	return;
 fail:
 	of_chan.n.listen_errors++;
-	VLOG_WARN(control, "openflow: no management socket: %s",
-		  of_chan.listen_error);
+	if (strcmp(last_error, of_chan.listen_error))	/* not every retry */
+		VLOG_WARN(control, "openflow: no management socket: %s",
+			  of_chan.listen_error);
+	snprintf(last_error, sizeof last_error, "%s", of_chan.listen_error);
 }
 
 void

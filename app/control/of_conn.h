@@ -38,7 +38,8 @@ struct of_conn {
 	size_t rx_len;
 	uint8_t *tx;
 	size_t tx_len, tx_cap;
-	uint16_t miss_send_len;		/* 0 on a service connection, as OVS */
+	/* 0 at first on a service connection, as OVS */
+	uint16_t miss_send_len;
 	uint32_t role;
 	uint64_t connected_ms, last_rx_ms, closing_ms;
 	unsigned long long msgs_in, msgs_out, errors_out;
@@ -69,10 +70,10 @@ struct of_chan {
 	char bridge[64];
 	char path[108];			/* sun_path */
 	int listen_fd;
-	char listen_error[160];		/* why there is no socket, if none */
+	char listen_error[160];		/* why there is no socket */
 	struct of_conn conns[OF_CHAN_MAX_CONNS];
 	unsigned long long next_id;
-	uint32_t frag_flags;		/* the switch's, as OVS's ofproto's */
+	uint32_t frag_flags;		/* the switch's, as in OVS */
 	struct of_counters n;
 	struct of_type_counts types;
 };

@@ -70,7 +70,8 @@ describe(const struct port *p, struct of_port_desc *d)
 		if (p->dev_started &&
 		    !rte_eth_link_get_nowait(p->eth_port_id, &link)) {
 			up = link.link_status == RTE_ETH_LINK_UP;
-			if (up && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN) {
+			if (up && link.link_speed !=
+				  RTE_ETH_SPEED_NUM_UNKNOWN) {
 				d->curr = speed_bits(link.link_speed);
 				d->curr_speed = link.link_speed * 1000;
 			}

@@ -328,7 +328,8 @@ interface_row(json_t *ops, const char *uuid, const json_t *res, bool stats,
 		put(row, cache, "mac_in_use", json_string(
 			"00:00:00:00:00:00"));
 	} else if (p->kind == PORT_VXLAN) {	/* OVS's vport: a random one */
-		put(row, cache, "mac_in_use", mac_string(ovsdb_bridge_mac(p->name)));
+		put(row, cache, "mac_in_use",
+		    mac_string(ovsdb_bridge_mac(p->name)));
 	}
 	put(row, cache, "status", ovs_map(
 		p->kind == PORT_VHOST ? vhost_status(p)

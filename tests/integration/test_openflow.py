@@ -432,3 +432,21 @@ def test_mutants(switch):
     assert_accounted(js)
     assert "p1" in switch.ctl("show")
     assert ofctl(switch, "OpenFlow15", "show", "br-int").returncode == 0
+
+
+def test_socket_in_use(make_switch, rundir):
+    """A br-int.mgmt a live process listens on (a real ovs-vswitchd) is
+    left alone, said so and logged once; once it is gone the switch takes
+    the name (it tries every 5 s)."""
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    other.bind(str(rundir / "br-int.mgmt"))
+    other.listen(1)
+    sw = make_switch(null_topology())
+    js = show(sw)
+    assert js["socket"] is None and "in use by another process" in \
+        js["socket_error"], js
+    assert "socket: none: " in sw.ctl("openflow/show")
+    other.close()             # its file stays, with no one listening
+    vxlib.wait_for(lambda: show(sw)["socket"], 10, 0.1, "the socket")
+    assert ofctl(sw, "OpenFlow13", "probe", "br-int").returncode == 0
+    assert sw.log_path.read_text().count("no management socket") == 1
