@@ -153,16 +153,14 @@ send_hello(struct of_conn *c)
 	of_put16(msg + 10, 8);
 	of_put32(msg + 12, OF_VERSIONS);
 	of_conn_send(c, msg, sizeof msg);
-	c->msgs_out--;			/* not an answer: counted apart */
-	of_chan.n.msgs_out--;
 }
 
-/* "version 0x04", "version 0x06 and earlier", "versions 0x01, 0x04 to
- * 0x06": lib/vconn.c's version_bitmap_to_string(). */
+/* "version 0x04", "version 0x06 and earlier", "versions 0x01, 0x04,
+ * 0x05, 0x06": lib/vconn.c's version_bitmap_to_string(). */
 static void
 versions_text(uint32_t bm, char *buf, size_t size)
 {
-	size_t len = 0;
+	size_t len;
 	int hi = 31;
 
 	if (!bm) {
@@ -179,22 +177,12 @@ versions_text(uint32_t bm, char *buf, size_t size)
 		snprintf(buf, size, "version 0x%02x and earlier", hi);
 		return;
 	}
-	len = (size_t)snprintf(buf, size, "versions ");
-	for (int v = 0; v < 32 && len < size; v++) {
-		if (!(bm & (1u << v)))
-			continue;
-		int end = v;
-		while (end < 31 && bm & (1u << (end + 1)))
-			end++;
-		len += (size_t)snprintf(buf + len, size - len, "%s0x%02x",
-					 len > 9 ? ", " : "", v);
-		if (end > v && len < size)
+	len = (size_t)snprintf(buf, size, "versions");
+	for (int v = 0; v < 32 && len < size; v++)
+		if (bm & (1u << v))
 			len += (size_t)snprintf(buf + len, size - len,
-						 end == v + 1 ? ", 0x%02x"
-							      : " to 0x%02x",
-						 end);
-		v = end;
-	}
+						 "%s 0x%02x",
+						 len > 8 ? "," : "", v);
 }
 
 /* The peer's versions from its hello (lib/ofp-util.c's
@@ -241,7 +229,10 @@ handle_hello(struct of_conn *c, const uint8_t *msg, size_t len)
 		snprintf(text, sizeof text, "We support %s, you support %s, "
 			 "no common versions.", ours, theirs);
 		size_t tl = strlen(text);
-		of_put_header(err, (uint8_t)hi, OFPT_ERROR,
+		/* in the peer's highest version, 1.0 for one OVS has no
+		 * errors for (raw.txt's hello-only-16) */
+		of_put_header(err, of_version_known((uint8_t)hi) ? (uint8_t)hi
+			      : OFP10_VERSION, OFPT_ERROR,
 			      (uint16_t)(12 + tl), 0);
 		of_put16(err + 8, OFPET_HELLO_FAILED);
 		of_put16(err + 10, OFPHFC_INCOMPATIBLE);

@@ -51,6 +51,7 @@ CASES = {
     "hello-only-12-no-bitmap-then-more": [hello(3, 0x08) +
                                           msg(3, OFPT_ECHO_REQUEST, 9)],
     "hello-bitmap-none": [hello(6, 0x00)],
+    "hello-only-16": [hello(7, 0x80)],
     "not-hello-first": [msg(4, OFPT_FEATURES_REQUEST, 7)],
     # framing
     "length-0": [hello(4, 0x10) + header(4, OFPT_ECHO_REQUEST, 0, 5)],

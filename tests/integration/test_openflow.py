@@ -70,6 +70,9 @@ RAW_DIFFERENT = {
     "hello-only-11": "vxswitch does not speak 1.1 (nor 1.2): no common "
     "version, OFPHFC_INCOMPATIBLE with OVS's text, closed",
     "hello-only-12-no-bitmap-then-more": "1.2 likewise",
+    "hello-only-16": "OVS's error says \"We support version 0x06 and "
+    "earlier\", vxswitch's \"versions 0x01, 0x04, 0x05, 0x06\"; the "
+    "rest is equal (checked below)",
     "set-config-then-get-13": FRAGS,
 }
 
@@ -225,13 +228,26 @@ def test_raw_against_ovs(switch):
     msgs, closed = of_probe.run_case(path, of_probe.CASES["hello-only-11"])
     assert closed and msgs[1][:2] == (2, 1), msgs
     assert msgs[1][3][:4] == b"\x00\x00\x00\x00"   # HELLO_FAILED/INCOMPAT.
-    assert msgs[1][3][4:] == (b"We support versions 0x01, 0x04 to 0x06, "
-                              b"you support version 0x02, no common "
+    # OVS's words (vconn.c's vcs_send_error, version_bitmap_to_string)
+    assert msgs[1][3][4:] == (b"We support versions 0x01, 0x04, 0x05, "
+                              b"0x06, you support version 0x02, no common "
                               b"versions.")
+    # OFPHFC_INCOMPATIBLE for a version neither speaks: OVS's message,
+    # version and text but for the list of versions supported
+    lines = ref["hello-only-16"].splitlines()
+    ovs_err = bytes.fromhex(lines[1].split("body=")[1])
+    msgs, closed = of_probe.run_case(path, of_probe.CASES["hello-only-16"])
+    assert closed and lines[2] == "closed"
+    assert msgs[1][:3] == (1, 1, 0) and lines[1].startswith(
+        "v=0x01 type=1 xid=0x0 "), (msgs, lines)
+    assert ovs_err.startswith(b"\x00\x00\x00\x00We support version "
+                              b"0x06 and earlier, ")
+    assert msgs[1][3] == b"\x00\x00\x00\x00We support versions 0x01, " \
+        b"0x04, 0x05, 0x06, " + ovs_err.split(b"earlier, ")[1]
     js = show(switch)
     n = js["counters"]
     assert n["bad_length"] == 2 and n["not_hello_first"] == 1, n
-    assert n["incompatible"] == 3 and n["bad_version"] == 3, n
+    assert n["incompatible"] == 5 and n["bad_version"] == 3, n
     assert n["frag_unsupported"] == 1, n
     assert_accounted(js)
     # the switch still answers
