@@ -339,8 +339,12 @@ conn_ready(void *aux)
 {
 	struct of_conn *c = aux;
 
+	/* the flow_mods of one read, one publish (a barrier among them
+	 * publishes first: of_handlers.c) */
+	ofproto_publish_hold();
 	if (!c->closing)
 		conn_read(c);
+	ofproto_publish_release();
 	if (c->used && c->dead)
 		conn_close(c);
 	if (c->used)

@@ -141,8 +141,10 @@ barrier_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
 		return;
 	}
-	/* nothing is pending: every earlier message is done (OVS answers a
-	 * barrier at once too, ofproto.c's handle_barrier_request) */
+	/* every earlier message is done: its rule changes are in the rule
+	 * table (OVS answers a barrier at once too, its changes in its
+	 * classifier, ofproto.c's handle_barrier_request); the PMDs take
+	 * them at the next publish (ofproto.h, OFPROTO_HOLD_MAX_MS) */
 	handled(c, msg);
 	send_reply(c, msg, msg[0] == OFP10_VERSION ? OFPT10_BARRIER_REPLY
 						   : OFPT13_BARRIER_REPLY,

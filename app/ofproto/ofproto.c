@@ -42,6 +42,12 @@ static struct {
 		uint64_t token;
 	} *retired;
 	uint32_t n_retired, cap_retired;
+
+	/* ofproto_publish_hold(): rule publishes wait while held, and
+	 * after, OFPROTO_HOLD_MAX_MS at most from the first that waited */
+	unsigned hold;
+	bool held_pending;
+	uint64_t held_since_ms;
 } of;
 
 /* Healthy PMDs pass a quiescent state every iteration (microseconds; a
@@ -310,6 +316,7 @@ publish(bool reval_all)
 	uint64_t t0 = rte_rdtsc(), us = rte_get_tsc_hz() / 1000000;
 
 	reval_all |= of.neigh_overflow;
+	of.held_pending = false;	/* this one carries them */
 	s = snapshot_build(reval_all);
 	of.pstats.last_build_us = (rte_rdtsc() - t0) / (us ? us : 1);
 	if (!s) {
@@ -352,7 +359,42 @@ ofproto_publish(void)
 uint64_t
 ofproto_publish_rules(void)
 {
+	if (of.hold) {
+		if (!of.held_pending)
+			of.held_since_ms = vxs_now_ms();
+		of.held_pending = true;
+		return of.gen;
+	}
 	return publish(false);
+}
+
+/* What waited is published once it has waited long enough. */
+static void
+held_publish_due(uint64_t now)
+{
+	if (of.held_pending && !of.hold &&
+	    now - of.held_since_ms >= OFPROTO_HOLD_MAX_MS)
+		publish(false);
+}
+
+void
+ofproto_publish_hold(void)
+{
+	of.hold++;
+}
+
+void
+ofproto_publish_flush(void)
+{
+	if (of.held_pending)
+		publish(false);
+}
+
+void
+ofproto_publish_release(void)
+{
+	if (of.hold && !--of.hold)
+		held_publish_due(vxs_now_ms());
 }
 
 uint64_t
@@ -401,6 +443,7 @@ ofproto_tick(void)
 
 	if (of.n_retired)
 		retired_reclaim(false);
+	held_publish_due(now);
 	neigh_age(now);
 	if ((of.n_neigh_changed || of.neigh_overflow) &&
 	    now - of.last_publish_ms >= of.publish_interval_ms)

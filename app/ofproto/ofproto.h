@@ -37,6 +37,19 @@ uint64_t ofproto_publish(void);
  * revalidate only the megaflows that looked up a table that changed
  * (dp_snapshot.h tables_changed), unless something else changed too. */
 uint64_t ofproto_publish_rules(void);
+/* Bursts of rule changes (the OpenFlow channel's flow_mods), few
+ * publishes: between ofproto_publish_hold() and ofproto_publish_release()
+ * (nested: the outermost), a rule change publishes nothing; what waits is
+ * published by the release or by ofproto_tick() once the first change
+ * has waited OFPROTO_HOLD_MAX_MS (so a PMD sees a rule from a flow_mod
+ * within about that and the control loop's 20 ms poll), by
+ * ofproto_publish_flush() at once, or by any other publish. As OVS, whose
+ * barrier reply says a change is in the classifier, not yet in the
+ * datapath's flows (its revalidators follow). */
+#define OFPROTO_HOLD_MAX_MS 10
+void ofproto_publish_hold(void);
+void ofproto_publish_release(void);
+void ofproto_publish_flush(void);
 
 /* add-flow / add-flows: all or nothing. A rule with the same priority and
  * match as an existing one replaces its actions (as ovs-ofctl add-flow). On
