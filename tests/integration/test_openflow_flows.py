@@ -183,3 +183,25 @@ def test_refusals(make_switch):
     assert " priority=10 actions=output:1" in dump_no_stats(sw)
     r = ofctl(sw, "-O", "OpenFlow13", "del-flows", "br-int", check=True)
     assert dump_no_stats(sw) == []
+
+
+def test_flow_mods_publish_in_bursts(make_switch, tmp_path):
+    """ovs-ofctl add-flows sends each flow_mod with its barrier: the rule
+    table takes each at once, the PMDs' snapshot follows within
+    OFPROTO_HOLD_MAX_MS (10 ms) and the control loop's 20 ms poll, one
+    publish for many flow_mods, not one each."""
+    sw = started(make_switch)
+    flows = tmp_path / "flows.txt"
+    flows.write_text("".join("priority=%d,ip,nw_dst=10.0.%d.%d,"
+                             "actions=drop\n" % (10 + i % 7, i >> 8,
+                                                 i & 255)
+                             for i in range(2000)))
+    before = sw.ctl("limits/show", json=True)["publishes"]
+    ofctl(sw, "-O", "OpenFlow15", "add-flows", "br-int", str(flows),
+          check=True)
+    # every rule in the table as soon as ovs-ofctl returns
+    assert len(our_dump(sw)) == 2000
+    vxlib.wait_for(lambda: sw.ctl("limits/show", json=True)["publishes"]
+                   > before, 1.0, 0.01, "a publish after the flow_mods")
+    grown = sw.ctl("limits/show", json=True)["publishes"] - before
+    assert grown < 2000 // 4, grown
