@@ -13,11 +13,7 @@ bundle=
 if [ "${1:-}" = --bundle ]; then bundle=--bundle; shift; fi
 . "$here/../tests/integration/ovs_ref/ovs_ref_env.sh"
 ovs_ref_up vxs-ovsbench ovsbench
-in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
-	--disable-system --disable-system-route --detach --no-chdir \
-	--pidfile --log-file
-in_ns ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev -- \
-	add-port br0 p1 -- set Interface p1 type=dummy ofport_request=1
+ovs_ref_vswitchd br0 1
 in_ns ovs-ofctl del-flows br0	# the bridge's own NORMAL rule
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$(cat "$S/ovs-vswitchd.pid")/status"; }
 rss0=$(rss)

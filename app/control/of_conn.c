@@ -123,7 +123,7 @@ void
 of_conn_send_error(struct of_conn *c, const uint8_t *req, uint16_t type,
 		   uint16_t code)
 {
-	size_t len = of_get16(req + 2);
+	size_t len = be_get16(req + 2);
 	uint8_t msg[OFP_MAX_MSG_LEN];
 
 	if (len > OFP_MAX_MSG_LEN - 12)	/* OVS: MIN(len, 65535 - 12) */
@@ -131,9 +131,9 @@ of_conn_send_error(struct of_conn *c, const uint8_t *req, uint16_t type,
 	/* in the request's version; one OVS does not know is answered in
 	 * 1.0 (ofperr_encode_msg__'s fallback domain) */
 	of_put_header(msg, of_version_known(req[0]) ? req[0] : OFP10_VERSION,
-		      OFPT_ERROR, (uint16_t)(12 + len), of_get32(req + 4));
-	of_put16(msg + 8, type);
-	of_put16(msg + 10, code);
+		      OFPT_ERROR, (uint16_t)(12 + len), be_get32(req + 4));
+	be_put16(msg + 8, type);
+	be_put16(msg + 10, code);
 	memcpy(msg + 12, req, len);
 	c->errors_out++;
 	of_chan.n.errors_sent++;
@@ -149,9 +149,9 @@ send_hello(struct of_conn *c)
 	uint8_t msg[16];
 
 	of_put_header(msg, OFP15_VERSION, OFPT_HELLO, sizeof msg, 0);
-	of_put16(msg + 8, OFPHET_VERSIONBITMAP);
-	of_put16(msg + 10, 8);
-	of_put32(msg + 12, OF_VERSIONS);
+	be_put16(msg + 8, OFPHET_VERSIONBITMAP);
+	be_put16(msg + 10, 8);
+	be_put32(msg + 12, OF_VERSIONS);
 	of_conn_send(c, msg, sizeof msg);
 }
 
@@ -196,15 +196,15 @@ hello_versions(const uint8_t *msg, size_t len)
 	size_t off = OFP_HEADER_LEN;
 
 	while (len - off >= 4) {
-		uint16_t type = of_get16(msg + off);
-		uint16_t elen = of_get16(msg + off + 2);
+		uint16_t type = be_get16(msg + off);
+		uint16_t elen = be_get16(msg + off + 2);
 		size_t step = ((size_t)elen + 7) / 8 * 8;
 
 		if (elen < 4 || step > len - off)
 			break;
 		if (type == OFPHET_VERSIONBITMAP && elen >= 8 &&
-		    !((elen - 4) % 4) && (of_get32(msg + off + 4) & ~1u))
-			bm = of_get32(msg + off + 4) & ~1u;
+		    !((elen - 4) % 4) && (be_get32(msg + off + 4) & ~1u))
+			bm = be_get32(msg + off + 4) & ~1u;
 		off += step;
 	}
 	return bm;
@@ -234,8 +234,8 @@ handle_hello(struct of_conn *c, const uint8_t *msg, size_t len)
 		of_put_header(err, of_version_known((uint8_t)hi) ? (uint8_t)hi
 			      : OFP10_VERSION, OFPT_ERROR,
 			      (uint16_t)(12 + tl), 0);
-		of_put16(err + 8, OFPET_HELLO_FAILED);
-		of_put16(err + 10, OFPHFC_INCOMPATIBLE);
+		be_put16(err + 8, OFPET_HELLO_FAILED);
+		be_put16(err + 10, OFPHFC_INCOMPATIBLE);
 		memcpy(err + 12, text, tl);
 		VLOG_WARN(control, "openflow: connection %llu: version "
 			  "negotiation failed (we support %s, peer supports "
@@ -314,7 +314,7 @@ conn_read(struct of_conn *c)
 	c->probe_sent = false;
 	while (c->used && !c->closing && !c->dead &&
 	       c->rx_len - off >= OFP_HEADER_LEN) {
-		size_t mlen = of_get16(c->rx + off + 2);
+		size_t mlen = be_get16(c->rx + off + 2);
 		if (mlen < OFP_HEADER_LEN) {
 			VLOG_WARN(control, "openflow: connection %llu: "
 				  "received too-short ofp_header (%zu bytes): "

@@ -265,7 +265,7 @@ of_flow_stats(struct of_conn *c, const uint8_t *msg, size_t len)
 bool
 of_flows_nx_message(struct of_conn *c, const uint8_t *msg, size_t len)
 {
-	uint32_t subtype = len >= 16 ? of_get32(msg + 12) : UINT32_MAX;
+	uint32_t subtype = len >= 16 ? be_get32(msg + 12) : UINT32_MAX;
 
 	switch (subtype) {
 	case NXT_FLOW_MOD:
@@ -274,8 +274,8 @@ of_flows_nx_message(struct of_conn *c, const uint8_t *msg, size_t len)
 	case NXT_SET_FLOW_FORMAT:
 		if (len != 20) {
 			refuse_wire(c, msg, len, OFPW_BRC_BAD_LEN);
-		} else if (of_get32(msg + 16) != NXFF_OPENFLOW10 &&
-			   of_get32(msg + 16) != NXFF_NXM) {
+		} else if (be_get32(msg + 16) != NXFF_OPENFLOW10 &&
+			   be_get32(msg + 16) != NXFF_NXM) {
 			of_chan.types.refused[of_family(msg[0])][msg[1]]++;
 			of_conn_send_error(c, msg, OFPET_BAD_REQUEST,
 					   OFPBRC_EPERM);

@@ -40,7 +40,7 @@ refuse(struct of_conn *c, const uint8_t *msg, uint16_t type, uint16_t code)
 static void
 send_reply(struct of_conn *c, const uint8_t *req, uint8_t type, size_t len)
 {
-	of_put_header(reply, req[0], type, (uint16_t)len, of_get32(req + 4));
+	of_put_header(reply, req[0], type, (uint16_t)len, be_get32(req + 4));
 	of_conn_send(c, reply, len);
 }
 
@@ -81,13 +81,13 @@ features_request(struct of_conn *c, const uint8_t *msg, size_t len)
 	}
 	handled(c, msg);
 	memset(reply + 8, 0, 24);
-	of_put64(reply + 8, of_datapath_id());
-	of_put32(reply + 16, 0);		/* n_buffers: none, as OVS */
+	be_put64(reply + 8, of_datapath_id());
+	be_put32(reply + 16, 0);		/* n_buffers: none, as OVS */
 	reply[20] = 254;			/* n_tables, as OVS */
-	of_put32(reply + 24, capabilities(msg[0]));
+	be_put32(reply + 24, capabilities(msg[0]));
 	if (msg[0] == OFP10_VERSION) {
 		/* 1.0 carries the ports (1 025 of 48 bytes fit) */
-		of_put32(reply + 28, OFPAT10_ALL);
+		be_put32(reply + 28, OFPAT10_ALL);
 		size_t n = of_ports_collect(ports_buf, sizeof ports_buf /
 						       sizeof *ports_buf);
 		for (size_t i = 0; i < n && off + 48 <= OFP_MAX_MSG_LEN; i++)
@@ -105,8 +105,8 @@ get_config_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	handled(c, msg);
-	of_put16(reply + 8, (uint16_t)of_chan.frag_flags);
-	of_put16(reply + 10, c->miss_send_len);
+	be_put16(reply + 8, (uint16_t)of_chan.frag_flags);
+	be_put16(reply + 10, c->miss_send_len);
 	send_reply(c, msg, OFPT_GET_CONFIG_REPLY, 12);
 }
 
@@ -123,7 +123,7 @@ set_config(struct of_conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	handled(c, msg);
-	uint32_t frag = of_get16(msg + 8) & OFPC_FRAG_MASK;
+	uint32_t frag = be_get16(msg + 8) & OFPC_FRAG_MASK;
 	if (frag != of_chan.frag_flags) {
 		of_chan.n.frag_unsupported++;
 		VLOG_WARN(control, "openflow: %s: unsupported fragment "
@@ -131,7 +131,7 @@ set_config(struct of_conn *c, const uint8_t *msg, size_t len)
 			  frag == 1 ? "drop" : frag == 2 ? "reassemble"
 						       : "nx-match");
 	}
-	c->miss_send_len = of_get16(msg + 10);
+	c->miss_send_len = be_get16(msg + 10);
 }
 
 static void
@@ -164,8 +164,8 @@ role_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
 		return;
 	}
-	uint32_t role = of_get32(msg + 8);
-	uint64_t gen = of_get64(msg + 16);
+	uint32_t role = be_get32(msg + 8);
+	uint64_t gen = be_get64(msg + 16);
 	if (role > OFPCR_ROLE_SLAVE) {
 		refuse(c, msg, OFPET13_ROLE_REQUEST_FAILED, OFPRRFC_BAD_ROLE);
 		return;
@@ -187,9 +187,9 @@ role_request(struct of_conn *c, const uint8_t *msg, size_t len)
 	if (role != OFPCR_ROLE_NOCHANGE)
 		c->role = role;
 	handled(c, msg);
-	of_put32(reply + 8, c->role);
-	of_put32(reply + 12, 0);
-	of_put64(reply + 16, have_generation ? generation : UINT64_MAX);
+	be_put32(reply + 8, c->role);
+	be_put32(reply + 12, 0);
+	be_put64(reply + 16, have_generation ? generation : UINT64_MAX);
 	send_reply(c, msg, OFPT13_ROLE_REPLY, 24);
 }
 
@@ -198,7 +198,7 @@ experimenter(struct of_conn *c, const uint8_t *msg, size_t len)
 {
 	if (len < 16)
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-	else if (of_get32(msg + 8) == NICIRA_VENDOR_ID) {
+	else if (be_get32(msg + 8) == NICIRA_VENDOR_ID) {
 		if (!of_flows_nx_message(c, msg, len))
 			refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_SUBTYPE);
 	}
@@ -216,8 +216,8 @@ mp_start(const uint8_t *req, uint16_t flags)
 	size_t hl = req[0] == OFP10_VERSION ? 12 : 16;
 
 	memset(reply + 8, 0, hl - 8);
-	of_put16(reply + 8, of_get16(req + 8));
-	of_put16(reply + 10, flags);
+	be_put16(reply + 8, be_get16(req + 8));
+	be_put16(reply + 10, flags);
 	return hl;
 }
 
@@ -270,7 +270,7 @@ mp_port_desc(struct of_conn *c, const uint8_t *req, size_t body_len)
 		return;
 	}
 	if (req[0] >= OFP15_VERSION)
-		want = of_get32(req + 16);
+		want = be_get32(req + 16);
 	handled(c, req);
 	n = of_ports_collect(ports_buf, sizeof ports_buf / sizeof *ports_buf);
 	do {
@@ -282,7 +282,7 @@ mp_port_desc(struct of_conn *c, const uint8_t *req, size_t body_len)
 					      reply + off);
 		}
 		if (i < n)	/* the flags after the type */
-			of_put16(reply + 10, OFPMPF_REPLY_MORE);
+			be_put16(reply + 10, OFPMPF_REPLY_MORE);
 		mp_send(c, req, off);
 	} while (i < n && c->used);
 }
@@ -296,7 +296,7 @@ multipart_request(struct of_conn *c, const uint8_t *msg, size_t len)
 		refuse(c, msg, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
 		return;
 	}
-	switch (of_get16(msg + 8)) {
+	switch (be_get16(msg + 8)) {
 	case OFPMP_DESC:
 		mp_desc(c, msg, len - hl);
 		break;

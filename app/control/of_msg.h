@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "be_bytes.h"
+
 #define OFP10_VERSION 0x01
 #define OFP11_VERSION 0x02
 #define OFP12_VERSION 0x03
@@ -124,50 +126,6 @@ enum { OFPPR_ADD = 0, OFPPR_DELETE = 1, OFPPR_MODIFY = 2 };
 /* OpenFlow 1.0's action bits: all 12, as OVS's (output ... enqueue) */
 #define OFPAT10_ALL 0xfffu
 
-/* ---- big-endian access ---- */
-
-static inline void
-of_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static inline void
-of_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-static inline void
-of_put64(uint8_t *p, uint64_t v)
-{
-	of_put32(p, v >> 32);
-	of_put32(p + 4, (uint32_t)v);
-}
-
-static inline uint16_t
-of_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-of_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t
-of_get64(const uint8_t *p)
-{
-	return (uint64_t)of_get32(p) << 32 | of_get32(p + 4);
-}
-
 /* Writes a header at 'p'. */
 static inline void
 of_put_header(uint8_t *p, uint8_t version, uint8_t type, uint16_t length,
@@ -175,8 +133,8 @@ of_put_header(uint8_t *p, uint8_t version, uint8_t type, uint16_t length,
 {
 	p[0] = version;
 	p[1] = type;
-	of_put16(p + 2, length);
-	of_put32(p + 4, xid);
+	be_put16(p + 2, length);
+	be_put32(p + 4, xid);
 }
 
 #endif

@@ -130,32 +130,32 @@ of_port_encode(uint8_t version, const struct of_port_desc *d, uint8_t *out)
 		uint32_t curr = (d->curr & 0x7f) |
 				(d->curr & OFPPF_COPPER ? OFPPF10_COPPER : 0);
 		memset(out, 0, 48);
-		of_put16(out, d->port_no == OFPP_LOCAL ? OFPP10_LOCAL
+		be_put16(out, d->port_no == OFPP_LOCAL ? OFPP10_LOCAL
 						       : (uint16_t)d->port_no);
 		memcpy(out + 2, d->mac, 6);
 		memcpy(out + 8, d->name, OFP_MAX_PORT_NAME_LEN);
-		of_put32(out + 24, d->config);
-		of_put32(out + 28, d->state & OFPPS_LINK_DOWN);
-		of_put32(out + 32, curr);
+		be_put32(out + 24, d->config);
+		be_put32(out + 28, d->state & OFPPS_LINK_DOWN);
+		be_put32(out + 32, curr);
 		return 48;
 	}
 	size_t len = version >= OFP14_VERSION ? 72 : 64;
 	uint8_t *eth = out + 40;	/* 1.4+: the ethernet property's */
 
 	memset(out, 0, len);
-	of_put32(out, d->port_no);
+	be_put32(out, d->port_no);
 	if (version >= OFP14_VERSION) {
-		of_put16(out + 4, 72);
-		of_put16(eth, 0);		/* OFPPDPT_ETHERNET */
-		of_put16(eth + 2, 32);
+		be_put16(out + 4, 72);
+		be_put16(eth, 0);		/* OFPPDPT_ETHERNET */
+		be_put16(eth + 2, 32);
 		eth += 8;
 	}	/* 1.3: curr right after state, at 40 */
 	memcpy(out + 8, d->mac, 6);
 	memcpy(out + 16, d->name, OFP_MAX_PORT_NAME_LEN);
-	of_put32(out + 32, d->config);
-	of_put32(out + 36, d->state);
-	of_put32(eth, d->curr);
-	of_put32(eth + 16, d->curr_speed);
+	be_put32(out + 32, d->config);
+	be_put32(out + 36, d->state);
+	be_put32(eth, d->curr);
+	be_put32(eth + 16, d->curr_speed);
 	return len;
 }
 

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "json_reply.h"
 #include "clock.h"
 #include "control.h"
 #include "of_conn.h"
@@ -85,17 +86,7 @@ put_json(struct ds *out)
 		"tx_max", (json_int_t)OF_CHAN_TX_MAX,
 		"connections", conns, "counters", counters,
 		"messages", types);
-	char *text = o ? json_dumps(o, JSON_INDENT(2) |
-				    JSON_PRESERVE_ORDER) : NULL;
-	json_decref(o);
-	if (!text) {
-		ds_put_cstr(out, "openflow/show: out of memory");
-		return -1;
-	}
-	ds_put_cstr(out, text);
-	ds_put_char(out, '\n');
-	free(text);
-	return 0;
+	return json_reply(out, o, "openflow/show");
 }
 
 static int

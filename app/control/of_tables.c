@@ -48,11 +48,11 @@ put_prop(uint8_t *p, uint16_t type, const uint16_t *ids, int n)
 {
 	size_t len = 4 + 4 * (size_t)n;
 
-	of_put16(p, type);
-	of_put16(p + 2, (uint16_t)len);
+	be_put16(p, type);
+	be_put16(p + 2, (uint16_t)len);
 	for (int i = 0; i < n; i++) {
-		of_put16(p + 4 + 4 * i, ids[i]);
-		of_put16(p + 6 + 4 * i, 4);
+		be_put16(p + 4 + 4 * i, ids[i]);
+		be_put16(p + 6 + 4 * i, 4);
 	}
 	return (len + 7) & ~(size_t)7;
 }
@@ -101,7 +101,7 @@ start(const uint8_t *req)
 	size_t hl = req[0] == OFP10_VERSION ? 12 : 16;
 
 	memset(reply, 0, sizeof reply);
-	of_put16(reply + 8, of_get16(req + 8));
+	be_put16(reply + 8, be_get16(req + 8));
 	return hl;
 }
 
@@ -110,7 +110,7 @@ finish(struct of_conn *c, const uint8_t *req, size_t len)
 {
 	of_put_header(reply, req[0], req[0] == OFP10_VERSION
 		      ? OFPT10_STATS_REPLY : OFPT13_MULTIPART_REPLY,
-		      (uint16_t)len, of_get32(req + 4));
+		      (uint16_t)len, be_get32(req + 4));
 	of_chan.types.handled[of_family(req[0])][req[1]]++;
 	of_conn_send(c, reply, len);
 }
@@ -137,9 +137,9 @@ table_stats10(struct of_conn *c, const uint8_t *req, size_t body_len)
 	for (int t = 0; t < N_VISIBLE_TABLES; t++, off += TABLE_ENTRY_LEN) {
 		uint8_t *e = reply + off;
 		e[0] = (uint8_t)t;			/* name[32] at 4: "" */
-		of_put32(e + 36, OFPFW10_ALL);
-		of_put32(e + 40, ofproto_max_rules());
-		of_put32(e + 44, active[t]);		/* lookups: 0 */
+		be_put32(e + 36, OFPFW10_ALL);
+		be_put32(e + 40, ofproto_max_rules());
+		be_put32(e + 44, active[t]);		/* lookups: 0 */
 	}
 	finish(c, req, off);
 }
@@ -159,11 +159,11 @@ table_features(struct of_conn *c, const uint8_t *req, size_t body_len)
 		uint8_t *e = reply + off;
 		size_t len = TABLE_ENTRY_LEN +
 			     put_properties(e + TABLE_ENTRY_LEN, t);
-		of_put16(e, (uint16_t)len);
+		be_put16(e, (uint16_t)len);
 		e[2] = (uint8_t)t;			/* 1.5: command 0 */
-		of_put64(e + 40, UINT64_MAX);		/* metadata_match */
-		of_put64(e + 48, UINT64_MAX);		/* metadata_write */
-		of_put32(e + 60, ofproto_max_rules());
+		be_put64(e + 40, UINT64_MAX);		/* metadata_match */
+		be_put64(e + 48, UINT64_MAX);		/* metadata_write */
+		be_put32(e + 60, ofproto_max_rules());
 		off += len;
 	}
 	finish(c, req, off);
@@ -173,7 +173,7 @@ bool
 of_tables_request(struct of_conn *c, const uint8_t *req, size_t len)
 {
 	size_t hl = req[0] == OFP10_VERSION ? 12 : 16;
-	uint16_t type = of_get16(req + 8);
+	uint16_t type = be_get16(req + 8);
 
 	if (type == OFPMP_TABLE && req[0] == OFP10_VERSION)
 		table_stats10(c, req, len - hl);

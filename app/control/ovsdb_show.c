@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_reply.h"
 #include "config.h"
 #include "control.h"
 #include "ovsdb_client.h"
@@ -71,17 +72,7 @@ put_json(const struct ovsdb_client_view *v, struct ds *out)
 		"configuration", "why_not", why,
 		"refusals", (json_int_t)refusals, "verdicts", verdicts,
 		"epoll", v->polled);
-	char *text = o ? json_dumps(o, JSON_INDENT(2) |
-				    JSON_PRESERVE_ORDER) : NULL;
-	json_decref(o);
-	if (!text) {
-		ds_put_cstr(out, "ovsdb/show: out of memory");
-		return -1;
-	}
-	ds_put_cstr(out, text);
-	ds_put_char(out, '\n');
-	free(text);
-	return 0;
+	return json_reply(out, o, "ovsdb/show");
 }
 
 static int

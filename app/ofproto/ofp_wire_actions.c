@@ -266,7 +266,7 @@ pull_set_field(struct act_ctx *c, const uint8_t *p, size_t len, bool reg_load2)
 
 	if (len < 4)
 		return OFPW_BAC_BAD_SET_LEN;
-	h = get32(p);
+	h = be_get32(p);
 	plen = h & 0xff;
 	hasmask = h & 0x100;
 	if ((h >> 16) == 0xffff)
@@ -293,14 +293,14 @@ pull_set_field(struct act_ctx *c, const uint8_t *p, size_t len, bool reg_load2)
 static enum ofp_wire_error
 pull_reg_load(struct act_ctx *c, const uint8_t *p)
 {
-	uint16_t ofs_nbits = get16(p + 10);
+	uint16_t ofs_nbits = be_get16(p + 10);
 	unsigned ofs = ofs_nbits >> 6, nbits = (ofs_nbits & 63) + 1, width;
-	uint64_t value = get64(p + 16);
+	uint64_t value = be_get64(p + 16);
 	uint8_t v[16] = { 0 }, m[16] = { 0 };
 	enum wire_set_target t;
 	int reg;
 
-	t = ofp_wire_set_target(get32(p + 12), &reg, &width);
+	t = ofp_wire_set_target(be_get32(p + 12), &reg, &width);
 	if (t == WST_NONE)
 		return OFPW_BAC_BAD_SET_TYPE;
 	if (ofs + nbits > width * 8)
@@ -333,10 +333,10 @@ pull_nat(struct act_ctx *c, const uint8_t *p, size_t len)
 	nat = &c->ct->nat;
 	if (nat->kind != OFP_NAT_NONE)
 		return OFPW_BAC_BAD_ARGUMENT;
-	if (get16(p + 10))
+	if (be_get16(p + 10))
 		return OFPW_NXBAC_MUST_BE_ZERO;
-	flags = get16(p + 12);
-	present = get16(p + 14);
+	flags = be_get16(p + 12);
+	present = be_get16(p + 14);
 	if ((flags & ~(NX_NAT_F_SRC | NX_NAT_F_DST)) ||
 	    (flags & NX_NAT_F_SRC && flags & NX_NAT_F_DST) ||
 	    (present & ~0x3fu) || (!flags && present))
@@ -371,12 +371,12 @@ pull_nat(struct act_ctx *c, const uint8_t *p, size_t len)
 	if (present & 0x10) {
 		if (!(q = TAKE(2)))
 			return OFPW_BAC_BAD_LEN;
-		nat->port_min = nat->port_max = get16(q);
+		nat->port_min = nat->port_max = be_get16(q);
 	}
 	if (present & 0x20) {
 		if (!(q = TAKE(2)))
 			return OFPW_BAC_BAD_LEN;
-		nat->port_max = get16(q);
+		nat->port_max = be_get16(q);
 	}
 #undef TAKE
 	if ((present & 0x3) && (present & 0xc))
@@ -398,8 +398,8 @@ pull_ct(struct act_ctx *c, const uint8_t *p, size_t len)
 	struct ofp_rule *r = c->r;
 	struct ofp_action *a;
 	struct ofp_ct *ct;
-	uint16_t flags = get16(p + 10);
-	uint32_t zone_src = get32(p + 12);
+	uint16_t flags = be_get16(p + 10);
+	uint32_t zone_src = be_get32(p + 12);
 	enum ofp_wire_error err;
 
 	if (len < 24)
@@ -409,7 +409,7 @@ pull_ct(struct act_ctx *c, const uint8_t *p, size_t len)
 	if (r->n_ct == OFP_MAX_CT)
 		return OFPW_BAC_TOO_MANY;
 	/* force, and an ALG helper, are not vxswitch's */
-	if (flags & ~NX_CT_F_COMMIT || get16(p + 22))
+	if (flags & ~NX_CT_F_COMMIT || be_get16(p + 22))
 		return OFPW_BAC_BAD_ARGUMENT;
 	if (!all_zero(p + 19, 3))
 		return OFPW_NXBAC_MUST_BE_ZERO;
@@ -419,10 +419,10 @@ pull_ct(struct act_ctx *c, const uint8_t *p, size_t len)
 	ct->table = p[18];	/* 0xff: NX_CT_RECIRC_NONE, OFP_TABLE_ALL */
 	ct->zone_reg = -1;
 	if (!zone_src) {
-		ct->zone = get16(p + 16);
+		ct->zone = be_get16(p + 16);
 	} else {
-		unsigned width, ofs = get16(p + 16) >> 6;
-		unsigned nbits = (get16(p + 16) & 63) + 1;
+		unsigned width, ofs = be_get16(p + 16) >> 6;
+		unsigned nbits = (be_get16(p + 16) & 63) + 1;
 		int reg;
 
 		if (ofp_wire_set_target(zone_src, &reg, &width) != WST_REG ||
@@ -461,16 +461,16 @@ pull_nx(struct act_ctx *c, const uint8_t *p, size_t len)
 
 	if (len < 16)
 		return OFPW_BAC_BAD_LEN;
-	if (get32(p + 4) != OFP_WIRE_NX_ID)
+	if (be_get32(p + 4) != OFP_WIRE_NX_ID)
 		return OFPW_BAC_BAD_EXPERIMENTER;
-	subtype = get16(p + 8);
+	subtype = be_get16(p + 8);
 	if (c->ct && subtype != NXAST_NAT && subtype != NXAST_REG_LOAD &&
 	    subtype != NXAST_REG_LOAD2)
 		return OFPW_BAC_BAD_ARGUMENT;
 	switch (subtype) {
 	case NXAST_RESUBMIT:
 	case NXAST_RESUBMIT_TABLE: {
-		uint32_t port = wire_port(get16(p + 10), false);
+		uint32_t port = wire_port(be_get16(p + 10), false);
 		uint8_t table = subtype == NXAST_RESUBMIT ? OFP_TABLE_ALL
 							  : p[12];
 
@@ -492,12 +492,12 @@ pull_nx(struct act_ctx *c, const uint8_t *p, size_t len)
 	}
 	case NXAST_SET_TUNNEL:
 	case NXAST_SET_TUNNEL64: {
-		uint64_t id = subtype == NXAST_SET_TUNNEL ? get32(p + 12)
+		uint64_t id = subtype == NXAST_SET_TUNNEL ? be_get32(p + 12)
 							  : 0;
 		if (len != (subtype == NXAST_SET_TUNNEL ? 16u : 24u))
 			return OFPW_BAC_BAD_LEN;
 		if (subtype == NXAST_SET_TUNNEL64)
-			id = get64(p + 16);
+			id = be_get64(p + 16);
 		if (id >> 32)	/* vxswitch's tunnel ids: 32 bits */
 			return OFPW_BAC_BAD_ARGUMENT;
 		if ((err = new_action(c, &a)))
@@ -522,7 +522,7 @@ pull_nx(struct act_ctx *c, const uint8_t *p, size_t len)
 		if ((err = new_action(c, &a)))
 			return err;
 		a->type = OFPACT_CONJUNCTION;
-		a->u32 = get32(p + 12);
+		a->u32 = be_get32(p + 12);
 		a->ofs = (uint8_t)k;
 		a->nbits = (uint8_t)n;
 		return 0;
@@ -554,7 +554,7 @@ pull_action(struct act_ctx *c, uint16_t type, const uint8_t *p, size_t len)
 
 		if (len != (v10 ? 8u : 16u))
 			return OFPW_BAC_BAD_LEN;
-		port = wire_port(v10 ? get16(p + 4) : get32(p + 4), !v10);
+		port = wire_port(v10 ? be_get16(p + 4) : be_get32(p + 4), !v10);
 		if (!port)
 			return OFPW_BAC_BAD_OUT_PORT;
 		if ((err = new_action(c, &a)))
@@ -590,8 +590,8 @@ pull_list(struct act_ctx *c, const uint8_t *p, size_t len)
 
 		if (rd.left < 8)
 			return OFPW_BAC_BAD_LEN;
-		type = get16(rd.p);
-		alen = get16(rd.p + 2);
+		type = be_get16(rd.p);
+		alen = be_get16(rd.p + 2);
 		if (alen < 8 || alen % 8 || alen > rd.left)
 			return OFPW_BAC_BAD_LEN;
 		h = rd_pull(&rd, alen);
@@ -634,8 +634,8 @@ ofp_wire_pull_instructions(const uint8_t *p, size_t len, uint8_t version,
 
 		if (rd.left < 8)
 			return OFPW_BIC_BAD_LEN;
-		type = get16(rd.p);
-		ilen = get16(rd.p + 2);
+		type = be_get16(rd.p);
+		ilen = be_get16(rd.p + 2);
 		if (ilen < 8 || ilen % 8 || ilen > rd.left)
 			return OFPW_BIC_BAD_LEN;
 		h = rd_pull(&rd, ilen);

@@ -20,7 +20,7 @@
 static enum ofp_wire_error
 check_header(const uint8_t *msg, size_t len)
 {
-	if (len < 8 || get16(msg + 2) != len)
+	if (len < 8 || be_get16(msg + 2) != len)
 		return OFPW_BRC_BAD_LEN;
 	switch (msg[0]) {
 	case OFP10_VERSION:
@@ -140,24 +140,24 @@ decode_of13(const uint8_t *msg, size_t len, struct ofp_flow_mod *fm)
 	if (r->table_id == OFP_TABLE_ALL && fm->command != OFP_FM_DELETE &&
 	    fm->command != OFP_FM_DELETE_STRICT)
 		return OFPW_FMFC_BAD_TABLE_ID;
-	r->cookie = get64(b + 8);
+	r->cookie = be_get64(b + 8);
 	if (fm->command != OFP_FM_ADD) {
-		r->cookie_mask = get64(b + 16);
+		r->cookie_mask = be_get64(b + 16);
 		r->cookie &= r->cookie_mask;
 	}
-	r->idle_timeout = get16(b + 26);
-	r->hard_timeout = get16(b + 28);
-	r->priority = get16(b + 30);
-	fm->buffer_id = get32(b + 32);
-	r->out_port = filter_port(get32(b + 36), true);
-	fm->out_group = get32(b + 40);
+	r->idle_timeout = be_get16(b + 26);
+	r->hard_timeout = be_get16(b + 28);
+	r->priority = be_get16(b + 30);
+	fm->buffer_id = be_get32(b + 32);
+	r->out_port = filter_port(be_get32(b + 36), true);
+	fm->out_group = be_get32(b + 40);
 	if (fm->version >= OFP14_VERSION)
-		r->importance = get16(b + 46);
+		r->importance = be_get16(b + 46);
 	if ((err = ofp_wire_pull_oxm_match(&rd, r)))
 		return err;
 	if ((err = ofp_wire_pull_instructions(rd.p, rd.left, fm->version, r)))
 		return err;
-	return decode_flags(get16(b + 44), fm->version, fm);
+	return decode_flags(be_get16(b + 44), fm->version, fm);
 }
 
 /* OFPT_FLOW_MOD of 1.0 */
@@ -174,7 +174,7 @@ decode_of10(const uint8_t *msg, size_t len, const struct ofp_wire_conn *conn,
 		return OFPW_BRC_BAD_LEN;
 	if ((err = ofp_wire_decode_of10_match(b, r)))
 		return err;
-	cmd = get16(b + 48);
+	cmd = be_get16(b + 48);
 	r->table_id = OFP_TABLE_ALL;
 	if (conn && conn->of10_table_id) {
 		r->table_id = (uint8_t)(cmd >> 8);
@@ -183,20 +183,20 @@ decode_of10(const uint8_t *msg, size_t len, const struct ofp_wire_conn *conn,
 	if ((err = set_command(cmd, fm)))
 		return err;
 	/* 1.0 matches no cookie: the cookie is the one to set */
-	r->cookie = get64(b + 40);
+	r->cookie = be_get64(b + 40);
 	if (is_modify(fm))	/* OVS's modify_cookie */
 		r->cookie_given = r->cookie != UINT64_MAX;
 	if (!r->cookie_given && fm->command != OFP_FM_ADD)
 		r->cookie = 0;
-	r->idle_timeout = get16(b + 50);
-	r->hard_timeout = get16(b + 52);
-	r->priority = get16(b + 54);
-	fm->buffer_id = get32(b + 56);
-	r->out_port = filter_port(get16(b + 60), false);
+	r->idle_timeout = be_get16(b + 50);
+	r->hard_timeout = be_get16(b + 52);
+	r->priority = be_get16(b + 54);
+	fm->buffer_id = be_get32(b + 56);
+	r->out_port = filter_port(be_get16(b + 60), false);
 	fm->out_group = 0xffffffffu;
 	if ((err = ofp_wire_pull_actions(msg + 72, len - 72, OFP10_VERSION, r)))
 		return err;
-	return decode_flags(get16(b + 62), OFP10_VERSION, fm);
+	return decode_flags(be_get16(b + 62), OFP10_VERSION, fm);
 }
 
 /* NXT_FLOW_MOD: ofp_header, vendor, subtype, then nx_flow_mod */
@@ -214,13 +214,13 @@ decode_nx(const uint8_t *msg, size_t len, const struct ofp_wire_conn *conn,
 
 	if (!b)
 		return OFPW_BRC_BAD_LEN;
-	match_len = get16(b + 40);
+	match_len = be_get16(b + 40);
 	m = rd_pull(&rd, (match_len + 7u) & ~7u);
 	if (!m)
 		return OFPW_BMC_BAD_LEN;
 	if ((err = ofp_wire_pull_tlvs(m, match_len, r, &ck)))
 		return err;
-	cmd = get16(b + 24);
+	cmd = be_get16(b + 24);
 	r->table_id = OFP_TABLE_ALL;
 	if (conn && conn->of10_table_id) {
 		r->table_id = (uint8_t)(cmd >> 8);
@@ -231,23 +231,23 @@ decode_nx(const uint8_t *msg, size_t len, const struct ofp_wire_conn *conn,
 	if (fm->command == OFP_FM_ADD && ck.mask)
 		return OFPW_NXBRC_NXM_INVALID;
 	if (fm->command == OFP_FM_ADD) {
-		r->cookie = get64(b + 16);
+		r->cookie = be_get64(b + 16);
 	} else if (ck.mask) {
 		r->cookie = ck.value;
 		r->cookie_mask = ck.mask;
-	} else if (is_modify(fm) && get64(b + 16) != UINT64_MAX) {
-		r->cookie = get64(b + 16);	/* the cookie to set */
+	} else if (is_modify(fm) && be_get64(b + 16) != UINT64_MAX) {
+		r->cookie = be_get64(b + 16);	/* the cookie to set */
 		r->cookie_given = true;
 	}
-	r->idle_timeout = get16(b + 26);
-	r->hard_timeout = get16(b + 28);
-	r->priority = get16(b + 30);
-	fm->buffer_id = get32(b + 32);
-	r->out_port = filter_port(get16(b + 36), false);
+	r->idle_timeout = be_get16(b + 26);
+	r->hard_timeout = be_get16(b + 28);
+	r->priority = be_get16(b + 30);
+	fm->buffer_id = be_get32(b + 32);
+	r->out_port = filter_port(be_get16(b + 36), false);
 	fm->out_group = 0xffffffffu;
 	if ((err = ofp_wire_pull_actions(rd.p, rd.left, OFP10_VERSION, r)))
 		return err;
-	return decode_flags(get16(b + 38), OFP10_VERSION, fm);
+	return decode_flags(be_get16(b + 38), OFP10_VERSION, fm);
 }
 
 enum ofp_wire_error
@@ -265,9 +265,9 @@ ofp_wire_decode_flow_mod(const uint8_t *msg, size_t len,
 	if (msg[0] == OFP10_VERSION && msg[1] == OFPT_VENDOR) {
 		if (len < 16)
 			return OFPW_BRC_BAD_LEN;
-		if (get32(msg + 8) != OFP_WIRE_NX_ID)
+		if (be_get32(msg + 8) != OFP_WIRE_NX_ID)
 			return OFPW_BRC_BAD_VENDOR;
-		if (get32(msg + 12) != NXT_FLOW_MOD)
+		if (be_get32(msg + 12) != NXT_FLOW_MOD)
 			return OFPW_BRC_BAD_SUBTYPE;
 		err = decode_nx(msg, len, conn, fm);
 	} else if (msg[1] != OFPT_FLOW_MOD) {
@@ -291,7 +291,7 @@ filter_init(struct ofp_stats_request *req, const uint8_t *msg)
 	memset(req, 0, sizeof *req);
 	rule_init(&req->filter);
 	req->version = msg[0];
-	req->xid = get32(msg + 4);
+	req->xid = be_get32(msg + 4);
 }
 
 enum ofp_wire_error
@@ -310,7 +310,7 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 			return OFPW_BRC_BAD_TYPE;
 		if (len < 12)
 			return OFPW_BRC_BAD_LEN;
-		type = get16(msg + 8);
+		type = be_get16(msg + 8);
 		if (type == 1 || type == 2) {	/* OFPST_FLOW, AGGREGATE */
 			if (len != 12 + 44)
 				return OFPW_BRC_BAD_LEN;
@@ -319,7 +319,7 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 			if ((err = ofp_wire_decode_of10_match(msg + 12, r)))
 				return err;
 			r->table_id = msg[52];
-			r->out_port = filter_port(get16(msg + 54), false);
+			r->out_port = filter_port(be_get16(msg + 54), false);
 			return 0;
 		}
 		if (type != 0xffff)
@@ -328,18 +328,18 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 		 * table_id, pad, the NXM match */
 		if (len < 24)
 			return OFPW_BRC_BAD_LEN;
-		if (get32(msg + 12) != OFP_WIRE_NX_ID)
+		if (be_get32(msg + 12) != OFP_WIRE_NX_ID)
 			return OFPW_BRC_BAD_VENDOR;
-		if (get32(msg + 16) > 1)
+		if (be_get32(msg + 16) > 1)
 			return OFPW_BRC_BAD_SUBTYPE;
 		req->nx = true;
-		req->kind = get32(msg + 16) ? OFP_STATS_AGGREGATE
+		req->kind = be_get32(msg + 16) ? OFP_STATS_AGGREGATE
 					    : OFP_STATS_FLOW;
 		if (len < 32)
 			return OFPW_BRC_BAD_LEN;
 		{
 			struct ofp_match_cookie ck = { .allowed = true };
-			uint16_t match_len = get16(msg + 26);
+			uint16_t match_len = be_get16(msg + 26);
 
 			if (len != 32 + ((match_len + 7u) & ~7u))
 				return OFPW_BMC_BAD_LEN;
@@ -349,7 +349,7 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 			r->cookie = ck.value;
 			r->cookie_mask = ck.mask;
 			r->table_id = msg[28];
-			r->out_port = filter_port(get16(msg + 24), false);
+			r->out_port = filter_port(be_get16(msg + 24), false);
 		}
 		return 0;
 	}
@@ -357,7 +357,7 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 		return OFPW_BRC_BAD_TYPE;
 	if (len < 16)
 		return OFPW_BRC_BAD_LEN;
-	type = get16(msg + 8);
+	type = be_get16(msg + 8);
 	if (type != 1 && type != 2)	/* FLOW(_DESC), AGGREGATE(_STATS) */
 		return OFPW_BRC_BAD_STAT;
 	req->kind = type == 1 ? OFP_STATS_FLOW : OFP_STATS_AGGREGATE;
@@ -368,9 +368,9 @@ ofp_wire_decode_stats_request(const uint8_t *msg, size_t len,
 		if (!b)
 			return OFPW_BRC_BAD_LEN;
 		r->table_id = b[0];
-		r->out_port = filter_port(get32(b + 4), true);
-		r->cookie_mask = get64(b + 24);
-		r->cookie = get64(b + 16) & r->cookie_mask;
+		r->out_port = filter_port(be_get32(b + 4), true);
+		r->cookie_mask = be_get64(b + 24);
+		r->cookie = be_get64(b + 16) & r->cookie_mask;
 		if ((err = ofp_wire_pull_oxm_match(&rd, r)))
 			return err;
 		if (rd.left)

@@ -256,10 +256,10 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		if (f->mf == MFF_IPV6_LABEL) {
 			/* 20 bits: a wider mask counts for those only, as
 			 * the text parser keeps it */
-			if (get32(v) & ~FLOW_IPV6_LABEL_MASK)
+			if (be_get32(v) & ~FLOW_IPV6_LABEL_MASK)
 				return OFPW_BMC_BAD_VALUE;
-			put32(bv, get32(v));
-			put32(bm, get32(m) & FLOW_IPV6_LABEL_MASK);
+			put32(bv, be_get32(v));
+			put32(bm, be_get32(m) & FLOW_IPV6_LABEL_MASK);
 			set_key(r, MFF_IPV6_LABEL, bv, bm);
 			return 0;
 		}
@@ -267,7 +267,7 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		return 0;
 	case WK_IN_PORT16:
 	case WK_IN_PORT32: {
-		uint32_t port = f->len == 2 ? get16(v) : get32(v);
+		uint32_t port = f->len == 2 ? be_get16(v) : be_get32(v);
 		uint16_t p16;
 
 		if (r->mask.in_port)
@@ -286,8 +286,8 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 	case WK_VLAN_VID:
 		if (r->mask.vlan_tci & rte_cpu_to_be_16(0x1fff))
 			return OFPW_BMC_DUP_FIELD;
-		x = get16(v);
-		xm = get16(m);
+		x = be_get16(v);
+		xm = be_get16(m);
 		if (f->kind == WK_VLAN_VID) {
 			if (x & ~0x1fff)
 				return OFPW_BMC_BAD_VALUE;
@@ -319,7 +319,7 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		if (r->mask.nw_proto)
 			return OFPW_BMC_DUP_FIELD;
 		/* the key keeps the opcode's low byte, as OVS's nw_proto */
-		if (get16(v) > 0xff)
+		if (be_get16(v) > 0xff)
 			return OFPW_BMC_BAD_VALUE;
 		bv[0] = v[1];
 		bm[0] = 0xff;
@@ -333,7 +333,7 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		set_key(r, (enum mf_id)f->mf, bv, bm);
 		return 0;
 	case WK_TUN_ID: {
-		uint64_t id = get64(v), idm = get64(m);
+		uint64_t id = be_get64(v), idm = be_get64(m);
 		uint32_t lo, lom;
 
 		if (r->mask.tun_id)
@@ -368,24 +368,24 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		if (*mm)
 			return OFPW_BMC_DUP_FIELD;
 		if (f->off == offsetof(struct ofp_meta, ct_state) &&
-		    (get32(v) & ~(uint32_t)OFP_CS_ALL))
+		    (be_get32(v) & ~(uint32_t)OFP_CS_ALL))
 			return OFPW_BMC_BAD_VALUE;
-		*mv = get32(v) & get32(m);
-		*mm = get32(m);
+		*mv = be_get32(v) & be_get32(m);
+		*mm = be_get32(m);
 		return 0;
 	}
 	case WK_META16:
 		if (r->meta_mask.ct_zone)
 			return OFPW_BMC_DUP_FIELD;
-		r->meta_match.ct_zone = get16(v);
+		r->meta_match.ct_zone = be_get16(v);
 		r->meta_mask.ct_zone = 0xffff;
 		return 0;
 	case WK_LABEL:
 		if (r->meta_mask.ct_label[0] || r->meta_mask.ct_label[1])
 			return OFPW_BMC_DUP_FIELD;
 		for (int i = 0; i < 2; i++) {
-			r->meta_mask.ct_label[i] = get64(m + 8 * i);
-			r->meta_match.ct_label[i] = get64(v + 8 * i) &
+			r->meta_mask.ct_label[i] = be_get64(m + 8 * i);
+			r->meta_match.ct_label[i] = be_get64(v + 8 * i) &
 						    r->meta_mask.ct_label[i];
 		}
 		return 0;
@@ -395,9 +395,9 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		if (r->meta_mask.regs[hi] || r->meta_mask.regs[hi + 1])
 			return OFPW_BMC_DUP_FIELD;
 		for (int i = 0; i < 2; i++) {
-			r->meta_mask.regs[hi + i] = get32(m + 4 * i);
-			r->meta_match.regs[hi + i] = get32(v + 4 * i) &
-						     get32(m + 4 * i);
+			r->meta_mask.regs[hi + i] = be_get32(m + 4 * i);
+			r->meta_match.regs[hi + i] = be_get32(v + 4 * i) &
+						     be_get32(m + 4 * i);
 		}
 		return 0;
 	}
@@ -407,8 +407,8 @@ apply_field(const struct wire_field *f, const uint8_t *v, const uint8_t *m,
 		if (ck->seen)
 			return OFPW_BMC_DUP_FIELD;
 		ck->seen = true;
-		ck->value = get64(v) & get64(m);
-		ck->mask = get64(m);
+		ck->value = be_get64(v) & be_get64(m);
+		ck->mask = be_get64(m);
 		return 0;
 	}
 	return OFPW_BMC_BAD_FIELD;
@@ -431,7 +431,7 @@ ofp_wire_pull_tlvs(const uint8_t *p, size_t len, struct ofp_rule *r,
 
 		if (!h)
 			return OFPW_BMC_BAD_LEN;
-		header = get32(h);
+		header = be_get32(h);
 		plen = header & 0xff;
 		hasmask = header & 0x100;
 		if ((header >> 16) == 0xffff)	/* experimenter OXM */
@@ -470,10 +470,10 @@ ofp_wire_pull_oxm_match(struct ofp_rd *rd, struct ofp_rule *r)
 	if (rd->left < 4)
 		return OFPW_BMC_BAD_LEN;
 	h = rd->p;
-	mlen = get16(h + 2);
+	mlen = be_get16(h + 2);
 	if (mlen < 4)
 		return OFPW_BMC_BAD_LEN;
-	if (get16(h) != 1)	/* OFPMT_OXM */
+	if (be_get16(h) != 1)	/* OFPMT_OXM */
 		return OFPW_BMC_BAD_TYPE;
 	if (!rd_pull(rd, (mlen + 7u) & ~7u))
 		return OFPW_BMC_BAD_LEN;

@@ -56,11 +56,11 @@ normalize(struct ofp_rule *r)
 enum ofp_wire_error
 ofp_wire_decode_of10_match(const uint8_t *p, struct ofp_rule *r)
 {
-	uint32_t w = get32(p) & FW_ALL;
+	uint32_t w = be_get32(p) & FW_ALL;
 	struct flow_key *k = &r->match, *m = &r->mask;
 
 	if (!(w & FW_IN_PORT)) {
-		uint16_t port = get16(p + 4);
+		uint16_t port = be_get16(p + 4);
 		if (!port || port > FLOW_IN_PORT_MAX)
 			return OFPW_BMC_BAD_VALUE;
 		k->in_port = port;
@@ -74,7 +74,7 @@ ofp_wire_decode_of10_match(const uint8_t *p, struct ofp_rule *r)
 		memcpy(&k->dl_dst, p + 12, 6);
 		memset(&m->dl_dst, 0xff, 6);
 	}
-	if (!(w & FW_DL_VLAN) && get16(p + 18) == OFPP10_NONE) {
+	if (!(w & FW_DL_VLAN) && be_get16(p + 18) == OFPP10_NONE) {
 		k->vlan_tci = 0;	/* no 802.1Q header */
 		m->vlan_tci = 0xffff;
 	} else {
@@ -83,7 +83,7 @@ ofp_wire_decode_of10_match(const uint8_t *p, struct ofp_rule *r)
 			tm |= 0x1fff;
 		if (!(w & FW_DL_VLAN_PCP))
 			tm |= 0xe000 | FLOW_VLAN_CFI;
-		tci = (uint16_t)((get16(p + 18) & 0xfff) |
+		tci = (uint16_t)((be_get16(p + 18) & 0xfff) |
 				 ((p[20] << 13) & 0xe000) | FLOW_VLAN_CFI);
 		k->vlan_tci = rte_cpu_to_be_16(tci & tm);
 		m->vlan_tci = rte_cpu_to_be_16(tm);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "be_bytes.h"
 #include "ofp_wire.h"
 
 /* A bounded view of received bytes: every read checks what is left. */
@@ -29,25 +30,6 @@ rd_pull(struct ofp_rd *r, size_t n)
 	r->p += n;
 	r->left -= n;
 	return p;
-}
-
-static inline uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t
-get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
 static inline bool

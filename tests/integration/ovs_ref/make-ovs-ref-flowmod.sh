@@ -15,12 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/flowmod/reference.txt}
 . "$(dirname "$0")/ovs_ref_env.sh"
 ovs_ref_up vxs-ovsfm ovsfm
-in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
-	--disable-system --disable-system-route --detach --no-chdir \
-	--pidfile --log-file
-in_ns ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev -- \
-	add-port br0 p1 -- set Interface p1 type=dummy ofport_request=1 -- \
-	add-port br0 p2 -- set Interface p2 type=dummy ofport_request=2
+ovs_ref_vswitchd br0 2
 in_ns ovs-ofctl del-flows br0	# the bridge's own NORMAL rule
 
 : > "$out"

@@ -22,29 +22,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 out=${1:-$here/ofchan}
-ns=vxs-ovsof-$$
-S=$(mktemp -d /tmp/ovsof.XXXXXX)
-export OVS_RUNDIR=$S OVS_LOGDIR=$S OVS_DBDIR=$S OVS_SYSCONFDIR=$S
-ip netns add "$ns"
-cleanup() {
-	ip netns exec "$ns" ovs-appctl -t ovs-vswitchd exit 2>/dev/null || true
-	ip netns exec "$ns" ovs-appctl -t ovsdb-server exit 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$S"
-}
-trap cleanup EXIT
-in_ns() { ip netns exec "$ns" "$@"; }
-
-ovsdb-tool create "$S/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
-	--remote=punix:"$S/db.sock" "$S/conf.db"
-in_ns ovs-vsctl --no-wait init
-in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
-	--disable-system --disable-system-route --detach --no-chdir \
-	--pidfile --log-file
-in_ns ovs-vsctl add-br br-int -- set bridge br-int datapath_type=netdev -- \
-	add-port br-int p1 -- set Interface p1 type=dummy ofport_request=1 -- \
-	add-port br-int p2 -- set Interface p2 type=dummy ofport_request=2
+. "$here/ovs_ref_env.sh"
+ovs_ref_up vxs-ovsof ovsof
+ovs_ref_vswitchd br-int 2
 
 mkdir -p "$out"
 ref=$out/reference.txt

@@ -11,7 +11,12 @@
 #                       and runs `ovs-vsctl --no-wait init`; at exit both
 #                       daemons are stopped and both places removed
 #   in_ns CMD...        runs CMD in the namespace
-# The caller starts the ovs-vswitchd it wants (options differ).
+#   ovs_ref_vswitchd BRIDGE N
+#                       starts Debian's userspace ovs-vswitchd (dummy
+#                       ports, no system datapath) and a netdev BRIDGE with
+#                       dummy ports p1..pN at OpenFlow ports 1..N (the
+#                       bridge keeps OVS's own NORMAL rule)
+# Others start the ovs-vswitchd they need (options differ).
 
 in_ns() { ip netns exec "$ns" "$@"; }
 
@@ -32,4 +37,17 @@ ovs_ref_up() {
 	in_ns ovsdb-server --detach --no-chdir --pidfile --log-file \
 		--remote=punix:"$S/db.sock" "$S/conf.db"
 	in_ns ovs-vsctl --no-wait init
+}
+
+ovs_ref_vswitchd() {
+	local br=$1 n=$2 i
+	local add=(add-br "$br" -- set bridge "$br" datapath_type=netdev)
+	for i in $(seq "$n"); do
+		add+=(-- add-port "$br" "p$i" -- set Interface "p$i" type=dummy
+		      "ofport_request=$i")
+	done
+	in_ns /usr/lib/openvswitch-switch/ovs-vswitchd --enable-dummy \
+		--disable-system --disable-system-route --detach --no-chdir \
+		--pidfile --log-file
+	in_ns ovs-vsctl "${add[@]}"
 }
