@@ -12,6 +12,7 @@
  * dp_rule_table.h), so a replace or modify makes a new one (counters and
  * stamps stay in the slot) and the one it replaces, like a deleted one,
  * is handed to the next publish, which frees it after its grace period.
+ * Rule timeouts are flow_expiry.c's, on the state of flow_table_priv.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,35 +21,13 @@
 #include "ct_label_pred.h"
 #include "dp_rule_table.h"
 #include "flow_table.h"
+#include "flow_table_priv.h"
 #include "ofproto.h"
 #include "port.h"
 #include "rule_index.h"
 #include "xlate.h"
 
-struct rule_slot {
-	struct ofp_rule *rule;		/* immutable once published */
-	struct ofproto_rule_stats stats;
-	struct rule_index_node node;
-	bool doomed;			/* to be removed (rules_sweep) */
-};
-
-static struct {
-	struct rule_slot **rules;	/* by table, priority, age */
-	uint32_t n_rules, cap_rules;
-	uint32_t next_uid;
-	struct rule_index index;
-
-	uint32_t max_rules;		/* datapath max-flows */
-	uint64_t rules_refused;		/* rules of add-flow(s) refused by it */
-	uint64_t expired_idle, expired_hard;	/* rules their timeouts took */
-
-	/* Since the last publish: the tables changed (bit per table) and
-	 * the rule objects no rule slot holds any more (the last snapshot
-	 * may: freed after the next publish's grace period). */
-	uint64_t dirty[4];
-	struct ofp_rule **dropped;
-	uint32_t n_dropped, cap_dropped;
-} ft;
+struct flow_table ft;
 
 static int
 slot_ptr_cmp(const void *a, const void *b)
@@ -547,7 +526,7 @@ select_rules(const struct ofp_rule *f, bool strict,
 /* Drops the rules marked (doomed) from the order and frees their slots,
  * their rule objects after the next publish; -1 (none removed, none left
  * marked) when out of memory for that. */
-static int64_t
+int64_t
 rules_sweep(void)
 {
 	uint32_t kept = 0, removed = 0;
@@ -700,75 +679,13 @@ ofproto_mod_flows(const char *flow, bool strict, char *err, size_t errlen)
 	return ofproto_mod_rules(&f, strict, NULL, err, errlen);
 }
 
-/* ---- rule timeouts ---------------------------------------------------- */
-
-/* Idle: unused (nor modified) for its idle_timeout at now_ms. */
-static bool
-rule_idle(const struct rule_slot *s, uint64_t now_ms)
-{
-	return s->rule->idle_timeout &&
-	       now_ms >= RTE_MAX(s->stats.used_ms, s->stats.modified_ms) +
-			 s->rule->idle_timeout * 1000ull;
-}
-
-/* Counts the rule it finds expired, hard first. */
-static bool
-rule_expired(const struct rule_slot *s, uint64_t now_ms)
-{
-	const struct ofp_rule *r = s->rule;
-	bool hard = r->hard_timeout && now_ms >= s->stats.modified_ms +
-						 r->hard_timeout * 1000ull;
-	bool idle = !hard && rule_idle(s, now_ms);
-
-	ft.expired_hard += hard;
-	ft.expired_idle += idle;
-	return hard || idle;
-}
-
-bool
-ofproto_idle_candidates(uint64_t now_ms)
-{
-	for (uint32_t i = 0; i < ft.n_rules; i++)
-		if (rule_idle(ft.rules[i], now_ms))
-			return true;
-	return false;
-}
-
-static struct rule_slot *
+struct rule_slot *
 slot_by_uid(uint32_t uid)
 {
 	struct rule_index_node *n = uid ? rule_index_find_uid(&ft.index, uid)
 				       : NULL;
 	return n ? (struct rule_slot *)((char *)n -
 					offsetof(struct rule_slot, node)) : NULL;
-}
-
-void
-ofproto_note_used(uint32_t uid, uint64_t used_ms)
-{
-	struct rule_slot *s = slot_by_uid(uid);
-
-	if (s)
-		s->stats.used_ms = RTE_MAX(s->stats.used_ms, used_ms);
-}
-
-uint32_t
-ofproto_expire_rules(uint64_t now_ms)
-{
-	for (uint32_t i = 0; i < ft.n_rules; i++)
-		if (rule_expired(ft.rules[i], now_ms))
-			ft.rules[i]->doomed = true;
-	int64_t removed = rules_sweep();	/* out of memory: next tick */
-	if (removed > 0)
-		ofproto_publish_rules();
-	return removed > 0 ? (uint32_t)removed : 0;
-}
-
-void
-ofproto_expired_counts(uint64_t *idle, uint64_t *hard)
-{
-	*idle = ft.expired_idle;
-	*hard = ft.expired_hard;
 }
 
 /* ---- the snapshot's tables --------------------------------------------- */
