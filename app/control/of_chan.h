@@ -7,9 +7,11 @@
  *
  * Connections are served from the control thread's epoll set
  * (control_watch()), never blocking: each has a receive buffer of one
- * largest message and a send buffer of OF_CHAN_TX_MAX bytes; a client
- * that lets its replies pile up past that is dropped (counted), so it
- * never stalls the loop or the other clients. At most OF_CHAN_MAX_CONNS
+ * largest message and a send buffer: a client whose earlier replies
+ * still wait past OF_CHAN_TX_MAX bytes when it sends a request is dropped
+ * (counted), so it never stalls the loop or the other clients; one
+ * request's own reply (a flow dump of the whole table) is queued whole,
+ * up to OF_CHAN_TX_REPLY_MAX. At most OF_CHAN_MAX_CONNS
  * connections; one more is accepted and closed at once (counted).
  *
  * Messages (of_handlers.c): hello and version negotiation (1.0, 1.3,
@@ -17,8 +19,7 @@
  * description multipart, role (one equal controller), port status when
  * ports come and go; everything else answered with the error OVS 3.1
  * sends for a message it does not handle, and counted by type.
- * flow_mod and the flow/aggregate stats requests have stub handlers
- * until the rule codec (app/ofproto/ofp_wire.h) lands.
+ * flow_mod and the flow/aggregate stats requests: of_flows.c.
  *
  * Control thread only.
  */
@@ -30,6 +31,8 @@
 
 #define OF_CHAN_MAX_CONNS 64
 #define OF_CHAN_TX_MAX (256 * 1024)
+/* a reply of max-flows rules with their actions fits */
+#define OF_CHAN_TX_REPLY_MAX (64u << 20)
 
 /* The channel on: without 'wait_for_bridge', it listens at once for
  * ofproto_bridge(); with it (OVSDB mode), only once of_chan_set_bridge()

@@ -92,10 +92,10 @@ of_conn_send(struct of_conn *c, const uint8_t *msg, size_t len)
 {
 	if (!c->used || c->dead)
 		return;
-	if (c->tx_len + len > OF_CHAN_TX_MAX) {
-		VLOG_WARN(control, "openflow: connection %llu takes none of "
-			  "its replies (%zu bytes waiting): dropped", c->id,
-			  c->tx_len);
+	if (c->tx_len + len > OF_CHAN_TX_REPLY_MAX) {
+		VLOG_WARN(control, "openflow: connection %llu: %zu bytes "
+			  "waiting, more than one reply may take: dropped",
+			  c->id, c->tx_len);
 		of_chan.n.tx_overflow++;
 		c->dead = true;
 		return;
@@ -325,6 +325,17 @@ conn_read(struct of_conn *c)
 		}
 		if (c->rx_len - off < mlen)
 			break;
+		/* the replies to its earlier requests still wait: it reads
+		 * none of them (test_client_that_never_reads); what it sent
+		 * after is not taken */
+		if (c->tx_len > OF_CHAN_TX_MAX) {
+			VLOG_WARN(control, "openflow: connection %llu takes "
+				  "none of its replies (%zu bytes waiting): "
+				  "dropped", c->id, c->tx_len);
+			of_chan.n.tx_overflow++;
+			c->dead = true;
+			break;
+		}
 		conn_message(c, c->rx + off, mlen);
 		off += mlen;
 	}
